@@ -1,0 +1,121 @@
+"""``ForkableEnv``: the base class of every treegym environment.
+
+A subclass implements the usual ``reset``/``step`` plus three small hooks:
+
+* ``_get_state() -> Any`` - the simulator state as an *immutable* value
+  (frozen dataclass, tuple, bytes); never the live mutable object.
+* ``_set_state(state)`` - make that state live again.
+* ``_observe() -> (obs, info)`` - what an agent sees in the current state.
+
+The base class owns the step counter (``self.steps``) and the step limit
+(``self.max_steps``), puts them, the RNG state and the task in every snapshot,
+and implements ``snapshot()``, ``restore()``, ``clone()``. Envs enforce their
+step limit themselves (``self._count_step()`` returns ``truncated``), so they
+are registered without a TimeLimit and a restored branch is never cut early.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+
+from .snapshot import Snapshot, SnapshotError, copy_rng_state
+
+
+class ForkableEnv(gym.Env):
+    """A Gymnasium env with native snapshot/restore (see module docstring)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    snapshot_kind: ClassVar[str] = "native"
+
+    def __init__(self, max_steps: int | None = None, render_mode: str | None = None):
+        self.max_steps = max_steps
+        self.steps = 0
+        self.task: Any = None
+        self.render_mode = render_mode
+        self._last_text = ""
+
+    # ----------------------------------------------------------- hooks to implement
+    def _get_state(self) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _set_state(self, state: Any) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _observe(self) -> tuple[dict, dict]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ----------------------------------------------------------- helpers for subclasses
+    def _count_step(self) -> bool:
+        """Count one step; return True when the env's own step limit is reached."""
+        self.steps += 1
+        return self.max_steps is not None and self.steps >= self.max_steps
+
+    @classmethod
+    def task_counts(cls) -> dict[str, int]:
+        """Number of tasks per split, for ``treegym list``. Override per env."""
+        return {}
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return self._last_text
+        return None
+
+    # ----------------------------------------------------------- the protocol
+    def snapshot(self) -> Snapshot:
+        """An immutable, picklable value holding everything to continue exactly."""
+        rng = self._np_random.bit_generator.state if self._np_random is not None else None
+        return Snapshot(
+            kind=self.snapshot_kind,
+            env_class=f"{type(self).__module__}:{type(self).__qualname__}",
+            payload=self._get_state(),
+            steps=self.steps,
+            max_steps=self.max_steps,
+            rng_state=copy_rng_state(rng),
+            task=self.task,
+        )
+
+    def restore(self, snapshot: Snapshot) -> tuple[dict, dict]:
+        """Put the env back in ``snapshot``'s state; return what an agent sees there."""
+        self._check_snapshot(snapshot)
+        self._set_state(snapshot.payload)
+        self.steps = snapshot.steps
+        self.max_steps = snapshot.max_steps
+        self.task = snapshot.task
+        if snapshot.rng_state is not None:
+            if self._np_random is None:
+                self._np_random = np.random.Generator(np.random.PCG64())
+            self._np_random.bit_generator.state = copy_rng_state(snapshot.rng_state)
+        return self._observe()
+
+    def _check_snapshot(self, snapshot: Any) -> None:
+        if not isinstance(snapshot, Snapshot):
+            raise SnapshotError(
+                f"restore() needs a treegym Snapshot, got {type(snapshot).__name__}; "
+                "take one with env.snapshot() or treegym.envs.snapshot(env)"
+            )
+        mine = f"{type(self).__module__}:{type(self).__qualname__}"
+        if snapshot.env_class != mine:
+            raise SnapshotError(f"snapshot was taken on {snapshot.env_class}, cannot restore it on {mine}")
+
+    def clone(self) -> "ForkableEnv":
+        """An independent copy of this env in the same state (built on snapshot/restore)."""
+        from .api import clone
+
+        return clone(self)
+
+    def __deepcopy__(self, memo: dict) -> "ForkableEnv":
+        # deepcopy of an env goes through the protocol so shared read-only data
+        # (catalogs, indices) is referenced, never duplicated.
+        return self.clone()
+
+    def make_fresh(self) -> "ForkableEnv":
+        """A new env of the same class and construction kwargs, not reset.
+
+        Used by ``clone`` when the env has no ``spec``. Subclasses that take
+        non-keyword constructor arguments override it.
+        """
+        kwargs = copy.copy(getattr(self, "_init_kwargs", {}))
+        return type(self)(**kwargs)

@@ -1,0 +1,72 @@
+"""The snapshot value and the errors of the snapshot protocol.
+
+A :class:`Snapshot` is everything needed to continue an episode exactly:
+
+* ``payload`` - the simulator state, as the env's own immutable value (native),
+  the recorded seed/options/actions (replay), or a device handle (external);
+* ``steps`` / ``max_steps`` - the env's own step counter and step limit;
+* ``rng_state`` - the env's ``np_random`` bit-generator state;
+* ``task`` - the task the episode is on (an immutable description);
+* ``wrappers`` - states of known stateful wrappers, filled in by the suite
+  helper :func:`treegym.envs.snapshot` (empty when taken on the raw env).
+
+Snapshots are frozen dataclasses and picklable; later steps never mutate them.
+Large read-only things (catalogs, indices) are referenced by the payload, not copied.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+SnapshotKind = Literal["native", "replay", "external"]
+
+SNAPSHOT_KINDS: tuple[str, ...] = ("native", "replay", "external")
+
+# Rough cost of one snapshot+restore, which search code reads to plan.
+SNAPSHOT_COST_SECONDS: dict[str, float] = {"native": 1e-5, "replay": 1e-2, "external": 2.0}
+
+
+class SnapshotError(RuntimeError):
+    """A snapshot cannot be taken or restored (wrong env, released handle, ...)."""
+
+
+class SnapshotDivergence(SnapshotError):
+    """Replaying the recorded actions did not reproduce the recorded observation.
+
+    The env is not deterministic under (seed, options, actions); it needs a
+    native snapshot instead of the replay fallback.
+    """
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """An immutable, picklable state of one env (see the module docstring)."""
+
+    kind: str
+    env_class: str
+    payload: Any
+    steps: int
+    max_steps: int | None
+    rng_state: Any
+    task: Any = None
+    wrappers: tuple[tuple[str, Any], ...] = field(default=())
+
+    def with_wrappers(self, wrappers: tuple[tuple[str, Any], ...]) -> "Snapshot":
+        return replace(self, wrappers=wrappers)
+
+    @property
+    def cost_seconds(self) -> float:
+        return SNAPSHOT_COST_SECONDS.get(self.kind, 1.0)
+
+    def __deepcopy__(self, memo: dict) -> "Snapshot":
+        # Immutable: sharing is safe and keeps large referenced data un-copied.
+        return self
+
+    def __copy__(self) -> "Snapshot":
+        return self
+
+
+def copy_rng_state(state: Any) -> Any:
+    """A private copy of a numpy bit-generator state dict (they hold nested dicts)."""
+    return copy.deepcopy(state)
