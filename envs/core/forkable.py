@@ -58,6 +58,14 @@ class ForkableEnv(gym.Env):
         """Number of tasks per split, for ``treegym list``. Override per env."""
         return {}
 
+    @classmethod
+    def split_task_ids(cls, split: str) -> list:
+        """The task ids of ``split`` (what ``reset(options={"task_id": ...})`` takes), in order.
+
+        Override per env; ``treegym run --split S`` uses it.
+        """
+        raise NotImplementedError(f"{cls.__name__} does not list its task ids; pass --tasks explicitly")
+
     def render(self) -> str | None:
         if self.render_mode == "ansi":
             return self._last_text

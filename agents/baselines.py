@@ -1,0 +1,131 @@
+"""The simple policies: ``oracle`` (the env's expert), ``random``, and ``react``.
+
+* ``oracle`` asks the bound env's ``expert_action()`` (each env provides one:
+  Game of 24 solver, WebShop gold path, ...). No LLM.
+* ``random`` picks uniformly among ``observation["valid_actions"]``.
+* ``react`` is Thought/Action prompting through the env's adapter
+  (``agents/adapters``): one LLM call per step, the adapter builds the prompt
+  from the observation and the episode so far and parses the action. When the
+  LLM can constrain its output (``supports_grammar``) and the env lists valid
+  actions, the answer is constrained to them.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .adapters import Step, get_adapter
+from .llm.base import LLM
+from .policy import AgentGaveUp, BasePolicy
+from .registry import register_agent
+
+
+class OraclePolicy(BasePolicy):
+    """Plays the env's scripted expert (``env.unwrapped.expert_action()``)."""
+
+    name = "oracle"
+
+    def act(self, observation: dict, info: dict) -> str:
+        if self.env is None:
+            raise RuntimeError("the oracle policy must be bound to its env: call policy.bind(env) after reset")
+        expert = getattr(self.env.unwrapped, "expert_action", None)
+        if expert is None:
+            raise AgentGaveUp(f"{type(self.env.unwrapped).__name__} has no expert_action(); the oracle cannot play it")
+        action = expert()
+        if action is None:
+            raise AgentGaveUp("the expert has no action from this state (unsolvable or finished)")
+        return action
+
+
+class RandomPolicy(BasePolicy):
+    """Uniform over ``valid_actions``; seeded, so an episode is reproducible."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: dict, info: dict) -> str:
+        valid = observation.get("valid_actions") or ()
+        if not valid:
+            raise AgentGaveUp("no valid actions listed in the observation")
+        return str(valid[int(self.rng.integers(len(valid)))])
+
+
+class ReactPolicy(BasePolicy):
+    """ReAct: one LLM call per step through the env adapter's prompt and parser.
+
+    ``reflections`` (Reflexion's lessons from earlier attempts) are put in the
+    prompt. ``history`` is the list of :class:`Step` of the current episode.
+    """
+
+    name = "react"
+
+    def __init__(
+        self,
+        env_id: str,
+        llm: LLM,
+        *,
+        temperature: float = 0.0,
+        reflections: Sequence[str] = (),
+        constrain: bool | None = None,
+        seed: int | None = None,
+        adapter: Any = None,
+    ):
+        self.env_id = env_id
+        self.llm = llm
+        self.adapter = adapter or get_adapter(env_id)
+        self.temperature = float(temperature)
+        self.reflections = list(reflections)
+        self.constrain = bool(getattr(llm, "supports_grammar", False)) if constrain is None else bool(constrain)
+        self.seed = seed
+        self.history: list[Step] = []
+        self.transcript: list[str] = []
+        self._pending: tuple[str, str] | None = None
+
+    def reset(self) -> None:
+        self.history = []
+        self.transcript = []
+        self._pending = None
+
+    def act(self, observation: dict, info: dict) -> str:
+        if self._pending is not None:
+            action, thought = self._pending
+            self.history.append(Step(action, str(observation.get("text", "")), float(info.get("reward", 0.0) or 0.0), thought))
+        messages = self.adapter.react_messages(observation, self.history, self.reflections)
+        valid = tuple(observation.get("valid_actions") or ())
+        choices = valid if (self.constrain and valid) else None
+        text = self.llm.complete(messages, n=1, temperature=self.temperature, choices=choices, seed=self.seed)[0]
+        self.transcript.append(text)
+        action = self.adapter.parse_action(text, observation)
+        self._pending = (action, text)
+        return action
+
+    def stats(self) -> dict[str, Any]:
+        return {"reflections": len(self.reflections)}
+
+
+@register_agent("oracle", needs_llm=False, help="the env's scripted expert (solver, gold path)")
+def _make_oracle(env_id: str, llm: Any = None, **options: Any) -> OraclePolicy:
+    _no_options("oracle", options, allowed={"seed"})
+    return OraclePolicy()
+
+
+@register_agent("random", needs_llm=False, help="uniform over the listed valid actions")
+def _make_random(env_id: str, llm: Any = None, seed: int | None = None, **options: Any) -> RandomPolicy:
+    _no_options("random", options)
+    return RandomPolicy(seed=seed)
+
+
+@register_agent("react", needs_llm=True, help="ReAct Thought/Action prompting, one LLM call per step")
+def _make_react(env_id: str, llm: LLM, **options: Any) -> ReactPolicy:
+    allowed = {"temperature", "constrain", "seed"}
+    _no_options("react", options, allowed=allowed)
+    return ReactPolicy(env_id, llm, **{k: v for k, v in options.items() if k in allowed})
+
+
+def _no_options(agent: str, options: dict, allowed: set[str] = frozenset()) -> None:
+    extra = sorted(set(options) - set(allowed) - {"seed"})
+    if extra:
+        raise ValueError(f"agent {agent!r} has no option(s) {', '.join(extra)}; it takes: {', '.join(sorted(allowed)) or 'none'}")

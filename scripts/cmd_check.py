@@ -1,0 +1,38 @@
+"""``treegym check ENV_ID``: Gymnasium's check_env plus check_rollback, readable report."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+import gymnasium as gym
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check", help="run check_env and check_rollback on an env")
+    p.add_argument("env_id")
+    p.add_argument("--trajectories", type=int, default=5, help="random branching trajectories (default 5)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--env-opt", action="append", default=[], metavar="KEY=VALUE", help="make-kwargs for gym.make")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import treegym.envs as tenvs
+    from .options import parse_options
+
+    try:
+        env = gym.make(args.env_id, **parse_options(args.env_opt))
+    except Exception as exc:  # noqa: BLE001 - report any construction failure readably
+        print(f"FAIL {args.env_id}: cannot make the env: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    try:
+        report = tenvs.check_rollback(env, n_trajectories=args.trajectories, seed=args.seed)
+    except tenvs.RollbackCheckError as exc:
+        print(f"FAIL {args.env_id}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        env.close()
+    print(f"OK   {report.summary()}")
+    for note in report.notes:
+        print(f"     note: {note}")
+    return 0
