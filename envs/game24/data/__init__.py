@@ -1,0 +1,1 @@
+"""Packaged data of the Game of 24 env (24.csv)."""
