@@ -1,0 +1,77 @@
+"""Per-request cost accounting shared by the LLM backends and wrappers.
+
+Every backend keeps a cumulative ``usage`` (``Usage``: model calls, prompt and
+completion tokens). Wrappers such as the budget also need to know what *one*
+``complete`` request cost, even when several threads share one client; a
+cumulative counter cannot tell them that. ``CostTracker`` keeps both: the
+shared ``usage`` and, per thread, the cost of that thread's most recent
+``complete``.
+
+Optional hooks an LLM may offer (the wrappers fall back when absent):
+
+* ``last_cost() -> Usage``: what this thread's last ``complete`` spent;
+* ``calls_needed(n) -> int``: an upper bound on the model calls the next
+  ``complete(..., n=n)`` can make (default 1).
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .base import Usage
+
+
+class CostTracker:
+    """A cumulative ``Usage`` plus the cost of each thread's current/last request."""
+
+    def __init__(self, usage: Usage | None = None) -> None:
+        self.usage = usage if usage is not None else Usage()
+        self._local = threading.local()
+
+    def begin(self) -> None:
+        """Start a new request on this thread (resets ``last()``)."""
+        self._local.cost = Usage()
+
+    def charge(self, calls: int = 0, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+        """Add to the cumulative usage and to this thread's current request."""
+        self.usage.add(calls, prompt_tokens, completion_tokens)
+        self._current().add(calls, prompt_tokens, completion_tokens)
+
+    def note(self, calls: int = 0, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+        """Add to this thread's current request only (a cache hit's recorded cost)."""
+        self._current().add(calls, prompt_tokens, completion_tokens)
+
+    def last(self) -> Usage:
+        """What this thread's most recent request spent (zero before any)."""
+        return self._current()
+
+    def _current(self) -> Usage:
+        cost = getattr(self._local, "cost", None)
+        if cost is None:
+            cost = self._local.cost = Usage()
+        return cost
+
+
+def calls_needed(llm: Any, n: int) -> int:
+    """Upper bound on the model calls ``llm.complete(n=n)`` makes (1 unless the LLM says more)."""
+    hook = getattr(llm, "calls_needed", None)
+    return max(1, int(hook(n))) if callable(hook) else 1
+
+
+def usage_snapshot(llm: Any) -> tuple[int, int, int]:
+    u = llm.usage
+    return (u.calls, u.prompt_tokens, u.completion_tokens)
+
+
+def cost_of_last(llm: Any, before: tuple[int, int, int]) -> Usage:
+    """What ``llm``'s last ``complete`` on this thread cost.
+
+    Uses the LLM's ``last_cost()`` hook when it has one (exact under threads);
+    otherwise the change of its cumulative usage since ``before`` (exact when
+    no other thread uses the same LLM at the same time).
+    """
+    hook = getattr(llm, "last_cost", None)
+    if callable(hook):
+        return hook()
+    c, p, k = usage_snapshot(llm)
+    return Usage(c - before[0], p - before[1], k - before[2])

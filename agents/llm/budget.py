@@ -1,0 +1,111 @@
+"""``BudgetedLLM``: an LLM wrapper that enforces a call and token budget.
+
+The papers report success at a budget of LLM calls (30-300), so agents run
+inside one. The rules:
+
+* **Calls** are model requests as the wrapped LLM reports them (its
+  ``last_cost()``): one per ``complete`` normally; a server that ignores ``n``
+  makes the OpenAI client send extra requests, and each counts. Before a
+  request the budget reserves the wrapped LLM's worst case
+  (``calls_needed(n)``, 1 unless it says more) and raises ``BudgetExceeded``
+  if that would go past ``max_calls``, so the wrapped LLM never exceeds it,
+  even with several threads.
+* **Tokens** (prompt + completion) are only known after a request. The request
+  that crosses ``max_tokens`` still returns its answer (it is paid for); every
+  later request raises ``BudgetExceeded`` before calling the model.
+* A cache hit counts what the recorded request cost (see ``CachedLLM``), so a
+  replayed run stops exactly where the recorded one did.
+
+``usage`` is this budget's own spend; ``reset_budget()`` zeroes it (between
+episodes, not while requests are in flight).
+"""
+from __future__ import annotations
+
+import threading
+from typing import Sequence
+
+from .accounting import CostTracker, calls_needed, cost_of_last, usage_snapshot
+from .base import LLM, BudgetExceeded, Message, Usage
+
+
+class BudgetedLLM:
+    """Wraps ``llm``; at most ``max_calls`` model calls and about ``max_tokens`` tokens (None = unlimited)."""
+
+    def __init__(self, llm: LLM, max_calls: int | None = None, max_tokens: int | None = None) -> None:
+        if max_calls is not None and max_calls < 0 or max_tokens is not None and max_tokens < 0:
+            raise ValueError(f"budgets must be >= 0 or None, got max_calls={max_calls}, max_tokens={max_tokens}")
+        self.llm = llm
+        self.name = llm.name
+        self.max_calls = max_calls
+        self.max_tokens = max_tokens
+        self._cost = CostTracker()
+        self.usage: Usage = self._cost.usage
+        self._reserved = 0
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"BudgetedLLM({self.llm!r}, max_calls={self.max_calls}, max_tokens={self.max_tokens})"
+
+    @property
+    def remaining_calls(self) -> int | None:
+        """Calls left (None when calls are unlimited); in-flight requests count as spent."""
+        if self.max_calls is None:
+            return None
+        with self._lock:
+            return max(0, self.max_calls - self.usage.calls - self._reserved)
+
+    @property
+    def remaining_tokens(self) -> int | None:
+        if self.max_tokens is None:
+            return None
+        return max(0, self.max_tokens - self.usage.total_tokens)
+
+    def reset_budget(self) -> None:
+        """Start a fresh budget (zero calls and tokens spent)."""
+        with self._lock:
+            self._cost = CostTracker()
+            self.usage = self._cost.usage
+
+    def last_cost(self) -> Usage:
+        return self._cost.last()
+
+    def calls_needed(self, n: int) -> int:
+        return calls_needed(self.llm, n)
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        n: int = 1,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        stop: Sequence[str] | None = None,
+        choices: Sequence[str] | None = None,
+        seed: int | None = None,
+    ) -> list[str]:
+        need = calls_needed(self.llm, n)
+        with self._lock:
+            cost = self._cost
+            if self.max_tokens is not None and cost.usage.total_tokens >= self.max_tokens:
+                raise BudgetExceeded(
+                    f"token budget spent: {cost.usage.total_tokens} of {self.max_tokens} tokens used "
+                    f"in {cost.usage.calls} calls; stop the episode or raise max_tokens"
+                )
+            if self.max_calls is not None and cost.usage.calls + self._reserved + need > self.max_calls:
+                raise BudgetExceeded(
+                    f"call budget spent: {cost.usage.calls} of {self.max_calls} calls used"
+                    + (f", {self._reserved} in flight" if self._reserved else "")
+                    + (f", this request may need {need}" if need > 1 else "")
+                    + "; stop the episode or raise max_calls"
+                )
+            self._reserved += need
+        cost.begin()
+        before = usage_snapshot(self.llm)
+        try:
+            return self.llm.complete(
+                messages, n=n, temperature=temperature, max_tokens=max_tokens, stop=stop, choices=choices, seed=seed
+            )
+        finally:
+            spent = cost_of_last(self.llm, before)
+            with self._lock:
+                self._reserved -= need
+                cost.charge(spent.calls, spent.prompt_tokens, spent.completion_tokens)

@@ -1,0 +1,350 @@
+"""Any OpenAI-compatible chat endpoint (OpenAI, vLLM, llama.cpp server, Ollama) as an ``LLM``.
+
+Built on the ``openai`` package with its own retries switched off
+(``max_retries=0``): this module retries itself, so retries are counted
+(``retries``, ``retry_log``) and testable.
+
+Configuration: arguments first, then the environment: ``TREEGYM_MODEL``,
+``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` (``EMPTY`` is fine for local servers;
+with a base URL and no key, ``EMPTY`` is sent). With neither a key nor a base
+URL there is nothing to talk to and the constructor raises ``LLMAuthError``.
+With no model, the first model the server lists is used (resolved on the first
+request; ``name`` stays ``openai:auto`` so cache keys do not depend on it).
+
+Errors:
+
+* retried with exponential backoff and jitter: timeouts, connection errors,
+  HTTP 408/409/429/5xx and unparsable response bodies; ``Retry-After`` /
+  ``retry-after-ms`` is honoured, capped at ``RETRY_AFTER_CAP`` seconds;
+* after ``max_retries`` retries: ``LLMTimeout`` (last error a timeout) or
+  ``LLMError``, naming the endpoint, the attempts and the last error;
+* not retried: 401/403 -> ``LLMAuthError`` ("check OPENAI_API_KEY"); 404 ->
+  ``LLMAuthError`` naming the model and base URL and listing the served
+  models; other 4xx -> ``LLMError`` with the server's message.
+
+Usage: ``usage.calls`` counts successful HTTP requests to the model (an
+``n>1`` request that the server answers in full is one call; extra requests
+made because the server ignored ``n`` are counted too). Tokens come from the
+response's ``usage``, else ``approx_tokens``.
+"""
+from __future__ import annotations
+
+import email.utils
+import inspect
+import os
+import random
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import openai
+
+from .accounting import CostTracker
+from .base import LLMAuthError, LLMError, LLMTimeout, Message, Usage, approx_tokens
+from .spec import register_llm_backend
+
+_RETRY_STATUSES = frozenset({408, 409, 429})
+
+
+def _gbnf_literal(text: str) -> str:
+    out = []
+    for ch in text:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def choices_grammar(choices: Sequence[str]) -> str:
+    """A GBNF grammar (llama.cpp syntax) whose language is exactly ``choices``.
+
+    ``root ::= "A" | "B"``; quotes, backslashes and control characters in a
+    choice are escaped; duplicates are dropped (first order kept).
+    """
+    unique = list(dict.fromkeys(str(c) for c in choices))
+    if not unique:
+        raise ValueError("choices_grammar needs at least one choice")
+    return "root ::= " + " | ".join(_gbnf_literal(c) for c in unique)
+
+
+@dataclass(frozen=True)
+class RetryEvent:
+    """One failed attempt that was retried: attempt number (1-based), the error, the wait in seconds."""
+
+    attempt: int
+    error: str
+    delay: float
+
+
+def _retry_after_seconds(error: BaseException) -> float | None:
+    response = getattr(error, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        if parsed is None:
+            return None
+        return max(0.0, parsed.timestamp() - time.time())
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, openai.APIStatusError):
+        return f"HTTP {error.status_code}: {error.message}"
+    if isinstance(error, openai.APITimeoutError):
+        return "request timed out"
+    if isinstance(error, openai.APIConnectionError):
+        cause = error.__cause__ or error.__context__
+        return f"connection error ({cause or error})"
+    if isinstance(error, (ValueError, openai.APIResponseValidationError)):
+        return f"malformed response body ({error})"
+    return f"{type(error).__name__}: {error}"
+
+
+class OpenAICompatibleLLM:
+    """An ``LLM`` on an OpenAI-compatible chat-completions endpoint (see module docstring).
+
+    ``timeout`` is seconds per HTTP request; ``backoff`` is the first retry
+    wait in seconds (doubling each retry, with up to +25% jitter, at most
+    ``MAX_BACKOFF``). ``supports_grammar=True`` sends ``choices`` as a GBNF
+    grammar in ``extra_body`` (llama.cpp / vLLM); otherwise choices are ignored.
+    ``default_max_tokens`` is used when ``complete`` gets no ``max_tokens``.
+    ``seed`` is passed through; the k-th extra request for missing ``n``
+    samples uses ``seed + k`` so the samples can differ.
+    """
+
+    RETRY_AFTER_CAP = 30.0
+    MAX_BACKOFF = 20.0
+
+    def __init__(
+        self,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        backoff: float = 0.5,
+        supports_grammar: bool = False,
+        name: str | None = None,
+        default_max_tokens: int | None = None,
+    ) -> None:
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
+        if not base_url and not api_key:
+            raise LLMAuthError(
+                "no OpenAI-compatible endpoint configured: set OPENAI_API_KEY (for api.openai.com) or "
+                "OPENAI_BASE_URL (for a local server such as http://127.0.0.1:8000/v1, with OPENAI_API_KEY=EMPTY), "
+                "or pass --base-url / base_url="
+            )
+        self.requested_model = model or os.environ.get("TREEGYM_MODEL") or ""
+        self.base_url = (base_url or "https://api.openai.com/v1").rstrip("/")
+        self.timeout = float(timeout)
+        self.max_retries = max(0, int(max_retries))
+        self.backoff = max(0.0, float(backoff))
+        self.supports_grammar = supports_grammar
+        self.default_max_tokens = default_max_tokens
+        self.name = name or f"openai:{self.requested_model or 'auto'}"
+        self._client = openai.OpenAI(
+            api_key=api_key or "EMPTY", base_url=self.base_url, timeout=self.timeout, max_retries=0
+        )
+        self._model: str | None = self.requested_model or None
+        self._model_lock = threading.Lock()
+        self._cost = CostTracker()
+        self.usage: Usage = self._cost.usage
+        self.retries = 0
+        self.retry_log: deque[RetryEvent] = deque(maxlen=200)
+        self._retry_lock = threading.Lock()
+        #: Whether the server answered an ``n>1`` request with n choices (None: not seen yet).
+        self.honours_n: bool | None = None
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatibleLLM(model={self.requested_model or 'auto'!r}, base_url={self.base_url!r})"
+
+    # ---- cost hooks (see accounting.py)
+    def last_cost(self) -> Usage:
+        return self._cost.last()
+
+    def calls_needed(self, n: int) -> int:
+        """At most 1 call, or ``n`` when the server may ignore ``n`` (llama.cpp)."""
+        return 1 if n <= 1 or self.honours_n else n
+
+    # ---- model
+    @property
+    def model(self) -> str:
+        """The model sent to the server (the server's first listed model when none was given)."""
+        if self._model is None:
+            with self._model_lock:
+                if self._model is None:
+                    served = self._with_retries(lambda: [m.id for m in self._client.models.list()], "list models")
+                    if not served:
+                        raise LLMError(
+                            f"no model given and {self.base_url}/models lists none; "
+                            "set TREEGYM_MODEL or use --llm openai:MODEL"
+                        )
+                    self._model = served[0]
+        return self._model
+
+    def served_models(self) -> list[str] | None:
+        """The ids ``/models`` lists, or None if the server cannot tell (one attempt, no retries)."""
+        try:
+            return [m.id for m in self._client.models.list()]
+        except Exception:  # noqa: BLE001 - only used to enrich an error message
+            return None
+
+    # ---- the LLM protocol
+    def complete(
+        self,
+        messages: Sequence[Message],
+        n: int = 1,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        stop: Sequence[str] | None = None,
+        choices: Sequence[str] | None = None,
+        seed: int | None = None,
+    ) -> list[str]:
+        self._cost.begin()
+        n = max(1, int(n))
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": [dict(m) for m in messages],
+            "temperature": temperature,
+        }
+        if max_tokens is None:
+            max_tokens = self.default_max_tokens
+        if max_tokens is not None:
+            params["max_tokens"] = int(max_tokens)
+        if stop:
+            params["stop"] = list(stop)
+        if self.supports_grammar and choices:
+            params["extra_body"] = {"grammar": choices_grammar(choices)}
+        prompt_estimate = sum(approx_tokens(str(m.get("content") or "")) for m in messages)
+
+        out: list[str] = []
+        request_no = 0
+        while len(out) < n:
+            want = n - len(out)
+            call = dict(params)
+            if want > 1:
+                call["n"] = want
+            if seed is not None:
+                call["seed"] = seed + request_no
+            response = self._with_retries(lambda: self._client.chat.completions.create(**call), "chat completion")
+            texts = [
+                (c.message.content or "") if getattr(c, "message", None) is not None else ""
+                for c in (response.choices or [])
+            ][:want]
+            if want > 1:
+                self.honours_n = len(texts) >= want
+            if not texts:  # a server that answers no choice at all: count it as one empty answer
+                texts = [""]
+            used = getattr(response, "usage", None)
+            prompt = getattr(used, "prompt_tokens", None)
+            completion = getattr(used, "completion_tokens", None)
+            self._cost.charge(
+                calls=1,
+                prompt_tokens=prompt if isinstance(prompt, int) else prompt_estimate,
+                completion_tokens=completion if isinstance(completion, int) else sum(approx_tokens(t) for t in texts),
+            )
+            out.extend(texts)
+            request_no += 1
+        return out
+
+    # ---- retries and error mapping
+    def _with_retries(self, send: Callable[[], Any], what: str) -> Any:
+        attempts = self.max_retries + 1
+        last: BaseException | None = None
+        for attempt in range(1, attempts + 1):
+            retry_after: float | None = None
+            try:
+                return send()
+            except (openai.AuthenticationError, openai.PermissionDeniedError) as e:
+                raise LLMAuthError(
+                    f"{self.base_url} rejected the credentials (HTTP {e.status_code}: {e.message}); "
+                    "check OPENAI_API_KEY (use EMPTY for a local server without keys)"
+                ) from e
+            except openai.NotFoundError as e:
+                raise self._not_found(e) from e
+            except openai.APITimeoutError as e:
+                last = e
+            except openai.APIConnectionError as e:
+                last = e
+            except openai.APIStatusError as e:
+                if e.status_code not in _RETRY_STATUSES and e.status_code < 500:
+                    raise LLMError(
+                        f"{self.base_url} refused the {what} request (HTTP {e.status_code}: {e.message}); "
+                        "this is not retried: fix the request (prompt too long? unsupported parameter?)"
+                    ) from e
+                last = e
+                retry_after = _retry_after_seconds(e)
+            except (ValueError, openai.APIResponseValidationError) as e:
+                last = e
+            if attempt == attempts:
+                break
+            if retry_after is not None:
+                delay = min(retry_after, self.RETRY_AFTER_CAP)
+            else:
+                delay = min(self.MAX_BACKOFF, self.backoff * 2 ** (attempt - 1)) * (1.0 + 0.25 * random.random())
+            with self._retry_lock:
+                self.retries += 1
+                self.retry_log.append(RetryEvent(attempt, _describe(last), delay))
+            time.sleep(delay)
+        assert last is not None
+        message = (
+            f"{self.base_url}: {what} failed after {attempts} attempt(s) "
+            f"({self.max_retries} retries); last error: {_describe(last)}"
+        )
+        if isinstance(last, openai.APITimeoutError):
+            raise LLMTimeout(f"{message}. The server may be overloaded: raise the timeout ({self.timeout:g}s) "
+                             "or max_retries, or use a smaller model") from last
+        if isinstance(last, openai.APIConnectionError):
+            raise LLMError(f"{message}. Is the server running? Check OPENAI_BASE_URL / --base-url") from last
+        raise LLMError(f"{message}. Try again later or check the server's logs") from last
+
+    def _not_found(self, error: openai.NotFoundError) -> LLMAuthError:
+        served = self.served_models()
+        model = self._model or self.requested_model or "(auto)"
+        if served:
+            hint = f"the server serves: {', '.join(served[:20])}; pick one with --llm openai:MODEL or TREEGYM_MODEL"
+        else:
+            hint = "check the model name and that OPENAI_BASE_URL ends in /v1"
+        return LLMAuthError(f"model {model!r} not found at {self.base_url} (HTTP 404: {error.message}); {hint}")
+
+
+_OPTIONS = [p for p in inspect.signature(OpenAICompatibleLLM.__init__).parameters if p not in ("self", "model")]
+
+
+def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> OpenAICompatibleLLM:
+    """``openai:MODEL`` (empty MODEL: TREEGYM_MODEL, else the server's first model)."""
+    options = {k: v for k, v in kwargs.items() if v is not None}
+    unknown = sorted(set(options) - set(_OPTIONS))
+    if unknown:
+        raise TypeError(f"the openai LLM backend has no option(s) {', '.join(unknown)}; it takes: {', '.join(_OPTIONS)}")
+    return OpenAICompatibleLLM(arg or None, **options)
+
+
+register_llm_backend("openai", _factory)

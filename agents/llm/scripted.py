@@ -1,0 +1,124 @@
+"""A deterministic scripted ``LLM`` for tests and for oracle-like play.
+
+``ScriptedLLM(responses)``: ``responses`` is either a list of replies,
+consumed in order (one per completion; ``n`` completions consume ``n``
+replies; when the list runs out ``ScriptExhausted`` is raised unless
+``cycle=True``), or a callable ``reply(messages) -> str`` that computes each
+reply from the chat messages (called once per completion). ``None`` answers
+``""``.
+
+Every ``complete`` call is recorded in ``calls`` (a copy of its message list)
+and counted as one call in ``usage`` with ``approx_tokens`` token estimates.
+
+The spec ``scripted`` (``make_llm("scripted", env_id=...)``) builds
+``ScriptedLLM(get_adapter(env_id).scripted_reply)``, so an agent on it plays
+like the env's oracle.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Sequence
+
+from .accounting import CostTracker
+from .base import LLMError, Message, Usage, approx_tokens
+from .spec import register_llm_backend
+
+ReplyFn = Callable[[list[Message]], str]
+
+
+class ScriptExhausted(LLMError):
+    """A ScriptedLLM was asked for more replies than its script holds."""
+
+
+class ScriptedLLM:
+    """Replies from a fixed list or a function of the messages (see module docstring)."""
+
+    def __init__(
+        self,
+        responses: Sequence[str] | ReplyFn | None = None,
+        *,
+        name: str = "scripted",
+        cycle: bool = False,
+    ) -> None:
+        if callable(responses):
+            self._reply: ReplyFn | None = responses
+            self._script: list[str] = []
+        else:
+            self._reply = None
+            self._script = [str(r) for r in (responses if responses is not None else [""])]
+            if not self._script:
+                raise ValueError("ScriptedLLM needs at least one response (or a callable)")
+        self.name = name
+        self.cycle = cycle
+        self.calls: list[list[Message]] = []
+        self._cost = CostTracker()
+        self.usage: Usage = self._cost.usage
+        self._position = 0
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"ScriptedLLM(name={self.name!r}, calls={len(self.calls)})"
+
+    def last_cost(self) -> Usage:
+        return self._cost.last()
+
+    @property
+    def remaining(self) -> int | None:
+        """Replies left in a list script (None for a callable or a cycling script)."""
+        if self._reply is not None or self.cycle:
+            return None
+        return len(self._script) - self._position
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        n: int = 1,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        stop: Sequence[str] | None = None,
+        choices: Sequence[str] | None = None,
+        seed: int | None = None,
+    ) -> list[str]:
+        self._cost.begin()
+        msgs = [dict(m) for m in messages]
+        n = max(1, int(n))
+        with self._lock:
+            self.calls.append(msgs)
+            if self._reply is None:
+                replies = [self._next_scripted() for _ in range(n)]
+        if self._reply is not None:
+            replies = [str(self._reply(msgs) or "") for _ in range(n)]
+        self._cost.charge(
+            calls=1,
+            prompt_tokens=sum(approx_tokens(str(m.get("content") or "")) for m in msgs),
+            completion_tokens=sum(approx_tokens(r) for r in replies),
+        )
+        return replies
+
+    def _next_scripted(self) -> str:
+        if self._position >= len(self._script):
+            if not self.cycle:
+                raise ScriptExhausted(
+                    f"ScriptedLLM {self.name!r} ran out of responses after {len(self._script)} replies "
+                    f"({len(self.calls)} calls); give it more responses or pass cycle=True"
+                )
+            self._position = 0
+        reply = self._script[self._position]
+        self._position += 1
+        return reply
+
+
+def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> ScriptedLLM:
+    """``scripted``: the oracle replies of ``env_id``'s adapter."""
+    if not env_id:
+        raise ValueError(
+            "the 'scripted' LLM plays an env's oracle replies and needs an env id: "
+            "make_llm('scripted', env_id='treegym/Game24-v0') or treegym run --env ID --llm scripted"
+        )
+    from ..adapters import get_adapter  # lazy: the adapters package imports this one
+
+    adapter = get_adapter(env_id)
+    return ScriptedLLM(adapter.scripted_reply, name=f"scripted:{env_id}")
+
+
+register_llm_backend("scripted", _factory)
