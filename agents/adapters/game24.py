@@ -20,7 +20,6 @@ Numbers are exact rationals (``fractions.Fraction``); a non-integer is written
 """
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -163,30 +162,38 @@ def parse_step(line: str) -> tuple | None:
 
 
 def step_line(board: Board, a: Fraction, op: str, b: Fraction) -> str | None:
-    nxt = board.step(a, op, b)
-    if nxt is None:
-        return None
-    return f"{fmt_num(a)} {op} {fmt_num(b)} = {fmt_num(nxt.numbers[-1])} (left: {fmt_nums(sorted(nxt.numbers))})"
+    """The env's line for ``a op b`` on ``board`` (``+``/``*`` operands in either order), or None if illegal."""
+    for x, y in ((a, b), (b, a)) if op in "+*" else ((a, b),):
+        nxt = board.step(x, op, y)
+        if nxt is not None:
+            line = _legal_by_key(board).get((x, op, y))
+            if line is not None:
+                return line
+    return None
+
+
+def _legal_by_key(board: Board) -> dict[tuple[Fraction, str, Fraction], str]:
+    from treegym.envs.game24.rules import legal_operations, sorted_board
+
+    return {(o.a, o.op, o.b): o.line() for o in legal_operations(sorted_board(board.numbers))}
 
 
 def next_steps(board: Board) -> list[tuple[str, Board]]:
-    """Every distinct legal step line from ``board`` (both operand orders for - and /)."""
-    out: dict[str, Board] = {}
-    values = board.numbers
-    for i, j in itertools.permutations(range(len(values)), 2):
-        for op in OPS:
-            if op in "+*" and i > j:
-                continue
-            line = step_line(board, values[i], op, values[j])
-            if line is not None and line not in out:
-                out[line] = board.step(values[i], op, values[j])  # type: ignore[assignment]
-    return list(out.items())
+    """Every legal step line from ``board`` (the env's own list, in its order) with the board after it."""
+    from treegym.envs.game24.rules import legal_operations, sorted_board
+
+    out = []
+    for o in legal_operations(sorted_board(board.numbers)):
+        nxt = board.step(o.a, o.op, o.b)
+        if nxt is not None:
+            out.append((o.line(), nxt))
+    return out
 
 
 # ----------------------------------------------------------------- the solver (the env's)
 def solvable(numbers: Sequence[Fraction]) -> bool:
     """The env's exact solver: can ``numbers`` still make 24?"""
-    from treegym.envs.game24 import is_solvable
+    from treegym.envs.game24.solver import is_solvable
 
     return bool(is_solvable(list(numbers)))
 
@@ -310,7 +317,7 @@ class Game24Adapter(OracleRendering, EnvAdapter):
     @staticmethod
     def left_numbers(obs: dict) -> list[Fraction] | None:
         """The numbers left in an observation, or None when it does not say."""
-        value = obs.get("numbers")
+        value = obs.get("left", obs.get("numbers"))
         if value is not None:
             return parse_nums(value) if isinstance(value, str) else [Fraction(x) for x in value]
         m = re.search(r"left\s*(?:numbers)?\s*:?\s*\[?([-\d./ ,]*)", str(obs.get("text", "")), re.IGNORECASE)
@@ -452,36 +459,32 @@ class Game24Adapter(OracleRendering, EnvAdapter):
 
     # ------------------------------------------------------------- demonstrations (A* memory)
     def demonstrations(self, n: int = 5, seed: int = 0) -> list[list[str]]:
-        """Solved plans (action lists) for ``n`` puzzles of the train split, via the solver."""
-        from treegym.envs.game24 import load_puzzles
-
+        """Solved plans (action lists: steps then answer) for ``n`` train-split puzzles, via the solver."""
         import random
 
-        puzzles = list(load_puzzles("train"))
-        random.Random(seed).shuffle(puzzles)
+        from treegym.envs.game24.tasks import load_tasks, split_ids
+
+        tasks = load_tasks()
+        ids = list(split_ids("train", len(tasks)))
+        random.Random(seed).shuffle(ids)
         plans: list[list[str]] = []
-        for p in puzzles:
-            plan = self.solution_plan([Fraction(x) for x in p])
+        for i in ids:
+            plan = self.solution_plan([Fraction(x) for x in tasks[i].numbers])
             if plan:
                 plans.append(plan)
             if len(plans) >= n:
                 break
         return plans
 
-    def solution_plan(self, puzzle: Sequence[Fraction]) -> list[str]:
-        """A full solved action list for ``puzzle`` (steps then answer), or [] if unsolvable."""
-        board = Board.start(puzzle)
-        plan: list[str] = []
-        while len(board.numbers) > 1:
-            nxt = next(((line, b) for line, b in next_steps(board) if solvable(b.numbers)), None)
-            if nxt is None:
-                return []
-            plan.append(nxt[0])
-            board = nxt[1]
-        if board.numbers != [24]:
+    @staticmethod
+    def solution_plan(puzzle: Sequence[Fraction]) -> list[str]:
+        """The solver's first solution for ``puzzle`` as actions (steps then answer), or []."""
+        from treegym.envs.game24.solver import solve
+
+        solutions = solve(list(puzzle))
+        if not solutions:
             return []
-        plan.append(f"answer: {board.final_expression()} = 24")
-        return plan
+        return list(solutions[0].steps) + [f"answer: {solutions[0].expression} = 24"]
 
     # ------------------------------------------------------------- the oracle
     def _board_from_text(self, text: str) -> Board:

@@ -1,0 +1,176 @@
+"""A simulated LLM for controlled, offline studies of search algorithms.
+
+``SyntheticLLM(env_id, p_correct=0.8, judge_acc=0.9, position_bias=0.1,
+value_noise=0.2, seed=0)`` answers the env adapter's prompts the way a model of
+known quality would. For each request it asks the adapter's
+``oracle_answer(messages)`` for the truth (the request kind comes from the tag
+in the system prompt; the truth from the env's exact oracle, e.g. the Game of
+24 solver) and corrupts it:
+
+* **react / propose** - each action (one per ReAct reply, k lines per propose
+  reply) is a correct next step with probability ``p_correct``; otherwise it is
+  a legal-but-wrong step (3 in 4) or a malformed one (1 in 4);
+* **compare** - with probability ``position_bias`` the answer is "A" whatever
+  the trajectories; otherwise it is right with probability ``judge_acc``
+  (equal trajectories: A or B at random);
+* **value** - the true value (1 = still solvable, 0 = lost) plus Gaussian noise
+  of standard deviation ``value_noise``, written as sure (>= 0.75) / likely
+  (>= 0.25) / impossible;
+* **reflect** - the oracle's lesson with probability ``p_correct``, else a vague one.
+
+Deterministic: each completion draws from a RNG seeded by a hash of
+(``seed``, the messages, the call's ``seed`` argument, the completion index),
+so the same request gets the same answer in a run, whatever the thread
+scheduling. Ask for different samples of one prompt with ``n`` or ``seed``.
+The name (``synthetic(p_correct=...,...)``) says it is a simulation in every
+run record. One ``complete`` counts as one call; tokens are estimated.
+
+Spec: ``synthetic:p_correct=0.8,judge_acc=0.9,position_bias=0.1,value_noise=0.2,seed=0``
+(any subset; the env id comes from the run).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from typing import Any, Sequence
+
+from .accounting import CostTracker
+from .base import Message, Usage, approx_tokens
+from .spec import register_llm_backend
+
+DEFAULTS: dict[str, float] = {"p_correct": 0.8, "judge_acc": 0.9, "position_bias": 0.1, "value_noise": 0.2, "seed": 0}
+_PROBABILITIES = ("p_correct", "judge_acc", "position_bias")
+
+
+class SyntheticLLM:
+    """A simulated model of controlled accuracy over an env's oracle (see module docstring)."""
+
+    def __init__(
+        self,
+        env_id: str,
+        *,
+        p_correct: float = 0.8,
+        judge_acc: float = 0.9,
+        position_bias: float = 0.1,
+        value_noise: float = 0.2,
+        seed: int = 0,
+        adapter: Any = None,
+    ) -> None:
+        knobs = {"p_correct": p_correct, "judge_acc": judge_acc, "position_bias": position_bias}
+        for key, v in knobs.items():
+            if not 0.0 <= float(v) <= 1.0:
+                raise ValueError(f"synthetic LLM: {key} must be a probability in [0, 1], got {v}")
+        if float(value_noise) < 0:
+            raise ValueError(f"synthetic LLM: value_noise is a standard deviation and must be >= 0, got {value_noise}")
+        if adapter is None:
+            from ..adapters import get_adapter
+
+            adapter = get_adapter(env_id)
+        if not callable(getattr(adapter, "oracle_answer", None)):
+            raise ValueError(f"synthetic LLM: the adapter of {env_id} has no oracle_answer(messages); "
+                             "only envs whose adapter implements it can be simulated")
+        self.env_id = env_id
+        self.adapter = adapter
+        self.p_correct = float(p_correct)
+        self.judge_acc = float(judge_acc)
+        self.position_bias = float(position_bias)
+        self.value_noise = float(value_noise)
+        self.seed = int(seed)
+        self.name = (f"synthetic(p_correct={self.p_correct:g},judge_acc={self.judge_acc:g},"
+                     f"position_bias={self.position_bias:g},value_noise={self.value_noise:g},seed={self.seed})")
+        self._cost = CostTracker()
+        self.usage: Usage = self._cost.usage
+
+    def __repr__(self) -> str:
+        return f"SyntheticLLM({self.name}, env_id={self.env_id!r})"
+
+    def last_cost(self) -> Usage:
+        return self._cost.last()
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        n: int = 1,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        stop: Sequence[str] | None = None,
+        choices: Sequence[str] | None = None,
+        seed: int | None = None,
+    ) -> list[str]:
+        self._cost.begin()
+        msgs = [dict(m) for m in messages]
+        truth = self.adapter.oracle_answer(msgs)
+        key = json.dumps(msgs, sort_keys=True, ensure_ascii=False)
+        replies = [self._reply(truth, self._rng(key, seed, i)) for i in range(max(1, int(n)))]
+        self._cost.charge(
+            calls=1,
+            prompt_tokens=sum(approx_tokens(str(m.get("content") or "")) for m in msgs),
+            completion_tokens=sum(approx_tokens(r) for r in replies),
+        )
+        return replies
+
+    # ------------------------------------------------------------ corruption
+    def _rng(self, key: str, call_seed: int | None, index: int) -> random.Random:
+        digest = hashlib.sha256(f"{self.seed}\x00{call_seed}\x00{index}\x00{key}".encode()).digest()
+        return random.Random(int.from_bytes(digest[:8], "little"))
+
+    def _action(self, truth: Any, rng: random.Random, correct_pool: list[str]) -> str:
+        if correct_pool and rng.random() < self.p_correct:
+            return correct_pool.pop(rng.randrange(len(correct_pool)))
+        if truth.wrong and (not truth.malformed or rng.random() < 0.75):
+            return rng.choice(truth.wrong)
+        if truth.malformed:
+            return rng.choice(truth.malformed)
+        return rng.choice(truth.correct) if truth.correct else ""
+
+    def _reply(self, truth: Any, rng: random.Random) -> str:
+        render = self.adapter
+        if truth.kind == "react":
+            return render.render_react(self._action(truth, rng, list(truth.correct)))
+        if truth.kind == "propose":
+            pool = list(truth.correct)
+            lines = [self._action(truth, rng, pool) for _ in range(max(1, truth.k))]
+            return render.render_proposals([ln for ln in lines if ln])
+        if truth.kind == "compare":
+            if rng.random() < self.position_bias:
+                return render.render_comparison(1.0)
+            pref = truth.preference if truth.preference is not None else 0.5
+            if pref == 0.5:
+                return render.render_comparison(1.0 if rng.random() < 0.5 else 0.0)
+            right = rng.random() < self.judge_acc
+            return render.render_comparison(pref if right else 1.0 - pref)
+        if truth.kind == "value":
+            v = (truth.value or 0.0) + rng.gauss(0.0, self.value_noise) if self.value_noise else (truth.value or 0.0)
+            return render.render_value(min(1.0, max(0.0, v)))
+        if truth.kind == "reflect":
+            return truth.text if rng.random() < self.p_correct else "I should be more careful next time."
+        return truth.text
+
+
+def parse_spec(arg: str) -> dict[str, float]:
+    """``"p_correct=0.8,seed=1"`` -> the knobs, with defaults filled in; ValueError names bad keys."""
+    knobs = dict(DEFAULTS)
+    for part in filter(None, (p.strip() for p in (arg or "").split(","))):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in DEFAULTS:
+            raise ValueError(f"synthetic LLM spec: bad part {part!r}; use key=value with keys "
+                             f"{', '.join(DEFAULTS)} (e.g. synthetic:p_correct=0.8,seed=0)")
+        try:
+            knobs[key] = int(value) if key == "seed" else float(value)
+        except ValueError:
+            raise ValueError(f"synthetic LLM spec: {key}={value!r} is not a number") from None
+    return knobs
+
+
+def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> SyntheticLLM:
+    if not env_id:
+        raise ValueError("the synthetic LLM simulates a model over an env's oracle and needs the env id: "
+                         "make_llm('synthetic:p_correct=0.8', env_id='treegym/Game24-v0') or treegym run --env ID")
+    knobs = parse_spec(arg)
+    knobs.update(kwargs)
+    return SyntheticLLM(env_id, **knobs)
+
+
+register_llm_backend("synthetic", _factory)

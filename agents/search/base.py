@@ -1,0 +1,498 @@
+"""The search framework: nodes, trees, task hooks and the search-agent policy.
+
+The split follows LLM-Reasoners (world model / search config / algorithm):
+
+* the **world model** is the forkable env itself, reached only through
+  :meth:`TaskHooks.expand` (restore the node's snapshot, step, snapshot the
+  child) and :meth:`TaskHooks.restore`;
+* the **search config** is :class:`TaskHooks`: ``propose`` candidate actions,
+  ``compare`` two trajectories, ``value`` a state, ``reflect`` on a failure,
+  all through the env's adapter (prompts and parsers) and the LLM;
+* the **algorithm** is a :class:`SearchAgent` subclass implementing
+  ``search(root, hooks)`` (grow the tree) and ``choose(tree)`` (the final
+  leaf), never touching prompts or env internals.
+
+A :class:`SearchAgent` is an ordinary policy. On its first ``act`` of an
+episode it runs the algorithm on the bound env inside an LLM call budget
+(``BudgetedLLM``; a spent budget stops the search cleanly, the tree so far is
+kept), restores the env to the root snapshot, then plays the chosen
+trajectory's actions one per ``act``. If the chosen trajectory ends before the
+episode does (the chosen leaf is not terminal), it continues greedily: one
+propose call from the live state per step, taking the first proposal, while
+the budget lasts; when nothing can be proposed it raises ``AgentGaveUp``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from ...envs.core import Snapshot, restore, snapshot
+from ..adapters import Step, get_adapter
+from ..llm.base import LLM, BudgetExceeded
+from ..policy import AgentGaveUp, BasePolicy
+
+OBS_EXCERPT_CHARS = 200
+
+
+def _success(info: dict, reward: float, terminated: bool) -> bool:
+    if "success" in info:
+        return bool(info["success"])
+    if "won" in info:
+        return bool(info["won"])
+    return bool(terminated and reward > 0)
+
+
+@dataclass(eq=False)
+class SearchNode:
+    """One state of the search tree.
+
+    ``snapshot`` is the env state *after* ``action`` (the root's is the state the
+    search started from); ``observation``/``info`` are what the env returned
+    there. ``value`` is the algorithm's main number (Elo, f, Q: the tree names it),
+    ``visits`` its visit count; ``stats`` holds anything else per node.
+    """
+
+    snapshot: Snapshot
+    observation: dict
+    info: dict = field(default_factory=dict)
+    action: str | None = None
+    thought: str = ""
+    reward: float = 0.0
+    terminal: bool = False
+    success: bool = False
+    depth: int = 0
+    parent: "SearchNode | None" = None
+    children: list["SearchNode"] = field(default_factory=list)
+    visits: int = 0
+    value: float = 0.0
+    id: int = 0
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return str(self.observation.get("text", "")) if isinstance(self.observation, dict) else str(self.observation)
+
+    def path(self) -> list["SearchNode"]:
+        """Nodes from the root to this node, both included."""
+        out, node = [], self
+        while node is not None:
+            out.append(node)
+            node = node.parent
+        return out[::-1]
+
+    def actions(self) -> list[str]:
+        return [n.action for n in self.path()[1:] if n.action is not None]
+
+    def trajectory(self) -> list[Step]:
+        """The path as adapter ``Step`` values (for prompts)."""
+        return [Step(n.action or "", n.text, n.reward, n.thought) for n in self.path()[1:]]
+
+    def child(self, action: str) -> "SearchNode | None":
+        return next((c for c in self.children if c.action == action), None)
+
+    def iter_subtree(self) -> Iterator["SearchNode"]:
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def leaves(self) -> list["SearchNode"]:
+        return [n for n in self.iter_subtree() if not n.children]
+
+
+class SearchTree:
+    """All nodes of one search, with ids in creation order, and JSON export.
+
+    ``value_name`` says what ``SearchNode.value`` means (``elo``, ``f``, ``q``).
+    """
+
+    def __init__(self, root: SearchNode, *, algorithm: str = "", value_name: str = "value", env_id: str = ""):
+        self.root = root
+        self.nodes: list[SearchNode] = []
+        self.algorithm = algorithm
+        self.value_name = value_name
+        self.env_id = env_id
+        self.chosen: SearchNode | None = None
+        self.add(root)
+
+    def add(self, node: SearchNode) -> SearchNode:
+        node.id = len(self.nodes)
+        self.nodes.append(node)
+        return node
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def terminal_nodes(self) -> list[SearchNode]:
+        return [n for n in self.nodes if n.terminal]
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict: one entry per node (see ``treegym tree`` for a reader)."""
+        chosen_ids = {n.id for n in self.chosen.path()} if self.chosen is not None else set()
+        return {
+            "format": "treegym-search-tree/1",
+            "algorithm": self.algorithm,
+            "env_id": self.env_id,
+            "value_name": self.value_name,
+            "instruction": str(self.root.observation.get("instruction", ""))[:500]
+            if isinstance(self.root.observation, dict) else "",
+            "chosen": self.chosen.id if self.chosen is not None else None,
+            "nodes": [
+                {
+                    "id": n.id,
+                    "parent": n.parent.id if n.parent is not None else None,
+                    "action": n.action,
+                    "thought": n.thought[:OBS_EXCERPT_CHARS],
+                    "observation": n.text[:OBS_EXCERPT_CHARS],
+                    "reward": n.reward,
+                    "terminal": n.terminal,
+                    "success": n.success,
+                    "depth": n.depth,
+                    "visits": n.visits,
+                    "value": round(float(n.value), 6),
+                    "chosen": n.id in chosen_ids,
+                    "stats": _json_safe(n.stats),
+                }
+                for n in self.nodes
+            ],
+        }
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the tree JSON atomically (temp file + rename); returns the path."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(self.to_json(), ensure_ascii=False, indent=1))
+        os.replace(tmp, path)
+        return path
+
+
+def _json_safe(x: Any) -> Any:
+    try:
+        json.dumps(x)
+        return x
+    except TypeError:
+        return json.loads(json.dumps(x, default=str))
+
+
+class TaskHooks:
+    """What an algorithm may do: env access through snapshots, LLM access through the adapter.
+
+    Options:
+
+    * ``propose_mode``: ``"list"`` - one LLM call asking for k proposals (ToT's
+      propose prompt); ``"sample"`` - k ReAct calls at ``temperature`` (> 0).
+    * ``filter_valid``: when the observation lists ``valid_actions``, keep only
+      proposals among them (matched case-insensitively, rewritten to the listed form).
+    * ``value_samples``: LLM calls averaged per ``value``.
+
+    Counters: ``expansions`` (env steps taken by ``expand``), ``restores``.
+    """
+
+    def __init__(
+        self,
+        env: Any,
+        adapter: Any,
+        llm: LLM,
+        *,
+        propose_mode: str = "list",
+        temperature: float = 0.7,
+        filter_valid: bool = True,
+        value_samples: int = 1,
+        tree: SearchTree | None = None,
+    ):
+        if propose_mode not in ("list", "sample"):
+            raise ValueError(f"propose_mode must be 'list' or 'sample', not {propose_mode!r}")
+        self.env = env
+        self.adapter = adapter
+        self.llm = llm
+        self.propose_mode = propose_mode
+        self.temperature = float(temperature)
+        self.filter_valid = bool(filter_valid)
+        self.value_samples = max(1, int(value_samples))
+        self.tree = tree
+        self.expansions = 0
+        self.restores = 0
+        self._at: SearchNode | None = None
+
+    # ------------------------------------------------------------ env access
+    def make_root(self, observation: dict, info: dict) -> SearchNode:
+        """The root node: the live env's current state (the env is not moved)."""
+        root = SearchNode(snapshot=snapshot(self.env), observation=observation, info=dict(info))
+        self._at = root
+        return root
+
+    def restore(self, node: SearchNode) -> None:
+        """Put the env in ``node``'s state (skipped when it is already there)."""
+        if self._at is not node:
+            restore(self.env, node.snapshot)
+            self.restores += 1
+            self._at = node
+
+    def expand(self, node: SearchNode, action: str, thought: str = "") -> SearchNode:
+        """The child of ``node`` reached by ``action`` (an existing one is reused).
+
+        Restores ``node``'s snapshot, steps the env once and snapshots the result.
+        """
+        existing = node.child(action)
+        if existing is not None:
+            return existing
+        if node.terminal:
+            raise ValueError(f"node {node.id} is terminal; it has no children to expand")
+        self.restore(node)
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self.expansions += 1
+        child = SearchNode(
+            snapshot=snapshot(self.env), observation=obs, info=dict(info), action=action, thought=thought,
+            reward=float(reward), terminal=bool(terminated or truncated),
+            success=_success(info, float(reward), bool(terminated)), depth=node.depth + 1, parent=node,
+        )
+        node.children.append(child)
+        if self.tree is not None:
+            self.tree.add(child)
+        self._at = child
+        return child
+
+    # ------------------------------------------------------------ LLM hooks
+    def propose(self, node: SearchNode, k: int, avoid: Sequence[str] = ()) -> list[str]:
+        """Up to ``k`` distinct candidate actions from ``node`` (``avoid`` is shown to the model and filtered)."""
+        obs, history = node.observation, node.trajectory()
+        if self.propose_mode == "list":
+            text = self.llm.complete(self.adapter.propose_messages(obs, history, k, avoid), n=1,
+                                     temperature=self.temperature if k > 1 else 0.0)[0]
+            raw = self.adapter.parse_proposals(text, obs)
+        else:
+            raw = self.sample_actions(node, k, avoid=avoid)
+        return self._clean(raw, obs, avoid)[:k]
+
+    def sample_actions(self, node: SearchNode, k: int, avoid: Sequence[str] = ()) -> list[str]:
+        """``k`` i.i.d. ReAct actions at ``temperature`` (duplicates kept: their counts are the
+        self-consistency frequencies). One LLM call each, seeded 0..k-1 for reproducibility."""
+        messages = self.adapter.react_messages(node.observation, node.trajectory())
+        if avoid:
+            messages = messages[:-1] + [{**messages[-1], "content": messages[-1]["content"]
+                                         + "\nAlready tried from here (choose something else): " + "; ".join(avoid)}]
+        out = []
+        for i in range(k):
+            text = self.llm.complete(messages, n=1, temperature=self.temperature, seed=i)[0]
+            action = self.adapter.parse_action(text, node.observation)
+            if action:
+                out.append(action)
+        return out
+
+    def react(self, node: SearchNode, temperature: float = 0.0, reflections: Sequence[str] = ()) -> str:
+        """One ReAct action from ``node`` (greedy by default)."""
+        text = self.llm.complete(self.adapter.react_messages(node.observation, node.trajectory(), reflections),
+                                 n=1, temperature=temperature)[0]
+        return self.adapter.parse_action(text, node.observation)
+
+    def _clean(self, actions: Sequence[str], obs: dict, avoid: Sequence[str]) -> list[str]:
+        valid = obs.get("valid_actions") if isinstance(obs, dict) else None
+        lookup = {str(v).strip().lower(): str(v) for v in valid} if (self.filter_valid and valid) else None
+        out: list[str] = []
+        for a in actions:
+            a = str(a).strip()
+            if lookup is not None:
+                a = lookup.get(a.lower(), "")
+            if a and a not in out and a not in avoid:
+                out.append(a)
+        return out
+
+    def compare(self, a: SearchNode | Sequence[Step], b: SearchNode | Sequence[Step]) -> float:
+        """Is trajectory ``a`` better than ``b``? Judged twice with the order swapped (Eq. 6):
+        1.0 if ``a`` wins both, 0.0 if ``b`` wins both, else 0.5. Two LLM calls."""
+        ta = a.trajectory() if isinstance(a, SearchNode) else list(a)
+        tb = b.trajectory() if isinstance(b, SearchNode) else list(b)
+        obs = self.tree.root.observation if self.tree is not None else {}
+        first = self.adapter.parse_comparison(self.llm.complete(self.adapter.compare_messages(obs, ta, tb))[0])
+        second = self.adapter.parse_comparison(self.llm.complete(self.adapter.compare_messages(obs, tb, ta))[0])
+        if first == 1.0 and second == 0.0:
+            return 1.0
+        if first == 0.0 and second == 1.0:
+            return 0.0
+        return 0.5
+
+    def value(self, node: SearchNode) -> float:
+        """The LLM's value of ``node``'s state in [0, 1], averaged over ``value_samples`` calls."""
+        messages = self.adapter.value_messages(node.observation, node.trajectory())
+        texts = self.llm.complete(messages, n=1, temperature=self.temperature if self.value_samples > 1 else 0.0)
+        scores = [self.adapter.parse_value(texts[0])]
+        for i in range(1, self.value_samples):
+            scores.append(self.adapter.parse_value(
+                self.llm.complete(messages, n=1, temperature=self.temperature, seed=i)[0]))
+        return sum(scores) / len(scores)
+
+    def reflect(self, trajectory: SearchNode | Sequence[Step], outcome: str) -> str:
+        """A short self-reflection on a failed trajectory (one LLM call)."""
+        steps = trajectory.trajectory() if isinstance(trajectory, SearchNode) else list(trajectory)
+        obs = self.tree.root.observation if self.tree is not None else {}
+        return self.llm.complete(self.adapter.reflect_messages(obs, steps, outcome))[0].strip()
+
+
+@dataclass
+class SearchResult:
+    """What one search produced: the chosen leaf and its actions, every explored
+    trajectory (root-to-leaf action lists), the tree, and why the search stopped."""
+
+    chosen: SearchNode | None
+    actions: list[str]
+    trajectories: list[list[str]]
+    tree: SearchTree
+    stopped: str  # "done" or "budget"
+
+
+class SearchAgent(BasePolicy):
+    """A policy that searches on its first ``act`` and then plays the chosen trajectory.
+
+    Subclasses set ``name`` and ``value_name`` and implement ``search(root, hooks)``
+    and ``choose(tree)``; ``self.rng`` (numpy Generator) is seeded per search from
+    ``seed`` and the root observation, so the same seed on the same task gives the
+    same tree.
+
+    Options common to all algorithms: ``budget`` (LLM calls per search, default 100),
+    ``max_tokens`` (token budget, default none), ``seed``, ``tree_out`` (path of the
+    tree JSON; ``{episode}`` in it is replaced by the episode number, otherwise the
+    file is overwritten per episode), ``propose_mode``, ``temperature``,
+    ``filter_valid``, ``value_samples`` (passed to :class:`TaskHooks`).
+    """
+
+    name = "search"
+    value_name = "value"
+
+    def __init__(
+        self,
+        env_id: str,
+        llm: LLM,
+        *,
+        budget: int | None = 100,
+        max_tokens: int | None = None,
+        seed: int = 0,
+        tree_out: str | None = None,
+        propose_mode: str = "list",
+        temperature: float = 0.7,
+        filter_valid: bool = True,
+        value_samples: int = 1,
+        adapter: Any = None,
+    ):
+        if llm is None:
+            raise ValueError(f"agent {self.name!r} needs an LLM")
+        self.env_id = env_id
+        self.llm = llm
+        self.adapter = adapter or get_adapter(env_id)
+        self.budget = None if budget in (None, "", "none") else int(budget)
+        self.max_tokens = None if max_tokens in (None, "", "none") else int(max_tokens)
+        self.seed = int(seed)
+        self.tree_out = tree_out
+        self.hook_options = dict(propose_mode=propose_mode, temperature=float(temperature),
+                                 filter_valid=_as_bool(filter_valid), value_samples=int(value_samples))
+        self.result: SearchResult | None = None
+        self.episode = 0
+        self._plan: list[str] | None = None
+        self._played: list[tuple[str, dict]] = []
+        self._root_obs: dict = {}
+        self._stats: dict[str, Any] = {}
+        self._llm_view: Any = None
+
+    # ------------------------------------------------------------ to implement
+    def search(self, root: SearchNode, hooks: TaskHooks) -> None:  # pragma: no cover - abstract
+        """Grow ``hooks.tree`` from ``root``; may stop any time (``BudgetExceeded`` is caught outside)."""
+        raise NotImplementedError
+
+    def choose(self, tree: SearchTree) -> SearchNode | None:  # pragma: no cover - abstract
+        """The leaf whose trajectory is the answer (None: nothing worth playing)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ policy protocol
+    def reset(self) -> None:
+        self._plan = None
+        self.result = None
+        self._stats = {}
+        self._played = []
+
+    def act(self, observation: dict, info: dict) -> str:
+        if self.env is None:
+            raise RuntimeError(f"the {self.name} agent must be bound to its env: call policy.bind(env) after reset")
+        if self._played:
+            self._played[-1] = (self._played[-1][0], observation)
+        if self._plan is None:
+            self._root_obs = observation
+            self._plan = list(self.run_search(observation, info).actions)
+        action = self._plan.pop(0) if self._plan else self._greedy_step(observation, info)
+        self._played.append((action, {}))
+        return action
+
+    def stats(self) -> dict[str, Any]:
+        return dict(self._stats)
+
+    # ------------------------------------------------------------ the search run
+    def _budgeted(self) -> Any:
+        from ..llm.budget import BudgetedLLM
+
+        return BudgetedLLM(self.llm, max_calls=self.budget, max_tokens=self.max_tokens)
+
+    def run_search(self, observation: dict, info: dict) -> SearchResult:
+        """Search from the bound env's current state, leave the env there, return the result."""
+        import numpy as np
+
+        self._llm_view = self._budgeted()
+        hooks = TaskHooks(self.env, self.adapter, self._llm_view, **self.hook_options)
+        root = hooks.make_root(observation, info)
+        tree = SearchTree(root, algorithm=self.name, value_name=self.value_name, env_id=self.env_id)
+        hooks.tree = tree
+        digest = hashlib.sha256(f"{self.seed}:{observation.get('instruction', '')}:{root.text}".encode()).digest()
+        self.rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+        stopped = "done"
+        try:
+            self.search(root, hooks)
+        except BudgetExceeded:
+            stopped = "budget"
+        finally:
+            restore(self.env, root.snapshot)
+        chosen = self.choose(tree)
+        tree.chosen = chosen
+        trajectories = [leaf.actions() for leaf in tree.nodes if not leaf.children and leaf is not root]
+        self.result = SearchResult(chosen, chosen.actions() if chosen else [], trajectories, tree, stopped)
+        self.episode += 1
+        self._stats = {
+            "search_nodes": len(tree),
+            "search_expansions": hooks.expansions,
+            "search_trajectories": len(trajectories),
+            "search_stopped": stopped,
+            "search_llm_calls": self._llm_view.usage.calls,
+            "chosen_success": bool(chosen.success) if chosen is not None else False,
+        }
+        if self.tree_out:
+            path = str(self.tree_out).replace("{episode}", str(self.episode))
+            self._stats["tree_json"] = str(tree.save(path))
+        return self.result
+
+    def _greedy_step(self, observation: dict, info: dict) -> str:
+        """After the chosen trajectory: one greedy proposal from the live state."""
+        hooks = TaskHooks(self.env, self.adapter, self._llm_view or self._budgeted(), **self.hook_options)
+        live = snapshot(self.env)
+        # A prompt-only chain of the steps played so far, ending at the live state.
+        node = SearchNode(snapshot=live, observation=self._root_obs, info={})
+        for action, obs in self._played:
+            node = SearchNode(snapshot=live, observation=obs, action=action, parent=node, depth=node.depth + 1)
+        node.observation, node.info = observation, dict(info)
+        try:
+            proposals = hooks.propose(node, 1)
+        except BudgetExceeded:
+            raise AgentGaveUp(f"{self.name}: the chosen trajectory ended before the episode and the "
+                              "LLM budget is spent") from None
+        if not proposals:
+            raise AgentGaveUp(f"{self.name}: the chosen trajectory ended before the episode and the "
+                              "model proposed no further action")
+        self._stats["greedy_steps"] = self._stats.get("greedy_steps", 0) + 1
+        return proposals[0]
+
+
+def _as_bool(x: Any) -> bool:
+    if isinstance(x, str):
+        return x.strip().lower() not in ("0", "false", "no", "off", "")
+    return bool(x)
