@@ -106,8 +106,7 @@ class Product:
 
     def search_text(self) -> str:
         """The text the search index holds: title, description, bullet points, option text."""
-        return " ".join((self.name, self.description, " ".join(self.bullet_points),
-                         option_text(self.options)))
+        return search_text(self.name, self.description, self.bullet_points, self.options)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -186,6 +185,18 @@ def option_text(options: Iterable[tuple[str, Sequence[str]]]) -> str:
     """Upstream's index text for options: ``"name1: v1, v2, and name2: v3"``."""
     parts = [f"{name}: {', '.join(values)}" for name, values in options]
     return ", and ".join(parts)
+
+
+def search_text(name: str, description: str, bullet_points: Iterable[str],
+                options: Iterable[tuple[str, Sequence[str]]]) -> str:
+    """What the search index holds for a product (also used on raw records by builders)."""
+    return " ".join((name, description, " ".join(bullet_points), option_text(options)))
+
+
+def record_search_text(record: Mapping[str, Any]) -> str:
+    """``search_text`` of a product record (the ``Product.to_dict`` form)."""
+    return search_text(record["name"], record.get("description") or "", record.get("bullet_points") or (),
+                       record.get("options") or ())
 
 
 def format_price_text(lo: float, hi: float | None = None) -> str:
