@@ -93,6 +93,7 @@ class Game24Env(ForkableEnv):
             "max_steps": max_steps, "data_path": data_path, "render_mode": render_mode,
         }
         self._tasks = load_tasks(data_path)
+        self._data_name = str(data_path) if data_path is not None else "the packaged 24.csv"
         self._pool = self._make_pool(split, task_ids)
         self.observation_space = text_observation_space(
             left=spaces.Sequence(UnicodeText(max_length=256), stack=False)
@@ -114,7 +115,13 @@ class Game24Env(ForkableEnv):
     def _make_pool(self, split: str | None, task_ids: Sequence[int] | None) -> tuple[int, ...]:
         n = len(self._tasks)
         if task_ids is None:
-            return split_ids(split or "test", n)
+            pool = split_ids(split or "test", n)
+            if not pool:
+                raise ValueError(
+                    f"split {split or 'test'!r} of {self._data_name} has no tasks (test = rows 900-999 of "
+                    f"{n}); pass split='all' or task_ids="
+                )
+            return pool
         if isinstance(task_ids, (str, bytes)):
             raise ValueError(f"task_ids must be a sequence of integer row indices, got {task_ids!r}")
         pool = tuple(check_task_id(t, n) for t in task_ids)
@@ -131,6 +138,8 @@ class Game24Env(ForkableEnv):
         if options.get("task_id") is not None:
             return self._tasks[check_task_id(options["task_id"], n)]
         pool = split_ids(options["split"], n) if options.get("split") else self._pool
+        if not pool:
+            raise ValueError(f"split {options['split']!r} of {self._data_name} has no tasks; choose another split")
         if seed is not None:
             return self._tasks[pool[seed % len(pool)]]
         current = self.task.task_id if self.task is not None else None
