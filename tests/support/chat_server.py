@@ -26,7 +26,8 @@ Contract:
 * ``honour_n=False`` behaves like llama.cpp's server: it ignores ``n`` and
   always answers one choice.
 * Usage counts whitespace-separated words (prompt: all message contents;
-  completion: the answers), so it differs from any client-side estimate.
+  completion: the answers), so it differs from any client-side estimate;
+  ``send_usage=False`` leaves ``usage`` out of responses.
 * ``inject(*faults)`` queues faults; each chat-completions request takes the
   next queued fault instead of (or, for ``Fault.delay``, before) its normal
   answer. ``/v1/models`` is never faulted.
@@ -118,6 +119,7 @@ class ChatServer:
     models: Sequence[str] | None = ("test-model",)
     api_key: str | None = None
     honour_n: bool = True
+    send_usage: bool = True
     requests: list[LoggedRequest] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -133,7 +135,9 @@ class ChatServer:
         handler = type("Handler", (_Handler,), {"server_state": self})
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="chat-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="chat-server", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -285,6 +289,8 @@ class _Handler(BaseHTTPRequestHandler):
             texts = [state.reply(messages) for _ in range(n)]
         prompt_tokens = sum(_words(m.get("content")) for m in messages if isinstance(m, dict))
         completion_tokens = sum(_words(t) for t in texts)
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                 "total_tokens": prompt_tokens + completion_tokens}
         self._send_json(200, {
             "id": f"chatcmpl-{state._next_id()}",
             "object": "chat.completion",
@@ -292,6 +298,5 @@ class _Handler(BaseHTTPRequestHandler):
             "model": model,
             "choices": [{"index": i, "finish_reason": "stop", "logprobs": None,
                          "message": {"role": "assistant", "content": t}} for i, t in enumerate(texts)],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
+            **({"usage": usage} if state.send_usage else {}),
         })
