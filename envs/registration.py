@@ -19,6 +19,7 @@ NAMESPACE = "treegym"
 # id -> (entry point, default kwargs, extra needed to import it)
 ENVS: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "treegym/Game24-v0": ("treegym.envs.game24.env:Game24Env", {}, None),
+    "treegym/WebShop-v0": ("treegym.envs.webshop.env:WebShopEnv", {}, "webshop"),
 }
 
 

@@ -1,0 +1,458 @@
+"""The WebShop engine: sessions, pages and actions, shared by the Gym env and the Flask site.
+
+A shopping session is a small immutable record, :class:`Session` (goal index,
+page kind, query, page number, the top-50 result ASINs, the open product, the
+selected options, the sub-page, visited products, done and reward). Every
+action maps a session to a new one (:meth:`WebShopEngine.step`), so a native
+snapshot *is* the record; the catalog and its search index are referenced by
+the engine, never copied into a session.
+
+Pages follow upstream WebShop: a search page (instruction + search bar), result
+pages (10 products per page over the top 50, ``< Prev``, ``Next >``,
+``Back to Search``), an item page (option buttons, Description / Features /
+Reviews tabs, ``Buy Now``), item sub-pages and the done page. A page is a tuple
+of :class:`Node` (role, text, clicked, group); ``render.py`` turns it into
+upstream's ``text`` ([SEP]-joined), ``text_rich`` and ``html`` renderings.
+
+Actions use upstream's syntax: ``search[free text]`` (only where there is a
+search bar, as on the real site) and ``click[label]`` where ``label`` is one of
+the page's clickables (matched case-insensitively, as upstream lower-cases it).
+A malformed action, an unknown click target or an empty search never raises: the
+session stays where it was and the next page carries a notice saying what was
+wrong and what to do.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+from .reward import fuzzy_score, get_reward, FUZZY_THRESHOLD
+
+SEARCH_RETURN_N = 50      # products a search returns
+PRODUCTS_PER_PAGE = 10    # products per result page
+MAX_QUERY_CHARS = 500     # longer search text is cut (a query, not a document)
+
+PAGE_SEARCH, PAGE_RESULTS, PAGE_ITEM, PAGE_SUB, PAGE_DONE = "search", "results", "item", "item_sub", "done"
+PAGE_KINDS = (PAGE_SEARCH, PAGE_RESULTS, PAGE_ITEM, PAGE_SUB, PAGE_DONE)
+BACK_TO_SEARCH, NEXT_PAGE, PREV_PAGE, BUY_NOW = "Back to Search", "Next >", "< Prev", "Buy Now"
+SUB_PAGES = ("Description", "Features", "Reviews")
+SEARCH_TEMPLATE = "search[...]"   # how valid_actions lists the search bar
+
+_ACTION_RE = re.compile(r"^\s*(search|click)\s*\[(.*)\]\s*$", re.IGNORECASE | re.DOTALL)
+
+
+def _clean(text: Any) -> str:
+    """Page text as one line: whitespace runs collapsed, so every rendering agrees."""
+    return " ".join(str(text).split())
+
+
+def _short(text: str, n: int = 80) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+@dataclass(frozen=True)
+class Node:
+    """One visible element of a page: ``role`` says what it is, ``text`` what it shows.
+
+    Roles: ``heading``, ``label``, ``instruction``, ``notice``, ``text``, ``searchbox``
+    (the search bar's button), ``button``, ``product`` (a product link, text = ASIN),
+    ``option_name``, ``option`` (an option value button). ``clicked`` marks selected
+    options and visited products; ``group`` is a layout hint for the HTML page only.
+    """
+
+    role: str
+    text: str
+    clicked: bool = False
+    group: str = ""
+
+
+CLICKABLE_ROLES = ("button", "product", "option")
+
+
+@dataclass(frozen=True)
+class Session:
+    """The whole state of one shopping episode (immutable; JSON-able via ``to_json``).
+
+    ``goal_index`` indexes ``catalog.goals``. ``page`` is one of ``PAGE_KINDS``.
+    ``query`` is the last search text (lower-case), ``results`` its top-50 ASINs
+    (kept so restoring never re-queries the index), ``page_num`` the 1-based result
+    page. ``asin`` is the open product; ``options`` the selected ``(name, value)``
+    pairs in the product's option order; ``sub_page`` one of ``SUB_PAGES`` or "".
+    ``visited`` lists opened products in order. ``done``/``reward``/``reward_parts``
+    are set by Buy Now. ``notice`` explains why the last action did nothing ("" if it worked).
+    """
+
+    goal_index: int
+    page: str = PAGE_SEARCH
+    query: str = ""
+    results: tuple[str, ...] = ()
+    page_num: int = 1
+    asin: str = ""
+    options: tuple[tuple[str, str], ...] = ()
+    sub_page: str = ""
+    visited: tuple[str, ...] = ()
+    done: bool = False
+    reward: float = 0.0
+    reward_parts: tuple[tuple[str, Any], ...] = ()
+    notice: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain-JSON dict (lists for tuples) that :meth:`WebShopEngine.session_from_json` reads back."""
+        return {
+            "goal_index": self.goal_index, "page": self.page, "query": self.query,
+            "results": list(self.results), "page_num": self.page_num, "asin": self.asin,
+            "options": [list(o) for o in self.options], "sub_page": self.sub_page,
+            "visited": list(self.visited), "done": self.done, "reward": self.reward,
+            "reward_parts": [[k, v] for k, v in self.reward_parts], "notice": self.notice,
+        }
+
+
+class WebShopEngine:
+    """Pages, actions, reward and gold path over one shared, read-only :class:`Catalog`.
+
+    Thread-safe: it holds no per-session state; sessions are values passed in and out.
+    """
+
+    def __init__(self, catalog: Any):
+        self.catalog = catalog
+
+    # ------------------------------------------------------------------ sessions
+    def new_session(self, goal_index: int) -> Session:
+        self.catalog.goal(goal_index)  # validates the index, naming the range
+        return Session(goal_index=goal_index)
+
+    def reset_session(self, session: Session) -> Session:
+        """Back to the start page for the same goal."""
+        return Session(goal_index=session.goal_index)
+
+    def goal(self, session: Session) -> Any:
+        return self.catalog.goal(session.goal_index)
+
+    def instruction(self, session: Session) -> str:
+        return _clean(self.goal(session).instruction_text)
+
+    def session_from_json(self, data: Any) -> Session:
+        """Validate a JSON session record (from a client) and rebuild the :class:`Session`.
+
+        Raises ``ValueError`` naming the first bad field.
+        """
+        if not isinstance(data, Mapping):
+            raise ValueError("session state must be a JSON object (as returned by the snapshot endpoint)")
+
+        def need(name: str, typ: type | tuple[type, ...]) -> Any:
+            if name not in data:
+                raise ValueError(f"session state lacks {name!r}")
+            v = data[name]
+            if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
+                raise ValueError(f"session state field {name!r} has the wrong type ({type(v).__name__})")
+            return v
+
+        gi = need("goal_index", int)
+        if not 0 <= gi < len(self.catalog.goals):
+            raise ValueError(f"goal_index {gi} out of range (0..{len(self.catalog.goals) - 1})")
+        page = need("page", str)
+        if page not in PAGE_KINDS:
+            raise ValueError(f"page {page!r} is not one of {', '.join(PAGE_KINDS)}")
+        results = need("results", list)
+        if len(results) > SEARCH_RETURN_N or not all(isinstance(a, str) and a in self.catalog.products for a in results):
+            raise ValueError("results must be at most 50 ASINs of this catalog")
+        asin = need("asin", str)
+        if asin and asin not in self.catalog.products:
+            raise ValueError(f"asin {asin!r} is not in this catalog")
+        if page in (PAGE_ITEM, PAGE_SUB, PAGE_DONE) and not asin:
+            raise ValueError(f"page {page!r} needs an asin")
+        options = need("options", list)
+        if not all(isinstance(o, list) and len(o) == 2 and all(isinstance(x, str) for x in o) for o in options):
+            raise ValueError("options must be a list of [name, value] string pairs")
+        sub_page = need("sub_page", str)
+        if sub_page not in ("",) + SUB_PAGES:
+            raise ValueError(f"sub_page must be one of {SUB_PAGES} or empty")
+        visited = need("visited", list)
+        if not all(isinstance(a, str) for a in visited):
+            raise ValueError("visited must be a list of ASIN strings")
+        parts = need("reward_parts", list)
+        if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in parts):
+            raise ValueError("reward_parts must be a list of [name, value] pairs")
+        page_num = need("page_num", int)
+        if not 1 <= page_num <= max(1, -(-len(results) // PRODUCTS_PER_PAGE)):
+            raise ValueError(f"page_num {page_num} out of range for {len(results)} results")
+        return Session(
+            goal_index=gi, page=page, query=need("query", str)[:MAX_QUERY_CHARS], results=tuple(results),
+            page_num=page_num, asin=asin, options=tuple((n, v) for n, v in options),
+            sub_page=sub_page, visited=tuple(visited), done=bool(need("done", bool)),
+            reward=float(need("reward", (int, float))), reward_parts=tuple((k, v) for k, v in parts),
+            notice=need("notice", str)[:1000],
+        )
+
+    # ------------------------------------------------------------------ pages
+    def page_nodes(self, session: Session) -> tuple[Node, ...]:
+        """The visible content of the session's current page, in reading order."""
+        nodes: list[Node] = []
+        if session.notice:
+            nodes.append(Node("notice", session.notice))
+        if session.page == PAGE_DONE:
+            nodes.extend(self._done_nodes(session))
+            return tuple(nodes)
+        if session.page == PAGE_SEARCH:
+            nodes.append(Node("heading", "WebShop"))
+        nodes.append(Node("label", "Instruction:", group="instruction"))
+        nodes.append(Node("instruction", self.instruction(session), group="instruction"))
+        if session.page == PAGE_SEARCH:
+            nodes.append(Node("searchbox", "Search"))
+        elif session.page == PAGE_RESULTS:
+            nodes.extend(self._results_nodes(session))
+        elif session.page == PAGE_ITEM:
+            nodes.extend(self._item_nodes(session))
+        elif session.page == PAGE_SUB:
+            nodes.extend(self._sub_nodes(session))
+        return tuple(nodes)
+
+    def _n_pages(self, session: Session) -> int:
+        return max(1, -(-len(session.results) // PRODUCTS_PER_PAGE))
+
+    def page_asins(self, session: Session) -> tuple[str, ...]:
+        start = (session.page_num - 1) * PRODUCTS_PER_PAGE
+        return session.results[start:start + PRODUCTS_PER_PAGE]
+
+    def _results_nodes(self, s: Session) -> list[Node]:
+        nodes = [Node("button", BACK_TO_SEARCH, group="nav"),
+                 Node("text", f"Page {s.page_num} (Total results: {len(s.results)})", group="nav")]
+        if s.page_num > 1:
+            nodes.append(Node("button", PREV_PAGE, group="nav"))
+        if s.page_num < self._n_pages(s):
+            nodes.append(Node("button", NEXT_PAGE, group="nav"))
+        if not s.results:
+            nodes.append(Node("text", f"No products match {s.query!r}. Go back and try other keywords."))
+        for i, asin in enumerate(self.page_asins(s)):
+            p = self.catalog.product(asin)
+            g = f"card-{i}"
+            nodes.append(Node("product", asin, clicked=asin in s.visited, group=g))
+            nodes.append(Node("text", _clean(p.name), group=g))
+            nodes.append(Node("text", _clean(p.price_text), group=g))
+        return nodes
+
+    def _item_nodes(self, s: Session) -> list[Node]:
+        p = self.catalog.product(s.asin)
+        selected = dict(s.options)
+        nodes = [Node("button", BACK_TO_SEARCH, group="nav"), Node("button", PREV_PAGE, group="nav")]
+        for name, values in p.options:
+            g = f"opt-{name}"
+            nodes.append(Node("option_name", _clean(name), group=g))
+            for v in values:
+                nodes.append(Node("option", _clean(v), clicked=selected.get(name) == v, group=g))
+        rating = "N.A." if p.rating is None else f"{p.rating:.1f}"
+        nodes += [Node("text", _clean(p.name), group="info"),
+                  Node("text", f"Price: {_clean(p.price_text)}", group="info"),
+                  Node("text", f"Rating: {rating}", group="info")]
+        nodes += [Node("button", label, group="tabs") for label in SUB_PAGES]
+        nodes.append(Node("button", BUY_NOW, group="buy"))
+        return nodes
+
+    def _sub_nodes(self, s: Session) -> list[Node]:
+        p = self.catalog.product(s.asin)
+        nodes = [Node("button", BACK_TO_SEARCH, group="nav"), Node("button", PREV_PAGE, group="nav")]
+        if s.sub_page == "Description":
+            if _clean(p.description):
+                nodes.append(Node("text", _clean(p.description), group="sub"))
+        elif s.sub_page == "Features":
+            nodes += [Node("text", _clean(b), group="sub") for b in p.bullet_points if _clean(b)]
+        else:
+            for i, (score, title, body) in enumerate(p.reviews):
+                g = f"review-{i}"
+                nodes += [Node("text", _clean(title) or "(no title)", group=g),
+                          Node("text", f"{score} out of 5 stars", group=g),
+                          Node("text", _clean(body) or "(no text)", group=g)]
+        return nodes
+
+    def _done_nodes(self, s: Session) -> list[Node]:
+        p = self.catalog.product(s.asin)
+        nodes = [Node("heading", "Thank you for shopping with us!"),
+                 Node("label", "Purchased:", group="bought"), Node("text", s.asin, group="bought"),
+                 Node("text", _clean(p.name), group="bought")]
+        for name, value in s.options:
+            nodes.append(Node("text", f"{_clean(name)}: {_clean(value)}", group="bought"))
+        nodes += [Node("label", "Your score (min 0.0, max 1.0)", group="score"),
+                  Node("text", format_reward(s.reward), group="score")]
+        return nodes
+
+    # ------------------------------------------------------------------ actions
+    def available_actions(self, session: Session) -> dict[str, Any]:
+        """Upstream's ``get_available_actions``: ``has_search_bar`` and lower-case ``clickables``."""
+        return available_actions_from_nodes(self.page_nodes(session))
+
+    def valid_actions(self, session: Session) -> tuple[str, ...]:
+        return valid_actions_from_nodes(self.page_nodes(session))
+
+    def step(self, session: Session, action: Any) -> tuple[Session, float]:
+        """Apply one action; return the new session and the reward it earned (non-zero only at Buy Now)."""
+        s = replace(session, notice="") if session.notice else session
+        if s.done:
+            return replace(s, notice="The episode is over: you already bought a product. Reset to shop again."), 0.0
+        text = action if isinstance(action, str) else str(action)
+        m = _ACTION_RE.match(text)
+        if not m:
+            return replace(s, notice=f"Invalid action {_short(text)!r}: write search[keywords] or "
+                                     f"click[a button, product or option on this page]."), 0.0
+        verb, arg = m.group(1).lower(), _clean(m.group(2))
+        if verb == "search":
+            return self._search(s, arg), 0.0
+        return self._click(s, arg)
+
+    def _search(self, s: Session, query: str) -> Session:
+        if s.page != PAGE_SEARCH:
+            return replace(s, notice="There is no search bar on this page; click[Back to Search] first.")
+        query = query.lower()[:MAX_QUERY_CHARS]
+        if not query.strip():
+            return replace(s, notice="Empty search: put keywords inside the brackets, as in search[red running shoes].")
+        asins = tuple(a for a in self.catalog.search(query, SEARCH_RETURN_N) if a in self.catalog.products)
+        return replace(s, page=PAGE_RESULTS, query=query, results=asins[:SEARCH_RETURN_N], page_num=1,
+                       asin="", options=(), sub_page="")
+
+    def _click(self, s: Session, label: str) -> tuple[Session, float]:
+        nodes = self.page_nodes(s)
+        target = label.lower()
+        hit = next((n for n in nodes if n.role in CLICKABLE_ROLES and n.text.lower() == target), None)
+        if hit is None:
+            clickables = ", ".join(n.text for n in nodes if n.role in CLICKABLE_ROLES) or "nothing"
+            if any(n.role == "searchbox" for n in nodes) and target == "search":
+                why = "To search, write search[your keywords]."
+            else:
+                why = f"Clickable here: {_short(clickables, 400)}."
+            return replace(s, notice=f"There is nothing called {_short(label)!r} to click on this page. {why}"), 0.0
+        if hit.role == "product":
+            return replace(s, page=PAGE_ITEM, asin=hit.text, options=(), sub_page="",
+                           visited=s.visited if hit.text in s.visited else s.visited + (hit.text,)), 0.0
+        if hit.role == "option":
+            return self._select_option(s, hit.text), 0.0
+        name = hit.text
+        if name == BACK_TO_SEARCH:
+            return replace(s, page=PAGE_SEARCH, query="", results=(), page_num=1, asin="", options=(),
+                           sub_page=""), 0.0
+        if name == NEXT_PAGE:
+            return replace(s, page_num=s.page_num + 1), 0.0
+        if name == PREV_PAGE:
+            if s.page == PAGE_SUB:
+                return replace(s, page=PAGE_ITEM, sub_page=""), 0.0
+            if s.page == PAGE_ITEM:
+                return replace(s, page=PAGE_RESULTS, asin="", options=(), sub_page=""), 0.0
+            return replace(s, page_num=s.page_num - 1), 0.0
+        if name in SUB_PAGES:
+            return replace(s, page=PAGE_SUB, sub_page=name), 0.0
+        if name == BUY_NOW:
+            return self._buy(s)
+        raise AssertionError(f"unhandled button {name!r}")  # a page lists a button step() does not know
+
+    def _select_option(self, s: Session, value: str) -> Session:
+        p = self.catalog.product(s.asin)
+        chosen = dict(s.options)
+        for name, values in p.options:
+            if value in values:
+                chosen[name] = value
+                break
+        ordered = tuple((n, chosen[n]) for n, _ in p.options if n in chosen)
+        return replace(s, options=ordered)
+
+    def _buy(self, s: Session) -> tuple[Session, float]:
+        product = self.catalog.product(s.asin)
+        reward, parts = get_reward(product, self.goal(s), product.price, dict(s.options))
+        return replace(s, page=PAGE_DONE, sub_page="", done=True, reward=reward,
+                       reward_parts=tuple(parts.items())), reward
+
+    # ------------------------------------------------------------------ metrics and expert
+    def info(self, session: Session) -> dict[str, Any]:
+        """What the env puts in ``info``: page kind, upstream's available actions, and at Buy Now the
+        purchase, ``reward`` parts and ``success`` (reward exactly 1, as ReAct/LATS count it).
+        Plain JSON types only, so the site returns the very same dict."""
+        info: dict[str, Any] = {
+            "page": session.page,
+            "available_actions": self.available_actions(session),
+            "goal_index": session.goal_index,
+            "success": False,
+        }
+        if session.done:
+            info.update({"purchased_asin": session.asin, "selected_options": dict(session.options),
+                         "reward_parts": dict(session.reward_parts), "success": session.reward == 1.0})
+        return info
+
+    def expert_action(self, session: Session) -> str | None:
+        """The next action on the gold path (search the target, open it, pick the goal options, buy);
+        ``None`` once the episode is over. Works from any page."""
+        if session.done:
+            return None
+        goal = self.goal(session)
+        if session.page == PAGE_SEARCH:
+            return f"search[{self.expert_query(session)}]"
+        if session.page == PAGE_SUB:
+            return f"click[{PREV_PAGE}]"
+        if session.page == PAGE_ITEM:
+            if session.asin != goal.asin:
+                return f"click[{PREV_PAGE}]"
+            needed = self._goal_option_values(goal)
+            selected = dict(session.options)
+            for name, value in needed:
+                if selected.get(name) != value:
+                    return f"click[{value}]"
+            return f"click[{BUY_NOW}]"
+        # results page
+        if goal.asin in self.page_asins(session):
+            return f"click[{goal.asin}]"
+        if goal.asin in session.results:
+            where = session.results.index(goal.asin) // PRODUCTS_PER_PAGE + 1
+            return f"click[{NEXT_PAGE if where > session.page_num else PREV_PAGE}]"
+        return f"click[{BACK_TO_SEARCH}]"
+
+    def expert_query(self, session: Session) -> str:
+        """A search text that finds the goal product: its name, else the instruction."""
+        goal = self.goal(session)
+        product = self.catalog.product(goal.asin)
+        candidates = (_clean(product.name).lower(), _clean(goal.instruction_text).lower())
+        for q in candidates:
+            if goal.asin in self.catalog.search(q[:MAX_QUERY_CHARS], SEARCH_RETURN_N):
+                return q[:MAX_QUERY_CHARS]
+        return candidates[0][:MAX_QUERY_CHARS]
+
+    def _goal_option_values(self, goal: Any) -> list[tuple[str, str]]:
+        """The (option name, value) pairs of the goal product that satisfy the goal's options."""
+        product = self.catalog.product(goal.asin)
+        pairs: list[tuple[str, str]] = []
+        for g in goal.goal_options:
+            if isinstance(g, tuple):
+                name, value = g
+                values = product.option_dict().get(name, ())
+                if value in values:
+                    pairs.append((name, value))
+                continue
+            best = None
+            for name, values in product.options:
+                for v in values:
+                    if fuzzy_score(v, g) > FUZZY_THRESHOLD:
+                        best = (name, v)
+                        break
+                if best:
+                    break
+            if best and best[0] not in dict(pairs):
+                pairs.append(best)
+        return pairs
+
+
+def format_reward(reward: float) -> str:
+    """The score as the done page shows it (4 decimals, trailing zeros dropped)."""
+    return f"{reward:.4f}".rstrip("0").rstrip(".") if reward else "0.0"
+
+
+def available_actions_from_nodes(nodes: tuple[Node, ...]) -> dict[str, Any]:
+    has_search_bar = any(n.role == "searchbox" for n in nodes)
+    clickables = (["search"] if has_search_bar else []) + [n.text.lower() for n in nodes if n.role in CLICKABLE_ROLES]
+    return {"has_search_bar": has_search_bar, "clickables": clickables}
+
+
+def valid_actions_from_nodes(nodes: tuple[Node, ...]) -> tuple[str, ...]:
+    """Commands for a page: where there is a search bar, one suggested search (the instruction's
+    text; any ``search[...]`` is allowed there), then ``click[x]`` for every clickable."""
+    acts = []
+    if any(n.role == "searchbox" for n in nodes):
+        instruction = next((n.text for n in nodes if n.role == "instruction"), "")
+        acts.append(f"search[{instruction.lower()[:MAX_QUERY_CHARS]}]" if instruction.strip() else SEARCH_TEMPLATE)
+    acts += [f"click[{n.text}]" for n in nodes if n.role in CLICKABLE_ROLES]
+    return tuple(acts)

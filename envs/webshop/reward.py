@@ -1,0 +1,207 @@
+"""WebShop's purchase reward, ported from upstream ``web_agent_site/engine/goal.py``.
+
+``get_reward(purchased_product, goal, price, options)`` is a pure function with
+upstream's argument meanings:
+
+* ``purchased_product`` - the product bought: a :class:`~treegym.envs.webshop.catalog.Product`
+  or an upstream-style dict (``name``, ``query``, ``product_category``,
+  ``Attributes``, ``Title``, ``BulletPoints``, ``Description``);
+* ``goal`` - a :class:`~treegym.envs.webshop.catalog.Goal` or an upstream goal dict
+  (``name``, ``query``, ``product_category``, ``attributes``, ``goal_options``
+  as a list of strings or a ``{name: value}`` dict, ``price_upper``);
+* ``price`` - the price paid, in dollars;
+* ``options`` - the ``{option_name: value}`` the buyer selected.
+
+It returns ``(reward, parts)`` with ``reward`` in [0, 1] and ``parts`` holding
+upstream's verbose breakdown (``r_type``, ``r_att``, ``w_att``, ``r_option``,
+``w_option``, ``r_price``, ``w_price``, ``query_match``, ``category_match``,
+``title_score``); ``verbose=True`` adds which goal attributes and options matched.
+
+The formula: ``r_type * (attribute hits + option hits + price ok) /
+(n_attributes + n_options + 1)``; ``r_type`` in {0, 0.1, 0.5, 1} gates on the
+product type (same query, two shared breadcrumb levels, or shared name nouns).
+Fuzzy matches are ``token_set_ratio > 85`` (thefuzz semantics via rapidfuzz).
+Name nouns come precomputed with the catalog (``name_nouns``), so no spaCy at
+run time; for dicts without them a small heuristic stands in (see ``name_nouns``).
+Deviations from upstream are listed in envs/webshop/README.md.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rapidfuzz import fuzz, utils
+
+FUZZY_THRESHOLD = 85  # upstream: token_set_ratio(a, b) > 85 after int-rounding
+
+# Colour words for option normalisation, in upstream's alphabetical order of
+# lookup: an option containing one of them (as a substring) is replaced by the
+# first one it contains ("dark blue" -> "blue", "golden" -> "gold").
+COLOR_SET: tuple[str, ...] = (
+    "apricot", "aqua", "ash", "beige", "black", "blue", "blush", "bronze", "brown",
+    "burgundy", "camel", "camo", "champagne", "charcoal", "chocolate", "clear", "coffee",
+    "copper", "coral", "cream", "denim", "emerald", "fuchsia", "gold", "gray", "green",
+    "grey", "heather", "indigo", "ivory", "khaki", "lavender", "leopard", "light",
+    "lilac", "lime", "magenta", "maroon", "mint", "multicolor", "mustard", "natural",
+    "navy", "nude", "olive", "orange", "peach", "pink", "plum", "purple", "red", "rose",
+    "rust", "sage", "silver", "tan", "taupe", "teal", "turquoise", "violet", "white",
+    "wine", "yellow",
+)
+
+_STOP = frozenset(
+    "a an the and or of for with in on to by at from as is are be this that these those "
+    "new set pack pcs piece pieces count size inch inches oz ounce ounces ml lb lbs x".split()
+)
+
+
+def _get(obj: Any, *names: str, default: Any = None) -> Any:
+    """A field of a dataclass or a mapping, trying ``names`` in order."""
+    for n in names:
+        if isinstance(obj, Mapping):
+            if n in obj:
+                return obj[n]
+        elif hasattr(obj, n):
+            return getattr(obj, n)
+    return default
+
+
+def name_nouns(obj: Any) -> list[str]:
+    """Lower-case nouns of a product's or goal's ``name``.
+
+    Uses the precomputed ``name_nouns`` when present (catalog build time, the
+    stand-in for upstream's spaCy NOUN/PROPN tags). For upstream-style dicts
+    without them, a heuristic keeps alphabetic tokens of 3+ letters that are not
+    stop words - the same rule the fixture generator uses.
+    """
+    pre = _get(obj, "name_nouns")
+    if pre:
+        return [str(n).lower() for n in pre]
+    name = str(_get(obj, "name", "Title", default="") or "")
+    return [t for t in re.findall(r"[a-z]+", name.lower()) if len(t) >= 3 and t not in _STOP]
+
+
+def fuzzy_score(a: Any, b: Any) -> int:
+    """thefuzz's ``token_set_ratio`` (lower-case, punctuation to spaces, ASCII only, int-rounded)."""
+    sa = str(a).encode("ascii", "ignore").decode()
+    sb = str(b).encode("ascii", "ignore").decode()
+    pa, pb = utils.default_process(sa), utils.default_process(sb)
+    if not pa or not pb:
+        return 0
+    return int(round(fuzz.token_set_ratio(pa, pb)))
+
+
+def _category_levels(breadcrumb: str) -> set[str]:
+    return {c.strip().lower() for c in str(breadcrumb or "").split("\u203a") if c.strip()}
+
+
+def get_type_reward(purchased_product: Any, goal: Any) -> dict[str, Any]:
+    """Upstream's type gate: ``r_type`` plus ``query_match``, ``category_match``, ``title_score``."""
+    query_match = str(_get(purchased_product, "query", default="")).lower() == str(_get(goal, "query", default="")).lower()
+    shared = _category_levels(_get(purchased_product, "product_category", default="")) & _category_levels(
+        _get(goal, "product_category", default=""))
+    category_match = len(shared) >= 2
+    goal_nouns = name_nouns(goal)
+    product_nouns = set(name_nouns(purchased_product))
+    if goal_nouns:
+        title_score = len(product_nouns & set(goal_nouns)) / len(goal_nouns)
+    else:
+        title_score = 0.2
+    r_type = 1.0
+    if not (query_match or category_match or title_score > 0.2):
+        r_type = 0.5
+    if title_score < 0.1:
+        r_type = 0.1
+    if title_score == 0.0:
+        r_type = 0.0
+    return {"r_type": r_type, "query_match": query_match, "category_match": category_match,
+            "title_score": title_score}
+
+
+def get_attribute_hits(purchased_product: Any, goal_attrs: Sequence[str]) -> list[bool]:
+    """For each goal attribute: matched by a product attribute (fuzzy) or found in its texts."""
+    attrs = [str(a) for a in (_get(purchased_product, "attributes", "Attributes", default=()) or ())]
+    title = str(_get(purchased_product, "title", "Title", "name", default="") or "").lower()
+    bullets = _get(purchased_product, "bullet_points", "BulletPoints", default=()) or ()
+    bullets_text = (bullets if isinstance(bullets, str) else " ".join(map(str, bullets))).lower()
+    description = str(_get(purchased_product, "description", "Description", default="") or "").lower()
+    hits = []
+    for g in goal_attrs:
+        g = str(g)
+        hit = any(fuzzy_score(p, g) > FUZZY_THRESHOLD for p in attrs)
+        if not hit:
+            gl = g.lower()
+            hit = gl in title or gl in bullets_text or gl in description
+        hits.append(hit)
+    return hits
+
+
+def normalize_color(option: Any) -> Any:
+    """Upstream's colour normalisation of one option (a string or a ``(name, value)`` tuple).
+
+    A string containing a colour word (substring test) becomes that colour; a
+    tuple becomes the colour only if one of its elements *is* a colour word.
+    """
+    if isinstance(option, tuple):
+        for color in COLOR_SET:
+            if color in option:
+                return color
+        return option
+    for color in COLOR_SET:
+        if color in str(option):
+            return color
+    return option
+
+
+def _goal_options(goal: Any) -> list[Any]:
+    raw = _get(goal, "goal_options", default=()) or ()
+    if isinstance(raw, Mapping):
+        return [(str(k), str(v)) for k, v in raw.items()]
+    return [tuple(map(str, o)) if isinstance(o, (tuple, list)) else str(o) for o in raw]
+
+
+def get_option_hits(options: Mapping[str, str], goal_options: Sequence[Any]) -> list[bool]:
+    """For each goal option: some selected option matches it (fuzzy, after colour normalisation)."""
+    purchased = [normalize_color(str(v)) for v in (options or {}).values()]
+    goal_norm = [normalize_color(g) for g in goal_options]
+    return [any(fuzzy_score(_as_text(p), _as_text(g)) > FUZZY_THRESHOLD for p in purchased) for g in goal_norm]
+
+
+def _as_text(option: Any) -> str:
+    # thefuzz str()-ed tuples, so ("color", "dark blue") compares as "color dark blue".
+    return " ".join(option) if isinstance(option, tuple) else str(option)
+
+
+def get_reward(purchased_product: Any, goal: Any, price: float, options: Mapping[str, str] | None,
+               verbose: bool = False) -> tuple[float, dict[str, Any]]:
+    """The reward of buying ``purchased_product`` at ``price`` with ``options`` for ``goal``.
+
+    Returns ``(reward, parts)``; see the module docstring.
+    """
+    type_parts = get_type_reward(purchased_product, goal)
+    goal_attrs = [str(a) for a in (_get(goal, "attributes", default=()) or ())]
+    att_hits = get_attribute_hits(purchased_product, goal_attrs)
+    goal_opts = _goal_options(goal)
+    opt_hits = get_option_hits(options or {}, goal_opts)
+    price_upper = float(_get(goal, "price_upper", default=1_000_000.0))
+    price_ok = 1.0 if float(price) <= price_upper else 0.0
+
+    n_att, n_opt = sum(att_hits), sum(opt_hits)
+    total_units = len(goal_attrs) + len(goal_opts) + 1
+    reward = type_parts["r_type"] * (n_att + n_opt + price_ok) / total_units
+    parts: dict[str, Any] = {
+        "r_type": type_parts["r_type"],
+        "r_att": (n_att / len(goal_attrs)) if goal_attrs else None,
+        "w_att": len(goal_attrs) / total_units,
+        "r_option": (n_opt / len(goal_opts)) if goal_opts else None,
+        "w_option": len(goal_opts) / total_units,
+        "r_price": price_ok,
+        "w_price": 1 / total_units,
+        "query_match": type_parts["query_match"],
+        "category_match": type_parts["category_match"],
+        "title_score": type_parts["title_score"],
+    }
+    if verbose:
+        parts["attribute_hits"] = {a: h for a, h in zip(goal_attrs, att_hits)}
+        parts["option_hits"] = {_as_text(o): h for o, h in zip(goal_opts, opt_hits)}
+    return float(reward), parts
