@@ -5,7 +5,8 @@ consumed in order (one per completion; ``n`` completions consume ``n``
 replies; when the list runs out ``ScriptExhausted`` is raised unless
 ``cycle=True``), or a callable ``reply(messages) -> str`` that computes each
 reply from the chat messages (called once per completion). ``None`` answers
-``""``.
+``""``; an empty list is an LLM that must never be called (e.g. behind a
+replay-only cache).
 
 Every ``complete`` call is recorded in ``calls`` (a copy of its message list)
 and counted as one call in ``usage`` with ``approx_tokens`` token estimates.
@@ -46,8 +47,8 @@ class ScriptedLLM:
         else:
             self._reply = None
             self._script = [str(r) for r in (responses if responses is not None else [""])]
-            if not self._script:
-                raise ValueError("ScriptedLLM needs at least one response (or a callable)")
+            if cycle and not self._script:
+                raise ValueError("ScriptedLLM(cycle=True) needs at least one response")
         self.name = name
         self.cycle = cycle
         self.calls: list[list[Message]] = []
