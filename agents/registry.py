@@ -30,6 +30,8 @@ _AGENTS: dict[str, AgentSpec] = {}
 # Modules that register agents when imported.
 _AGENT_MODULES: list[str] = [
     "treegym.agents.baselines",
+    "treegym.agents.search.elo",
+    "treegym.agents.search.astar",
 ]
 
 

@@ -259,12 +259,17 @@ class TaskHooks:
         return child
 
     # ------------------------------------------------------------ LLM hooks
-    def propose(self, node: SearchNode, k: int, avoid: Sequence[str] = ()) -> list[str]:
-        """Up to ``k`` distinct candidate actions from ``node`` (``avoid`` is shown to the model and filtered)."""
+    def propose(self, node: SearchNode, k: int, avoid: Sequence[str] = (), attempt: int = 0) -> list[str]:
+        """Up to ``k`` distinct candidate actions from ``node`` (``avoid`` is shown to the model and filtered).
+
+        ``attempt`` > 0 asks again for the same node (sampled at ``temperature`` with
+        seed ``attempt``), e.g. after an answer with nothing usable in it.
+        """
         obs, history = node.observation, node.trajectory()
         if self.propose_mode == "list":
             text = self.llm.complete(self.adapter.propose_messages(obs, history, k, avoid), n=1,
-                                     temperature=self.temperature if k > 1 else 0.0)[0]
+                                     temperature=self.temperature if (k > 1 or attempt) else 0.0,
+                                     seed=attempt or None)[0]
             raw = self.adapter.parse_proposals(text, obs)
         else:
             raw = self.sample_actions(node, k, avoid=avoid)
@@ -363,6 +368,8 @@ class SearchAgent(BasePolicy):
 
     name = "search"
     value_name = "value"
+    #: When ``choose`` returns None: False = continue greedily, True = raise AgentGaveUp.
+    give_up_without_answer = False
 
     def __init__(
         self,
@@ -421,7 +428,11 @@ class SearchAgent(BasePolicy):
             self._played[-1] = (self._played[-1][0], observation)
         if self._plan is None:
             self._root_obs = observation
-            self._plan = list(self.run_search(observation, info).actions)
+            result = self.run_search(observation, info)
+            self._plan = list(result.actions)
+            if result.chosen is None and self.give_up_without_answer:
+                raise AgentGaveUp(f"{self.name}: the search chose no answer ({result.stopped}, "
+                                  f"{len(result.tree)} nodes)")
         action = self._plan.pop(0) if self._plan else self._greedy_step(observation, info)
         self._played.append((action, {}))
         return action

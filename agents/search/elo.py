@@ -1,0 +1,270 @@
+"""Elo-based tree search: JUDEC / RaDAgent (Ye et al.), agent ``elo``.
+
+Every decision step (tree node) carries an Elo score, 0 at creation. One
+*exploration* (a) descends from the root choosing, at each step d, among its
+children and a *rejection* pseudo-child by Eq. 5, a softmax of Elo / tau_d with
+the annealed temperature of Eq. 8; (b) where the rejection is drawn, restores
+that step's snapshot and generates a new decision sequence from it (one propose
+call per step, the first step told which actions its siblings took) until the
+env ends the episode, the model proposes nothing usable, or the sequence has
+``max_steps`` steps; (c) judges the new sequence against a randomly chosen
+earlier one with two order-swapped comparisons (Eq. 6: 1 if it wins both, 0 if
+it loses both, else 0.5) and updates both final steps by Eq. 1-3; (d)
+recomputes every intermediate step's Elo as the softmax-weighted mean of its
+children (Eq. 7). After ``explorations`` rounds (or when the LLM budget is
+spent), the answer is the terminal step with the highest Elo (Eq. 9).
+
+Defaults are the paper's (JUDEC section 5.1): r = 173.72, K = 50, initial
+Elo 0, rejection Elo 0, 20 explorations, 100 LLM calls, at most 12 steps per
+sequence, one comparison pair per new sequence. The authors' code
+(yeyn19/RaD-Agent, see agents/search/README.md) differs in places; each
+difference is an option (``--agent-opt key=value``):
+
+* ``anneal=paper|code``: tau0 / (1 + sqrt(ln(M+1))) (paper Eq. 8) or
+  tau0 / sqrt(1 + ln(1 + M)) (code ``compute_choice_temperature``);
+* ``rejection_p=P``: rejection Elo r * ln(P / (1 - P)) as in the code
+  (0.5 gives the paper's 0; the Game-of-24 script uses 0.9, about 381.7),
+  or set ``rejection_elo`` directly;
+* ``max_children=C``: offer the rejection only while a step has fewer than C
+  children (code: 4 ToolBench / 15 Game of 24; paper: unlimited);
+* ``comparisons=N``: earlier sequences matched per new sequence (code runs
+  about 2.3 matches per new sequence in its ToolBench setting);
+* ``final=paper|code``: the highest-Elo *terminal* step (paper), or the
+  highest-Elo sequence end of any kind, giving no answer when that end was
+  pruned (code ``to_json``; the agent then gives up);
+* ``stop_on_success=true``: stop as soon as a sequence succeeds (the code's
+  Game-of-24 shortcut; it reads the env's success flag, an oracle).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from ..registry import register_agent
+from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool
+
+ELO_R = 173.72  # = 400 / ln 10: classic Elo with a base-10 scale of 400
+ELO_K = 50.0
+
+
+# ----------------------------------------------------------------- the math (pure functions)
+def expected_score(v_x: float, v_y: float, r: float = ELO_R) -> float:
+    """Eq. 1: expected superiority of x over y, 1 / (1 + exp(-(v_x - v_y) / r))."""
+    return 1.0 / (1.0 + math.exp(-(v_x - v_y) / r))
+
+
+def elo_update(v_x: float, v_y: float, result: float, k: float = ELO_K, r: float = ELO_R) -> tuple[float, float]:
+    """Eq. 3: new (v_x, v_y) after a match with ``result`` = R_{x>y} in {1, 0, 0.5}."""
+    e_xy = expected_score(v_x, v_y, r)
+    return v_x + k * (result - e_xy), v_y + k * ((1.0 - result) - (1.0 - e_xy))
+
+
+def softmax(values: Sequence[float], tau: float) -> list[float]:
+    """exp(v / tau) normalised (shifted by the max for numerical safety)."""
+    if not values:
+        return []
+    top = max(values)
+    weights = [math.exp((v - top) / tau) for v in values]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def aggregate_elo(child_values: Sequence[float], tau: float) -> float:
+    """Eq. 7: an intermediate step's Elo, sum_j alpha_j v_j with alpha = softmax(v / tau)."""
+    return sum(a * v for a, v in zip(softmax(child_values, tau), child_values))
+
+
+def selection_probabilities(child_values: Sequence[float], tau: float,
+                            rejection_value: float | None = 0.0) -> list[float]:
+    """Eq. 5: probabilities of each child and, last (when ``rejection_value`` is not None), the rejection."""
+    values = list(child_values) + ([rejection_value] if rejection_value is not None else [])
+    return softmax(values, tau)
+
+
+def rejection_probability(child_values: Sequence[float], tau: float, rejection_value: float = 0.0) -> float:
+    """Probability of drawing the rejection step ("explore a new decision from here") under Eq. 5."""
+    return selection_probabilities(child_values, tau, rejection_value)[-1]
+
+
+def annealed_temperature(tau0: float, updates: int, schedule: str = "paper") -> float:
+    """Eq. 8 (``paper``): tau0 / (1 + sqrt(ln(M + 1))); ``code``: tau0 / sqrt(1 + ln(1 + M))."""
+    if schedule == "paper":
+        return tau0 / (1.0 + math.sqrt(math.log(updates + 1)))
+    if schedule == "code":
+        return tau0 / math.sqrt(1.0 + math.log(1 + updates))
+    raise ValueError(f"anneal must be 'paper' or 'code', not {schedule!r}")
+
+
+def rejection_value_from_p(p: float, r: float = ELO_R) -> float:
+    """The code's rejection Elo r * ln(p / (1 - p)) (p = 0.5 gives 0)."""
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"rejection_p must be strictly between 0 and 1, got {p}")
+    return r * math.log(p / (1.0 - p))
+
+
+# ----------------------------------------------------------------- the agent
+class EloSearchAgent(SearchAgent):
+    """JUDEC / RaDAgent Elo-based tree search (see module docstring for options)."""
+
+    name = "elo"
+    value_name = "elo"
+
+    def __init__(
+        self,
+        env_id: str,
+        llm: Any,
+        *,
+        explorations: int = 20,
+        max_steps: int = 12,
+        k_factor: float = ELO_K,
+        r: float = ELO_R,
+        tau0: float | None = None,
+        anneal: str = "paper",
+        rejection_elo: float = 0.0,
+        rejection_p: float | None = None,
+        max_children: int | None = None,
+        comparisons: int = 1,
+        final: str = "paper",
+        stop_on_success: bool = False,
+        propose_retries: int = 3,
+        budget: int | None = 100,
+        **options: Any,
+    ):
+        super().__init__(env_id, llm, budget=budget, **options)
+        if anneal not in ("paper", "code"):
+            raise ValueError(f"elo: anneal must be 'paper' or 'code', not {anneal!r}")
+        if final not in ("paper", "code"):
+            raise ValueError(f"elo: final must be 'paper' or 'code', not {final!r}")
+        self.explorations = int(explorations)
+        self.max_steps = int(max_steps)
+        self.k_factor = float(k_factor)
+        self.r = float(r)
+        self.tau0 = float(tau0) if tau0 not in (None, "") else self.r
+        self.anneal = anneal
+        self.rejection_elo = (rejection_value_from_p(float(rejection_p), self.r)
+                              if rejection_p not in (None, "") else float(rejection_elo))
+        self.max_children = int(max_children) if max_children not in (None, "", "none") else None
+        self.comparisons = int(comparisons)
+        self.final = final
+        self.stop_on_success = _as_bool(stop_on_success)
+        self.propose_retries = max(1, int(propose_retries))
+        self.sequences: list[SearchNode] = []
+        self.give_up_without_answer = final == "code"
+
+    # ------------------------------------------------------------ per-node bookkeeping
+    @staticmethod
+    def updates(node: SearchNode) -> int:
+        """M_d: Elo matches that touched this step or a step below it."""
+        return int(node.stats.get("elo_updates", 0))
+
+    def tau(self, node: SearchNode) -> float:
+        return annealed_temperature(self.tau0, self.updates(node), self.anneal)
+
+    def _open_children(self, node: SearchNode) -> list[SearchNode]:
+        return [c for c in node.children if not c.terminal and not c.stats.get("closed")]
+
+    def _can_reject(self, node: SearchNode) -> bool:
+        if node.stats.get("no_new") or node.terminal or node.depth >= self.max_steps:
+            return False
+        return self.max_children is None or len(node.children) < self.max_children
+
+    # ------------------------------------------------------------ search
+    def search(self, root: SearchNode, hooks: TaskHooks) -> None:
+        self.sequences = []
+        attempts = 0
+        # Walks that end in a closed branch cost no LLM call and do not count as explorations;
+        # the attempt cap only guards against a tree with nothing left to explore.
+        while len(self.sequences) < self.explorations and attempts < 4 * self.explorations:
+            attempts += 1
+            if root.stats.get("closed"):
+                break
+            start = self._descend(root)
+            if start is None:
+                continue
+            leaf = self._explore(start, hooks)
+            if leaf is None:
+                continue
+            self.sequences.append(leaf)
+            self._judge(leaf, hooks)
+            if self.stop_on_success and leaf.success:
+                break
+
+    def _descend(self, root: SearchNode) -> SearchNode | None:
+        """Eq. 5 top-down: the step to branch from (None when the walk hit a closed end)."""
+        node = root
+        while True:
+            node.visits += 1
+            children = self._open_children(node)
+            can_reject = self._can_reject(node)
+            if not children and not can_reject:
+                node.stats["closed"] = True
+                return None
+            probs = selection_probabilities([c.value for c in children], self.tau(node),
+                                            self.rejection_elo if can_reject else None)
+            pick = int(self.rng.choice(len(probs), p=probs))
+            if pick == len(children):
+                return node
+            node = children[pick]
+
+    def _explore(self, start: SearchNode, hooks: TaskHooks) -> SearchNode | None:
+        """Generate a new decision sequence from ``start``; returns its final step."""
+        avoid = [c.action for c in start.children if c.action]
+        tries = int(start.stats.get("propose_tries", 0))
+        actions = hooks.propose(start, 1, avoid=avoid, attempt=tries)
+        if not actions:
+            start.stats["propose_tries"] = tries + 1
+            if tries + 1 >= self.propose_retries:
+                start.stats["no_new"] = True  # the model has nothing new from here
+            return None
+        node = hooks.expand(start, actions[0])
+        node.visits += 1
+        while not node.terminal and node.depth < self.max_steps:
+            actions = hooks.propose(node, 1)
+            if not actions:
+                break
+            node = hooks.expand(node, actions[0])
+            node.visits += 1
+        if not node.terminal:
+            node.stats["closed"] = True  # a dead end: never selected again
+        node.stats["sequence"] = len(self.sequences)
+        return node
+
+    def _judge(self, leaf: SearchNode, hooks: TaskHooks) -> None:
+        """Eq. 6 + Eq. 3 against random earlier sequences, then Eq. 7 bottom-up."""
+        earlier = self.sequences[:-1]
+        for _ in range(min(self.comparisons, len(earlier))):
+            other = earlier[int(self.rng.integers(len(earlier)))]
+            result = hooks.compare(leaf, other)
+            leaf.value, other.value = elo_update(leaf.value, other.value, result, self.k_factor, self.r)
+            for n in {id(x): x for x in leaf.path() + other.path()}.values():
+                n.stats["elo_updates"] = self.updates(n) + 1
+            self._aggregate(hooks.tree)
+
+    def _aggregate(self, tree: SearchTree | None) -> None:
+        if tree is None:
+            return
+        for node in reversed(tree.nodes):  # children are created after their parents
+            if node.children:
+                node.value = aggregate_elo([c.value for c in node.children], self.tau(node))
+
+    # ------------------------------------------------------------ answer (Eq. 9)
+    def choose(self, tree: SearchTree) -> SearchNode | None:
+        ends = [s for s in self.sequences if s.terminal] if self.final == "paper" else list(self.sequences)
+        if not ends and self.final == "paper":
+            ends = list(self.sequences)
+        if not ends:
+            return None
+        best = max(ends, key=lambda n: (n.value, -n.id))
+        if self.final == "code" and not best.terminal:
+            return None  # the code emits no answer; the agent gives up (give_up_without_answer)
+        return best
+
+    def stats(self) -> dict[str, Any]:
+        out = super().stats()
+        out["elo_sequences"] = len(self.sequences)
+        return out
+
+
+@register_agent("elo", needs_llm=True, help="Elo-based tree search (JUDEC/RaDAgent): pairwise LLM judgments, Elo-softmax exploration")
+def make_elo(env_id: str, llm: Any, **options: Any) -> EloSearchAgent:
+    return EloSearchAgent(env_id, llm, **options)
