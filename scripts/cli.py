@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "treegym.scripts.cmd_list",
     "treegym.scripts.cmd_check",
     "treegym.scripts.cmd_run",
+    "treegym.scripts.cmd_serve",
 ]
 
 

@@ -1,0 +1,54 @@
+"""``treegym serve webshop [--port P] [--host 127.0.0.1] [--catalog PATH]``: run the WebShop site."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+SITES = ("webshop",)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("serve", help="run a site (the WebShop shop) on this machine",
+                              description="Serve the WebShop site: pages to shop on at http://HOST:PORT/ and the "
+                                          "JSON API that WebShop-v0's HTTP mode (server_url=...) drives.")
+    p.add_argument("site", choices=SITES, help="which site to serve")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to bind (default 127.0.0.1; anything else exposes the site to your network)")
+    p.add_argument("--port", type=int, default=3000, help="port (default 3000, upstream WebShop's; 0 = any free port)")
+    p.add_argument("--catalog", default=None, help="catalog directory (default: the shipped catalog)")
+    p.add_argument("--ttl", type=float, default=3600.0, help="seconds an unused session lives (default 3600)")
+    p.add_argument("--max-sessions", type=int, default=10_000, help="live sessions at most (default 10000)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from treegym.envs.webshop.catalog import CatalogError
+        from treegym.servers.webshop import create_app
+        from treegym.servers.webshop.run import BackgroundServer
+    except ImportError as exc:
+        print(f"treegym serve webshop needs the webshop extra: pip install 'treegym[webshop]' ({exc})", file=sys.stderr)
+        return 2
+    if not 0 <= args.port <= 65535:
+        print(f"--port must be in 0..65535, got {args.port}", file=sys.stderr)
+        return 2
+    try:
+        app = create_app(args.catalog, ttl=args.ttl, max_sessions=args.max_sessions)
+    except (CatalogError, OSError) as exc:
+        print(f"cannot load the catalog: {exc}", file=sys.stderr)
+        return 1
+    try:
+        srv = BackgroundServer(app, args.host, args.port, quiet=False)
+    except OSError as exc:
+        print(f"cannot listen on {args.host}:{args.port} ({exc}); pick another --port", file=sys.stderr)
+        return 1
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
+    print(f"WebShop at {srv.url}/  (JSON API under {srv.url}/api/; Ctrl-C to stop)", flush=True)
+    try:
+        srv.server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        srv.server.server_close()
+    return 0
