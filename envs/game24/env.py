@@ -29,7 +29,7 @@ Task: combine the four input numbers with ``+ - * /`` into exactly 24.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -54,12 +54,16 @@ from .tasks import SPLITS, Game24Task, check_task_id, load_tasks, split_ids
 
 DEFAULT_MAX_STEPS = 8
 
-INSTRUCTION = "Use numbers and basic arithmetic operations (+ - * /) to obtain 24. Input: {puzzle}"
-
 
 @dataclass(frozen=True)
 class Game24State:
-    """Everything that changes within an episode (immutable; a snapshot holds it as is)."""
+    """Everything that changes within an episode (immutable; a snapshot holds it as is).
+
+    ``left`` are the numbers left (sorted Fractions), ``history`` the lines played,
+    ``message`` the last result or error. ``left_text``, ``text`` and ``moves`` (the
+    legal operation lines) are derived once at construction, so a restore only
+    re-wraps them in fresh dicts.
+    """
 
     left: Board
     history: tuple[str, ...] = ()
@@ -67,6 +71,16 @@ class Game24State:
     won: bool = False
     message: str = ""
     invalid: bool = False
+    left_text: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    text: str = field(init=False, repr=False, compare=False)
+    moves: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        left_text = tuple(format_number(x) for x in self.left)
+        numbers = "Numbers left: " + " ".join(left_text)
+        object.__setattr__(self, "left_text", left_text)
+        object.__setattr__(self, "text", f"{self.message}\n{numbers}" if self.message else numbers)
+        object.__setattr__(self, "moves", () if self.done or len(self.left) < 2 else legal_lines(self.left))
 
 
 class Game24Env(ForkableEnv):
@@ -155,23 +169,21 @@ class Game24Env(ForkableEnv):
         self.state = state
 
     def _observe(self) -> tuple[dict, dict]:
-        st = self.state
-        left = tuple(format_number(x) for x in st.left)
-        text = f"{st.message}\nNumbers left: {' '.join(left)}" if st.message else f"Numbers left: {' '.join(left)}"
-        self._last_text = text
-        playing = not st.done and len(st.left) > 1 and (self.max_steps is None or self.steps < self.max_steps)
+        st, task = self.state, self.task
+        self._last_text = st.text
+        out_of_steps = self.max_steps is not None and self.steps >= self.max_steps
         obs = {
-            "text": text,
-            "instruction": INSTRUCTION.format(puzzle=self.task.puzzle),
-            "valid_actions": legal_lines(st.left) if playing else (),
-            "left": left,
+            "text": st.text,
+            "instruction": task.instruction,
+            "valid_actions": () if out_of_steps else st.moves,
+            "left": st.left_text,
         }
         info = {
             "success": st.won,
             "won": st.won,
-            "task_id": self.task.task_id,
-            "puzzle": self.task.puzzle,
-            "left": left,
+            "task_id": task.task_id,
+            "puzzle": task.puzzle,
+            "left": st.left_text,
             "invalid_action": st.invalid,
             "message": st.message,
             "steps": self.steps,

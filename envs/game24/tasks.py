@@ -21,13 +21,14 @@ import numbers
 import os
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 DEFAULT_DATA_PATH = Path(__file__).resolve().parent / "data" / "24.csv"
 TEST_ROWS = range(900, 1000)
 SPLITS = ("train", "test", "all")
 REQUIRED_COLUMNS = ("Rank", "Puzzles")
+INSTRUCTION = "Use numbers and basic arithmetic operations (+ - * /) to obtain 24. Input: {puzzle}"
 
 
 class TaskFileError(ValueError):
@@ -43,11 +44,16 @@ class Game24Task:
     rank: int
     solved_rate: str = ""
 
-    @property
+    @cached_property
     def puzzle(self) -> str:
+        """The input numbers as written in the file, e.g. ``4 9 10 13``."""
         return " ".join(str(n) for n in self.numbers)
 
-    @property
+    @cached_property
+    def instruction(self) -> str:
+        return INSTRUCTION.format(puzzle=self.puzzle)
+
+    @cached_property
     def board(self) -> tuple[Fraction, ...]:
         return tuple(sorted(Fraction(n) for n in self.numbers))
 
