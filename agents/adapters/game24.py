@@ -278,6 +278,12 @@ one that did not; otherwise prefer the attempt whose numbers left can still make
 Answer with one letter: A or B.
 """
 
+IMAGINE_SYSTEM = """{tag}
+Imagine how the Game of 24 attempt below continues until it reaches 24. Write every remaining step,
+one per line, in the form a op b = c (left: <numbers left>). If the numbers left cannot make 24,
+write only the word impossible.
+"""
+
 REFLECT_SYSTEM = """{tag}
 You review a failed Game of 24 attempt and write a short plan for the next attempt.
 """
@@ -448,6 +454,23 @@ class Game24Adapter(OracleRendering, EnvAdapter):
                                                 (len(t) == 1 or not t[1].isalpha()) else "")
         return {"A": 1.0, "B": 0.0}.get(letter, 0.5)
 
+    # ------------------------------------------------------------- imagine (A* h2)
+    def imagine_messages(self, obs: dict, history: Sequence[Step]) -> list[Message]:
+        user = self._state_lines(obs, history) + ["Remaining steps:"]
+        return [
+            {"role": "system", "content": IMAGINE_SYSTEM.format(tag=request_tag("imagine"))},
+            {"role": "user", "content": "\n".join(user)},
+        ]
+
+    def parse_imagined(self, text: str) -> list[str]:
+        """The imagined remaining steps ([] when the model says it cannot be done)."""
+        return [ln.strip() for ln in str(text or "").splitlines() if parse_step(ln) is not None]
+
+    @staticmethod
+    def action_key(action: str) -> str:
+        """What makes two actions "the same" across puzzles (for A*'s memory): the operation, not the board."""
+        return action.split("(left:")[0].strip().lower()
+
     # ------------------------------------------------------------- reflect
     def reflect_messages(self, obs: dict, trajectory: Sequence[Step], outcome: str) -> list[Message]:
         user = self._state_lines(obs, trajectory)
@@ -538,6 +561,11 @@ class Game24Adapter(OracleRendering, EnvAdapter):
                     + (f"From the start, a good first step is {self.solution_plan(board.puzzle)[0]}."
                        if self.solution_plan(board.puzzle) else "This puzzle has no solution."))
             return OracleAnswer("reflect", text=text)
+        if kind == "imagine":
+            plan = self.solution_plan(board.numbers)[:-1] if len(board.numbers) > 1 else []
+            wrong = [w for w in wrong[:1]] + ["24 + 0 = 24 (left: 24)"] if wrong else ["24 + 0 = 24 (left: 24)"]
+            return OracleAnswer("imagine", correct=tuple(plan), wrong=tuple(wrong),
+                                value=1.0 if plan else 0.0)
         k = 1
         if kind == "propose":
             m = re.search(r"Propose (\d+) possible", user)

@@ -18,7 +18,7 @@ from typing import Sequence
 
 from ..llm.base import Message
 
-REQUEST_KINDS: tuple[str, ...] = ("react", "propose", "compare", "value", "reflect")
+REQUEST_KINDS: tuple[str, ...] = ("react", "propose", "compare", "value", "reflect", "imagine")
 
 _TAG_RE = re.compile(r"^\[treegym request: (\w+)\]")
 
@@ -50,6 +50,9 @@ class OracleAnswer:
       0.0 when B is, 0.5 when they are equally good.
     * ``value``: ``value`` in [0, 1] (1 = the task can still be solved).
     * ``reflect``: ``text`` is a useful reflection.
+    * ``imagine``: ``correct`` is the rest of a plan that completes the task
+      from here (empty with ``value`` 0 when it cannot be completed), ``wrong``
+      a plausible but failing continuation.
     """
 
     kind: str
@@ -86,6 +89,10 @@ class OracleRendering:
             return "likely"
         return "impossible"
 
+    def render_plan(self, actions: Sequence[str]) -> str:
+        """An imagined rest-of-plan; no actions means "the task cannot be completed from here"."""
+        return "\n".join(actions) if actions else "impossible"
+
     def render_oracle(self, answer: OracleAnswer) -> str:
         """What a perfect model answers to the request ``answer`` describes."""
         if answer.kind == "react":
@@ -96,4 +103,6 @@ class OracleRendering:
             return self.render_comparison(0.5 if answer.preference is None else answer.preference)
         if answer.kind == "value":
             return self.render_value(0.0 if answer.value is None else answer.value)
+        if answer.kind == "imagine":
+            return self.render_plan(answer.correct)
         return answer.text

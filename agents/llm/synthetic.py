@@ -16,6 +16,8 @@ in the system prompt; the truth from the env's exact oracle, e.g. the Game of
 * **value** - the true value (1 = still solvable, 0 = lost) plus Gaussian noise
   of standard deviation ``value_noise``, written as sure (>= 0.75) / likely
   (>= 0.25) / impossible;
+* **imagine** - the rest of a solving plan (or "impossible" when there is
+  none) with probability ``p_correct``, else the opposite claim;
 * **reflect** - the oracle's lesson with probability ``p_correct``, else a vague one.
 
 Deterministic: each completion draws from a RNG seeded by a hash of
@@ -143,6 +145,11 @@ class SyntheticLLM:
         if truth.kind == "value":
             v = (truth.value or 0.0) + rng.gauss(0.0, self.value_noise) if self.value_noise else (truth.value or 0.0)
             return render.render_value(min(1.0, max(0.0, v)))
+        if truth.kind == "imagine":
+            # right about whether (and how) the task can be finished with probability p_correct
+            if rng.random() < self.p_correct:
+                return render.render_plan(list(truth.correct))
+            return render.render_plan([] if truth.correct else list(truth.wrong))
         if truth.kind == "reflect":
             return truth.text if rng.random() < self.p_correct else "I should be more careful next time."
         return truth.text

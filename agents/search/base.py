@@ -276,19 +276,15 @@ class TaskHooks:
         return self._clean(raw, obs, avoid)[:k]
 
     def sample_actions(self, node: SearchNode, k: int, avoid: Sequence[str] = ()) -> list[str]:
-        """``k`` i.i.d. ReAct actions at ``temperature`` (duplicates kept: their counts are the
-        self-consistency frequencies). One LLM call each, seeded 0..k-1 for reproducibility."""
+        """``k`` i.i.d. ReAct actions at ``temperature`` in one LLM call (``n=k``). Duplicates are
+        kept: their counts are the self-consistency frequencies. Unparseable answers are dropped."""
         messages = self.adapter.react_messages(node.observation, node.trajectory())
         if avoid:
             messages = messages[:-1] + [{**messages[-1], "content": messages[-1]["content"]
                                          + "\nAlready tried from here (choose something else): " + "; ".join(avoid)}]
-        out = []
-        for i in range(k):
-            text = self.llm.complete(messages, n=1, temperature=self.temperature, seed=i)[0]
-            action = self.adapter.parse_action(text, node.observation)
-            if action:
-                out.append(action)
-        return out
+        texts = self.llm.complete(messages, n=k, temperature=self.temperature)
+        actions = [self.adapter.parse_action(t, node.observation) for t in texts[:k]]
+        return [a for a in actions if a]
 
     def react(self, node: SearchNode, temperature: float = 0.0, reflections: Sequence[str] = ()) -> str:
         """One ReAct action from ``node`` (greedy by default)."""

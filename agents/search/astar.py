@@ -1,0 +1,277 @@
+"""A* tree search over actions: ToolChain* (Zhuang et al., ICLR 2024), agent ``astar``.
+
+Best-first search on ``f(n) = g(n) + h(n)``: repeatedly take the frontier node
+with the lowest f; if it is a successful terminal step, that path is the
+answer; otherwise expand it by sampling ``k`` i.i.d. next actions from the LLM
+in one call (``n=k``), merging duplicates into one child each.
+
+* **Cumulative cost** ``g(n) = sum over the path's steps i of
+  (1 - g1(i))^alpha * (1 - g2(i))^(1 - alpha)`` (Eq. 1), where ``g1(i)`` is
+  the best longest-common-subsequence score of the plan up to i against the
+  long-term memory, ``LCS(s, m) / min(len(s), len(m))``, and ``g2(i)`` is the
+  self-consistency frequency of step i among the k samples it was drawn from.
+* **Future cost** ``h(n) = (1 - h1(n))^beta * (1 - h2(n))^(1 - beta)`` (Eq. 2),
+  where ``h1(n)`` is the mean relative position (pos / plan length) in memory
+  plans of the memory action lexically closest to n's action (character LCS
+  score), and ``h2(n)`` the LLM *imagination* score: the model writes the rest
+  of the plan and ``h2 = depth(n) / (depth(n) + imagined remaining steps)``
+  (0 when it says the task cannot be finished). One LLM call per new node.
+
+Actions are compared through the adapter's ``action_key`` (for Game of 24 the
+operation without the board, so ``12 * 2 = 24`` matches across puzzles).
+
+**Long-term memory**: seeded with the adapter's ``demonstrations(n_demos)``
+(Game of 24: solver plans for train-split puzzles) and extended with every
+successful plan found; it lives for the process (the run), keyed by env id and
+``memory_id`` (``memory_id=none`` gives each episode a fresh memory).
+
+**Ablations** (the paper's Table 2): ``use_g1``, ``use_g2``, ``use_h1``,
+``use_h2`` = false drop a term; the remaining term of a pair is then used
+alone, and a pair with both terms dropped costs 1 per step (g) or 0 (h), so
+without g1/g2/h1/h2 the search is breadth-first.
+
+Defaults: ``alpha = beta = 0.5`` (the geometric mean; the paper's main text
+gives no values), ``k = 5`` samples at temperature 0.7, ``iterations = 30``,
+``max_steps = 12``, budget 100 LLM calls, 5 demonstrations. When the budget
+or the iterations run out before a goal is selected, the answer is the
+successful terminal node with the lowest f if one was generated, else the
+frontier node with the lowest f (the agent then continues greedily).
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Sequence
+
+from ..registry import register_agent
+from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool
+
+
+# ----------------------------------------------------------------- the scores (pure functions)
+def lcs_length(a: Sequence[Any], b: Sequence[Any]) -> int:
+    """Length of the longest common subsequence of two sequences (dynamic programming)."""
+    if not a or not b:
+        return 0
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b, 1):
+            cur.append(prev[j - 1] + 1 if x == y else max(prev[j], cur[j - 1]))
+        prev = cur
+    return prev[-1]
+
+
+def lcs_score(a: Sequence[Any], b: Sequence[Any]) -> float:
+    """``LCS(a, b) / min(len(a), len(b))`` (0 for an empty sequence)."""
+    if not a or not b:
+        return 0.0
+    return lcs_length(a, b) / min(len(a), len(b))
+
+
+def combine(x: float | None, y: float | None, weight: float) -> float:
+    """Geometric combination ``x^w * y^(1-w)`` of two costs; a dropped term (None) leaves the other
+    alone; both dropped gives 1."""
+    if x is None and y is None:
+        return 1.0
+    if x is None:
+        return float(y)  # type: ignore[arg-type]
+    if y is None:
+        return float(x)
+    return (x ** weight) * (y ** (1.0 - weight))
+
+
+def step_cost(g1: float | None, g2: float | None, alpha: float) -> float:
+    """Eq. 1 per step: ``(1 - g1)^alpha * (1 - g2)^(1 - alpha)`` (None = term dropped)."""
+    return combine(None if g1 is None else 1.0 - g1, None if g2 is None else 1.0 - g2, alpha)
+
+
+def future_cost(h1: float | None, h2: float | None, beta: float) -> float:
+    """Eq. 2: ``(1 - h1)^beta * (1 - h2)^(1 - beta)``; both dropped gives 0 (no heuristic)."""
+    if h1 is None and h2 is None:
+        return 0.0
+    return combine(None if h1 is None else 1.0 - h1, None if h2 is None else 1.0 - h2, beta)
+
+
+# ----------------------------------------------------------------- long-term memory
+class LongTermMemory:
+    """Successful plans (lists of action keys), shared by the episodes of a run. Thread-safe."""
+
+    def __init__(self, plans: Sequence[Sequence[str]] = ()):
+        self._lock = threading.Lock()
+        self.plans: list[tuple[str, ...]] = []
+        for p in plans:
+            self.add(p)
+
+    def add(self, plan: Sequence[str]) -> None:
+        plan = tuple(plan)
+        with self._lock:
+            if plan and plan not in self.plans:
+                self.plans.append(plan)
+
+    def __len__(self) -> int:
+        return len(self.plans)
+
+    def g1(self, plan: Sequence[str]) -> float:
+        """The best LCS score of ``plan`` against a memory plan."""
+        with self._lock:
+            plans = list(self.plans)
+        return max((lcs_score(plan, m) for m in plans), default=0.0)
+
+    def h1(self, action: str) -> float:
+        """Mean relative position (1-based pos / length) of the memory action lexically closest to
+        ``action`` (character LCS score), over the plans that contain it."""
+        with self._lock:
+            plans = list(self.plans)
+        actions = {a for m in plans for a in m}
+        if not actions:
+            return 0.0
+        closest = max(sorted(actions), key=lambda a: _char_lcs_score(action, a))
+        positions = [(m.index(closest) + 1) / len(m) for m in plans if closest in m]
+        return sum(positions) / len(positions)
+
+
+def _char_lcs_score(a: str, b: str) -> float:
+    from rapidfuzz.distance import LCSseq
+
+    if not a or not b:
+        return 0.0
+    return LCSseq.similarity(a, b) / min(len(a), len(b))
+
+
+_MEMORIES: dict[tuple[str, str], LongTermMemory] = {}
+_MEMORIES_LOCK = threading.Lock()
+
+
+def run_memory(env_id: str, memory_id: str, seed_plans: Callable[[], list[list[str]]]) -> LongTermMemory:
+    """The memory shared by this process's episodes of ``env_id`` under ``memory_id`` (seeded once)."""
+    if memory_id in ("none", ""):
+        return LongTermMemory(seed_plans())
+    with _MEMORIES_LOCK:
+        key = (env_id, memory_id)
+        if key not in _MEMORIES:
+            _MEMORIES[key] = LongTermMemory(seed_plans())
+        return _MEMORIES[key]
+
+
+# ----------------------------------------------------------------- the agent
+class AStarSearchAgent(SearchAgent):
+    """ToolChain* A* search (see module docstring for options)."""
+
+    name = "astar"
+    value_name = "f"
+
+    def __init__(
+        self,
+        env_id: str,
+        llm: Any,
+        *,
+        alpha: float = 0.5,
+        beta: float = 0.5,
+        k: int = 5,
+        iterations: int = 30,
+        max_steps: int = 12,
+        use_g1: bool = True,
+        use_g2: bool = True,
+        use_h1: bool = True,
+        use_h2: bool = True,
+        n_demos: int = 5,
+        memory_id: str = "run",
+        budget: int | None = 100,
+        **options: Any,
+    ):
+        super().__init__(env_id, llm, budget=budget, **options)
+        self.alpha, self.beta = float(alpha), float(beta)
+        for name, w in (("alpha", self.alpha), ("beta", self.beta)):
+            if not 0.0 <= w <= 1.0:
+                raise ValueError(f"astar: {name} is a geometric-mean weight in [0, 1], got {w}")
+        self.k = max(1, int(k))
+        self.iterations = int(iterations)
+        self.max_steps = int(max_steps)
+        self.use = {t: _as_bool(v) for t, v in (("g1", use_g1), ("g2", use_g2), ("h1", use_h1), ("h2", use_h2))}
+        if self.use["h2"] and not callable(getattr(self.adapter, "imagine_messages", None)):
+            raise ValueError(f"astar: the {env_id} adapter has no imagine prompt; pass use_h2=false")
+        self.n_demos = int(n_demos)
+        self._key: Callable[[str], str] = getattr(self.adapter, "action_key", lambda a: a.strip().lower())
+        self.memory = run_memory(env_id, str(memory_id), self._demonstrations)
+
+    def _demonstrations(self) -> list[list[str]]:
+        demos = getattr(self.adapter, "demonstrations", None)
+        if not callable(demos) or self.n_demos <= 0:
+            return []
+        return [[self._key(a) for a in plan] for plan in demos(self.n_demos)]
+
+    # ------------------------------------------------------------ costs
+    def _plan_keys(self, node: SearchNode) -> list[str]:
+        return [self._key(a) for a in node.actions()]
+
+    def _score_child(self, child: SearchNode, frequency: float, hooks: TaskHooks) -> None:
+        parent_g = float(child.parent.stats.get("g", 0.0)) if child.parent is not None else 0.0
+        g1 = self.memory.g1(self._plan_keys(child)) if self.use["g1"] else None
+        g2 = frequency if self.use["g2"] else None
+        g = parent_g + step_cost(g1, g2, self.alpha)
+        h1 = self.memory.h1(self._key(child.action or "")) if self.use["h1"] else None
+        h2 = None
+        if self.use["h2"]:
+            h2 = 1.0 if child.success else self._imagination(child, hooks)
+        h = future_cost(h1, h2, self.beta)
+        child.stats.update({"g": g, "h": h, "g1": g1, "g2": g2, "h1": h1, "h2": h2})
+        child.value = g + h
+
+    def _imagination(self, node: SearchNode, hooks: TaskHooks) -> float:
+        """h2: depth / (depth + imagined remaining steps); 0 when the model sees no way to finish."""
+        if node.terminal:
+            return 0.0
+        text = hooks.llm.complete(self.adapter.imagine_messages(node.observation, node.trajectory()))[0]
+        rest = self.adapter.parse_imagined(text)
+        return node.depth / (node.depth + len(rest)) if rest else 0.0
+
+    # ------------------------------------------------------------ search
+    def search(self, root: SearchNode, hooks: TaskHooks) -> None:
+        root.stats.update({"g": 0.0, "h": 0.0})
+        frontier: list[SearchNode] = [root]
+        self.goal: SearchNode | None = None
+        for _ in range(self.iterations):
+            if not frontier:
+                break
+            node = min(frontier, key=lambda n: (n.value, n.id))
+            frontier.remove(node)
+            node.visits += 1
+            if node.success:
+                self.goal = node
+                break
+            if node.terminal or node.depth >= self.max_steps:
+                continue
+            samples = hooks.sample_actions(node, self.k)
+            counts: dict[str, int] = {}
+            for a in samples:
+                counts[a] = counts.get(a, 0) + 1
+            valid = node.observation.get("valid_actions") if hooks.filter_valid else None
+            for action, count in counts.items():
+                if valid and action not in valid:
+                    continue  # the env would reject it: no node (the sample still lowers others' frequency)
+                if node.child(action) is not None:
+                    continue
+                child = hooks.expand(node, action)
+                self._score_child(child, count / len(samples), hooks)
+                if not (child.terminal and not child.success):
+                    frontier.append(child)
+
+    def choose(self, tree: SearchTree) -> SearchNode | None:
+        if getattr(self, "goal", None) is not None:
+            return self.goal
+        wins = [n for n in tree.nodes if n.success]
+        if wins:
+            return min(wins, key=lambda n: (n.value, n.id))
+        open_nodes = [n for n in tree.nodes if n is not tree.root and not n.terminal]
+        return min(open_nodes, key=lambda n: (n.value, n.id)) if open_nodes else None
+
+    def run_search(self, observation: dict, info: dict):
+        result = super().run_search(observation, info)
+        if result.chosen is not None and result.chosen.success:
+            self.memory.add(self._plan_keys(result.chosen))
+        self._stats["astar_memory_plans"] = len(self.memory)
+        return result
+
+
+@register_agent("astar", needs_llm=True, help="A* over actions (ToolChain*): f = g + h from memory LCS, self-consistency, imagination")
+def make_astar(env_id: str, llm: Any, **options: Any) -> AStarSearchAgent:
+    return AStarSearchAgent(env_id, llm, **options)
