@@ -1,0 +1,178 @@
+"""treegym/WebShop-v0: Gym API, rollback, tasks, step limit, and in-process vs HTTP-mode parity."""
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import treegym.envs as te
+from treegym.envs.webshop.catalog import DEFAULT_CATALOG_DIR, META_FILE, load_catalog, load_default_catalog
+from treegym.envs.webshop.env import WebShopEnv
+from treegym.envs.webshop.http_client import WebShopSiteError
+from treegym.servers.webshop import create_app
+from treegym.servers.webshop.run import serve_in_thread
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory):
+    """The shipped default catalog; a generated one of the same kind until it is shipped."""
+    if (DEFAULT_CATALOG_DIR / META_FILE).is_file():
+        return load_default_catalog()
+    from treegym.envs.webshop.generate import build_catalog
+
+    return load_catalog(build_catalog(tmp_path_factory.mktemp("ws") / "cat", 400, 120))
+
+
+@pytest.fixture(scope="module")
+def site(catalog):
+    with serve_in_thread(create_app(catalog)) as srv:
+        yield srv
+
+
+def make(catalog, **kw):
+    kw.setdefault("split", "all")
+    return gym.make("treegym/WebShop-v0", catalog=catalog.root, **kw)
+
+
+def test_registered_and_passes_check_rollback_and_check_env(catalog):
+    env = make(catalog)
+    report = te.check_rollback(env, n_trajectories=5, seed=3)
+    assert report.kind == "native" and report.check_env == "passed" and report.steps_checked > 0
+    env.close()
+
+
+def test_snapshot_payload_is_the_session_record(catalog):
+    env = make(catalog)
+    env.reset(seed=0)
+    env.step(env.unwrapped.expert_action())
+    snap = te.snapshot(env)
+    assert snap.payload is env.unwrapped.session and snap.kind == "native"
+    assert snap.payload.page == "results" and len(snap.payload.results) > 0
+    env.close()
+
+
+def test_oracle_episode_reward_info_and_termination(catalog):
+    env = make(catalog, task_ids=[0])
+    obs, info = env.reset(seed=0)
+    assert obs["instruction"] == " ".join(catalog.goal(0).instruction_text.split())
+    assert obs["instruction"] in obs["text"]
+    assert info["page"] == "search" and info["available_actions"]["has_search_bar"]
+    total, done = 0.0, False
+    while not done:
+        obs, r, term, trunc, info = env.step(env.unwrapped.expert_action())
+        total += r
+        done = term or trunc
+    assert term and not trunc and info["page"] == "done"
+    parts = info["reward_parts"]
+    assert total == pytest.approx(parts["r_type"] * ((parts["r_att"] or 0) * parts["w_att"] + (parts["r_option"] or 0)
+                                                     * parts["w_option"] + parts["r_price"] * parts["w_price"]))
+    assert total > 0
+    assert set(info["reward_parts"]) >= {"r_type", "r_att", "r_option", "r_price", "title_score"}
+    assert info["success"] == (total == 1.0) and info["purchased_asin"] == catalog.goal(0).asin
+    assert env.unwrapped.expert_action() is None
+    env.close()
+
+
+def test_step_limit_truncates(catalog):
+    env = make(catalog, max_steps=3)
+    env.reset(seed=0)
+    results = [env.step("click[nothing]") for _ in range(3)]
+    assert [r[3] for r in results] == [False, False, True] and not any(r[2] for r in results)
+    assert "nothing called 'nothing'" in results[0][0]["text"]
+    env.close()
+
+
+def test_task_choice(catalog):
+    env = WebShopEnv(catalog=catalog, split="test")
+    n = len(catalog.split("test"))
+    assert env.reset(seed=1)[1]["task_id"] == list(catalog.split("test"))[1 % n]
+    assert env.reset()[1]["task_id"] == list(catalog.split("test"))[2 % n]
+    assert env.reset(options={"task_id": 7})[1]["task_id"] == 7
+    assert env.task.goal_index == 7
+    env2 = WebShopEnv(catalog=catalog, task_ids=[5, 9])
+    assert [env2.reset(seed=s)[1]["task_id"] for s in range(3)] == [5, 9, 5]
+    for bad in ({"task_ids": [10**6]}, {"task_ids": "12"}, {"task_ids": []}, {"split": "nope"},
+                {"max_steps": 0}, {"observation_mode": "pixels"}):
+        with pytest.raises((ValueError, KeyError)):
+            WebShopEnv(catalog=catalog, **bad)
+
+
+@pytest.mark.parametrize("mode", ["text_rich", "html"])
+def test_other_observation_modes(catalog, mode):
+    env = WebShopEnv(catalog=catalog, observation_mode=mode, split="all")
+    obs, _ = env.reset(seed=0)
+    obs, *_ = env.step(env.expert_action())
+    if mode == "text_rich":
+        assert "[button] Back to Search [button_]" in obs["text"].splitlines()
+    else:
+        assert obs["text"].startswith("<!doctype html>") and 'data-node="product"' in obs["text"]
+
+
+def _same_info(a: dict, b: dict) -> bool:
+    return json.loads(json.dumps(a)) == json.loads(json.dumps(b))
+
+
+@pytest.mark.parametrize("mode", ["text", "text_rich"])
+def test_http_mode_gives_identical_observations_and_rewards(catalog, site, mode):
+    local = WebShopEnv(catalog=catalog, split="all", observation_mode=mode)
+    remote = WebShopEnv(catalog=catalog, split="all", observation_mode=mode, server_url=site.url)
+    rng = np.random.default_rng(7)
+    steps = 0
+    for episode in range(4):
+        a_obs, a_info = local.reset(seed=episode)
+        b_obs, b_info = remote.reset(seed=episode)
+        assert a_obs == b_obs and _same_info(a_info, b_info)
+        for _ in range(12):
+            valid = a_obs["valid_actions"]
+            roll = rng.random()
+            if roll < 0.55:
+                action = local.expert_action()
+            elif roll < 0.9:
+                action = valid[int(rng.integers(len(valid)))]
+            else:
+                action = "click[no such button]"
+            assert remote.expert_action() == local.expert_action()
+            a, b = local.step(action), remote.step(action)
+            steps += 1
+            assert a[0] == b[0], f"observations differ after {action!r}"
+            assert a[1:4] == b[1:4] and _same_info(a[4], b[4])
+            a_obs = a[0]
+            if a[2] or a[3]:
+                break
+    assert steps > 20
+    remote.close()
+
+
+@pytest.mark.slow
+def test_http_mode_passes_check_rollback(catalog, site):
+    env = make(catalog, server_url=site.url)
+    report = te.check_rollback(env, n_trajectories=3, seed=1, run_check_env=False)
+    assert report.kind == "native" and report.restores == 9
+    env.close()
+
+
+def test_http_snapshot_restores_on_the_site(catalog, site):
+    env = make(catalog, server_url=site.url)
+    env.reset(seed=0)
+    env.step(env.unwrapped.expert_action())
+    snap = te.snapshot(env)
+    assert isinstance(snap.payload, str) and json.loads(snap.payload)["page"] == "results"
+    before = env.unwrapped._observe()[0]
+    env.step("click[Back to Search]")
+    obs, _ = te.restore(env, snap)
+    assert obs == before
+    twin = te.clone(env)  # a second session on the site, same state
+    assert twin.unwrapped.site.session_id != env.unwrapped.site.session_id
+    assert twin.unwrapped._observe()[0] == before
+    twin.close()
+    env.close()
+
+
+def test_http_mode_without_a_site_says_how_to_start_one(catalog):
+    env = WebShopEnv(catalog=catalog, server_url="http://127.0.0.1:9")
+    with pytest.raises(WebShopSiteError, match="treegym serve webshop"):
+        env.reset(seed=0)
+    with pytest.raises(ValueError, match="http"):
+        WebShopEnv(catalog=catalog, server_url="localhost:3000")
