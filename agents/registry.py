@@ -32,6 +32,11 @@ _AGENT_MODULES: list[str] = [
     "treegym.agents.baselines",
     "treegym.agents.search.elo",
     "treegym.agents.search.astar",
+    "treegym.agents.search.mcts",
+    "treegym.agents.search.dfsdt",
+    "treegym.agents.search.tot",
+    "treegym.agents.attempts",
+    "treegym.agents.autogpt",
 ]
 
 

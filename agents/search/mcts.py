@@ -1,0 +1,314 @@
+"""Monte Carlo tree search over LLM proposals: agents ``mcts`` and ``lats``.
+
+One iteration (LLM-Reasoners ``MCTS`` phases):
+
+1. **select** - from the root, while the node has children, go to the child
+   maximising UCT = Q + w_exp * sqrt(ln N_parent / max(1, N_child)), where Q is
+   the mean of the rewards backed up through the child; a child never visited
+   is scored by its prior instead of Q (``uct_with_fast_reward``);
+2. **expand** - a leaf that is not terminal and above ``depth_limit`` asks for
+   ``n_actions`` proposals (``TaskHooks.propose``), steps the env once per
+   proposal from the leaf's snapshot, and gives every new child a prior: the
+   env's reward for a terminal child (1 won / 0 lost), else the LLM value
+   (``TaskHooks.value``, ToT's sure/likely/impossible in [0, 1]);
+3. **simulate** - ``simulate=value`` (``mcts`` default; RaDAgent's MCTS
+   baseline scores states with ToT's value): the reward is the prior of the
+   best new child; ``simulate=rollout`` (``lats`` default): from that child,
+   ``rollout_width`` proposals per step, keep the best-valued one (a single
+   proposal needs no value call), until the env ends the episode or
+   ``rollout_depth`` steps; reward = the terminal reward, else the last value;
+4. **back-propagate** - every node from the root to where the simulation
+   ended (rollout steps are tree nodes too, as in LATS) adds the reward to its
+   visits and running mean (``node.value`` = Q, ``node.visits`` = N).
+
+The search ends after ``n_iters`` iterations, when the LLM budget is spent,
+when no node is left to expand, or (``stop_on_success``, default on) when a
+step has won: the env's own reward says so, as the paper's Game-of-24 win
+message and LATS's terminal reward do. The answer (``output=max_reward``)
+is the first won leaf, else the path that follows the highest Q from the root
+(LLM-Reasoners ``follow_max``); ``output=max_visit`` follows visit counts.
+
+``lats`` (Zhou et al. 2023, Language Agent Tree Search) is the same loop with
+LATS's settings: w_exp = sqrt(2) (its ``value/visits + sqrt(2 ln N / n)``),
+5 children per expansion, rollouts to a terminal state, and **self-reflection**:
+every rollout that ends without a win gets a reflection (one LLM call,
+``TaskHooks.reflect``); the latest ``max_reflections`` are shown in every later
+proposal prompt (appended to the adapter's propose/ReAct prompts as
+``Reflection k: ...`` lines).
+
+Defaults (each overridable with ``--agent-opt key=value``):
+
+============  ======  ======
+option        mcts    lats
+============  ======  ======
+n_iters       10      30
+w_exp         1.0     1.414
+depth_limit   5       7
+n_actions     5       5
+simulate      value   rollout
+rollout_depth 4       4
+rollout_width 1       1
+reflect       false   true
+============  ======  ======
+
+Node fields: ``value`` = Q (mean backed-up reward), ``visits`` = N;
+``stats["prior"]`` the expansion-time value, ``stats["dead"]`` when the model
+proposed nothing usable from the node.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from ..registry import register_agent
+from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool
+
+
+class ReflectionsInPrompt:
+    """An adapter view that shows ``reflections`` (a live list) in proposal and ReAct prompts.
+
+    Every other hook is the wrapped adapter's. Lines are written ``Reflection k: ...``
+    at the top of the last user message, so prompt readers keyed on ``Step k:`` or
+    ``- `` lines (the oracle answers of the synthetic LLM) are not confused.
+    """
+
+    def __init__(self, adapter: Any, reflections: list[str]):
+        self._adapter = adapter
+        self.reflections = reflections
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._adapter, name)
+
+    def _with(self, messages: list[dict]) -> list[dict]:
+        if not self.reflections:
+            return messages
+        lines = ["Lessons from earlier failed attempts:"]
+        lines += [f"Reflection {i}: {' '.join(r.split())}" for i, r in enumerate(self.reflections, 1)]
+        last = dict(messages[-1])
+        last["content"] = "\n".join(lines) + "\n\n" + str(last.get("content", ""))
+        return [dict(m) for m in messages[:-1]] + [last]
+
+    def propose_messages(self, obs: dict, history: Sequence[Any], k: int, avoid: Sequence[str] = ()) -> list[dict]:
+        return self._with(self._adapter.propose_messages(obs, history, k, avoid))
+
+    def react_messages(self, obs: dict, history: Sequence[Any], reflections: Sequence[str] = ()) -> list[dict]:
+        return self._with(self._adapter.react_messages(obs, history, reflections))
+
+
+class MCTSAgent(SearchAgent):
+    """UCT search with LLM priors (see module docstring)."""
+
+    name = "mcts"
+    value_name = "q"
+
+    def __init__(
+        self,
+        env_id: str,
+        llm: Any,
+        *,
+        n_iters: int = 10,
+        w_exp: float = 1.0,
+        depth_limit: int = 5,
+        n_actions: int = 5,
+        simulate: str = "value",
+        rollout_depth: int = 4,
+        rollout_width: int = 1,
+        reflect: bool = False,
+        max_reflections: int = 3,
+        output: str = "max_reward",
+        stop_on_success: bool = True,
+        **options: Any,
+    ):
+        super().__init__(env_id, llm, **options)
+        if simulate not in ("value", "rollout"):
+            raise ValueError(f"{self.name}: simulate must be 'value' or 'rollout', not {simulate!r}")
+        if output not in ("max_reward", "max_visit"):
+            raise ValueError(f"{self.name}: output must be 'max_reward' or 'max_visit', not {output!r}")
+        for key, v in (("n_iters", n_iters), ("depth_limit", depth_limit), ("n_actions", n_actions),
+                       ("rollout_width", rollout_width)):
+            if int(v) < 1:
+                raise ValueError(f"{self.name}: {key} must be at least 1, got {v}")
+        self.n_iters = int(n_iters)
+        self.w_exp = float(w_exp)
+        self.depth_limit = int(depth_limit)
+        self.n_actions = int(n_actions)
+        self.simulate_mode = simulate
+        self.rollout_depth = int(rollout_depth)
+        self.rollout_width = int(rollout_width)
+        self.reflect = _as_bool(reflect)
+        self.max_reflections = int(max_reflections)
+        self.output = output
+        self.stop_on_success = _as_bool(stop_on_success)
+        self.reflections: list[str] = []
+        self.iterations = 0
+        self.won: SearchNode | None = None
+
+    # ------------------------------------------------------------ the loop
+    def search(self, root: SearchNode, hooks: TaskHooks) -> None:
+        self.reflections, self.iterations, self.won = [], 0, None
+        if self.reflect:
+            hooks.adapter = ReflectionsInPrompt(hooks.adapter, self.reflections)
+        for _ in range(self.n_iters):
+            path = self._select(root)
+            if path is None:
+                break  # every branch is finished or dead
+            self.iterations += 1
+            leaf = path[-1]
+            if self._expandable(leaf):
+                best = self._expand(leaf, hooks)
+                if best is not None:
+                    leaf = best
+            reward, end = self._simulate(leaf, hooks)
+            for node in reversed(end.path()):
+                self._update(node, reward)
+            if end.success and self.won is None:
+                self.won = end
+            if self.stop_on_success and self.won is not None:
+                break
+            if self.reflect and (end.terminal or self.simulate_mode == "rollout") and not end.success:
+                self._reflect(end, hooks)
+
+    def _expandable(self, node: SearchNode) -> bool:
+        return not node.terminal and node.depth < self.depth_limit and not node.stats.get("dead")
+
+    def _closed(self, node: SearchNode) -> bool:
+        return bool(node.stats.get("closed"))
+
+    def _update(self, node: SearchNode, reward: float) -> None:
+        """Back up ``reward`` into ``node`` (running mean) and refresh its closed flag:
+        a node is closed when nothing below it can be expanded or simulated any more."""
+        node.visits += 1
+        node.value += (reward - node.value) / node.visits
+        if node.children:
+            closed = all(self._closed(c) for c in node.children)
+        else:
+            closed = not self._expandable(node)
+        if closed:
+            node.stats["closed"] = True
+
+    def uct(self, parent: SearchNode, child: SearchNode) -> float:
+        q = child.value if child.visits else float(child.stats.get("prior", 0.0))
+        return q + self.w_exp * math.sqrt(math.log(max(1, parent.visits)) / max(1, child.visits))
+
+    def _select(self, root: SearchNode) -> list[SearchNode] | None:
+        """The path to the node to expand or simulate next (None when all is closed)."""
+        if self._closed(root):
+            return None
+        path = [root]
+        node = root
+        while node.children:
+            options = [c for c in node.children if not self._closed(c)]
+            if not options:
+                break
+            node = max(options, key=lambda c: (self.uct(path[-1], c), -c.id))
+            path.append(node)
+            if node.visits == 0:
+                break  # a fresh child: simulate it before going deeper
+        return path
+
+    def _expand(self, node: SearchNode, hooks: TaskHooks) -> SearchNode | None:
+        """Add up to ``n_actions`` children with priors; return the best new one."""
+        avoid = [c.action for c in node.children if c.action]
+        actions = hooks.propose(node, self.n_actions, avoid=avoid)
+        if not actions:
+            node.stats["dead"] = True
+            return None
+        new = []
+        for action in actions:
+            child = hooks.expand(node, action)
+            if child in new:
+                continue
+            new.append(child)
+            child.stats["prior"] = self._prior(child, hooks)
+            if child.success:
+                break  # a won step needs no sibling valued
+        return max(new, key=lambda c: (c.stats.get("prior", 0.0), -c.id))
+
+    def _prior(self, node: SearchNode, hooks: TaskHooks) -> float:
+        if node.terminal:
+            return 1.0 if node.success else 0.0
+        return float(hooks.value(node))
+
+    def _simulate(self, node: SearchNode, hooks: TaskHooks) -> tuple[float, SearchNode]:
+        """(reward, the node the simulation ended on: ``node`` itself or a rollout descendant)."""
+        if node.terminal:
+            return (1.0 if node.success else 0.0), node
+        if self.simulate_mode == "value":
+            if "prior" not in node.stats:
+                node.stats["prior"] = self._prior(node, hooks)
+            return float(node.stats["prior"]), node
+        current = node
+        for _ in range(self.rollout_depth):
+            if current.terminal or current.depth >= self.depth_limit:
+                break
+            actions = hooks.propose(current, self.rollout_width)
+            if not actions:
+                current.stats["dead"] = True
+                break
+            children = [hooks.expand(current, a) for a in actions]
+            if len(children) == 1:
+                nxt = children[0]
+            else:
+                for c in children:
+                    if "prior" not in c.stats:
+                        c.stats["prior"] = self._prior(c, hooks)
+                nxt = max(children, key=lambda c: (c.stats["prior"], -c.id))
+            nxt.stats["rollout"] = True
+            current = nxt
+        if current.terminal:
+            return (1.0 if current.success else 0.0), current
+        if "prior" not in current.stats:
+            current.stats["prior"] = self._prior(current, hooks)
+        return float(current.stats["prior"]), current
+
+    def _reflect(self, end: SearchNode, hooks: TaskHooks) -> None:
+        outcome = ("the episode ended without success (reward %g)" % end.reward if end.terminal
+                   else f"no success after {end.depth} steps")
+        text = hooks.reflect(end, outcome)
+        if text:
+            end.stats["reflection"] = text[:500]
+            self.reflections.append(text)
+            del self.reflections[: max(0, len(self.reflections) - self.max_reflections)]
+
+    # ------------------------------------------------------------ the answer
+    def choose(self, tree: SearchTree) -> SearchNode | None:
+        if self.won is not None:
+            return self.won
+        won = [n for n in tree.nodes if n.success]
+        if won:
+            return min(won, key=lambda n: n.id)
+        node = tree.root
+        key = ((lambda c: (c.visits, c.value, -c.id)) if self.output == "max_visit"
+               else (lambda c: (c.value if c.visits else c.stats.get("prior", 0.0), c.visits, -c.id)))
+        while node.children:
+            candidates = [c for c in node.children if not (c.terminal and not c.success)] or node.children
+            node = max(candidates, key=key)
+        return node if node is not tree.root else None
+
+    def stats(self) -> dict[str, Any]:
+        out = super().stats()
+        out["mcts_iterations"] = self.iterations
+        if self.reflect:
+            out["reflections"] = len(self.reflections)
+        return out
+
+
+class LATSAgent(MCTSAgent):
+    """Language Agent Tree Search: MCTS with LLM values, rollouts and self-reflection."""
+
+    name = "lats"
+
+    def __init__(self, env_id: str, llm: Any, *, n_iters: int = 30, w_exp: float = math.sqrt(2.0),
+                 depth_limit: int = 7, simulate: str = "rollout", reflect: bool = True, **options: Any):
+        super().__init__(env_id, llm, n_iters=n_iters, w_exp=w_exp, depth_limit=depth_limit,
+                         simulate=simulate, reflect=reflect, **options)
+
+
+@register_agent("mcts", needs_llm=True, help="MCTS/UCT with LLM proposals and ToT value (LLM-Reasoners defaults)")
+def make_mcts(env_id: str, llm: Any, **options: Any) -> MCTSAgent:
+    return MCTSAgent(env_id, llm, **options)
+
+
+@register_agent("lats", needs_llm=True, help="LATS: MCTS with LLM value, rollouts and self-reflection")
+def make_lats(env_id: str, llm: Any, **options: Any) -> LATSAgent:
+    return LATSAgent(env_id, llm, **options)
