@@ -152,6 +152,13 @@ def test_tot_lines_play_to_a_win(env):
     assert info["success"] and info["won"] and obs["valid_actions"] == ()
 
 
+def test_negative_numbers_are_legal_operands(env):
+    obs, *_ = play(env, ID_4_9_10_13, "4 - 10 = -6 (left: -6 9 13)", "9 - 13")
+    assert obs["left"] == ("-6", "-4") and "-4 * -6 = 24 (left: 24)" in obs["valid_actions"]
+    _obs, r, term, _tr, info = env.step("-6 * -4")
+    assert (r, term, info["success"]) == (1.0, True, True)
+
+
 def test_ending_on_a_number_other_than_24_loses(env):
     _obs, r, term, _trunc, info = play(env, ID_4_9_10_13, "13 + 10", "23 + 9", "32 + 4")
     assert (r, term, info["success"]) == (0.0, True, False)

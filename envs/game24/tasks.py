@@ -19,9 +19,9 @@ from __future__ import annotations
 import csv
 import numbers
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from pathlib import Path
 
 DEFAULT_DATA_PATH = Path(__file__).resolve().parent / "data" / "24.csv"
@@ -37,25 +37,25 @@ class TaskFileError(ValueError):
 
 @dataclass(frozen=True)
 class Game24Task:
-    """One puzzle: ``numbers`` (the four input integers as written) and its row metadata."""
+    """One puzzle: ``numbers`` (the four input integers as written) and its row metadata.
+
+    ``puzzle`` (``"4 9 10 13"``), ``instruction`` and ``board`` (sorted Fractions)
+    are derived at construction, so the value never changes after it is made.
+    """
 
     task_id: int
     numbers: tuple[int, ...]
     rank: int
     solved_rate: str = ""
+    puzzle: str = field(init=False, repr=False, compare=False)
+    instruction: str = field(init=False, repr=False, compare=False)
+    board: tuple[Fraction, ...] = field(init=False, repr=False, compare=False)
 
-    @cached_property
-    def puzzle(self) -> str:
-        """The input numbers as written in the file, e.g. ``4 9 10 13``."""
-        return " ".join(str(n) for n in self.numbers)
-
-    @cached_property
-    def instruction(self) -> str:
-        return INSTRUCTION.format(puzzle=self.puzzle)
-
-    @cached_property
-    def board(self) -> tuple[Fraction, ...]:
-        return tuple(sorted(Fraction(n) for n in self.numbers))
+    def __post_init__(self) -> None:
+        puzzle = " ".join(str(n) for n in self.numbers)
+        object.__setattr__(self, "puzzle", puzzle)
+        object.__setattr__(self, "instruction", INSTRUCTION.format(puzzle=puzzle))
+        object.__setattr__(self, "board", tuple(sorted(Fraction(n) for n in self.numbers)))
 
 
 def load_tasks(data_path: str | os.PathLike | None = None) -> tuple[Game24Task, ...]:
