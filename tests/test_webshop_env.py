@@ -145,7 +145,6 @@ def test_http_mode_gives_identical_observations_and_rewards(catalog, site, mode)
     remote.close()
 
 
-@pytest.mark.slow
 def test_http_mode_passes_check_rollback(catalog, site):
     env = make(catalog, server_url=site.url)
     report = te.check_rollback(env, n_trajectories=3, seed=1, run_check_env=False)

@@ -1,0 +1,213 @@
+"""The WebShop site: JSON API, HTML forms, errors, expiry, concurrency, and `treegym serve`."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from treegym.envs.webshop.catalog import DEFAULT_CATALOG_DIR, META_FILE, load_catalog, load_default_catalog
+from treegym.envs.webshop.engine import WebShopEngine
+from treegym.envs.webshop.render import parse_html, render_text
+from treegym.servers.webshop import SessionStore, create_app
+from treegym.servers.webshop.run import serve_in_thread
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory):
+    """The shipped default catalog; a generated one of the same kind until it is shipped."""
+    if (DEFAULT_CATALOG_DIR / META_FILE).is_file():
+        return load_default_catalog()
+    from treegym.envs.webshop.generate import build_catalog
+
+    return load_catalog(build_catalog(tmp_path_factory.mktemp("ws") / "cat", 400, 120))
+
+
+@pytest.fixture(scope="module")
+def site(catalog):
+    with serve_in_thread(create_app(catalog, max_content_length=4096)) as srv:
+        yield srv
+
+
+def call(url: str, method: str = "GET", body=None, raw: bytes | None = None,
+         content_type: str = "application/json") -> tuple[int, object]:
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": content_type})
+    try:
+        with urllib.request.urlopen(req) as resp:
+            payload = resp.read().decode()
+            status, ctype = resp.status, resp.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as exc:
+        payload, status, ctype = exc.read().decode(), exc.code, exc.headers.get("Content-Type", "")
+    return status, (json.loads(payload) if "json" in ctype else payload)
+
+
+def test_session_lifecycle_over_json(site, catalog):
+    engine = WebShopEngine(catalog)
+    status, made = call(f"{site.url}/api/sessions", "POST", {"goal_index": 3})
+    assert status == 201 and made["instruction"] == engine.instruction(engine.new_session(3))
+    sid = made["session_id"]
+    expert = call(f"{site.url}/api/sessions/{sid}/expert")[1]["action"]
+    assert expert.startswith("search[")
+    status, stepped = call(f"{site.url}/api/sessions/{sid}/step", "POST", {"action": expert})
+    assert status == 200 and stepped["info"]["page"] == "results" and stepped["reward"] == 0.0
+    state = call(f"{site.url}/api/sessions/{sid}/snapshot", "POST")[1]["state"]
+    assert state["page"] == "results" and state["goal_index"] == 3
+    call(f"{site.url}/api/sessions/{sid}/step", "POST", {"action": "click[Back to Search]"})
+    assert call(f"{site.url}/api/sessions/{sid}")[1]["state"]["page"] == "search"
+    status, restored = call(f"{site.url}/api/sessions/{sid}/restore", "POST", {"state": state})
+    assert status == 200 and restored["info"]["page"] == "results"
+    got = call(f"{site.url}/api/sessions/{sid}")[1]
+    assert got["state"] == state
+    assert got["observation"] == render_text(engine.page_nodes(engine.session_from_json(state)))
+    assert call(f"{site.url}/api/sessions/{sid}", "DELETE") == (200, {"closed": sid})
+    status, err = call(f"{site.url}/api/sessions/{sid}")
+    assert status == 404 and "no session" in err["error"]
+
+
+def test_errors_are_json_and_say_what_to_do(site):
+    status, err = call(f"{site.url}/api/sessions/nope/step", "POST", {"action": "click[x]"})
+    assert status == 404 and "POST /api/sessions" in err["error"]
+    status, err = call(f"{site.url}/s/not-a-session")
+    assert status == 404 and isinstance(err, dict) and "error" in err
+    status, err = call(f"{site.url}/api/sessions/{'x' * 100}")
+    assert status == 404 and "session ids" in err["error"]
+    sid = call(f"{site.url}/api/sessions", "POST", {"goal_index": 0})[1]["session_id"]
+    assert call(f"{site.url}/api/sessions/{sid}/step", "POST", raw=b"{not json")[0] == 400
+    status, err = call(f"{site.url}/api/sessions/{sid}/step", "POST", {"action": 42})
+    assert status == 400 and "string action" in err["error"]
+    status, err = call(f"{site.url}/api/sessions", "POST", {"goal_index": -1})
+    assert status == 400 and "goal_index" in err["error"]
+    status, err = call(f"{site.url}/api/sessions", "POST", {"split": "holdout"})
+    assert status == 400 and "holdout" in err["error"]
+    status, err = call(f"{site.url}/api/sessions/{sid}/restore", "POST", {"state": {"page": "done"}})
+    assert status == 400 and "bad session state" in err["error"]
+    status, err = call(f"{site.url}/api/sessions/{sid}/step", "POST", {"action": "x" * 10_000})
+    assert status == 413 and "too large" in err["error"]
+    # the session survived every bad request
+    assert call(f"{site.url}/api/sessions/{sid}")[1]["state"]["page"] == "search"
+    status, stepped = call(f"{site.url}/api/sessions/{sid}/step", "POST", {"action": "dance[]"})
+    assert status == 200 and stepped["reward"] == 0.0 and not stepped["done"]
+    assert "Invalid action" in call(f"{site.url}/api/sessions/{sid}")[1]["observation"]
+
+
+def test_browsing_with_forms_buys_a_product(site, catalog):
+    """What a person does: start, search, click through, buy - all by form posts and redirects."""
+    opener = urllib.request.build_opener()
+    resp = opener.open(urllib.request.Request(f"{site.url}/start", data=b"goal=0", method="POST"))
+    page_url = resp.geturl()
+    assert re.search(r"/s/[A-Za-z0-9_-]+$", page_url)
+    sid = page_url.rsplit("/", 1)[1]
+    html = resp.read().decode()
+    assert 'name="q"' in html and catalog.goal(0).instruction_text.split()[0] in html
+    for _ in range(12):
+        action = call(f"{site.url}/api/sessions/{sid}/expert")[1]["action"]
+        if action is None:
+            break
+        verb, arg = action[:-1].split("[", 1)
+        form = urllib.parse.urlencode({"q": arg} if verb == "search" else {"target": arg}).encode()
+        resp = opener.open(urllib.request.Request(f"{site.url}/s/{sid}/{verb}", data=form, method="POST"))
+        assert resp.geturl() == page_url  # 303 back to the session page
+        html = resp.read().decode()
+    assert "Thank you for shopping with us!" in html
+    texts = [n.text for n in parse_html(html)]
+    assert texts[texts.index("Your score (min 0.0, max 1.0)") + 1] != ""
+
+
+def test_start_page_and_health(site):
+    status, html = call(f"{site.url}/")
+    assert status == 200 and 'action="/start"' in html
+    status, health = call(f"{site.url}/api/health")
+    assert status == 200 and health["status"] == "ok" and health["goals"] > 0
+    status, err = call(f"{site.url}/start", "POST", raw=b"goal=abc", content_type="application/x-www-form-urlencoded")
+    assert status == 400 and "whole number" in err["error"]
+
+
+def test_store_expires_and_bounds_sessions(catalog):
+    now = [0.0]
+    store = SessionStore(ttl=10, max_sessions=2, clock=lambda: now[0])
+    engine = WebShopEngine(catalog)
+    a = store.create(engine.new_session(0))
+    b = store.create(engine.new_session(1))
+    with pytest.raises(RuntimeError, match="limit"):
+        store.create(engine.new_session(2))
+    now[0] = 5
+    store.get(a)  # touching keeps a alive
+    now[0] = 12
+    assert store.get(a).goal_index == 0
+    with pytest.raises(KeyError):
+        store.get(b)  # expired
+    c = store.create(engine.new_session(2))
+    assert len(store) == 2 and store.delete(c) and not store.delete(c)
+    now[0] = 100
+    assert store.purge_expired() == 1 and len(store) == 0
+
+
+def test_expired_sessions_give_404_on_the_site(catalog):
+    app = create_app(catalog, ttl=0.05)
+    client = app.test_client()
+    sid = client.post("/api/sessions", json={"goal_index": 0}).get_json()["session_id"]
+    assert client.get(f"/api/sessions/{sid}").status_code == 200
+    time.sleep(0.1)
+    resp = client.get(f"/api/sessions/{sid}")
+    assert resp.status_code == 404 and "expired" in resp.get_json()["error"]
+
+
+def test_concurrent_sessions_stay_separate(site, catalog):
+    goals = list(range(min(12, len(catalog.goals))))
+    errors: list[str] = []
+
+    def shopper(gi: int) -> None:
+        try:
+            sid = call(f"{site.url}/api/sessions", "POST", {"goal_index": gi})[1]["session_id"]
+            for _ in range(10):
+                action = call(f"{site.url}/api/sessions/{sid}/expert")[1]["action"]
+                if action is None:
+                    break
+                out = call(f"{site.url}/api/sessions/{sid}/step", "POST", {"action": action})[1]
+                if out["info"]["goal_index"] != gi:
+                    errors.append(f"session for goal {gi} saw goal {out['info']['goal_index']}")
+            state = call(f"{site.url}/api/sessions/{sid}")[1]["state"]
+            if not state["done"] or state["asin"] != catalog.goal(gi).asin:
+                errors.append(f"goal {gi}: ended on {state['page']} with {state['asin']}")
+            call(f"{site.url}/api/sessions/{sid}", "DELETE")
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(f"goal {gi}: {exc!r}")
+
+    threads = [threading.Thread(target=shopper, args=(gi,)) for gi in goals]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_treegym_serve_runs_the_site(catalog):
+    proc = subprocess.Popen([sys.executable, "-m", "treegym.scripts.cli", "serve", "webshop", "--port", "0",
+                             "--catalog", str(catalog.root)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        line = proc.stdout.readline()
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert m, line + proc.stderr.read()
+        status, health = call(f"http://127.0.0.1:{m.group(1)}/api/health")
+        assert status == 200 and health["status"] == "ok"
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def test_serve_rejects_a_bad_catalog(tmp_path, capsys):
+    from treegym.scripts.cli import main
+
+    assert main(["serve", "webshop", "--catalog", str(tmp_path / "missing"), "--port", "0"]) == 1
+    assert "cannot load the catalog" in capsys.readouterr().err
