@@ -133,7 +133,10 @@ def main(argv: list[str] | None = None) -> int:
         if target is not None and row["ratio"] < target:
             missed.append(f"{env_id}: replay/restore {row['ratio']:.0f}x < target {target:.0f}x")
 
-    header = f"{'env':<28} {'kind':<8} {'depth':>5} {'snapshot us':>12} {'restore us':>11} {'replay us':>11} {'replay/restore':>15}"
+    header = (
+        f"{'env':<28} {'kind':<8} {'depth':>5} {'snapshot us':>12} {'restore us':>11} "
+        f"{'replay us':>11} {'replay/restore':>15}"
+    )
     print(header)
     print("-" * len(header))
     for r in rows:

@@ -46,7 +46,6 @@ from .rules import (
     Board,
     check_answer,
     check_operation,
-    format_board,
     legal_lines,
     parse_action,
 )

@@ -105,7 +105,8 @@ def _row_task(path: str, i: int, row: dict) -> Game24Task:
         rank = int(rank_text)
     except ValueError:
         raise TaskFileError(f"{where}: 'Rank' must be an integer, got {rank_text!r}") from None
-    return Game24Task(task_id=i, numbers=tuple(int(p) for p in parts), rank=rank, solved_rate=(row.get("Solved rate") or "").strip())
+    solved_rate = (row.get("Solved rate") or "").strip()
+    return Game24Task(task_id=i, numbers=tuple(int(p) for p in parts), rank=rank, solved_rate=solved_rate)
 
 
 def split_ids(split: str, n_tasks: int) -> tuple[int, ...]:
