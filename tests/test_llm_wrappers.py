@@ -260,3 +260,27 @@ def test_garbage_lines_never_crash(tmp_path):
         llm = CachedLLM(counting_llm(), path)
     assert llm.store.skipped_lines == 4 and len(llm.store) == 0
     assert llm.complete(msgs("q")) == ["q -> 0"]
+
+
+def test_cache_path_that_is_a_directory_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="is a directory"):
+        CachedLLM(counting_llm(), tmp_path)
+
+
+def _shout(messages):
+    return messages[-1]["content"].upper()
+
+
+def test_wrappers_and_clients_survive_pickling_for_process_pools(tmp_path):
+    import pickle
+
+    with ChatServer() as server:
+        client = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY", backoff=0.01)
+        stack = BudgetedLLM(CachedLLM(client, tmp_path / "c.jsonl"), max_calls=3)
+        stack.complete(msgs("one"))
+        copy = pickle.loads(pickle.dumps(stack))
+        assert copy.complete(msgs("one")) == ["one"]  # hit from the file, no request
+        assert copy.complete(msgs("two")) == ["two"]
+        assert len(server.chat_requests()) == 2 and copy.remaining_calls == 0
+    scripted = pickle.loads(pickle.dumps(ScriptedLLM(_shout)))
+    assert scripted.complete(msgs("hi")) == ["HI"]

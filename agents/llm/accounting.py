@@ -28,6 +28,13 @@ class CostTracker:
         self.usage = usage if usage is not None else Usage()
         self._local = threading.local()
 
+    def __getstate__(self) -> dict:
+        return {"usage": self.usage}
+
+    def __setstate__(self, state: dict) -> None:
+        self.usage = state["usage"]
+        self._local = threading.local()
+
     def begin(self) -> None:
         """Start a new request on this thread (resets ``last()``)."""
         self._local.cost = Usage()

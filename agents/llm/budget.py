@@ -46,6 +46,15 @@ class BudgetedLLM:
     def __repr__(self) -> str:
         return f"BudgetedLLM({self.llm!r}, max_calls={self.max_calls}, max_tokens={self.max_tokens})"
 
+    def __getstate__(self) -> dict:  # picklable for process pools; the lock is per process
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     @property
     def remaining_calls(self) -> int | None:
         """Calls left (None when calls are unlimited); in-flight requests count as spent."""

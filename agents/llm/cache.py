@@ -97,6 +97,8 @@ class ResponseCache:
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
+        if self.path.is_dir():
+            raise ValueError(f"LLM cache path {self.path} is a directory; give a file such as {self.path / 'llm_cache.jsonl'}")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._entries: dict[str, dict] = {}
         self._offset = 0  # bytes of the file already indexed (always at a line start)
@@ -106,6 +108,9 @@ class ResponseCache:
         self._file_lock = FileLock(str(self.path) + ".lock")
         with self._locked():
             self._read_new()
+
+    def __reduce__(self) -> tuple:
+        return (ResponseCache, (self.path,))  # another process re-reads the file
 
     def __len__(self) -> int:
         with self._thread_lock:
@@ -206,6 +211,15 @@ class CachedLLM:
 
     def __repr__(self) -> str:
         return f"CachedLLM({self.llm!r}, path={str(self.store.path)!r}, mode={self.mode!r})"
+
+    def __getstate__(self) -> dict:  # picklable for process pools; the lock is per process
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     @property
     def path(self) -> Path:

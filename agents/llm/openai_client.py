@@ -106,10 +106,11 @@ def _retry_after_seconds(error: BaseException) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        if parsed is None:
-            return None
-        return max(0.0, parsed.timestamp() - time.time())
+        pass
+    try:  # the HTTP-date form
+        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def _describe(error: BaseException) -> str:
@@ -169,6 +170,9 @@ class OpenAICompatibleLLM:
         self.supports_grammar = supports_grammar
         self.default_max_tokens = default_max_tokens
         self.name = name or f"openai:{self.requested_model or 'auto'}"
+        self._config = dict(model=model, base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries,
+                            backoff=backoff, supports_grammar=supports_grammar, name=name,
+                            default_max_tokens=default_max_tokens)
         self._client = openai.OpenAI(
             api_key=api_key or "EMPTY", base_url=self.base_url, timeout=self.timeout, max_retries=0
         )
@@ -181,6 +185,15 @@ class OpenAICompatibleLLM:
         self._retry_lock = threading.Lock()
         #: Whether the server answered an ``n>1`` request with n choices (None: not seen yet).
         self.honours_n: bool | None = None
+
+    def __reduce__(self) -> tuple:
+        # For process pools: a worker gets a fresh client with the same settings (and its own usage).
+        config = dict(self._config)
+        return (_rebuild, (config,))
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._client.close()
 
     def __repr__(self) -> str:
         return f"OpenAICompatibleLLM(model={self.requested_model or 'auto'!r}, base_url={self.base_url!r})"
@@ -333,6 +346,11 @@ class OpenAICompatibleLLM:
         else:
             hint = "check the model name and that OPENAI_BASE_URL ends in /v1"
         return LLMAuthError(f"model {model!r} not found at {self.base_url} (HTTP 404: {error.message}); {hint}")
+
+
+def _rebuild(config: dict) -> OpenAICompatibleLLM:
+    model = config.pop("model")
+    return OpenAICompatibleLLM(model, **config)
 
 
 _OPTIONS = [p for p in inspect.signature(OpenAICompatibleLLM.__init__).parameters if p not in ("self", "model")]

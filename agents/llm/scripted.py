@@ -60,6 +60,15 @@ class ScriptedLLM:
     def __repr__(self) -> str:
         return f"ScriptedLLM(name={self.name!r}, calls={len(self.calls)})"
 
+    def __getstate__(self) -> dict:  # picklable for process pools; the lock is per process
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def last_cost(self) -> Usage:
         return self._cost.last()
 
