@@ -1,0 +1,110 @@
+"""Depth-first search-based decision tree (ToolBench DFSDT, Qin et al. 2023): agent ``dfsdt``.
+
+ToolBench's ``DFS_woFilter_w2``: a recursive depth-first search that grows at
+most ``width`` (2) children per node, one LLM call per child, and descends into
+each new child at once (no ranking of siblings: that is ToT-DFS). From the
+second child on, the proposal prompt lists the actions the earlier siblings
+took and asks for a different one (the *diversity prompt*; here the adapter's
+``avoid`` list). The recursion returns how many levels to go back:
+
+* a **won** step (the env ends the episode with success) stops the whole search
+  - DFSDT stops at the first answer;
+* a **give-up** - the env ends the episode without success (Game of 24: one
+  number other than 24 left; ToolBench: ``Finish(give_up_and_restart)``) -
+  goes back ``prune_back`` (2) levels: its parent is abandoned and the
+  grandparent tries a new child ("give up and restart");
+* a step at ``max_depth`` or a model answer with nothing usable in it goes
+  back one level: the parent tries its next child;
+* a node whose ``width`` children are all exhausted goes back one level.
+
+Defaults follow ToolBench's runner: ``width=2``, ``prune_back=2``,
+``max_depth=12`` steps (ToolBench's ``single_chain_max_step``), the call
+budget from ``budget`` (ToolBench: 200 queries; here the suite-wide default).
+
+The answer is the won leaf; without one, the deepest trajectory that did not
+give up, else the last give-up (ToolBench emits a give-up node as its answer).
+Node fields: ``stats["give_up"]`` on give-up leaves, ``stats["order"]`` the
+DFS visiting order.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..registry import register_agent
+from .base import SearchAgent, SearchNode, SearchTree, TaskHooks
+
+FOUND = 10_000  # "unwind everything": the search has its answer
+
+
+class DFSDTAgent(SearchAgent):
+    """ToolBench DFSDT (see module docstring)."""
+
+    name = "dfsdt"
+    value_name = "order"
+
+    def __init__(self, env_id: str, llm: Any, *, width: int = 2, prune_back: int = 2, max_depth: int = 12,
+                 **options: Any):
+        super().__init__(env_id, llm, **options)
+        for key, v in (("width", width), ("prune_back", prune_back), ("max_depth", max_depth)):
+            if int(v) < 1:
+                raise ValueError(f"dfsdt: {key} must be at least 1, got {v}")
+        self.width = int(width)
+        self.prune_back = int(prune_back)
+        self.max_depth = int(max_depth)
+        self.found: SearchNode | None = None
+        self.backtracks = 0
+        self.give_ups = 0
+        self._order = 0
+
+    def search(self, root: SearchNode, hooks: TaskHooks) -> None:
+        self.found, self.backtracks, self.give_ups, self._order = None, 0, 0, 0
+        self._dfs(root, hooks)
+
+    def _dfs(self, node: SearchNode, hooks: TaskHooks) -> int:
+        """Visit ``node``; return the number of levels to go back (``FOUND`` to stop)."""
+        node.visits += 1
+        node.value = self._order
+        self._order += 1
+        if node.success:
+            self.found = node
+            return FOUND
+        if node.terminal:
+            node.stats["give_up"] = True
+            self.give_ups += 1
+            return self.prune_back
+        if node.depth >= self.max_depth:
+            return 1
+        for i in range(self.width):
+            avoid = [c.action for c in node.children if c.action]
+            actions = hooks.propose(node, 1, avoid=avoid, attempt=i)
+            if not actions:
+                node.stats["empty_proposals"] = node.stats.get("empty_proposals", 0) + 1
+                continue
+            child = hooks.expand(node, actions[0])
+            back = self._dfs(child, hooks)
+            if back >= FOUND:
+                return FOUND
+            if back > 1:
+                self.backtracks += 1
+                node.stats["abandoned"] = True
+                return back - 1
+        return 1
+
+    def choose(self, tree: SearchTree) -> SearchNode | None:
+        if self.found is not None:
+            return self.found
+        alive = [n for n in tree.nodes if not n.children and n is not tree.root and not n.stats.get("give_up")]
+        if alive:
+            return max(alive, key=lambda n: (n.depth, -n.id))
+        gave_up = [n for n in tree.nodes if n.stats.get("give_up")]
+        return gave_up[-1] if gave_up else None
+
+    def stats(self) -> dict[str, Any]:
+        out = super().stats()
+        out.update(dfsdt_backtracks=self.backtracks, dfsdt_give_ups=self.give_ups)
+        return out
+
+
+@register_agent("dfsdt", needs_llm=True, help="ToolBench DFSDT: depth-first, width 2, diversity prompt, give-up backtracking")
+def make_dfsdt(env_id: str, llm: Any, **options: Any) -> DFSDTAgent:
+    return DFSDTAgent(env_id, llm, **options)
