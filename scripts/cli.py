@@ -17,6 +17,8 @@ COMMAND_MODULES = [
     "treegym.scripts.cmd_check",
     "treegym.scripts.cmd_run",
     "treegym.scripts.cmd_serve",
+    "treegym.scripts.cmd_webshop",
+    "treegym.scripts.cmd_tree",
 ]
 
 

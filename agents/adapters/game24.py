@@ -389,8 +389,8 @@ class Game24Adapter(OracleRendering, EnvAdapter):
         left = self.left_numbers(obs)
         if left is not None:
             line_ = step_line(Board.start(left), a, op, b)
-            if line_ is not None:
-                return line_
+            # an illegal step is passed on as written: the env says what is wrong with it
+            return line_ if line_ is not None else line.strip().strip("`").strip()
         c = apply_op(a, op, b)
         return f"{fmt_num(a)} {op} {fmt_num(b)} = {fmt_num(c) if c is not None else 'undefined'}"
 

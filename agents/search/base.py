@@ -357,8 +357,9 @@ class SearchAgent(BasePolicy):
 
     Options common to all algorithms: ``budget`` (LLM calls per search, default 100),
     ``max_tokens`` (token budget, default none), ``seed``, ``tree_out`` (path of the
-    tree JSON; ``{episode}`` in it is replaced by the episode number, otherwise the
-    file is overwritten per episode), ``propose_mode``, ``temperature``,
+    tree JSON; ``{task}`` in it is replaced by the task id (``info["task_id"]``),
+    ``{episode}`` by this agent object's episode count; without either the file
+    is overwritten per episode), ``propose_mode``, ``temperature``,
     ``filter_valid``, ``value_samples`` (passed to :class:`TaskHooks`).
     """
 
@@ -474,7 +475,8 @@ class SearchAgent(BasePolicy):
             "chosen_success": bool(chosen.success) if chosen is not None else False,
         }
         if self.tree_out:
-            path = str(self.tree_out).replace("{episode}", str(self.episode))
+            task = info.get("task_id", hashlib.sha256(root.text.encode()).hexdigest()[:8])
+            path = str(self.tree_out).replace("{episode}", str(self.episode)).replace("{task}", str(task))
             self._stats["tree_json"] = str(tree.save(path))
         return self.result
 

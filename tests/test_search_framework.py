@@ -1,0 +1,210 @@
+"""The search framework: env access through snapshots, the LLM hooks, tree export, the agent loop."""
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import pytest
+
+from treegym.agents.adapters import get_adapter
+from treegym.agents.adapters.base import EnvAdapter
+from treegym.agents.evaluation import run_episode
+from treegym.agents.llm.scripted import ScriptedLLM
+from treegym.agents.llm.spec import make_llm
+from treegym.agents.search.base import SearchAgent, SearchNode, SearchTree, TaskHooks
+from treegym.agents.search.elo import EloSearchAgent
+from treegym.envs import snapshot
+from treegym.scripts.cli import main as cli_main
+from treegym.scripts.cmd_tree import TreeFileError, load_tree, render_tree
+
+ENV = "treegym/Game24-v0"
+
+
+def _hooks(llm, task_id=900, **opts):
+    env = gym.make(ENV)
+    obs, info = env.reset(options={"task_id": task_id})
+    hooks = TaskHooks(env, get_adapter(ENV), llm, **opts)
+    root = hooks.make_root(obs, info)
+    hooks.tree = SearchTree(root, algorithm="test", env_id=ENV)
+    return env, hooks, root
+
+
+def test_expand_restores_steps_snapshots_and_reuses_children():
+    env, hooks, root = _hooks(ScriptedLLM(["x"]))
+    a = hooks.expand(root, "10 - 4 = 6 (left: 5 6 6)")
+    b = hooks.expand(root, "5 * 4 = 20 (left: 6 10 20)")  # must start again from the root state
+    assert a.observation["left"] == ("5", "6", "6")
+    assert b.observation["left"] == ("6", "10", "20")
+    assert hooks.expand(root, "10 - 4 = 6 (left: 5 6 6)") is a
+    assert hooks.expansions == 2
+    assert [c.id for c in root.children] == [1, 2] and a.parent is root and a.depth == 1
+    c = hooks.expand(a, "6 - 5 = 1 (left: 1 6)")
+    assert c.actions() == ["10 - 4 = 6 (left: 5 6 6)", "6 - 5 = 1 (left: 1 6)"]
+    end = hooks.expand(c, "6 - 1 = 5 (left: 5)")
+    assert end.terminal and not end.success
+    with pytest.raises(ValueError, match="terminal"):
+        hooks.expand(end, "5 + 1")
+    # a malformed action is a child too: the env says what was wrong (step never raises)
+    bad = hooks.expand(root, "please add things")
+    assert bad.observation["text"].startswith("Invalid action") and not bad.terminal
+
+
+@pytest.mark.parametrize("replies,expected", [
+    (["A", "B"], 1.0),        # A wins in both orders
+    (["B", "A"], 0.0),        # B wins in both orders
+    (["A", "A"], 0.5),        # position bias: the two orders disagree
+    (["maybe", "B"], 0.5),    # an unparseable judgment counts as a tie
+])
+def test_compare_is_judged_twice_with_the_order_swapped(replies, expected):
+    llm = ScriptedLLM(replies)
+    env, hooks, root = _hooks(llm)
+    a = hooks.expand(root, "10 - 4 = 6 (left: 5 6 6)")
+    b = hooks.expand(root, "10 + 4 = 14 (left: 5 6 14)")
+    assert hooks.compare(a, b) == expected
+    assert llm.usage.calls == 2
+    first, second = (m[-1]["content"] for m in llm.calls)
+    assert first.index("10 - 4") < first.index("10 + 4")
+    assert second.index("10 + 4") < second.index("10 - 4")
+
+
+def test_propose_dedupes_normalises_filters_and_avoids():
+    reply = ("1. 10 - 4 = 6 (left: 5 6 6)\n2. 10 - 4 = 6 (left: 5 6 6)\n3. 4 + 5\n"
+             "4. 11 * 3 = 33 (left: 33)\n5. 6 * 4 = 24 (left: 5 10 24)\nthat's all")
+    env, hooks, root = _hooks(ScriptedLLM([reply]))
+    got = hooks.propose(root, 5, avoid=["6 * 4 = 24 (left: 5 10 24)"])
+    # duplicate merged, bare "4 + 5" rewritten to the env's line, the impossible 11 * 3 dropped
+    assert got == ["10 - 4 = 6 (left: 5 6 6)", "5 + 4 = 9 (left: 6 9 10)"]
+    assert all(a in root.observation["valid_actions"] for a in got)
+    prompt = hooks.llm.calls[0][-1]["content"]
+    assert "6 * 4 = 24 (left: 5 10 24)" in prompt and "Propose 5" in prompt
+
+
+def test_propose_without_filter_keeps_what_the_env_would_reject():
+    env, hooks, root = _hooks(ScriptedLLM(["11 * 3 = 33 (left: 33)"]), filter_valid=False)
+    assert hooks.propose(root, 3) == ["11 * 3 = 33 (left: 33)"]
+
+
+def test_sample_actions_is_one_call_with_n_samples():
+    llm = make_llm("synthetic:p_correct=0.5,seed=3", env_id=ENV)
+    env, hooks, root = _hooks(llm)
+    samples = hooks.sample_actions(root, 6)
+    assert len(samples) == 6 and llm.usage.calls == 1
+    assert len(set(samples)) > 1  # i.i.d. samples differ
+
+
+def test_value_and_reflect_hooks():
+    env, hooks, root = _hooks(make_llm("scripted", env_id=ENV))
+    good = hooks.expand(root, "10 - 4 = 6 (left: 5 6 6)")    # 6 * 5 - 6 = 24
+    dead = hooks.expand(root, "10 * 6 = 60 (left: 4 5 60)")  # no way to 24
+    assert hooks.value(good) == 1.0
+    assert hooks.value(dead) == 0.0
+    assert "24" in hooks.reflect(dead, "failed")
+
+
+def test_tree_json_marks_the_chosen_path_and_renders(tmp_path):
+    env, hooks, root = _hooks(ScriptedLLM(["x"]))
+    a = hooks.expand(root, "5 * 4 = 20 (left: 6 10 20)")
+    hooks.expand(root, "10 + 4 = 14 (left: 5 6 14)")
+    b = hooks.expand(a, "10 - 6 = 4 (left: 4 20)")
+    win = hooks.expand(b, "20 + 4 = 24 (left: 24)")
+    win.value = 12.5
+    tree = hooks.tree
+    tree.value_name = "elo"
+    tree.chosen = win
+    path = tree.save(tmp_path / "t.json")
+    data = json.loads(path.read_text())
+    assert [n["id"] for n in data["nodes"] if n["chosen"]] == [0, 1, 3, 4]
+    assert data["nodes"][4]["success"] and data["nodes"][4]["value"] == 12.5
+    assert data["nodes"][2]["parent"] == 0 and not data["nodes"][2]["chosen"]
+    text = render_tree(load_tree(path))
+    assert "* 20 + 4 = 24 (left: 24)  elo=12.5 visits=0  [solved]" in text
+    assert "  10 + 4 = 14 (left: 5 6 14)" in text
+    top = render_tree(data, top=1)
+    assert "10 + 4 = 14" not in top and "1 more children" in top
+    shallow = render_tree(data, depth=1)
+    assert "20 + 4" not in shallow and "2 nodes below depth 1" in shallow
+
+
+def test_tree_command_prints_and_rejects_broken_files(tmp_path, capsys):
+    env, hooks, root = _hooks(ScriptedLLM(["x"]))
+    hooks.expand(root, "5 * 4 = 20 (left: 6 10 20)")
+    path = hooks.tree.save(tmp_path / "t.json")
+    assert cli_main(["tree", str(path), "--depth", "3"]) == 0
+    assert "5 * 4 = 20" in capsys.readouterr().out
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"nodes": [')
+    assert cli_main(["tree", str(broken)]) == 2
+    assert "not JSON" in capsys.readouterr().err
+    with pytest.raises(TreeFileError, match="not a treegym search tree"):
+        broken.write_text('{"nodes": []}')
+        load_tree(broken)
+
+
+class _PartialSearch(SearchAgent):
+    """Explores one step and chooses that non-terminal node: the agent must continue greedily."""
+
+    name = "partial"
+
+    def search(self, root: SearchNode, hooks: TaskHooks) -> None:
+        hooks.expand(root, hooks.propose(root, 1)[0])
+
+    def choose(self, tree: SearchTree) -> SearchNode | None:
+        return tree.nodes[-1]
+
+
+def test_agent_plays_the_chosen_path_then_continues_greedily(tmp_path):
+    env = gym.make(ENV)
+    agent = _PartialSearch(ENV, make_llm("scripted", env_id=ENV), tree_out=str(tmp_path / "tree-{task}.json"))
+    rec = run_episode(env, agent, task_id=903, seed=0)
+    assert rec["success"] and rec["steps"] == 3
+    stats = agent.stats()
+    assert stats["greedy_steps"] == 2 and stats["search_nodes"] == 2
+    assert (tmp_path / "tree-903.json").exists()
+
+
+def test_budget_stops_the_search_cleanly_and_restores_the_root(tmp_path):
+    env = gym.make(ENV)
+    obs, info = env.reset(options={"task_id": 904})
+    before = snapshot(env)
+    llm = make_llm("synthetic:p_correct=0.5,seed=0", env_id=ENV)
+    agent = EloSearchAgent(ENV, llm, budget=4)
+    agent.reset()
+    agent.bind(env)
+    agent.act(obs, info)
+    assert agent.result.stopped == "budget"
+    assert llm.usage.calls == 4
+    after = snapshot(env)
+    assert (after.payload, after.steps, after.rng_state) == (before.payload, before.steps, before.rng_state)
+
+
+# ----------------------------------------------------------------- env-agnostic: another env, another adapter
+class _WalkAdapter(EnvAdapter):
+    """A minimal adapter for the NumberWalk example env (reach the target with add/sub N)."""
+
+    def propose_messages(self, obs, history, k, avoid=()):
+        return [{"role": "user", "content": f"{obs['text']}|{obs['instruction']}|avoid={','.join(avoid)}"}]
+
+    def parse_proposals(self, text, obs):
+        return [ln.strip() for ln in text.splitlines() if ln.strip()]
+
+    def compare_messages(self, obs, traj_a, traj_b):
+        return [{"role": "user", "content": f"A={traj_a[-1].observation if traj_a else ''}"
+                                            f"|B={traj_b[-1].observation if traj_b else ''}"}]
+
+
+def _walk_reply(messages):
+    content = messages[-1]["content"]
+    if content.startswith("A="):
+        a, b = content[2:].split("|B=")
+        at = lambda s: int(s.rsplit("at ", 1)[1].rstrip(".")) if "at " in s else 0  # noqa: E731
+        return "A" if abs(7 - at(a)) <= abs(7 - at(b)) else "B"
+    avoid = content.split("avoid=")[1].split(",")
+    return "\n".join(a for a in ("add 3", "add 2", "add 1") if a not in avoid)
+
+
+def test_elo_runs_unchanged_on_another_env(walk_env):
+    agent = EloSearchAgent("treegym/NumberWalk-v0", ScriptedLLM(_walk_reply), adapter=_WalkAdapter(),
+                           explorations=6, max_steps=4)
+    rec = run_episode(walk_env, agent, seed=0)
+    assert rec["success"], rec
+    assert agent.stats()["search_nodes"] > 4
