@@ -105,7 +105,7 @@ class Product:
         return tuple(v for _, values in self.options for v in values)
 
     def search_text(self) -> str:
-        """The text the search index holds: title, description, bullet points, option text."""
+        """The text the search index holds (see :func:`search_text`)."""
         return search_text(self.name, self.description, self.bullet_points, self.options)
 
     def to_dict(self) -> dict[str, Any]:
@@ -189,8 +189,13 @@ def option_text(options: Iterable[tuple[str, Sequence[str]]]) -> str:
 
 def search_text(name: str, description: str, bullet_points: Iterable[str],
                 options: Iterable[tuple[str, Sequence[str]]]) -> str:
-    """What the search index holds for a product (also used on raw records by builders)."""
-    return " ".join((name, description, " ".join(bullet_points), option_text(options)))
+    """What the search index holds for a product: title, description, bullets and option values.
+
+    Option names ("color", "size") are left out: nearly every product has them,
+    so they only slow queries down without telling products apart.
+    """
+    values = " ".join(v for _, vals in options for v in vals)
+    return " ".join((name, description, " ".join(bullet_points), values))
 
 
 def record_search_text(record: Mapping[str, Any]) -> str:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .catalog import NO_PRICE_LIMIT, format_price_text
-from .vocab import (BRAND_HEADS, BRAND_TAILS, BULLET_TEMPLATES, DESCRIPTION_CLOSERS, DESCRIPTION_MIDDLES,
+from .vocab import (BRAND_HEADS, BRAND_MIDDLES, BRAND_TAILS, BULLET_TEMPLATES, DESCRIPTION_CLOSERS, DESCRIPTION_MIDDLES,
                     DESCRIPTION_OPENERS, INSTRUCTION_TEMPLATES, PRICE_RANGE, QUERIES, REVIEW_BODIES,
                     REVIEW_TITLES, REVIEW_WHO, QuerySpec)
 
@@ -67,7 +67,7 @@ def product_record(seed: int, i: int) -> dict[str, Any]:
     """Product ``i`` of the catalog with ``seed``, in the ``Product.to_dict`` form (lists for tuples)."""
     rng = _rng(seed, 1, i)
     spec = _spec_of(seed, i)
-    brand = rng.choice(BRAND_HEADS) + rng.choice(BRAND_TAILS)
+    brand = rng.choice(BRAND_HEADS) + rng.choice(BRAND_MIDDLES) + rng.choice(BRAND_TAILS)
     adj = rng.choice(spec.adjectives)
     material = rng.choice(spec.materials) if spec.materials and rng.random() < 0.6 else ""
     attributes = rng.sample(spec.attributes, min(len(spec.attributes), rng.randint(3, 5)))
@@ -141,7 +141,7 @@ def goal_record(seed: int, g: int, n_products: int) -> dict[str, Any]:
     n_attr = sum(f"{{a{k}}}" in template for k in (1, 2, 3))
     attrs = rng.sample(p["attributes"], min(n_attr, len(p["attributes"])))
     fill = {f"a{k + 1}": attrs[k] if k < len(attrs) else attrs[-1] for k in range(3)}
-    instruction = template.format(q=spec.query, d=descriptor, **fill)
+    instruction = template.format(q=spec.query, d=descriptor, b=p["name_nouns"][0], **fill)
     goal_options = [(name, rng.choice(values)) for name, values in sorted(p["options"])]
     option_text = ", and ".join(f"{n}: {v}" for n, v in goal_options)
     text = instruction + (f" with {option_text}" if option_text else "")

@@ -5,7 +5,8 @@ description, first bullet point and option text, and returns the top 50 ASINs
 for a bag-of-words OR query. We do the same with tantivy (a pip wheel, no Java):
 
 * one analysed field ``contents`` = title + description + bullet points +
-  option text (``Product.search_text``; all bullets, not only the first), with
+  option values (``Product.search_text``; all bullets, not only the first;
+  option names such as "color" are left out, unlike upstream), with
   tokenizer simple -> remove tokens > 40 bytes -> lower-case -> Lucene's
   English stop words -> English (Snowball) stemmer; one stored ``asin`` field;
 * queries are analysed with the same analyser and built as a boolean OR of term
@@ -41,12 +42,14 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import tantivy
 
+from .catalog import CatalogError
+
 if TYPE_CHECKING:
     from .catalog import Catalog, Product
 
 SEARCH_RETURN_N = 50
 ANALYZER_NAME = "treegym_en"
-ANALYZER_VERSION = 1
+ANALYZER_VERSION = 2
 STAMP_FILE = "treegym_index.json"
 RAM_INDEX_MAX_PRODUCTS = 20_000
 MAX_QUERY_TERMS = 256
@@ -58,7 +61,7 @@ LUCENE_STOP_WORDS = (
 _TANTIVY_VERSION = getattr(tantivy, "__version__", "") or "unknown"
 
 
-class SearchIndexError(RuntimeError):
+class SearchIndexError(CatalogError):
     """The search index cannot be opened or built (the message says why and what to do)."""
 
 
@@ -82,7 +85,7 @@ def backend_info() -> dict[str, Any]:
     """What produced the rankings (record it with results: rankings differ across backends)."""
     return {"backend": "tantivy", "tantivy": _TANTIVY_VERSION, "bm25": {"k1": 1.2, "b": 0.75},
             "analyzer": f"simple+lowercase+lucene_stop+english_stem v{ANALYZER_VERSION}",
-            "fields": "title description bullet_points options", "top_n": SEARCH_RETURN_N}
+            "fields": "title description bullet_points option_values", "top_n": SEARCH_RETURN_N}
 
 
 class SearchIndex:

@@ -27,6 +27,7 @@ PACKS = ("pack of 1", "pack of 2", "pack of 3", "pack of 4", "pack of 6", "pack 
 BRAND_HEADS = ("lu", "ve", "ka", "mo", "zi", "ar", "be", "no", "sol", "tri", "qua", "ori", "fen", "dax",
                "el", "ny", "pal", "ro", "sev", "ther", "ul", "vor", "wen", "xan", "yo", "zen", "cal",
                "dri", "fo", "gal", "hal", "ix", "jun", "kor", "lin", "mar")
+BRAND_MIDDLES = ("", "", "", "ra", "ni", "ve", "lo", "ta", "mi", "so", "ke", "du", "pa", "ri", "be", "ko", "za")
 BRAND_TAILS = ("mora", "lix", "vana", "tek", "ora", "nest", "ly", "quin", "zo", "rium", "dale", "sto",
                "vex", "mi", "ton", "ssa", "bury", "ka", "nova", "loft", "pix", "wynn", "garde", "haus")
 
@@ -53,6 +54,13 @@ INSTRUCTION_TEMPLATES = (
     "i need {a1} {q} that are {a2}",
     "buy me a {d} {q} with {a1}",
     "i am looking for a {q} that is {a1}, {a2} and {a3}",
+    # Templates naming the brand: at full scale (1.18M products) they keep most targets findable.
+    "i need a {a1} {q} from {b}",
+    "i am looking for {b} {q} that is {a1} and {a2}",
+    "i want a {d} {q} by {b} which is {a1}",
+    "find me a {b} {q} with {a1}",
+    "i'd like a {a1} {b} {d} {q}",
+    "i need {b} {d} {q} that are {a1}",
 )
 
 

@@ -1,0 +1,213 @@
+"""Benchmark the WebShop data layer at full scale (default 1,181,436 products).
+
+Phases (each measured in its own fresh process where it matters):
+
+1. build: generate products into the store (sqlite above 50k), then build the
+   tantivy index from the store (timed separately);
+2. cold start: a fresh Python process imports treegym, loads the catalog, runs
+   one query and reads one product (wall time, in-process time, RSS);
+3. latency: in that process, p50/p99 over realistic queries: short ones
+   ("lip gloss long lasting") and whole goal instructions as agents paste them;
+   plus how often the goal's target is in the top 50;
+4. baseline, same run: upstream's approach (json.load the product list into
+   Python dicts) on a 50k-product slice in a fresh process, extrapolated
+   linearly to N; upstream's published figures (~15 GB RAM, 7-8 minutes to load
+   the full catalog; WebShop #7, AgentBench #32) are printed for reference.
+
+Targets: <= 1 GB resident, <= 10 s cold start, p50 <= 10 ms.
+
+    python -m treegym.scripts.bench_webshop_scale            # full scale
+    python -m treegym.scripts.bench_webshop_scale --quick    # 50,000 products
+    python -m treegym.scripts.bench_webshop_scale --catalog DIR   # reuse a built catalog
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+FULL_SIZE = 1_181_436
+QUICK_SIZE = 50_000
+BASELINE_SLICE = 50_000
+UPSTREAM_PUBLISHED = {"rss_gb": 15.0, "load_s": 450.0,
+                      "source": "published: ~15 GB (THUDM/AgentBench #32), 7-8 min load (princeton-nlp/WebShop #7)"}
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _peak_mb() -> float:
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+
+
+# ------------------------------------------------------------------------------------- phases
+def phase_build(out: Path, n: int, goals: int, seed: int) -> dict:
+    from treegym.envs.webshop.catalog import read_catalog
+    from treegym.envs.webshop.generate import build_catalog
+    from treegym.envs.webshop.search import INDEX_DIR, build_index_dir
+
+    t0 = time.perf_counter()
+    build_catalog(out, n, goals, seed=seed, index=False, name=f"bench-{n}",
+                  progress=lambda k: print(f"  generated {k:,}", file=sys.stderr, flush=True)
+                  if k % 200_000 == 0 else None)
+    t_gen = time.perf_counter() - t0
+    cat = read_catalog(out)
+    t1 = time.perf_counter()
+    build_index_dir(cat, out / INDEX_DIR)
+    t_index = time.perf_counter() - t1
+    return {"generate_store_s": t_gen, "index_build_s": t_index, "build_peak_rss_mb": _peak_mb()}
+
+
+def phase_coldstart(catalog_dir: str, n_queries: int) -> dict:
+    """Runs in a fresh process: load, first query, then the latency run."""
+    t0 = time.perf_counter()
+    from treegym.envs.webshop.catalog import load_catalog
+    cat = load_catalog(catalog_dir)
+    first = cat.search("long lasting lip gloss")
+    cat.product(first[0])
+    cold = time.perf_counter() - t0
+    rss_cold = _rss_mb()
+
+    rng = random.Random(7)
+    goal_ids = [rng.randrange(len(cat.goals)) for _ in range(n_queries)]
+    long_q = [cat.goal(i).instruction_text for i in goal_ids]
+    short_q = [f"{cat.goal(i).query} {rng.choice(cat.goal(i).attributes)}" for i in goal_ids]
+    lat = {}
+    for label, queries in (("short", short_q), ("instruction", long_q)):
+        times = []
+        for q in queries:
+            t = time.perf_counter()
+            cat.search(q)
+            times.append((time.perf_counter() - t) * 1000)
+        lat[label] = {"p50_ms": statistics.median(times), "p99_ms": _pct(times, 0.99), "n": len(times)}
+    hits = sum(cat.goal(i).asin in cat.search(q) for i, q in zip(goal_ids, long_q))
+    for asin in first:  # product reads through the LRU
+        cat.product(asin)
+    return {"cold_start_in_process_s": cold, "rss_after_first_query_mb": rss_cold, "latency": lat,
+            "target_in_top50": hits / len(goal_ids), "rss_after_queries_mb": _rss_mb(),
+            "peak_rss_mb": _peak_mb(), "products": len(cat.products), "goals": len(cat.goals)}
+
+
+def phase_baseline(path: str) -> dict:
+    """Runs in a fresh process: upstream-style json.load of a product list into Python dicts."""
+    rss0 = _rss_mb()
+    t0 = time.perf_counter()
+    with open(path, encoding="utf-8") as fh:
+        products = json.load(fh)
+    by_asin = {p["asin"]: p for p in products}
+    t = time.perf_counter() - t0
+    return {"n": len(by_asin), "load_s": t, "rss_delta_mb": _rss_mb() - rss0}
+
+
+def _fresh(args: list[str]) -> tuple[dict, float]:
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "treegym.scripts.bench_webshop_scale", *args],
+                         capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t0
+    if out.returncode != 0:
+        raise RuntimeError(f"sub-process {args} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1]), wall
+
+
+def _write_baseline_slice(catalog_dir: Path, path: Path, n: int) -> None:
+    from treegym.envs.webshop.catalog import iter_products, read_catalog
+    cat = read_catalog(catalog_dir)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("[")
+        for k, p in enumerate(iter_products(cat.products)):
+            if k >= n:
+                break
+            fh.write(("," if k else "") + json.dumps(p.to_dict()))
+        fh.write("]")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--products", type=int, default=FULL_SIZE)
+    ap.add_argument("--quick", action="store_true", help=f"use {QUICK_SIZE:,} products")
+    ap.add_argument("--goals", type=int, default=12_087)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--catalog", default=None, help="reuse a catalog folder built earlier (skips the build)")
+    ap.add_argument("--workdir", default=None, help="where to build (default: a temp folder, kept)")
+    ap.add_argument("--phase", choices=("coldstart", "baseline"), help=argparse.SUPPRESS)
+    ap.add_argument("--path", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+
+    if args.phase == "coldstart":
+        print(json.dumps(phase_coldstart(args.path, args.queries)))
+        return 0
+    if args.phase == "baseline":
+        print(json.dumps(phase_baseline(args.path)))
+        return 0
+
+    n = QUICK_SIZE if args.quick else args.products
+    report: dict = {"products": n}
+    if args.catalog:
+        cat_dir = Path(args.catalog).resolve()
+    else:
+        work = Path(args.workdir or tempfile.mkdtemp(prefix="treegym-bench-webshop-"))
+        cat_dir = work / f"catalog-{n}"
+        print(f"building {n:,} products into {cat_dir} ...", file=sys.stderr, flush=True)
+        report["build"] = phase_build(cat_dir, n, args.goals, args.seed)
+        b = report["build"]
+        print(f"build: generate+store {b['generate_store_s']:.1f} s, index {b['index_build_s']:.1f} s, "
+              f"peak RSS {b['build_peak_rss_mb']:.0f} MB", flush=True)
+
+    cold, wall = _fresh(["--phase", "coldstart", "--path", str(cat_dir), "--queries", str(args.queries)])
+    cold["cold_start_wall_s"] = wall - 0.0  # includes interpreter start, imports and the latency run
+    cold2, wall2 = _fresh(["--phase", "coldstart", "--path", str(cat_dir), "--queries", "1"])
+    report["cold"] = cold
+    report["cold_start_process_s"] = wall2  # fresh interpreter -> first result, 1 query
+    print(f"cold start (fresh process, interpreter to first result): {wall2:.2f} s; "
+          f"in-process load+first query {cold['cold_start_in_process_s']:.2f} s", flush=True)
+    print(f"RSS after load + first query: {cold['rss_after_first_query_mb']:.0f} MB; after "
+          f"{args.queries * 3} queries: {cold['rss_after_queries_mb']:.0f} MB (peak {cold['peak_rss_mb']:.0f} MB)")
+    for label, v in cold["latency"].items():
+        print(f"search latency ({label}, n={v['n']}): p50 {v['p50_ms']:.2f} ms, p99 {v['p99_ms']:.2f} ms")
+    print(f"goal target in top 50 when searching the instruction: {cold['target_in_top50']:.1%}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        slice_path = Path(tmp) / "slice.json"
+        k = min(BASELINE_SLICE, n)
+        _write_baseline_slice(cat_dir, slice_path, k)
+        base, _ = _fresh(["--phase", "baseline", "--path", str(slice_path)])
+    scale = n / base["n"]
+    naive_load, naive_rss = base["load_s"] * scale, base["rss_delta_mb"] * scale
+    report["baseline"] = {**base, "extrapolated_load_s": naive_load, "extrapolated_rss_mb": naive_rss}
+    ours_rss = cold["rss_after_queries_mb"]
+    print(f"baseline (measured now): json.load of {base['n']:,} products {base['load_s']:.2f} s, "
+          f"+{base['rss_delta_mb']:.0f} MB -> extrapolated to {n:,}: {naive_load:.1f} s, {naive_rss / 1024:.2f} GB")
+    print(f"ratio vs naive load: cold start {naive_load / wall2:.1f}x faster, "
+          f"memory {naive_rss / ours_rss:.1f}x smaller")
+    print(f"for reference, {UPSTREAM_PUBLISHED['source']}: "
+          f"{UPSTREAM_PUBLISHED['load_s'] / wall2:.0f}x slower start, "
+          f"{UPSTREAM_PUBLISHED['rss_gb'] * 1024 / ours_rss:.0f}x more memory than ours (full scale)")
+    targets = {"rss<=1GB": ours_rss <= 1024, "cold<=10s": wall2 <= 10.0,
+               "p50<=10ms": all(v["p50_ms"] <= 10.0 for v in cold["latency"].values())}
+    report["targets_met"] = targets
+    print("targets:", ", ".join(f"{k} {'ok' if v else 'MISSED'}" for k, v in targets.items()))
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
