@@ -51,7 +51,7 @@ class Fault:
     """One injected failure. Build with the class methods."""
 
     kind: str  # "status" | "delay" | "malformed" | "empty"
-    status: int = 0
+    http_status: int = 0
     retry_after: float | None = None
     seconds: float = 0.0
     code: str = ""
@@ -59,20 +59,20 @@ class Fault:
     @classmethod
     def status(cls, status: int, code: str = "server_error") -> "Fault":
         """Answer HTTP ``status`` with an OpenAI-style error body."""
-        return cls("status", status=status, code=code)
+        return cls("status", http_status=status, code=code)
 
     @classmethod
     def rate_limit(cls, retry_after: float | None = None) -> "Fault":
         """HTTP 429, with a ``Retry-After`` header (seconds) when given."""
-        return cls("status", status=429, retry_after=retry_after, code="rate_limit_exceeded")
+        return cls("status", http_status=429, retry_after=retry_after, code="rate_limit_exceeded")
 
     @classmethod
     def unauthorized(cls) -> "Fault":
-        return cls("status", status=401, code="invalid_api_key")
+        return cls("status", http_status=401, code="invalid_api_key")
 
     @classmethod
     def model_not_found(cls) -> "Fault":
-        return cls("status", status=404, code="model_not_found")
+        return cls("status", http_status=404, code="model_not_found")
 
     @classmethod
     def delay(cls, seconds: float) -> "Fault":
@@ -265,8 +265,8 @@ class _Handler(BaseHTTPRequestHandler):
                     return
             elif fault.kind == "status":
                 headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
-                self._send_json(fault.status, _error_body(fault.status, fault.code, f"injected HTTP {fault.status}"),
-                                headers)
+                error = _error_body(fault.http_status, fault.code, f"injected HTTP {fault.http_status}")
+                self._send_json(fault.http_status, error, headers)
                 return
             elif fault.kind == "malformed":
                 self._send_raw(200, b'{"id": "chatcmpl-broken", "choices": [ this is not json')
