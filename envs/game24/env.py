@@ -28,6 +28,7 @@ Task: combine the four input numbers with ``+ - * /`` into exactly 24.
 """
 from __future__ import annotations
 
+import numbers
 import os
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -96,8 +97,9 @@ class Game24Env(ForkableEnv):
         data_path: str | os.PathLike | None = None,
         render_mode: str | None = None,
     ):
-        if not isinstance(max_steps, int) or max_steps < 1:
+        if isinstance(max_steps, bool) or not isinstance(max_steps, numbers.Integral) or max_steps < 1:
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
+        max_steps = int(max_steps)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         super().__init__(max_steps=max_steps, render_mode=render_mode)
