@@ -1,0 +1,193 @@
+"""Repeated-attempt baselines: agents ``cot@K``, ``reflexion`` and ``sc@K``.
+
+Each attempt is one ReAct episode (:class:`~treegym.agents.baselines.ReactPolicy`,
+one LLM call per step, sampled at ``temperature`` with seed ``seed + i`` for
+attempt ``i``) played from the task's start on the bound env: before every
+attempt the env is restored to the start snapshot, so attempts are independent
+and leave no trace in each other. The attempts form a search tree (attempts
+that agree on a prefix share its nodes), exported like any other search.
+After the attempts the env is restored to the start and the chosen attempt is
+played (``SearchAgent``).
+
+* ``cot@K`` (RaDAgent's CoT@3; ToolBench's ``CoT@n``): up to K independent
+  attempts, stopping at the first that succeeds - the env ends the episode
+  with success, which the agent sees (Game of 24: "Solved: the last number is
+  24"). The episode succeeds if any attempt did ("found a solution within K
+  tries", as both papers count it); without a success the last attempt is played.
+* ``reflexion`` (Shinn et al. 2023, as RaDAgent runs it on top of CoT@3):
+  like ``cot@K`` with ``attempts=3``, but after each failed attempt the model
+  writes a self-reflection (one LLM call, ``TaskHooks.reflect``); the latest
+  ``max_reflections`` reflections go into every ReAct prompt of the later
+  attempts (the adapter's ``react_messages(..., reflections)``).
+* ``sc@K`` (self-consistency, Wang et al. 2023): K sampled attempts, all
+  played out (no early stop: self-consistency does not verify), then a
+  majority vote over their final answers; the answer of an attempt is the
+  adapter's ``answer_key(observation)`` when it has one, else the last line of
+  its final observation (Game of 24: ``Numbers left: 24``). The largest group
+  wins (ties: the group that appeared first) and its first attempt is played.
+
+Options: ``attempts`` (K; ``cot@5`` / ``sc@5`` / ``reflexion@5`` set it),
+``max_steps`` (steps per attempt, default 12), ``temperature`` (default 0.7),
+``stop_on_success``, ``max_reflections`` (default 3), plus ``SearchAgent``'s
+``budget``, ``seed``, ``tree_out``. Attempts stop when the call budget is
+spent; the finished ones are kept and chosen from.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Sequence
+
+from .baselines import ReactPolicy
+from .registry import register_agent
+from .search.base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool
+
+
+def answer_key(adapter: Any, node: SearchNode) -> str:
+    """What an attempt answered, for voting: ``adapter.answer_key(obs)`` or the last line of the final text."""
+    custom = getattr(adapter, "answer_key", None)
+    if callable(custom):
+        return str(custom(node.observation))
+    lines = [ln.strip() for ln in node.text.splitlines() if ln.strip()]
+    return lines[-1] if lines else ""
+
+
+class AttemptsAgent(SearchAgent):
+    """K ReAct attempts from the start (see module docstring); subclasses decide reflection and choice."""
+
+    name = "cot"
+    value_name = "attempt"
+
+    def __init__(self, env_id: str, llm: Any, *, attempts: int = 3, max_steps: int = 12,
+                 stop_on_success: bool = True, **options: Any):
+        super().__init__(env_id, llm, **options)
+        if int(attempts) < 1:
+            raise ValueError(f"{self.name}: attempts must be at least 1, got {attempts}")
+        if int(max_steps) < 1:
+            raise ValueError(f"{self.name}: max_steps must be at least 1, got {max_steps}")
+        self.attempts = int(attempts)
+        self.max_steps = int(max_steps)
+        self.stop_on_success = _as_bool(stop_on_success)
+        self.finished: list[SearchNode] = []
+        self.reflections: list[str] = []
+
+    # ------------------------------------------------------------ the attempts
+    def search(self, root: SearchNode, hooks: TaskHooks) -> None:
+        self.finished, self.reflections = [], []
+        for i in range(self.attempts):
+            leaf = self.attempt(root, hooks, i)
+            leaf.stats.setdefault("attempts", []).append(i)
+            leaf.value = i
+            self.finished.append(leaf)
+            if leaf.success and self.stop_on_success:
+                return
+            if not leaf.success and i + 1 < self.attempts:
+                self.after_failure(leaf, hooks)
+
+    def attempt(self, root: SearchNode, hooks: TaskHooks, i: int) -> SearchNode:
+        """Play one ReAct episode from ``root`` through ``hooks.expand``; return its last node."""
+        policy = ReactPolicy(self.env_id, hooks.llm, temperature=hooks.temperature,
+                             reflections=list(self.reflections), seed=self.seed + i, adapter=hooks.adapter)
+        policy.reset()
+        node = root
+        while not node.terminal and node.depth < self.max_steps:
+            action = policy.act(node.observation, node.info)
+            if not action:
+                node.stats["empty_answer"] = True
+                break
+            node = hooks.expand(node, action, thought=policy.transcript[-1][:300] if policy.transcript else "")
+            node.visits += 1
+        return node
+
+    def after_failure(self, leaf: SearchNode, hooks: TaskHooks) -> None:
+        """Called after a failed attempt that is not the last one (Reflexion reflects here)."""
+
+    # ------------------------------------------------------------ the answer
+    def choose(self, tree: SearchTree) -> SearchNode | None:
+        won = [leaf for leaf in self.finished if leaf.success]
+        if won:
+            return won[0]
+        return self.finished[-1] if self.finished else None
+
+    def stats(self) -> dict[str, Any]:
+        out = super().stats()
+        out["attempts"] = len(self.finished)
+        out["attempts_succeeded"] = sum(1 for leaf in self.finished if leaf.success)
+        return out
+
+
+class ReflexionAgent(AttemptsAgent):
+    """Attempts with a self-reflection after each failure, shown to the later attempts."""
+
+    name = "reflexion"
+
+    def __init__(self, env_id: str, llm: Any, *, max_reflections: int = 3, **options: Any):
+        super().__init__(env_id, llm, **options)
+        self.max_reflections = max(1, int(max_reflections))
+
+    def after_failure(self, leaf: SearchNode, hooks: TaskHooks) -> None:
+        if leaf.terminal:
+            outcome = f"failed: the episode ended without success after {leaf.depth} steps"
+        else:
+            outcome = f"failed: not finished after {leaf.depth} steps"
+        text = hooks.reflect(leaf, outcome)
+        if text:
+            leaf.stats["reflection"] = text[:500]
+            self.reflections.append(text)
+            del self.reflections[: max(0, len(self.reflections) - self.max_reflections)]
+
+    def stats(self) -> dict[str, Any]:
+        out = super().stats()
+        out["reflections"] = len(self.reflections)
+        return out
+
+
+class SelfConsistencyAgent(AttemptsAgent):
+    """K sampled attempts and a majority vote over their final answers."""
+
+    name = "sc"
+
+    def __init__(self, env_id: str, llm: Any, *, attempts: int = 5, stop_on_success: bool = False,
+                 **options: Any):
+        super().__init__(env_id, llm, attempts=attempts, stop_on_success=stop_on_success, **options)
+        self.votes: dict[str, int] = {}
+
+    def choose(self, tree: SearchTree) -> SearchNode | None:
+        if not self.finished:
+            return None
+        keys = [answer_key(self.adapter, leaf) for leaf in self.finished]
+        counts = Counter(keys)
+        self.votes = dict(counts)
+        first_seen = {k: i for i, k in reversed(list(enumerate(keys)))}
+        winner = max(counts, key=lambda k: (counts[k], -first_seen[k]))
+        for leaf, key in zip(self.finished, keys):
+            leaf.stats["answer"] = key
+        return self.finished[first_seen[winner]]
+
+    def stats(self) -> dict[str, Any]:
+        out = super().stats()
+        if self.votes:
+            out["sc_votes"] = dict(sorted(self.votes.items(), key=lambda kv: -kv[1])[:10])
+        return out
+
+
+def _k(at: int | None, attempts: int | None, default: int) -> int:
+    if at is not None and attempts is not None and int(at) != int(attempts):
+        raise ValueError(f"the agent name says @{at} but attempts={attempts}; give one of them")
+    return int(at if at is not None else attempts if attempts is not None else default)
+
+
+@register_agent("cot@", needs_llm=True, help="K independent ReAct attempts from the start; success if one succeeds (cot@3)")
+def make_cot(env_id: str, llm: Any, at: int | None = None, attempts: int | None = None, **options: Any) -> AttemptsAgent:
+    return AttemptsAgent(env_id, llm, attempts=_k(at, attempts, 3), **options)
+
+
+@register_agent("reflexion", needs_llm=True, help="cot@3 with a self-reflection after each failed attempt in later prompts")
+def make_reflexion(env_id: str, llm: Any, at: int | None = None, attempts: int | None = None,
+                   **options: Any) -> ReflexionAgent:
+    return ReflexionAgent(env_id, llm, attempts=_k(at, attempts, 3), **options)
+
+
+@register_agent("sc@", needs_llm=True, help="self-consistency: K sampled attempts, majority vote over final answers (sc@5)")
+def make_sc(env_id: str, llm: Any, at: int | None = None, attempts: int | None = None,
+            **options: Any) -> SelfConsistencyAgent:
+    return SelfConsistencyAgent(env_id, llm, attempts=_k(at, attempts, 5), **options)
