@@ -52,7 +52,7 @@ def test_transient_faults_are_retried_then_answered(server, fault):
     llm = client(server)
     assert llm.complete(USER) == ["go to the kitchen now"]
     assert len(server.chat_requests()) == 3
-    assert llm.retries == 2 and llm.usage.calls == 1
+    assert llm.retries == 2 and llm.usage.calls == 1 and llm.stats() == {"retries": 2}
 
 
 def test_timeout_is_retried(server):

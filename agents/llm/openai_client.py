@@ -198,6 +198,10 @@ class OpenAICompatibleLLM:
     def __repr__(self) -> str:
         return f"OpenAICompatibleLLM(model={self.requested_model or 'auto'!r}, base_url={self.base_url!r})"
 
+    def stats(self) -> dict[str, int]:
+        """Retries so far (failed attempts that were retried), for run records."""
+        return {"retries": self.retries}
+
     # ---- cost hooks (see accounting.py)
     def last_cost(self) -> Usage:
         return self._cost.last()

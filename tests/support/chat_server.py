@@ -205,6 +205,7 @@ def _error_body(status: int, code: str, message: str) -> dict:
 class _Handler(BaseHTTPRequestHandler):
     server_state: ChatServer
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # no 40 ms delayed-ACK stall between headers and body
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
         pass
