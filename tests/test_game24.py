@@ -415,3 +415,19 @@ def test_a_broken_task_file_names_the_problem(tmp_path, content, message):
         path.write_text(content)
     with pytest.raises(TaskFileError, match=re.escape(message)):
         Game24Env(data_path=path)
+
+
+def test_random_near_miss_strings_never_raise_and_never_change_the_board_when_invalid(env):
+    import random
+
+    rng = random.Random(0)
+    alphabet = "0123456789+-*/()=. x×÷left:answer,\n–ü"
+    env.reset(options={"task_id": ID_4_9_10_13})
+    for i in range(3000):
+        before = env.unwrapped.state.left
+        action = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        _obs, _r, term, trunc, info = env.step(action)
+        if info["invalid_action"]:
+            assert env.unwrapped.state.left == before and info["message"].startswith("Invalid action: ")
+        if term or trunc:
+            env.reset(options={"task_id": ID_4_9_10_13 - i % 50})
