@@ -30,6 +30,7 @@ _AGENTS: dict[str, AgentSpec] = {}
 # Modules that register agents when imported.
 _AGENT_MODULES: list[str] = [
     "treegym.agents.baselines",
+    "treegym.agents.webshop_policies",
     "treegym.agents.search.elo",
     "treegym.agents.search.astar",
     "treegym.agents.search.mcts",

@@ -175,3 +175,107 @@ def test_http_mode_without_a_site_says_how_to_start_one(catalog):
         env.reset(seed=0)
     with pytest.raises(ValueError, match="http"):
         WebShopEnv(catalog=catalog, server_url="localhost:3000")
+
+
+# ---------------------------------------------------------------------------- agents on WebShop
+ENV_ID = "treegym/WebShop-v0"
+
+
+def play(env, policy, seed):
+    obs, info = env.reset(seed=seed)
+    policy.reset()
+    policy.bind(env)
+    total, actions = 0.0, []
+    for _ in range(15):
+        action = policy.act(obs, info)
+        actions.append(action)
+        obs, r, term, trunc, info = env.step(action)
+        total += r
+        if term or trunc:
+            break
+    return total, actions, info
+
+
+def test_rule_baseline_searches_the_instruction_opens_the_first_result_and_buys(catalog):
+    from treegym.agents.registry import make_agent
+
+    env = make(catalog)
+    total, actions, info = play(env, make_agent("rule", ENV_ID, seed=0), seed=2)
+    instruction = " ".join(catalog.goal(list(catalog.split("all"))[2]).instruction_text.split()).lower()
+    assert actions[0] == f"search[{instruction}]"
+    first = env.unwrapped.session.results[0]
+    assert actions[1:] == [f"click[{first}]", "click[Buy Now]"] and info["purchased_asin"] == first
+    env.close()
+
+
+def test_rule_and_gold_are_webshop_only_with_a_clear_error():
+    from treegym.agents.registry import make_agent
+
+    for name in ("rule", "gold"):
+        with pytest.raises(ValueError, match="only plays treegym/WebShop-v0"):
+            make_agent(name, "treegym/Game24-v0")
+
+
+@pytest.mark.parametrize("agent", ["gold", "oracle"])
+def test_gold_path_agents_score_like_the_expert(catalog, agent):
+    from treegym.agents.registry import make_agent
+
+    env = make(catalog)
+    total, actions, info = play(env, make_agent(agent, ENV_ID, seed=0), seed=0)
+    assert info["page"] == "done" and info["purchased_asin"] == catalog.goal(0).asin
+    assert actions[0].startswith("search[") and actions[-1] == "click[Buy Now]"
+    env.close()
+
+
+def test_react_on_the_scripted_llm_follows_the_gold_path(catalog, site):
+    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.registry import make_agent
+
+    for server_url in (None, site.url):
+        env = make(catalog, server_url=server_url)
+        gold = [a for a in play(env, make_agent("gold", ENV_ID), seed=1)[1]]
+        total, actions, _ = play(env, make_agent("react", ENV_ID, make_llm("scripted", env_id=ENV_ID)), seed=1)
+        assert actions == gold
+        env.close()
+
+
+def test_adapter_parsers_are_tolerant():
+    from treegym.agents.adapters import get_adapter
+
+    ad = get_adapter(ENV_ID)
+    obs = {"valid_actions": ("click[Back to Search]", "click[< Prev]", "click[Buy Now]", "click[pink]")}
+    assert ad.parse_action("Thought: ok\nAction: Click [Buy Now]", obs) == "click[Buy Now]"
+    assert ad.parse_action("I will search[red shoes] now", obs) == "search[red shoes]"
+    assert ad.parse_action("Action: `pink`", obs) == "click[pink]"
+    assert ad.parse_action("", obs) == ""
+    assert ad.parse_proposals("1. click[pink]\n- search[x y]\nnonsense\nclick[pink]", obs) == ["click[pink]", "search[x y]"]
+    assert [ad.parse_comparison(t) for t in ("Answer: B", "answer: a", "A", "B.", "Answer: tie", "??")] == \
+        [0.0, 1.0, 1.0, 0.0, 0.5, 0.5]
+    assert ad.action_key("Click[ Buy  Now ]") == ad.action_key("click[buy now]")
+
+
+def test_adapter_oracle_judges_from_the_messages(catalog):
+    from treegym.agents.adapters import Step, get_adapter
+    from treegym.envs.webshop.engine import WebShopEngine
+
+    ad, engine = get_adapter(ENV_ID), WebShopEngine(catalog)
+    s = engine.new_session(0)
+    obs = {"instruction": engine.instruction(s), "text": "", "valid_actions": engine.valid_actions(s)}
+    good, bad, session = [], [], s
+    while not session.done:
+        a = engine.expert_action(session)
+        session, _ = engine.step(session, a)
+        good.append(Step(a, ""))
+    bad = [Step(f"search[{catalog.product(catalog.goal(0).asin).name}]", "")]
+    bad += [Step(f"click[{next(x for x in engine.catalog.search(bad[0].action[7:-1]) if x != catalog.goal(0).asin)}]", ""),
+            Step("click[Buy Now]", "")]
+    bad_end = s
+    for step in bad:
+        bad_end, _ = engine.step(bad_end, step.action)
+    assert bad_end.done and bad_end.reward < session.reward
+    assert ad.parse_comparison(ad.scripted_reply(ad.compare_messages(obs, good, bad))) == 1.0
+    assert ad.parse_comparison(ad.scripted_reply(ad.compare_messages(obs, bad, good))) == 0.0
+    assert ad.parse_value(ad.scripted_reply(ad.value_messages(obs, good[:2]))) == 1.0
+    proposals = ad.parse_proposals(ad.scripted_reply(ad.propose_messages(obs, good[:1], k=2)), obs)
+    assert proposals[0] == good[1].action
+    assert ad.parse_imagined(ad.scripted_reply(ad.imagine_messages(obs, good[:1]))) == [g.action for g in good[1:]]

@@ -96,6 +96,7 @@ class EnvAdapter:
 _ADAPTERS: dict[str, Callable[[], EnvAdapter]] = {}
 _ADAPTER_MODULES: dict[str, str] = {
     "treegym/Game24-v0": "treegym.agents.adapters.game24",
+    "treegym/WebShop-v0": "treegym.agents.adapters.webshop",
 }
 
 
