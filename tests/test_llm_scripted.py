@@ -71,3 +71,10 @@ def test_spec_with_env_id_plays_like_the_oracle():
     assert terminated and reward == 1.0
     assert llm.usage.calls == len(history) == len(llm.calls)
     env.close()
+
+
+def test_no_script_always_answers_empty_and_empty_script_is_never_callable():
+    silent = ScriptedLLM()
+    assert [silent.complete(MSG)[0] for _ in range(3)] == ["", "", ""]
+    with pytest.raises(ScriptExhausted):
+        ScriptedLLM([]).complete(MSG)

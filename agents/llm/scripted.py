@@ -4,8 +4,8 @@
 consumed in order (one per completion; ``n`` completions consume ``n``
 replies; when the list runs out ``ScriptExhausted`` is raised unless
 ``cycle=True``), or a callable ``reply(messages) -> str`` that computes each
-reply from the chat messages (called once per completion). ``None`` answers
-``""``; an empty list is an LLM that must never be called (e.g. behind a
+reply from the chat messages (called once per completion). ``None`` always
+answers ``""``; an empty list is an LLM that must never be called (e.g. behind a
 replay-only cache).
 
 Every ``complete`` call is recorded in ``calls`` (a copy of its message list)
@@ -46,7 +46,8 @@ class ScriptedLLM:
             self._script: list[str] = []
         else:
             self._reply = None
-            self._script = [str(r) for r in (responses if responses is not None else [""])]
+            self._script = [str(r) for r in responses] if responses is not None else [""]
+            cycle = cycle or responses is None
             if cycle and not self._script:
                 raise ValueError("ScriptedLLM(cycle=True) needs at least one response")
         self.name = name
