@@ -208,3 +208,42 @@ def test_elo_runs_unchanged_on_another_env(walk_env):
     rec = run_episode(walk_env, agent, seed=0)
     assert rec["success"], rec
     assert agent.stats()["search_nodes"] > 4
+
+
+@pytest.mark.parametrize("agent", ["elo", "astar"])
+def test_garbage_answers_never_crash_a_search(agent):
+    from treegym.agents.registry import make_agent
+
+    llm = ScriptedLLM(["", "Action: `` ", "I'd rather not.\n\n###", "answer: ((((", "7 ÷ 0 = ∞"], cycle=True)
+    env = gym.make(ENV)
+    policy = make_agent(agent, ENV, llm, memory_id="none") if agent == "astar" else make_agent(agent, ENV, llm)
+    rec = run_episode(env, policy, task_id=906, seed=0)
+    assert not rec["success"]
+    assert rec["error"] and "gave up" in rec["error"]
+    assert policy.stats()["search_llm_calls"] <= 100
+
+
+class _FailingLLM(ScriptedLLM):
+    """Answers a few requests, then the backend times out (after its own retries)."""
+
+    def complete(self, messages, **kw):
+        from treegym.agents.llm.base import LLMTimeout
+
+        if self.usage.calls >= 6:
+            raise LLMTimeout("the endpoint did not answer in 60 s after 3 tries; check the server")
+        return super().complete(messages, **kw)
+
+
+def test_a_backend_failure_ends_the_search_not_the_episode():
+    adapter = get_adapter(ENV)
+    env = gym.make(ENV)
+    obs, info = env.reset(options={"task_id": 900})
+    before = snapshot(env)
+    agent = EloSearchAgent(ENV, _FailingLLM(adapter.scripted_reply))
+    agent.reset()
+    agent.bind(env)
+    agent.act(obs, info)
+    assert agent.result.stopped == "llm_error"
+    assert "did not answer" in agent.stats()["search_llm_error"]
+    assert agent.result.chosen is not None and agent.result.chosen.success  # found before the failure
+    assert snapshot(env).payload == before.payload

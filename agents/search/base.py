@@ -32,7 +32,7 @@ from typing import Any, Iterator, Sequence
 
 from ...envs.core import Snapshot, restore, snapshot
 from ..adapters import Step, get_adapter
-from ..llm.base import LLM, BudgetExceeded
+from ..llm.base import LLM, BudgetExceeded, LLMAuthError, LLMError
 from ..policy import AgentGaveUp, BasePolicy
 
 OBS_EXCERPT_CHARS = 200
@@ -344,7 +344,7 @@ class SearchResult:
     actions: list[str]
     trajectories: list[list[str]]
     tree: SearchTree
-    stopped: str  # "done" or "budget"
+    stopped: str  # "done", "budget" or "llm_error"
 
 
 class SearchAgent(BasePolicy):
@@ -454,11 +454,17 @@ class SearchAgent(BasePolicy):
         hooks.tree = tree
         digest = hashlib.sha256(f"{self.seed}:{observation.get('instruction', '')}:{root.text}".encode()).digest()
         self.rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
-        stopped = "done"
+        stopped, llm_error = "done", None
         try:
             self.search(root, hooks)
         except BudgetExceeded:
             stopped = "budget"
+        except LLMAuthError:
+            raise  # bad credentials or model name: retrying or continuing will not help
+        except LLMError as exc:
+            # A backend failure (timeout after retries, server error) ends the search, not the
+            # episode: the tree so far is kept and the best answer in it is played.
+            stopped, llm_error = "llm_error", str(exc)
         finally:
             restore(self.env, root.snapshot)
         chosen = self.choose(tree)
@@ -474,6 +480,8 @@ class SearchAgent(BasePolicy):
             "search_llm_calls": self._llm_view.usage.calls,
             "chosen_success": bool(chosen.success) if chosen is not None else False,
         }
+        if llm_error:
+            self._stats["search_llm_error"] = llm_error[:500]
         if self.tree_out:
             task = info.get("task_id", hashlib.sha256(root.text.encode()).hexdigest()[:8])
             path = str(self.tree_out).replace("{episode}", str(self.episode)).replace("{task}", str(task))
