@@ -1,0 +1,66 @@
+"""Running search/attempt agents on Game of 24 for the agent tests (real env, real LLM backends).
+
+``ACCURATE`` / ``WEAK`` are synthetic-LLM settings: a model that is right about
+every kind of request most of the time, and one that is mostly wrong.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gymnasium as gym
+
+from treegym.agents.evaluation import run_episode
+from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm.scripted import ScriptedLLM
+from treegym.agents.registry import make_agent
+from treegym.envs import snapshot
+
+ENV = "treegym/Game24-v0"
+TASKS = (900, 901, 902, 903, 904, 905)
+ACCURATE = "synthetic:p_correct=0.95,judge_acc=0.95,position_bias=0,value_noise=0.1,seed=0"
+WEAK = "synthetic:p_correct=0.1,judge_acc=0.5,position_bias=0.3,value_noise=1.0,seed=0"
+
+
+def episode(agent: str, llm: Any, task_id: int, **options: Any) -> tuple[dict, Any]:
+    """One episode of ``agent`` on task ``task_id``; returns (run record, policy)."""
+    env = gym.make(ENV)
+    try:
+        policy = make_agent(agent, ENV, llm, seed=options.pop("seed", 0), **options)
+        return run_episode(env, policy, task_id=task_id, seed=0), policy
+    finally:
+        env.close()
+
+
+def pass_rate(agent: str, spec: str, tasks: Sequence[int] = TASKS, **options: Any) -> float:
+    wins = 0
+    for t in tasks:
+        record, _ = episode(agent, make_llm(spec, env_id=ENV), t, **dict(options))
+        wins += bool(record["success"])
+    return wins / len(tasks)
+
+
+def searched(agent: str, llm: Any, task_id: int = 900, **options: Any) -> tuple[Any, Any, Any, Any]:
+    """Run only the search of ``agent`` (its first ``act``) on a fresh env.
+
+    Returns (policy, env, the snapshot taken just before, the first action).
+    """
+    env = gym.make(ENV)
+    obs, info = env.reset(options={"task_id": task_id})
+    policy = make_agent(agent, ENV, llm, seed=options.pop("seed", 0), **options)
+    policy.reset()
+    policy.bind(env)
+    before = snapshot(env)
+    action = policy.act(obs, info)
+    return policy, env, before, action
+
+
+def same_state(env: Any, snap: Any) -> bool:
+    """Is the env exactly in ``snap``'s state (simulator state, step counter, task)?"""
+    now = snapshot(env)
+    return (now.payload, now.steps, now.max_steps, now.task) == (snap.payload, snap.steps, snap.max_steps, snap.task)
+
+
+def recording(spec: str = ACCURATE) -> ScriptedLLM:
+    """A ScriptedLLM that answers like the synthetic model ``spec`` and records every prompt."""
+    model = make_llm(spec, env_id=ENV)
+    return ScriptedLLM(lambda messages: model.complete(messages)[0], name="recorded-synthetic")

@@ -1,0 +1,101 @@
+"""MCTS and LATS on Game of 24: UCT by hand, solving, degrading, budget, rollback, determinism, reflections."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from support.agent_runs import ACCURATE, ENV, WEAK, pass_rate, recording, same_state, searched
+from treegym.agents.adapters.oracle import request_kind
+from treegym.agents.llm.spec import make_llm
+from treegym.agents.search.base import SearchNode
+from treegym.agents.search.mcts import MCTSAgent
+
+
+def _node(visits: int, value: float, prior: float = 0.0) -> SearchNode:
+    node = SearchNode(snapshot=None, observation={}, visits=visits, value=value)  # type: ignore[arg-type]
+    node.stats["prior"] = prior
+    return node
+
+
+def test_uct_by_hand():
+    agent = MCTSAgent(ENV, make_llm(ACCURATE, env_id=ENV), w_exp=1.0)
+    parent = _node(visits=8, value=0.0)
+    # Q + w * sqrt(ln 8 / 2) = 0.5 + 1.019668...
+    assert agent.uct(parent, _node(2, 0.5)) == pytest.approx(0.5 + math.sqrt(math.log(8) / 2))
+    # unvisited: the prior stands in for Q, and N counts as 1
+    assert agent.uct(parent, _node(0, 0.0, prior=0.25)) == pytest.approx(0.25 + math.sqrt(math.log(8)))
+
+
+@pytest.mark.parametrize("agent", ["mcts", "lats"])
+def test_solves_with_an_accurate_model_and_degrades_with_a_weak_one(agent):
+    good = pass_rate(agent, ACCURATE)
+    bad = pass_rate(agent, WEAK, budget=30)
+    assert good >= 5 / 6
+    assert bad < good
+
+
+@pytest.mark.parametrize("agent", ["mcts", "lats"])
+@pytest.mark.parametrize("budget", [1, 4, 9])
+def test_never_exceeds_its_budget_and_stops_cleanly(agent, budget):
+    llm = make_llm(WEAK, env_id=ENV)
+    policy, env, before, action = searched(agent, llm, budget=budget)
+    assert llm.usage.calls <= budget
+    assert policy.stats()["search_stopped"] in ("budget", "done")
+    assert isinstance(action, str)
+    assert same_state(env, before)
+
+
+@pytest.mark.parametrize("agent", ["mcts", "lats"])
+def test_search_leaves_the_env_where_it_found_it_and_the_plan_replays(agent):
+    policy, env, before, first = searched(agent, make_llm(ACCURATE, env_id=ENV))
+    assert same_state(env, before)
+    tree = policy.result.tree
+    assert len(tree) > 4 and len(policy.result.trajectories) > 1  # branches were explored and abandoned
+    chosen = policy.result.chosen
+    assert chosen.success and first == chosen.actions()[0]
+    # playing the chosen actions on the live env reproduces the chosen leaf exactly
+    for action in chosen.actions():
+        obs, reward, terminated, truncated, info = env.step(action)
+    assert info["success"] and same_state(env, chosen.snapshot)
+
+
+@pytest.mark.parametrize("agent", ["mcts", "lats"])
+def test_same_seed_same_tree(agent):
+    trees = [json.dumps(searched(agent, make_llm(WEAK, env_id=ENV), task_id=903, budget=40)[0].result.tree.to_json())
+             for _ in range(2)]
+    assert trees[0] == trees[1]
+    assert len(json.loads(trees[0])["nodes"]) > 5
+
+
+def test_backed_up_values_are_visit_weighted_means():
+    policy, *_ = searched("mcts", make_llm(WEAK, env_id=ENV), budget=40, stop_on_success=False)
+    root = policy.result.tree.root
+    assert root.visits == policy.stats()["mcts_iterations"]
+    for node in policy.result.tree.nodes:
+        visited = [c for c in node.children if c.visits]
+        if visited and node.visits:
+            assert 0.0 <= node.value <= 1.0
+            # every visit of a child passed through its parent
+            assert sum(c.visits for c in visited) <= node.visits
+
+
+def test_lats_shows_reflections_in_later_proposal_prompts():
+    llm = recording(WEAK)
+    policy, *_ = searched("lats", llm, task_id=904, budget=60)
+    kinds = [request_kind(m) for m in llm.calls]
+    assert "reflect" in kinds
+    first_reflect = kinds.index("reflect")
+    later = [m for m, k in zip(llm.calls[first_reflect + 1:], kinds[first_reflect + 1:]) if k == "propose"]
+    earlier = [m for m, k in zip(llm.calls[:first_reflect], kinds[:first_reflect]) if k == "propose"]
+    assert later and all("Reflection 1:" in m[-1]["content"] for m in later)
+    assert earlier and not any("Reflection 1:" in m[-1]["content"] for m in earlier)
+    assert policy.stats()["reflections"] >= 1
+
+
+def test_bad_options_are_named():
+    with pytest.raises(ValueError, match="simulate"):
+        MCTSAgent(ENV, make_llm(ACCURATE, env_id=ENV), simulate="dice")
+    with pytest.raises(ValueError, match="n_actions"):
+        MCTSAgent(ENV, make_llm(ACCURATE, env_id=ENV), n_actions=0)
