@@ -186,10 +186,12 @@ class OpenAICompatibleLLM:
         #: Whether the server answered an ``n>1`` request with n choices (None: not seen yet).
         self.honours_n: bool | None = None
 
-    def __reduce__(self) -> tuple:
+    def __reduce_ex__(self, protocol: Any) -> Any:
         # For process pools: a worker gets a fresh client with the same settings (and its own usage).
-        config = dict(self._config)
-        return (_rebuild, (config,))
+        # Subclasses have other constructors (LocalLLM owns a server) and must define their own.
+        if type(self) is OpenAICompatibleLLM:
+            return (_rebuild, (dict(self._config),))
+        return super().__reduce_ex__(protocol)
 
     def close(self) -> None:
         """Close the HTTP connection pool."""
