@@ -60,9 +60,9 @@ def _pct(xs: list[float], q: float) -> float:
 
 # ------------------------------------------------------------------------------------- phases
 def phase_build(out: Path, n: int, goals: int, seed: int) -> dict:
-    from treegym.envs.webshop.catalog import read_catalog
+    from treegym.envs.webshop.catalog import INDEX_DIR, read_catalog
     from treegym.envs.webshop.generate import build_catalog
-    from treegym.envs.webshop.search import INDEX_DIR, build_index_dir
+    from treegym.envs.webshop.search import build_index_dir
 
     t0 = time.perf_counter()
     build_catalog(out, n, goals, seed=seed, index=False, name=f"bench-{n}",

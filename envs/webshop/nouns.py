@@ -5,8 +5,8 @@ tags NOUN or PROPN. Generated catalogs know their nouns exactly; for imported
 upstream catalogs we must not run spaCy at run time (and its models are not on
 PyPI), so :func:`title_nouns` applies simple rules at import time:
 
-* tokens are runs of letters (with inner apostrophes/hyphens); numbers, sizes
-  ("12oz", "2-pack" start with a digit) and single letters are dropped;
+* tokens are runs of letters (with inner apostrophes/hyphens): digits are
+  dropped ("12oz" -> "oz", "2-Pack" -> "pack"), so are single letters;
 * function words, common title adjectives, colours, adverbs ("-ly") and a few
   marketing words are dropped (the word list below);
 * everything else counts as a noun. In Title-Case product names spaCy tags
