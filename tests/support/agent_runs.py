@@ -12,6 +12,7 @@ import gymnasium as gym
 from treegym.agents.evaluation import run_episode
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.llm.scripted import ScriptedLLM
+from treegym.agents.policy import AgentGaveUp
 from treegym.agents.registry import make_agent
 from treegym.envs import snapshot
 
@@ -42,7 +43,8 @@ def pass_rate(agent: str, spec: str, tasks: Sequence[int] = TASKS, **options: An
 def searched(agent: str, llm: Any, task_id: int = 900, **options: Any) -> tuple[Any, Any, Any, Any]:
     """Run only the search of ``agent`` (its first ``act``) on a fresh env.
 
-    Returns (policy, env, the snapshot taken just before, the first action).
+    Returns (policy, env, the snapshot taken just before, the first action or
+    None when the agent gave up: a spent budget before any usable answer).
     """
     env = gym.make(ENV)
     obs, info = env.reset(options={"task_id": task_id})
@@ -50,7 +52,10 @@ def searched(agent: str, llm: Any, task_id: int = 900, **options: Any) -> tuple[
     policy.reset()
     policy.bind(env)
     before = snapshot(env)
-    action = policy.act(obs, info)
+    try:
+        action = policy.act(obs, info)
+    except AgentGaveUp:
+        action = None
     return policy, env, before, action
 
 

@@ -1,0 +1,108 @@
+"""cot@K, Reflexion and sc@K on Game of 24: independent restored attempts, reflections in prompts, voting."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from support.agent_runs import ACCURATE, ENV, WEAK, episode, pass_rate, same_state, searched
+from treegym.agents.adapters.oracle import request_kind
+from treegym.agents.attempts import SelfConsistencyAgent
+from treegym.agents.llm.scripted import ScriptedLLM
+from treegym.agents.llm.spec import make_llm
+from treegym.agents.registry import make_agent
+from treegym.agents.search.base import SearchNode
+
+LESSON = "LESSON-7: multiply early, 4 * 6 is 24."
+
+
+def _adds_first_two(messages) -> str:
+    """A scripted model that always adds the first two numbers left, and reflects with LESSON."""
+    if request_kind(messages) == "reflect":
+        return LESSON
+    left = re.findall(r"^Numbers left: (.*)$", messages[-1]["content"], re.MULTILINE)[-1].split()
+    return f"Thought: add.\nAction: {left[0]} + {left[1]}"
+
+
+@pytest.mark.parametrize("agent", ["cot@3", "reflexion", "sc@5"])
+def test_solves_with_an_accurate_model_and_degrades_with_a_weak_one(agent):
+    good = pass_rate(agent, ACCURATE)
+    bad = pass_rate(agent, WEAK)
+    assert good >= 5 / 6
+    assert bad < good
+
+
+def test_reflexion_carries_its_reflection_into_the_next_attempts_prompts():
+    llm = ScriptedLLM(_adds_first_two)
+    record, policy = episode("reflexion", llm, 900)  # 4 5 6 10: adding first never makes 24
+    assert not record["success"]
+    kinds = [request_kind(m) for m in llm.calls]
+    assert kinds.count("reflect") == 2  # after attempts 1 and 2, not after the last
+    first_reflect = kinds.index("reflect")
+    before = [m for m, k in zip(llm.calls[:first_reflect], kinds) if k == "react"]
+    after = [m for m, k in zip(llm.calls[first_reflect + 1:], kinds[first_reflect + 1:]) if k == "react"]
+    assert before and not any(LESSON in m[-1]["content"] for m in before)
+    assert after and all(LESSON in m[-1]["content"] for m in after)
+    assert policy.stats()["attempts"] == 3 and policy.stats()["reflections"] == 2
+
+
+def test_cot_attempts_restart_from_the_start_and_stop_at_the_first_success():
+    llm = make_llm("synthetic:p_correct=0.6,seed=2", env_id=ENV)
+    policy, env, before, _ = searched("cot@5", llm, task_id=906)
+    assert same_state(env, before)
+    finished = policy.finished
+    assert all(leaf.path()[0] is policy.result.tree.root for leaf in finished)
+    assert all(not leaf.success for leaf in finished[:-1])
+    if finished[-1].success:
+        assert policy.result.chosen is finished[-1]
+    else:
+        assert len(finished) == 5
+
+
+def test_cot_at_k_sets_the_number_of_attempts_and_rejects_a_conflict():
+    llm = ScriptedLLM(_adds_first_two)
+    record, policy = episode("cot@4", llm, 900)
+    assert policy.stats()["attempts"] == 4 and not record["success"]
+    with pytest.raises(ValueError, match="@3"):
+        make_agent("cot@3", ENV, llm, attempts=5)
+
+
+def _leaf(text: str) -> SearchNode:
+    return SearchNode(snapshot=None, observation={"text": text})  # type: ignore[arg-type]
+
+
+def test_self_consistency_majority_vote():
+    agent = SelfConsistencyAgent(ENV, make_llm(ACCURATE, env_id=ENV))
+    a, b, c, d, e = (_leaf("x\nNumbers left: 25"), _leaf("y\nNumbers left: 24"), _leaf("z\nNumbers left: 25"),
+                     _leaf("w\nNumbers left: 24"), _leaf("v\nNumbers left: 24"))
+    agent.finished = [a, b, c, d, e]
+    assert agent.choose(None) is b  # 24 has three votes; its first attempt is played
+    agent.finished = [a, b, c, d]
+    assert agent.choose(None) is a  # a tie goes to the answer that came first
+    assert agent.votes == {"Numbers left: 25": 2, "Numbers left: 24": 2}
+
+
+def test_self_consistency_plays_all_k_attempts_and_chooses_the_majority():
+    llm = make_llm("synthetic:p_correct=0.7,seed=5", env_id=ENV)
+    policy, env, before, first = searched("sc@5", llm, task_id=903)
+    assert policy.stats()["attempts"] == 5  # no early stop
+    assert same_state(env, before)
+    votes = policy.stats()["sc_votes"]
+    assert policy.result.chosen.stats["answer"] == max(votes, key=votes.get)
+
+
+@pytest.mark.parametrize("agent", ["cot@3", "reflexion", "sc@5"])
+@pytest.mark.parametrize("budget", [1, 4, 7])
+def test_never_exceeds_its_budget(agent, budget):
+    llm = make_llm(WEAK, env_id=ENV)
+    policy, env, before, _ = searched(agent, llm, budget=budget)
+    assert llm.usage.calls <= budget
+    assert same_state(env, before)
+
+
+@pytest.mark.parametrize("agent", ["cot@3", "reflexion", "sc@5"])
+def test_same_seed_same_tree(agent):
+    a, b = (json.dumps(searched(agent, make_llm(WEAK, env_id=ENV), task_id=904)[0].result.tree.to_json())
+            for _ in range(2))
+    assert a == b

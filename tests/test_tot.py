@@ -1,0 +1,79 @@
+"""Tree of Thoughts BFS and DFS on Game of 24: solving, degrading, beam width, value samples, pruning, budget."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from support.agent_runs import ACCURATE, ENV, WEAK, pass_rate, recording, same_state, searched
+from treegym.agents.adapters.oracle import request_kind
+from treegym.agents.llm.spec import make_llm
+
+MEDIUM = "synthetic:p_correct=0.5,value_noise=0.4,seed=1"
+
+
+@pytest.mark.parametrize("agent,options", [("bfs", {"budget": 400}), ("dfs", {})])
+def test_solves_with_an_accurate_model_and_degrades_with_a_weak_one(agent, options):
+    good = pass_rate(agent, ACCURATE, **options)
+    bad = pass_rate(agent, WEAK, **options)
+    assert good >= 5 / 6
+    assert bad < good
+
+
+def test_bfs_keeps_the_best_b_states_per_level_and_values_each_with_n_samples():
+    llm = recording(MEDIUM)
+    policy, env, before, _ = searched("bfs", llm, task_id=904, budget=400, breadth=3, n_evaluate=2,
+                                      stop_on_success=False)
+    tree = policy.result.tree
+    assert same_state(env, before)
+    for level in (1, 2):
+        kept = [n for n in tree.nodes if n.stats.get("level") == level]
+        assert 0 < len(kept) <= 3
+        at_level = [n for n in tree.nodes if n.depth == level and not n.terminal]
+        # the kept states are the best-valued ones of their level
+        assert min(n.value for n in kept) >= max((n.value for n in at_level if n not in kept), default=0.0)
+        # only kept states were expanded further
+        assert all(not n.children for n in at_level if n not in kept)
+    kinds = [request_kind(m) for m in llm.calls]
+    valued = [n for n in tree.nodes if n.parent is not None and not n.terminal]
+    assert kinds.count("value") == 2 * len(valued)
+    assert kinds.count("propose") == sum(1 for n in tree.nodes if n.children)
+
+
+def test_dfs_prunes_states_valued_below_the_threshold():
+    policy, env, before, _ = searched("dfs", make_llm(MEDIUM, env_id=ENV), task_id=902, value_threshold=0.5,
+                                      stop_on_success=False, budget=150)
+    tree = policy.result.tree
+    pruned = [n for n in tree.nodes if n.stats.get("pruned")]
+    assert pruned, "a noisy value model gives some states a low value"
+    assert all(n.value < 0.5 and not n.children for n in pruned)
+    expanded = [n for n in tree.nodes if n.children and n.parent is not None]
+    assert all(n.value >= 0.5 for n in expanded)
+    assert same_state(env, before)
+
+
+def test_dfs_descends_best_first():
+    policy, *_ = searched("dfs", make_llm(MEDIUM, env_id=ENV), task_id=901, value_threshold=0.0,
+                          stop_on_success=False, budget=60)
+    root = policy.result.tree.root
+    expanded = [c for c in root.children if c.children]
+    if len(expanded) >= 2:
+        assert expanded[0].value >= expanded[1].value
+    first = max((c for c in root.children if not c.terminal), key=lambda c: (c.value, -c.id))
+    assert first.children  # the best-valued child was the first one descended into
+
+
+@pytest.mark.parametrize("agent", ["bfs", "dfs"])
+@pytest.mark.parametrize("budget", [1, 5, 13])
+def test_never_exceeds_its_budget(agent, budget):
+    llm = make_llm(MEDIUM, env_id=ENV)
+    policy, env, before, action = searched(agent, llm, budget=budget)
+    assert llm.usage.calls <= budget
+    assert same_state(env, before)
+
+
+@pytest.mark.parametrize("agent", ["bfs", "dfs"])
+def test_same_seed_same_tree(agent):
+    a, b = (json.dumps(searched(agent, make_llm(MEDIUM, env_id=ENV), task_id=903, budget=80)[0].result.tree.to_json())
+            for _ in range(2))
+    assert a == b
