@@ -239,3 +239,14 @@ def test_concurrent_requests_are_all_counted(server):
         t.join()
     assert llm.usage.calls == 8 == len(server.chat_requests())
     assert llm.usage.completion_tokens == 8 * 5
+
+
+def test_server_can_be_restarted_and_keeps_its_log():
+    server = ChatServer()
+    with server:
+        first_url = server.base_url
+        client(server).complete(USER)
+    with server:
+        server.inject(Fault.delay(0.05))
+        assert client(server).complete(USER) == ["go to the kitchen now"]
+    assert len(server.chat_requests()) == 2 and first_url.startswith("http://127.0.0.1:")

@@ -132,6 +132,9 @@ class ChatServer:
 
     # ---- lifecycle
     def start(self) -> "ChatServer":
+        if self._httpd is not None:
+            raise RuntimeError("ChatServer is already running")
+        self._stopping.clear()
         handler = type("Handler", (_Handler,), {"server_state": self})
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
