@@ -5,7 +5,7 @@ It speaks just enough of the API for the ``openai`` client: ``POST
 free port, in a background thread, and is started and stopped as a context
 manager::
 
-    from tests.support.chat_server import ChatServer, Fault
+    from support.chat_server import ChatServer, Fault   # pytest puts tests/ on sys.path
 
     with ChatServer(reply=lambda messages: "Action: go north") as server:
         server.inject(Fault.status(500), Fault.rate_limit(retry_after=0.05))
