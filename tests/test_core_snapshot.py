@@ -209,3 +209,31 @@ def _registered_ids():
     import treegym.envs  # noqa: F401
 
     return [k for k in gym.registry if k.startswith("treegym/")]
+
+
+class DiceEnv(NumberWalkEnv):
+    """Steps draw from np_random, so the RNG state must roll back with the env."""
+
+    def step(self, action):
+        obs, r, term, trunc, info = super().step(action)
+        info["roll"] = int(self.np_random.integers(0, 1_000_000))
+        return obs, r, term, trunc, info
+
+
+def test_rng_state_rolls_back_and_a_new_seed_wins():
+    env = DiceEnv()
+    env.reset(seed=5)
+    env.step("add 1")
+    snap = env.snapshot()
+    rolls = [env.step("add 1")[4]["roll"] for _ in range(3)]
+    env.restore(snap)
+    assert [env.step("add 1")[4]["roll"] for _ in range(3)] == rolls
+    env.restore(snap)
+    snap2 = env.snapshot()  # taken while the restored RNG state is still pending
+    assert snap2.rng_state == snap.rng_state
+    env.restore(snap)
+    env.reset(seed=5)
+    fresh = DiceEnv()
+    fresh.reset(seed=5)
+    assert env.step("add 1")[4]["roll"] == fresh.step("add 1")[4]["roll"]
+    tenvs.check_rollback(DiceEnv(), n_trajectories=3)

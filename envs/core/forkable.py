@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from .snapshot import Snapshot, SnapshotError, copy_rng_state
+from .snapshot import Snapshot, SnapshotError
 
 
 class ForkableEnv(gym.Env):
@@ -36,6 +36,26 @@ class ForkableEnv(gym.Env):
         self.task: Any = None
         self.render_mode = render_mode
         self._last_text = ""
+
+    # ----------------------------------------------------------- RNG (restored lazily)
+    @property
+    def np_random(self) -> np.random.Generator:
+        pending = self.__dict__.pop("_pending_rng", None)
+        if pending is not None:
+            if self._np_random is None:
+                self._np_random = np.random.Generator(np.random.PCG64())
+            self._np_random.bit_generator.state = pending  # the setter copies; the snapshot stays intact
+        return gym.Env.np_random.fget(self)
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self.__dict__.pop("_pending_rng", None)
+        gym.Env.np_random.fset(self, value)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> Any:
+        if seed is not None:
+            self.__dict__.pop("_pending_rng", None)  # a new seed wins over a restored state
+        return super().reset(seed=seed, options=options)
 
     # ----------------------------------------------------------- hooks to implement
     def _get_state(self) -> Any:  # pragma: no cover - abstract
@@ -74,14 +94,16 @@ class ForkableEnv(gym.Env):
     # ----------------------------------------------------------- the protocol
     def snapshot(self) -> Snapshot:
         """An immutable, picklable value holding everything to continue exactly."""
-        rng = self._np_random.bit_generator.state if self._np_random is not None else None
+        rng = self.__dict__.get("_pending_rng")
+        if rng is None and self._np_random is not None:
+            rng = self._np_random.bit_generator.state  # a fresh dict on every read
         return Snapshot(
             kind=self.snapshot_kind,
             env_class=f"{type(self).__module__}:{type(self).__qualname__}",
             payload=self._get_state(),
             steps=self.steps,
             max_steps=self.max_steps,
-            rng_state=copy_rng_state(rng),
+            rng_state=rng,
             task=self.task,
         )
 
@@ -92,10 +114,10 @@ class ForkableEnv(gym.Env):
         self.steps = snapshot.steps
         self.max_steps = snapshot.max_steps
         self.task = snapshot.task
-        if snapshot.rng_state is not None:
-            if self._np_random is None:
-                self._np_random = np.random.Generator(np.random.PCG64())
-            self._np_random.bit_generator.state = copy_rng_state(snapshot.rng_state)
+        # The RNG state is applied lazily, on the next use of np_random: search
+        # restores far more often than it samples, and setting a bit-generator
+        # state costs more than the rest of a small env's restore.
+        self.__dict__["_pending_rng"] = snapshot.rng_state
         return self._observe()
 
     def _check_snapshot(self, snapshot: Any) -> None:

@@ -15,7 +15,6 @@ Large read-only things (catalogs, indices) are referenced by the payload, not co
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -65,8 +64,3 @@ class Snapshot:
 
     def __copy__(self) -> "Snapshot":
         return self
-
-
-def copy_rng_state(state: Any) -> Any:
-    """A private copy of a numpy bit-generator state dict (they hold nested dicts)."""
-    return copy.deepcopy(state)

@@ -1,0 +1,124 @@
+"""`treegym run` / `list` / `check` end to end, through the real console entry point."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from treegym.scripts.cli import main
+
+RECORD_FIELDS = {
+    "env_id", "task_id", "agent", "llm", "seed", "success", "reward", "steps", "llm_calls",
+    "prompt_tokens", "completion_tokens", "wall_s", "actions", "error",
+}
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def treegym_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-c", "import sys; from treegym.scripts.cli import main; sys.exit(main())", *args]
+
+
+def test_list_shows_game24_counts_and_kind(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    line = next(l for l in out.splitlines() if l.startswith("treegym/Game24-v0"))
+    assert "native" in line and "test 100" in line and "all 1362" in line
+
+
+def test_check_passes_on_game24(capsys):
+    assert main(["check", "treegym/Game24-v0", "--trajectories", "3"]) == 0
+    assert "rollback OK" in capsys.readouterr().out
+
+
+def test_check_reports_unknown_env(capsys):
+    assert main(["check", "treegym/Nope-v0"]) == 1
+    assert "treegym/Nope-v0" in capsys.readouterr().err
+
+
+def test_run_oracle_writes_one_record_per_episode(tmp_path, capsys):
+    out = tmp_path / "oracle.jsonl"
+    assert main(["run", "treegym/Game24-v0", "--agent", "oracle", "--tasks", "900:905", "--out", str(out), "--no-progress"]) == 0
+    recs = read_jsonl(out)
+    assert [r["task_id"] for r in recs] == list(range(900, 905))
+    for r in recs:
+        assert RECORD_FIELDS <= set(r)
+        assert r["success"] is True and r["reward"] == 1.0 and r["error"] is None
+        assert r["llm"] == "none" and r["llm_calls"] == 0 and r["agent"] == "oracle"
+        assert 1 <= r["steps"] == len(r["actions"]) <= 4
+    summary = capsys.readouterr().out
+    assert "pass rate" in summary and "100.0%" in summary
+
+
+def test_run_react_on_scripted_llm_counts_calls(tmp_path):
+    out = tmp_path / "react.jsonl"
+    assert main(["run", "treegym/Game24-v0", "--agent", "react", "--llm", "scripted", "--tasks", "900,950,999",
+                 "--out", str(out), "--no-progress", "--workers", "2"]) == 0
+    recs = sorted(read_jsonl(out), key=lambda r: r["task_id"])
+    assert [r["task_id"] for r in recs] == [900, 950, 999]
+    for r in recs:
+        assert r["llm"].startswith("scripted") and r["success"] is True
+        assert r["llm_calls"] == r["steps"] > 0, "one LLM call per ReAct step"
+        assert r["prompt_tokens"] > 0 and r["completion_tokens"] > 0
+
+
+def test_budget_ends_an_episode_cleanly(tmp_path):
+    out = tmp_path / "budget.jsonl"
+    assert main(["run", "treegym/Game24-v0", "--agent", "react", "--llm", "scripted", "--tasks", "900:902",
+                 "--budget", "1", "--out", str(out), "--no-progress"]) == 0
+    for r in read_jsonl(out):
+        assert r["llm_calls"] <= 1
+        assert r["success"] is False and "budget" in r["error"]
+
+
+def test_run_rejects_bad_agent_and_option(tmp_path, capsys):
+    out = tmp_path / "x.jsonl"
+    assert main(["run", "treegym/Game24-v0", "--agent", "nope", "--out", str(out)]) == 2
+    assert "unknown agent" in capsys.readouterr().err
+    assert main(["run", "treegym/Game24-v0", "--agent", "random", "--agent-opt", "bogus=1", "--tasks", "900:901",
+                 "--out", str(out)]) == 2
+    assert "bogus" in capsys.readouterr().err
+    assert not out.exists() or out.read_text() == ""
+
+
+def test_resume_skips_finished_and_drops_torn_line(tmp_path):
+    out = tmp_path / "resume.jsonl"
+    args = ["run", "treegym/Game24-v0", "--agent", "oracle", "--tasks", "900:904", "--out", str(out), "--no-progress"]
+    assert main(args[:4] + ["900:902"] + args[5:]) == 0
+    first = read_jsonl(out)
+    with open(out, "a") as fh:
+        fh.write('{"env_id": "treegym/Game24-v0", "task_id": 90')  # a run killed mid-write
+    assert main(args) == 0
+    recs = read_jsonl(out)
+    assert sorted(r["task_id"] for r in recs) == [900, 901, 902, 903]
+    assert recs[:2] == first, "finished episodes are kept as they were"
+
+
+@pytest.mark.slow
+def test_killed_run_restarts_without_repeats_or_losses(tmp_path):
+    out = tmp_path / "killed.jsonl"
+    cmd = treegym_cmd("run", "treegym/Game24-v0", "--agent", "oracle", "--split", "all", "--out", str(out), "--no-progress")
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while proc.poll() is None and (not out.exists() or out.read_text().count("\n") < 100):
+            time.sleep(0.02)
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    partial = out.read_text().count("\n")
+    assert 100 <= partial < 1362, "the run must have been killed mid-way"
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    recs = read_jsonl(out)
+    ids = [r["task_id"] for r in recs]
+    assert len(ids) == len(set(ids)) == 1362
+    assert all(r["success"] for r in recs)
