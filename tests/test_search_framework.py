@@ -247,3 +247,24 @@ def test_a_backend_failure_ends_the_search_not_the_episode():
     assert "did not answer" in agent.stats()["search_llm_error"]
     assert agent.result.chosen is not None and agent.result.chosen.success  # found before the failure
     assert snapshot(env).payload == before.payload
+
+
+def test_unknown_agent_options_are_named():
+    from treegym.agents.registry import make_agent
+
+    llm = make_llm("synthetic:seed=0", env_id=ENV)
+    with pytest.raises(ValueError, match=r"unknown option\(s\) 'explorationz'.*explorations"):
+        make_agent("elo", ENV, llm, explorationz=3)
+    with pytest.raises(ValueError, match="use_h3"):
+        make_agent("astar", ENV, llm, use_h3=False)
+    assert make_agent("astar", ENV, llm, memory_id=None, budget=5).budget == 5  # `none` on the command line
+
+
+def test_the_run_budget_becomes_the_search_budget():
+    from treegym.agents.llm.budget import BudgetedLLM
+    from treegym.agents.registry import make_agent
+
+    llm = make_llm("synthetic:seed=0", env_id=ENV)
+    assert make_agent("elo", ENV, llm).budget == 100  # the paper's
+    assert make_agent("elo", ENV, BudgetedLLM(llm, max_calls=300)).budget == 300  # treegym run --budget 300
+    assert make_agent("elo", ENV, BudgetedLLM(llm, max_calls=300), budget=30).budget == 30

@@ -43,7 +43,7 @@ import threading
 from typing import Any, Callable, Sequence
 
 from ..registry import register_agent
-from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool
+from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool, build_search_agent
 
 
 # ----------------------------------------------------------------- the scores (pure functions)
@@ -141,9 +141,9 @@ _MEMORIES: dict[tuple[str, str], LongTermMemory] = {}
 _MEMORIES_LOCK = threading.Lock()
 
 
-def run_memory(env_id: str, memory_id: str, seed_plans: Callable[[], list[list[str]]]) -> LongTermMemory:
+def run_memory(env_id: str, memory_id: str | None, seed_plans: Callable[[], list[list[str]]]) -> LongTermMemory:
     """The memory shared by this process's episodes of ``env_id`` under ``memory_id`` (seeded once)."""
-    if memory_id in ("none", ""):
+    if memory_id is None or str(memory_id).lower() in ("none", ""):
         return LongTermMemory(seed_plans())
     with _MEMORIES_LOCK:
         key = (env_id, memory_id)
@@ -174,11 +174,10 @@ class AStarSearchAgent(SearchAgent):
         use_h1: bool = True,
         use_h2: bool = True,
         n_demos: int = 5,
-        memory_id: str = "run",
-        budget: int | None = 100,
+        memory_id: str | None = "run",
         **options: Any,
     ):
-        super().__init__(env_id, llm, budget=budget, **options)
+        super().__init__(env_id, llm, **options)
         self.alpha, self.beta = float(alpha), float(beta)
         for name, w in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0.0 <= w <= 1.0:
@@ -191,7 +190,7 @@ class AStarSearchAgent(SearchAgent):
             raise ValueError(f"astar: the {env_id} adapter has no imagine prompt; pass use_h2=false")
         self.n_demos = int(n_demos)
         self._key: Callable[[str], str] = getattr(self.adapter, "action_key", lambda a: a.strip().lower())
-        self.memory = run_memory(env_id, str(memory_id), self._demonstrations)
+        self.memory = run_memory(env_id, memory_id, self._demonstrations)
 
     def _demonstrations(self) -> list[list[str]]:
         demos = getattr(self.adapter, "demonstrations", None)
@@ -274,4 +273,4 @@ class AStarSearchAgent(SearchAgent):
 
 @register_agent("astar", needs_llm=True, help="A* over actions (ToolChain*): f = g + h from memory LCS, self-consistency, imagination")
 def make_astar(env_id: str, llm: Any, **options: Any) -> AStarSearchAgent:
-    return AStarSearchAgent(env_id, llm, **options)
+    return build_search_agent(AStarSearchAgent, env_id, llm, options)  # type: ignore[return-value]

@@ -355,7 +355,9 @@ class SearchAgent(BasePolicy):
     ``seed`` and the root observation, so the same seed on the same task gives the
     same tree.
 
-    Options common to all algorithms: ``budget`` (LLM calls per search, default 100),
+    Options common to all algorithms: ``budget`` (LLM calls per search; default: the
+    run's ``--budget`` when the LLM handed in is a ``BudgetedLLM`` with a limit, else
+    ``default_budget`` = 100),
     ``max_tokens`` (token budget, default none), ``seed``, ``tree_out`` (path of the
     tree JSON; ``{task}`` in it is replaced by the task id (``info["task_id"]``),
     ``{episode}`` by this agent object's episode count; without either the file
@@ -367,13 +369,15 @@ class SearchAgent(BasePolicy):
     value_name = "value"
     #: When ``choose`` returns None: False = continue greedily, True = raise AgentGaveUp.
     give_up_without_answer = False
+    #: LLM calls per search when neither ``budget=`` nor the run's ``--budget`` says.
+    default_budget = 100
 
     def __init__(
         self,
         env_id: str,
         llm: LLM,
         *,
-        budget: int | None = 100,
+        budget: int | str | None = "default",
         max_tokens: int | None = None,
         seed: int = 0,
         tree_out: str | None = None,
@@ -388,6 +392,9 @@ class SearchAgent(BasePolicy):
         self.env_id = env_id
         self.llm = llm
         self.adapter = adapter or get_adapter(env_id)
+        if budget == "default":
+            # the run's --budget when the runner handed us a budgeted LLM, else the paper's default
+            budget = getattr(llm, "max_calls", None) or self.default_budget
         self.budget = None if budget in (None, "", "none") else int(budget)
         self.max_tokens = None if max_tokens in (None, "", "none") else int(max_tokens)
         self.seed = int(seed)
@@ -507,6 +514,32 @@ class SearchAgent(BasePolicy):
                               "model proposed no further action")
         self._stats["greedy_steps"] = self._stats.get("greedy_steps", 0) + 1
         return proposals[0]
+
+
+def agent_options(cls: type) -> list[str]:
+    """The keyword options ``cls`` accepts (its own and those of its SearchAgent bases)."""
+    import inspect
+
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is object:
+            continue
+        for p in inspect.signature(init).parameters.values():
+            if p.kind is p.KEYWORD_ONLY or (p.kind is p.POSITIONAL_OR_KEYWORD and p.name not in ("self", "env_id", "llm")):
+                names.add(p.name)
+    return sorted(names)
+
+
+def build_search_agent(cls: type, env_id: str, llm: Any, options: dict[str, Any]) -> "SearchAgent":
+    """``cls(env_id, llm, **options)``, or a ValueError naming an unknown option and the known ones."""
+    known = agent_options(cls)
+    unknown = [k for k in options if k not in known and k != "at"]
+    if unknown:
+        raise ValueError(f"agent {cls.name!r}: unknown option(s) {', '.join(map(repr, unknown))}; "
+                         f"its options are: {', '.join(known)}")
+    options = {k: v for k, v in options.items() if k != "at"}
+    return cls(env_id, llm, **options)
 
 
 def _as_bool(x: Any) -> bool:

@@ -41,7 +41,7 @@ import math
 from typing import Any, Sequence
 
 from ..registry import register_agent
-from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool
+from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool, build_search_agent
 
 ELO_R = 173.72  # = 400 / ln 10: classic Elo with a base-10 scale of 400
 ELO_K = 50.0
@@ -127,10 +127,9 @@ class EloSearchAgent(SearchAgent):
         final: str = "paper",
         stop_on_success: bool = False,
         propose_retries: int = 3,
-        budget: int | None = 100,
         **options: Any,
     ):
-        super().__init__(env_id, llm, budget=budget, **options)
+        super().__init__(env_id, llm, **options)
         if anneal not in ("paper", "code"):
             raise ValueError(f"elo: anneal must be 'paper' or 'code', not {anneal!r}")
         if final not in ("paper", "code"):
@@ -267,4 +266,4 @@ class EloSearchAgent(SearchAgent):
 
 @register_agent("elo", needs_llm=True, help="Elo-based tree search (JUDEC/RaDAgent): pairwise LLM judgments, Elo-softmax exploration")
 def make_elo(env_id: str, llm: Any, **options: Any) -> EloSearchAgent:
-    return EloSearchAgent(env_id, llm, **options)
+    return build_search_agent(EloSearchAgent, env_id, llm, options)  # type: ignore[return-value]
