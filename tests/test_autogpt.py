@@ -1,0 +1,138 @@
+"""Auto-GPT with additional opinions: robust JSON parsing, retries, clear failure, opinions in the prompt."""
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import pytest
+
+from support.agent_runs import ACCURATE, ENV, WEAK, episode, pass_rate
+from treegym.agents.autogpt import AutoGPTPolicy, command_to_action, opinion_prompt, parse_command
+from treegym.agents.llm.scripted import ScriptedLLM
+from treegym.agents.llm.spec import make_llm
+from treegym.agents.policy import BasePolicy
+from treegym.agents.registry import make_agent
+
+
+def _reply(action: str, **extra) -> str:
+    return json.dumps({"thoughts": {"text": "t", "reasoning": "r", "plan": "- p", "criticism": "c"},
+                       "command": {"name": "act", "args": {"action": action}}, **extra})
+
+
+# ----------------------------------------------------------------- parsing
+@pytest.mark.parametrize("text,action", [
+    (_reply("4 + 5"), "4 + 5"),
+    ("Sure! Here is my answer:\n```json\n" + _reply("6 * 4") + "\n```\nGood luck.", "6 * 4"),
+    ('{"thoughts": {"text": "t",}, "command": {"name": "act", "args": {"action": "10 - 6",},},}', "10 - 6"),
+    ("{'thoughts': {'text': 'x'}, 'command': {'name': 'act', 'args': {'action': '5 * 4'}}}", "5 * 4"),
+    ('{"thoughts": {"text": “quoted”}, "command": {"name": "act", "args": {"action": "5 * 4"}}}', "5 * 4"),
+    ('{"command": {"name": "act", "args": {"action": "5 * 4", "final": True}}}', "5 * 4"),
+    ('{"command": {"name": "act", "args": {"action": "5 * 4"}', "5 * 4"),  # closing braces missing
+    ('{"command": "20 + 4"}', "20 + 4"),
+    ("Thought: I will multiply.\nAction: 6 * 4", "6 * 4"),  # no JSON, an explicit Action line
+])
+def test_parse_command_repairs_common_breakage(text, action):
+    cmd, problem = parse_command(text)
+    assert cmd is not None, problem
+    assert command_to_action(cmd, {}) == action
+
+
+@pytest.mark.parametrize("text,problem", [
+    ("", "empty"),
+    ("I think we should multiply.", "no JSON"),
+    ('{"thoughts": {"text": "hmm"}}', '"command"'),
+    ('{"command": {"args": {"action": "x"}}}', '"name"'),
+    ("{" * 100_000, "no JSON"),
+    ('[1, 2, 3]', "no JSON"),
+])
+def test_parse_command_names_what_is_wrong(text, problem):
+    cmd, why = parse_command(text)
+    assert cmd is None and problem in why
+
+
+def test_tool_style_commands_map_to_listed_actions():
+    obs = {"valid_actions": ["click[Buy Now]", "search[red shoes]", "go to desk 1"]}
+    assert command_to_action({"name": "click", "args": {"tool_input": "Buy Now"}}, obs) == "click[Buy Now]"
+    assert command_to_action({"name": "go to", "args": {"input": "desk 1"}}, obs) == "go to desk 1"
+    assert command_to_action({"name": "search", "args": {"query": "blue"}}, obs) == "search[blue]"
+    assert command_to_action({"name": "look", "args": {}}, obs) == "look"
+
+
+# ----------------------------------------------------------------- the policy on Game of 24
+def _first_act(llm, **options):
+    env = gym.make(ENV)
+    obs, info = env.reset(options={"task_id": 900})
+    policy = make_agent("autogpt", ENV, llm, seed=0, **options)
+    policy.reset()
+    policy.bind(env)
+    return policy, env, policy.act(obs, info)
+
+
+def test_garbage_json_is_retried_with_the_problem_named_then_used():
+    llm = ScriptedLLM(["total garbage", '{"thoughts": {"text": "no command"}}', _reply("5 * 4")])
+    policy, env, action = _first_act(llm)
+    assert action == "5 * 4"
+    assert policy.stats()["json_retries"] == 2
+    assert "no JSON object" in llm.calls[1][-1]["content"]
+    assert '"command"' in llm.calls[2][-1]["content"]
+    assert llm.calls[1][-2] == {"role": "assistant", "content": "total garbage"}
+    *_, info = env.step(action)
+    assert not info["invalid_action"]
+
+
+def test_garbage_forever_is_a_clear_failure_in_the_run_record():
+    llm = ScriptedLLM(["{{{{ not json", "still not", "]]]"], cycle=True)
+    record, policy = episode("autogpt", llm, 901, retries=2)
+    assert not record["success"] and record["steps"] == 0
+    assert "no usable JSON command after 3 replies" in record["error"]
+    assert len(llm.calls) == 3
+
+
+def test_oracle_opinion_is_in_the_prompt_with_the_papers_template():
+    llm = ScriptedLLM([_reply("4 + 5")])
+    policy, env, action = _first_act(llm, opinions="oracle")
+    expert = env.unwrapped.expert_action()
+    prompt = llm.calls[0][-1]["content"]
+    assert f"Here's one suggestion for the command: {expert}" in prompt
+    assert "Please use this suggestion as a reference and make your own judgement." in prompt
+    assert prompt.rstrip().endswith("respond using the JSON format specified above:")
+    assert policy.stats()["opinions_given"] == 1 and policy.stats()["opinions_followed"] == 0
+
+
+class _Ranked(BasePolicy):
+    """An expert that ranks the listed valid actions (any policy with ``propose_actions`` gives top-k)."""
+
+    def propose_actions(self, observation, info, k):
+        return list(observation["valid_actions"])[:k]
+
+    def act(self, observation, info):
+        return self.propose_actions(observation, info, 1)[0]
+
+
+def test_top_k_opinions_from_a_ranking_expert():
+    llm = ScriptedLLM([_reply("5 - 4")])
+    env = gym.make(ENV)
+    obs, info = env.reset(options={"task_id": 900})
+    policy = AutoGPTPolicy(ENV, llm, expert=_Ranked(), top_k=3)
+    policy.bind(env)
+    policy.act(obs, info)
+    prompt = llm.calls[0][-1]["content"]
+    assert opinion_prompt(list(obs["valid_actions"])[:3]) in prompt
+    assert "Here are a few suggestions for the command:" in prompt
+
+
+def test_solves_with_an_accurate_model_and_degrades_with_a_weak_one():
+    assert pass_rate("autogpt", ACCURATE) >= 5 / 6
+    assert pass_rate("autogpt", WEAK) < pass_rate("autogpt", ACCURATE)
+
+
+def test_bad_options_are_named():
+    llm = make_llm(ACCURATE, env_id=ENV)
+    with pytest.raises(ValueError, match="nosuchagent"):
+        make_agent("autogpt", ENV, llm, opinions="nosuchagent")
+    with pytest.raises(ValueError, match="ask itself"):
+        make_agent("autogpt", ENV, llm, opinions="autogpt")
+    with pytest.raises(ValueError, match="top_k"):
+        make_agent("autogpt", ENV, llm, top_k=0)
+    with pytest.raises(ValueError, match="colour"):
+        make_agent("autogpt", ENV, llm, colour="red")
