@@ -94,7 +94,9 @@ def _repairs(text: str) -> list[str]:
 
 
 def _first_object(text: str) -> dict | None:
+    """The first JSON object holding a ``command`` (or ``action``), else the first object at all."""
     decoder = json.JSONDecoder()
+    fallback: dict | None = None
     for candidate in _candidates(text):
         for repaired in _repairs(candidate):
             starts = [i for i, ch in enumerate(repaired) if ch == "{"][:_MAX_OBJECT_STARTS]
@@ -104,8 +106,10 @@ def _first_object(text: str) -> dict | None:
                 except (json.JSONDecodeError, RecursionError):
                     continue
                 if isinstance(obj, dict):
-                    return obj
-    return None
+                    if "command" in obj or "action" in obj:
+                        return obj
+                    fallback = fallback if fallback is not None else obj
+    return fallback
 
 
 def parse_command(text: str) -> tuple[dict | None, str]:
