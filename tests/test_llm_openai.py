@@ -250,3 +250,12 @@ def test_server_can_be_restarted_and_keeps_its_log():
         server.inject(Fault.delay(0.05))
         assert client(server).complete(USER) == ["go to the kitchen now"]
     assert len(server.chat_requests()) == 2 and first_url.startswith("http://127.0.0.1:")
+
+
+def test_no_model_and_no_models_route_says_set_treegym_model(monkeypatch):
+    monkeypatch.delenv("TREEGYM_MODEL", raising=False)
+    with ChatServer() as s:
+        llm = OpenAICompatibleLLM(base_url=s.base_url + "/nowhere", api_key="EMPTY")
+        with pytest.raises(LLMError, match="TREEGYM_MODEL") as err:
+            llm.complete(USER)
+        assert not isinstance(err.value, LLMAuthError) and s.chat_requests() == []

@@ -170,7 +170,8 @@ class OpenAICompatibleLLM:
         self.supports_grammar = supports_grammar
         self.default_max_tokens = default_max_tokens
         self.name = name or f"openai:{self.requested_model or 'auto'}"
-        self._config = dict(model=model, base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries,
+        self._config = dict(model=self.requested_model or None, base_url=base_url, api_key=api_key,
+                            timeout=timeout, max_retries=max_retries,
                             backoff=backoff, supports_grammar=supports_grammar, name=name,
                             default_max_tokens=default_max_tokens)
         self._client = openai.OpenAI(
@@ -219,7 +220,15 @@ class OpenAICompatibleLLM:
         if self._model is None:
             with self._model_lock:
                 if self._model is None:
-                    served = self._with_retries(lambda: [m.id for m in self._client.models.list()], "list models")
+                    try:
+                        served = self._with_retries(lambda: [m.id for m in self._client.models.list()], "list models")
+                    except LLMAuthError as e:
+                        if not isinstance(e.__cause__, openai.NotFoundError):
+                            raise
+                        raise LLMError(
+                            f"no model given and {self.base_url}/models does not exist; "
+                            "set TREEGYM_MODEL or use --llm openai:MODEL"
+                        ) from e
                     if not served:
                         raise LLMError(
                             f"no model given and {self.base_url}/models lists none; "
