@@ -92,7 +92,7 @@ def test_run_rejects_bad_agent_and_option(tmp_path, capsys):
 def test_resume_skips_finished_and_drops_torn_line(tmp_path):
     out = tmp_path / "resume.jsonl"
     args = ["run", "treegym/Game24-v0", "--agent", "oracle", "--tasks", "900:904", "--out", str(out), "--no-progress"]
-    assert main(args[:4] + ["900:902"] + args[5:]) == 0
+    assert main(args[:5] + ["900:902"] + args[6:]) == 0
     first = read_jsonl(out)
     with open(out, "a") as fh:
         fh.write('{"env_id": "treegym/Game24-v0", "task_id": 90')  # a run killed mid-write
