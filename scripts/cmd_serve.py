@@ -18,6 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--catalog", default=None, help="catalog directory (default: the shipped catalog)")
     p.add_argument("--ttl", type=float, default=3600.0, help="seconds an unused session lives (default 3600)")
     p.add_argument("--max-sessions", type=int, default=10_000, help="live sessions at most (default 10000)")
+    p.add_argument("--quiet", action="store_true", help="no access log line per request")
     p.set_defaults(func=run)
 
 
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"cannot load the catalog: {exc}", file=sys.stderr)
         return 1
     try:
-        srv = BackgroundServer(app, args.host, args.port, quiet=False)
+        srv = BackgroundServer(app, args.host, args.port, quiet=args.quiet)
     except OSError as exc:
         print(f"cannot listen on {args.host}:{args.port} ({exc}); pick another --port", file=sys.stderr)
         return 1

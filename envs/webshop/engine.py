@@ -114,8 +114,11 @@ class WebShopEngine:
     Thread-safe: it holds no per-session state; sessions are values passed in and out.
     """
 
+    _PAGE_CACHE_SIZE = 4096  # pages kept per engine; a search tree revisits the same sessions
+
     def __init__(self, catalog: Any):
         self.catalog = catalog
+        self._pages: dict[Session, tuple[Node, ...]] = {}
 
     # ------------------------------------------------------------------ sessions
     def new_session(self, goal_index: int) -> Session:
@@ -187,7 +190,16 @@ class WebShopEngine:
 
     # ------------------------------------------------------------------ pages
     def page_nodes(self, session: Session) -> tuple[Node, ...]:
-        """The visible content of the session's current page, in reading order."""
+        """The visible content of the session's current page, in reading order (memoised per session:
+        sessions are immutable values, so a restored or revisited session renders for free)."""
+        nodes = self._pages.get(session)
+        if nodes is None:
+            if len(self._pages) >= self._PAGE_CACHE_SIZE:
+                self._pages.clear()  # wholesale: cheap, and safe under concurrent readers
+            nodes = self._pages[session] = self._build_page(session)
+        return nodes
+
+    def _build_page(self, session: Session) -> tuple[Node, ...]:
         nodes: list[Node] = []
         if session.notice:
             nodes.append(Node("notice", session.notice))

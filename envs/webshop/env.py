@@ -106,6 +106,7 @@ class WebShopEnv(ForkableEnv):
 
             self.site = WebShopSiteClient(server_url)
         self._remote: dict[str, Any] = {}  # HTTP mode: last page html, info, instruction
+        self._render_cache: dict[tuple, tuple[str, tuple[str, ...]]] = {}  # (nodes, page) -> (text, valid actions)
 
     # ------------------------------------------------------------------ tasks
     @classmethod
@@ -170,14 +171,23 @@ class WebShopEnv(ForkableEnv):
             return parse_html(self._remote["html"]), dict(self._remote["info"]), self._remote["instruction"]
         return self.engine.page_nodes(self.session), self.engine.info(self.session), self.engine.instruction(self.session)
 
+    def _render(self, nodes: tuple[Node, ...], page: str) -> tuple[str, tuple[str, ...]]:
+        if self.observation_mode == "html" and self.site is not None:
+            return self._remote["html"], valid_actions_from_nodes(nodes)
+        key = (nodes, page)
+        hit = self._render_cache.get(key)
+        if hit is None:
+            if len(self._render_cache) >= 1024:
+                self._render_cache.clear()
+            hit = self._render_cache[key] = (render(nodes, self.observation_mode, base="/s/local", page=page),
+                                             valid_actions_from_nodes(nodes))
+        return hit
+
     def _observe(self) -> tuple[dict, dict]:
         nodes, info, instruction = self._nodes_info()
-        if self.observation_mode == "html" and self.site is not None:
-            text = self._remote["html"]
-        else:
-            text = render(nodes, self.observation_mode, base="/s/local", page=info.get("page", ""))
+        text, valid = self._render(nodes, info.get("page", ""))
         self._last_text = text
-        obs = {"text": text, "instruction": instruction, "valid_actions": valid_actions_from_nodes(nodes)}
+        obs = {"text": text, "instruction": instruction, "valid_actions": valid}
         info["task_id"] = info.get("goal_index")
         return obs, info
 

@@ -1,0 +1,114 @@
+"""Benchmark: WebShop native rollback (snapshot + restore) vs. reset + replay, at depth 8.
+
+A tree search that returns to a node 8 actions deep either restores a snapshot
+(``treegym.envs.snapshot`` / ``restore`` on the ``gym.make`` env: the session
+record is the payload, so this is a few small object copies) or resets the
+task and replays the 8 actions (each search re-queries the index). Both are
+timed in the same run, on the same env and trajectory, and checked to land on
+the same observation. Prints the median seconds of each and their ratio
+(target: native >= 100x faster).
+
+    python scripts/bench_webshop_rollback.py [--depth 8] [--repeats 200] [--catalog DIR | --products N]
+                                             [--server-url URL]
+
+The ratio grows with the catalog: replay pays one index query per search, and
+a query on the small shipped catalog takes tens of microseconds, on 100k
+products about a millisecond (``--products N`` generates a temporary catalog
+of N products with the catalog generator and times that).
+
+``--server-url`` times the HTTP mode instead (snapshot/restore go through the
+site's JSON endpoints; replay sends every action over HTTP).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+import gymnasium as gym
+
+import treegym.envs as te
+
+
+def trajectory(env: gym.Env, depth: int) -> list[str]:
+    """``depth`` actions that never end the episode: search, open, browse tabs, pick options."""
+    engine, session = env.unwrapped.engine, env.unwrapped.session
+    goal = engine.goal(session)
+    product = engine.catalog.product(goal.asin)
+    actions = [f"search[{engine.expert_query(session)}]", f"click[{goal.asin}]"]
+    options = [f"click[{v}]" for _, values in product.options for v in values]
+    browse = ["click[Description]", "click[< Prev]", "click[Features]", "click[< Prev]",
+              "click[Reviews]", "click[< Prev]"]
+    extra = options + browse * depth  # all of these stay on the item page or its tabs
+    return (actions + extra)[:depth]
+
+
+def median_seconds(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--depth", type=int, default=8)
+    ap.add_argument("--repeats", type=int, default=200)
+    ap.add_argument("--task-id", type=int, default=0)
+    ap.add_argument("--catalog", default=None, help="catalog directory (default: the shipped one)")
+    ap.add_argument("--products", type=int, default=0, help="generate a temporary catalog of N products")
+    ap.add_argument("--server-url", default=None, help="time HTTP mode against this running site")
+    args = ap.parse_args(argv)
+    if args.products:
+        import tempfile
+
+        from treegym.envs.webshop.generate import build_catalog
+
+        t0 = time.perf_counter()
+        args.catalog = str(build_catalog(tempfile.mkdtemp(prefix="webshop-bench-") + "/cat", args.products,
+                                         max(args.task_id + 1, 10)))
+        print(f"generated {args.products} products in {time.perf_counter() - t0:.1f} s at {args.catalog}")
+
+    env = gym.make("treegym/WebShop-v0", catalog=args.catalog, split="all", max_steps=args.depth + 5,
+                   server_url=args.server_url)
+    options = {"task_id": args.task_id}
+    env.reset(seed=0, options=options)
+    actions = trajectory(env, args.depth)
+    for a in actions:
+        obs, _r, term, trunc, _info = env.step(a)
+        assert not (term or trunc), f"trajectory ended early at {a!r}"
+    target_obs = obs
+    snap = te.snapshot(env)
+    env.step("click[Back to Search]")  # move away so every restore does real work
+
+    def native() -> None:
+        te.snapshot(env)
+        te.restore(env, snap)
+
+    def replay() -> None:
+        env.reset(seed=0, options=options)
+        for a in actions:
+            env.step(a)
+
+    native()
+    assert te.restore(env, snap)[0] == target_obs
+    replay()
+    assert env.unwrapped._observe()[0] == target_obs, "replay did not reach the same page"
+
+    native_s = median_seconds(native, args.repeats)
+    replay_s = median_seconds(replay, max(10, args.repeats // 10))
+    mode = f"HTTP mode ({args.server_url})" if args.server_url else "in-process"
+    print(f"WebShop rollback at depth {args.depth}, {mode}, catalog {env.unwrapped.catalog!r}")
+    print(f"  snapshot+restore  median {native_s * 1e6:10.1f} us  ({args.repeats} runs)")
+    print(f"  reset+replay      median {replay_s * 1e6:10.1f} us  ({max(10, args.repeats // 10)} runs)")
+    ratio = replay_s / native_s
+    print(f"  ratio replay/native: {ratio:.0f}x  (target >= 100x: {'met' if ratio >= 100 else 'NOT met'})")
+    env.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
