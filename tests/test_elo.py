@@ -160,3 +160,15 @@ def test_bad_option_values_are_rejected_with_a_message():
         make_agent("elo", ENV, llm, anneal="fast")
     with pytest.raises(ValueError, match="final"):
         make_agent("elo", ENV, llm, final="best")
+
+
+def test_the_answer_follows_the_judge():
+    # Elo picks the answer from pairwise judgments only: a judge that is always wrong
+    # steers it to failed sequences even when solved ones were explored.
+    tasks = range(900, 908)
+    right, _, _ = _play("synthetic:p_correct=0.6,judge_acc=1,position_bias=0,seed=0", tasks)
+    wrong, records, agents = _play("synthetic:p_correct=0.6,judge_acc=0,position_bias=0,seed=0", tasks)
+    assert right >= 6
+    assert wrong <= 1
+    explored_wins = sum(any(n.success for n in a.result.tree.nodes) for a in agents)
+    assert explored_wins > wrong  # solutions were found but not chosen
