@@ -39,7 +39,7 @@ from typing import Any, Sequence
 
 from .baselines import ReactPolicy
 from .registry import register_agent
-from .search.base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool
+from .search.base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool, build_search_agent
 
 
 def answer_key(adapter: Any, node: SearchNode) -> str:
@@ -178,16 +178,16 @@ def _k(at: int | None, attempts: int | None, default: int) -> int:
 
 @register_agent("cot@", needs_llm=True, help="K independent ReAct attempts from the start; success if one succeeds (cot@3)")
 def make_cot(env_id: str, llm: Any, at: int | None = None, attempts: int | None = None, **options: Any) -> AttemptsAgent:
-    return AttemptsAgent(env_id, llm, attempts=_k(at, attempts, 3), **options)
+    return build_search_agent(AttemptsAgent, env_id, llm, {**options, "attempts": _k(at, attempts, 3)})
 
 
 @register_agent("reflexion", needs_llm=True, help="cot@3 with a self-reflection after each failed attempt in later prompts")
 def make_reflexion(env_id: str, llm: Any, at: int | None = None, attempts: int | None = None,
                    **options: Any) -> ReflexionAgent:
-    return ReflexionAgent(env_id, llm, attempts=_k(at, attempts, 3), **options)
+    return build_search_agent(ReflexionAgent, env_id, llm, {**options, "attempts": _k(at, attempts, 3)})
 
 
 @register_agent("sc@", needs_llm=True, help="self-consistency: K sampled attempts, majority vote over final answers (sc@5)")
 def make_sc(env_id: str, llm: Any, at: int | None = None, attempts: int | None = None,
             **options: Any) -> SelfConsistencyAgent:
-    return SelfConsistencyAgent(env_id, llm, attempts=_k(at, attempts, 5), **options)
+    return build_search_agent(SelfConsistencyAgent, env_id, llm, {**options, "attempts": _k(at, attempts, 5)})

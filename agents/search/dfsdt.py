@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..registry import register_agent
-from .base import SearchAgent, SearchNode, SearchTree, TaskHooks
+from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, build_search_agent
 
 FOUND = 10_000  # "unwind everything": the search has its answer
 
@@ -107,4 +107,4 @@ class DFSDTAgent(SearchAgent):
 
 @register_agent("dfsdt", needs_llm=True, help="ToolBench DFSDT: depth-first, width 2, diversity prompt, give-up backtracking")
 def make_dfsdt(env_id: str, llm: Any, **options: Any) -> DFSDTAgent:
-    return DFSDTAgent(env_id, llm, **options)
+    return build_search_agent(DFSDTAgent, env_id, llm, options)

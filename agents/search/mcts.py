@@ -61,7 +61,7 @@ import math
 from typing import Any, Sequence
 
 from ..registry import register_agent
-from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool
+from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool, build_search_agent
 
 
 class ReflectionsInPrompt:
@@ -306,9 +306,9 @@ class LATSAgent(MCTSAgent):
 
 @register_agent("mcts", needs_llm=True, help="MCTS/UCT with LLM proposals and ToT value (LLM-Reasoners defaults)")
 def make_mcts(env_id: str, llm: Any, **options: Any) -> MCTSAgent:
-    return MCTSAgent(env_id, llm, **options)
+    return build_search_agent(MCTSAgent, env_id, llm, options)
 
 
 @register_agent("lats", needs_llm=True, help="LATS: MCTS with LLM value, rollouts and self-reflection")
 def make_lats(env_id: str, llm: Any, **options: Any) -> LATSAgent:
-    return LATSAgent(env_id, llm, **options)
+    return build_search_agent(LATSAgent, env_id, llm, options)

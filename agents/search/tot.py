@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..registry import register_agent
-from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool
+from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool, build_search_agent
 
 
 class _ToTAgent(SearchAgent):
@@ -161,9 +161,9 @@ class ToTDFSAgent(_ToTAgent):
 
 @register_agent("bfs", needs_llm=True, help="Tree of Thoughts BFS: propose, value (3 samples), keep the best 5 per level")
 def make_bfs(env_id: str, llm: Any, **options: Any) -> ToTBFSAgent:
-    return ToTBFSAgent(env_id, llm, **options)
+    return build_search_agent(ToTBFSAgent, env_id, llm, options)
 
 
 @register_agent("dfs", needs_llm=True, help="Tree of Thoughts DFS: best-first descent, prune states valued below a threshold")
 def make_dfs(env_id: str, llm: Any, **options: Any) -> ToTDFSAgent:
-    return ToTDFSAgent(env_id, llm, **options)
+    return build_search_agent(ToTDFSAgent, env_id, llm, options)
