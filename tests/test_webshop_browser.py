@@ -1,0 +1,111 @@
+"""The WebShop site in a real headless Chromium: search and buy by clicking, screenshot the pages.
+
+Needs Debian's ``chromium`` and ``chromium-driver`` (``scripts/install_browser.sh``)
+and selenium (the ``browser`` extra). Selenium Manager is not used: the driver
+is /usr/bin/chromedriver, so nothing is downloaded.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from treegym.envs.webshop.catalog import DEFAULT_CATALOG_DIR, META_FILE, load_catalog, load_default_catalog
+from treegym.envs.webshop.engine import WebShopEngine
+from treegym.envs.webshop.reward import get_reward
+from treegym.servers.webshop import create_app
+from treegym.servers.webshop.run import serve_in_thread
+
+CHROMEDRIVER = "/usr/bin/chromedriver"
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _browser_missing() -> str | None:
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed: pip install 'treegym[browser]'"
+    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+        return "chromium is not installed: run scripts/install_browser.sh (Debian's chromium and chromium-driver)"
+    if not os.access(CHROMEDRIVER, os.X_OK):
+        return f"{CHROMEDRIVER} is missing: run scripts/install_browser.sh (Debian's chromium-driver)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory):
+    """The shipped default catalog; a generated one of the same kind until it is shipped."""
+    if (DEFAULT_CATALOG_DIR / META_FILE).is_file():
+        return load_default_catalog()
+    from treegym.envs.webshop.generate import build_catalog
+
+    return load_catalog(build_catalog(tmp_path_factory.mktemp("ws") / "cat", 400, 120))
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    reason = _browser_missing()
+    if reason:
+        pytest.skip(reason)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--window-size=1200,1000", f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
+        opts.add_argument(flag)
+    opts.binary_location = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
+    yield driver
+    driver.quit()
+
+
+def test_search_and_buy_by_clicking(browser, catalog, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    engine = WebShopEngine(catalog)
+    goal = next(g for g in catalog.goals if g.goal_options and get_reward(
+        catalog.product(g.asin), g, catalog.product(g.asin).price,
+        dict(engine._goal_option_values(g)))[0] == 1.0)
+    query = engine.expert_query(engine.new_session(goal.index))
+
+    def click(role: str, text: str) -> None:
+        for el in browser.find_elements(By.CSS_SELECTOR, f'[data-node="{role}"]'):
+            if el.text.strip().lower() == text.lower():
+                el.click()
+                return
+        raise AssertionError(f"no {role} {text!r} on the page: {browser.page_source[:500]}")
+
+    with serve_in_thread(create_app(catalog)) as site:
+        browser.get(site.url + "/")
+        browser.find_element(By.NAME, "goal").send_keys(str(goal.index))
+        browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        assert "/s/" in browser.current_url
+        assert browser.find_element(By.CSS_SELECTOR, '[data-node="instruction"]').text == \
+            " ".join(goal.instruction_text.split())
+
+        box = browser.find_element(By.NAME, "q")
+        box.send_keys(query)
+        click("searchbox", "Search")
+        assert browser.find_element(By.CSS_SELECTOR, "main").get_attribute("data-page") == "results"
+        browser.save_screenshot(str(tmp_path / "results.png"))
+        click("product", goal.asin)
+        for _name, value in engine._goal_option_values(goal):
+            click("option", value)
+        selected = [el.text for el in browser.find_elements(By.CSS_SELECTOR, '[data-node="option"][data-clicked="1"]')]
+        assert selected == [v for _, v in engine._goal_option_values(goal)]
+        shot = tmp_path / "item.png"
+        assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+        if os.environ.get("TREEGYM_SCREENSHOT_DIR"):  # to look at the pages after a run
+            shutil.copy(shot, os.path.join(os.environ["TREEGYM_SCREENSHOT_DIR"], "webshop_item.png"))
+            shutil.copy(tmp_path / "results.png", os.path.join(os.environ["TREEGYM_SCREENSHOT_DIR"], "webshop_results.png"))
+        click("button", "Buy Now")
+
+        assert "Thank you for shopping with us!" in browser.page_source
+        texts = [el.text for el in browser.find_elements(By.CSS_SELECTOR, "[data-node]")]
+        assert texts[texts.index("Your score (min 0.0, max 1.0)") + 1] == "1"
+        assert goal.asin in texts
+        browser.save_screenshot(str(tmp_path / "done.png"))
