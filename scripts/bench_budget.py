@@ -1,0 +1,142 @@
+"""Pass rate against LLM call budget on the Game of 24 test split, for every agent, in one run.
+
+The shape of JUDEC/RaDAgent's Figure 3 (pass rate vs. API-call limit): every
+agent runs every puzzle at every budget with one fixed synthetic LLM (a
+simulated model of known accuracy over the env's exact oracle, so the run is
+offline and reproducible). The budget is the episode's whole LLM call budget
+(``treegym run --budget``): search agents search within it and play their
+answer; the others (react, autogpt) stop when it is spent.
+
+Writes, under ``--out`` (default ``runs/bench_budget``): one results file per
+budget (``budget_<B>.jsonl``, resumable: a rerun skips finished episodes),
+``table.md`` (pass rate % and mean calls per agent and budget) and
+``pass_rate_vs_budget.png``.
+
+    python -m treegym.scripts.bench_budget --puzzles 20 --workers 2
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+AGENTS = ("elo", "astar", "mcts", "lats", "dfsdt", "bfs", "dfs", "react", "cot@3", "reflexion", "sc@5", "autogpt")
+BUDGETS = (30, 50, 100, 200)
+ENV_ID = "treegym/Game24-v0"
+LLM_SPEC = "synthetic:p_correct=0.6,judge_acc=0.8,position_bias=0.1,value_noise=0.3,seed=0"
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="bench_budget", description=__doc__.split("\n\n")[0])
+    p.add_argument("--agents", default=",".join(AGENTS), help="comma-separated agent names (default: all twelve)")
+    p.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="comma-separated call budgets")
+    p.add_argument("--puzzles", type=int, default=100, help="first N puzzles of the test split (default all 100)")
+    p.add_argument("--split", default="test", help="Game of 24 split (default test = rows 900-999)")
+    p.add_argument("--llm", default=LLM_SPEC, help=f"LLM spec (default {LLM_SPEC})")
+    p.add_argument("--workers", type=int, default=2, help="episode threads per (agent, budget)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default="runs/bench_budget", help="output folder")
+    return p.parse_args(argv)
+
+
+def _ints(text: str, what: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise SystemExit(f"bench_budget: --{what} must be comma-separated whole numbers, got {text!r}") from None
+    if not values or any(v < 1 for v in values):
+        raise SystemExit(f"bench_budget: --{what} needs at least one number >= 1, got {text!r}")
+    return values
+
+
+def run(args: argparse.Namespace) -> dict[str, dict[int, dict]]:
+    """Evaluate every (agent, budget); returns summary[agent][budget]."""
+    from treegym.agents.evaluation import RunConfig, evaluate, summarize
+    from treegym.agents.registry import agent_spec
+    from treegym.envs.registration import env_class
+
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    budgets = _ints(args.budgets, "budgets")
+    for a in agents:
+        agent_spec(a)  # an unknown name fails now, with the list of known ones
+    ids = env_class(ENV_ID).split_task_ids(args.split)
+    if args.puzzles < 1:
+        raise SystemExit("bench_budget: --puzzles must be at least 1")
+    task_ids = ids[: args.puzzles]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    summary: dict[str, dict[int, dict]] = {a: {} for a in agents}
+    for budget in budgets:
+        for agent in agents:
+            t0 = time.perf_counter()
+            config = RunConfig(env_id=ENV_ID, agent=agent, llm_spec=args.llm, task_ids=task_ids, budget=budget,
+                               workers=args.workers, seed=args.seed)
+            records = evaluate(config, out / f"budget_{budget}.jsonl", progress=False)
+            s = summarize(records)
+            summary[agent][budget] = s
+            print(f"budget {budget:4d}  {agent:10s}  pass {s['pass_rate'] * 100:5.1f}%  "
+                  f"calls {s['mean_calls']:6.1f}  errors {s['errors']:3d}  {time.perf_counter() - t0:6.1f} s",
+                  file=sys.stderr, flush=True)
+    return summary
+
+
+def table(summary: dict[str, dict[int, dict]], budgets: Sequence[int], title: str) -> str:
+    head = "| agent | " + " | ".join(f"{b} calls" for b in budgets) + " |"
+    lines = [title, "", head, "|---" * (len(budgets) + 1) + "|"]
+    for agent, by_budget in summary.items():
+        cells = []
+        for b in budgets:
+            s = by_budget.get(b)
+            cells.append(f"{s['pass_rate'] * 100:.0f}% ({s['mean_calls']:.0f})" if s and s.get("episodes") else "-")
+        lines.append(f"| {agent} | " + " | ".join(cells) + " |")
+    lines += ["", "Cells: pass rate (mean LLM calls used per episode)."]
+    return "\n".join(lines)
+
+
+def plot(summary: dict[str, dict[int, dict]], budgets: Sequence[int], path: Path, title: str) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    markers = "os^vD<>phx*+"
+    for i, (agent, by_budget) in enumerate(summary.items()):
+        xs = [b for b in budgets if b in by_budget and by_budget[b].get("episodes")]
+        ys = [by_budget[b]["pass_rate"] * 100 for b in xs]
+        ax.plot(xs, ys, marker=markers[i % len(markers)], label=agent)
+    ax.set_xscale("log")
+    ax.set_xticks(list(budgets))
+    ax.set_xticklabels([str(b) for b in budgets])
+    ax.set_xlabel("LLM call budget per puzzle")
+    ax.set_ylabel("pass rate (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    budgets = _ints(args.budgets, "budgets")
+    t0 = time.perf_counter()
+    summary = run(args)
+    title = (f"Game of 24 ({args.split}, {args.puzzles} puzzles), pass rate vs. LLM call budget; "
+             f"LLM {args.llm}")
+    text = table(summary, budgets, title)
+    out = Path(args.out)
+    (out / "table.md").write_text(text + "\n")
+    png = plot(summary, budgets, out / "pass_rate_vs_budget.png", title)
+    print(text)
+    print(f"\nwrote {out / 'table.md'} and {png} in {time.perf_counter() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
