@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Sequence
 
 from ..llm.base import Message
@@ -172,18 +173,22 @@ def step_line(board: Board, a: Fraction, op: str, b: Fraction) -> str | None:
     return None
 
 
-def _legal_by_key(board: Board) -> dict[tuple[Fraction, str, Fraction], str]:
-    from treegym.envs.game24.rules import legal_operations, sorted_board
+@lru_cache(maxsize=1 << 14)
+def _legal_ops(board: tuple[Fraction, ...]) -> tuple:
+    """The env's legal operations on a sorted board (cached: boards recur across requests)."""
+    from treegym.envs.game24.rules import legal_operations
 
-    return {(o.a, o.op, o.b): o.line() for o in legal_operations(sorted_board(board.numbers))}
+    return tuple(legal_operations(board))
+
+
+def _legal_by_key(board: Board) -> dict[tuple[Fraction, str, Fraction], str]:
+    return {(o.a, o.op, o.b): o.line() for o in _legal_ops(tuple(sorted(board.numbers)))}
 
 
 def next_steps(board: Board) -> list[tuple[str, Board]]:
     """Every legal step line from ``board`` (the env's own list, in its order) with the board after it."""
-    from treegym.envs.game24.rules import legal_operations, sorted_board
-
     out = []
-    for o in legal_operations(sorted_board(board.numbers)):
+    for o in _legal_ops(tuple(sorted(board.numbers))):
         nxt = board.step(o.a, o.op, o.b)
         if nxt is not None:
             out.append((o.line(), nxt))
@@ -193,9 +198,14 @@ def next_steps(board: Board) -> list[tuple[str, Board]]:
 # ----------------------------------------------------------------- the solver (the env's)
 def solvable(numbers: Sequence[Fraction]) -> bool:
     """The env's exact solver: can ``numbers`` still make 24?"""
+    return _solvable_sorted(tuple(sorted(numbers)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _solvable_sorted(board: tuple[Fraction, ...]) -> bool:
     from treegym.envs.game24.solver import is_solvable
 
-    return bool(is_solvable(list(numbers)))
+    return bool(is_solvable(board))
 
 
 # ----------------------------------------------------------------- prompts
