@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterable, Sequence
 import gymnasium as gym
 
 from .llm.base import LLM, BudgetExceeded, LLMError
+from .llm.cache import CachedLLM as CachedLLMType
 from .policy import AgentGaveUp
 
 
@@ -182,6 +183,8 @@ class RunConfig:
     agent_options: dict | None = None
     env_kwargs: dict | None = None
     llm_kwargs: dict | None = None
+    cache_path: str | None = None
+    cache_mode: str = "auto"
 
 
 def summarize(records: Iterable[dict]) -> dict[str, Any]:
@@ -235,6 +238,9 @@ def evaluate(
     if llm is None and spec.needs_llm:
         llm = make_llm(config.llm_spec, env_id=config.env_id, **(config.llm_kwargs or {}))
     llm_name = getattr(llm, "name", "none") if (llm is not None and spec.needs_llm) else "none"
+    cached = None
+    if llm is not None and spec.needs_llm and config.cache_path:
+        cached = CachedLLMType(llm, config.cache_path, mode=config.cache_mode)  # type: ignore[arg-type]
 
     # Build one agent up front so a bad name or option fails the run at once,
     # with its message, instead of failing every episode.
@@ -257,7 +263,12 @@ def evaluate(
         record: dict[str, Any] = {
             "env_id": config.env_id, "task_id": task_id, "agent": config.agent, "llm": llm_name, "seed": seed,
         }
-        episode_llm = BudgetedLLM(llm, max_calls=config.budget) if llm is not None and spec.needs_llm else None
+        episode_llm = None
+        if llm is not None and spec.needs_llm:
+            # Each episode gets its own cache session (replayed samples in
+            # order) and its own budget, which also counts its calls and tokens.
+            inner = cached.session() if cached is not None else llm
+            episode_llm = BudgetedLLM(inner, max_calls=config.budget)
         env = None
         try:
             env = gym.make(config.env_id, **(config.env_kwargs or {}))
@@ -280,6 +291,8 @@ def evaluate(
             record["reward_parts"] = outcome["info"]
         if stats:
             record["agent_stats"] = _jsonable(stats)
+        if episode_llm is not None and isinstance(inner, CachedLLMType):
+            record["cache"] = inner.stats()
         return record
 
     bar = _progress(len(todo), config, progress)

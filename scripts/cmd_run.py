@@ -28,6 +28,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default=None, help="results JSONL (default runs/<env>-<agent>-<llm>.jsonl)")
     p.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="agent option (repeatable)")
     p.add_argument("--env-opt", action="append", default=[], metavar="KEY=VALUE", help="gym.make kwarg (repeatable)")
+    p.add_argument("--cache", default=None, metavar="FILE.jsonl",
+                   help="persistent LLM response cache (record/replay); safe with --workers")
+    p.add_argument("--cache-mode", default="auto", choices=("auto", "record", "replay"),
+                   help="auto: replay hits, record misses; replay: fail on a miss; record: always call")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -93,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     config = RunConfig(
         env_id=args.env_id, agent=args.agent, llm_spec=args.llm, task_ids=task_ids, budget=args.budget,
         workers=max(1, args.workers), seed=args.seed, agent_options=agent_options, env_kwargs=env_kwargs,
+        cache_path=args.cache, cache_mode=args.cache_mode,
     )
     print(f"treegym run: {args.env_id}, agent {args.agent}, LLM {llm_name}, {len(task_ids)} tasks -> {out}", file=sys.stderr)
     try:

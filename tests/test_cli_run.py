@@ -122,3 +122,15 @@ def test_killed_run_restarts_without_repeats_or_losses(tmp_path):
     ids = [r["task_id"] for r in recs]
     assert len(ids) == len(set(ids)) == 1362
     assert all(r["success"] for r in recs)
+
+
+def test_run_with_cache_replays_without_the_model(tmp_path):
+    cache = tmp_path / "cache.jsonl"
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    base = ["run", "treegym/Game24-v0", "--agent", "react", "--llm", "scripted", "--tasks", "900:902",
+            "--cache", str(cache), "--no-progress"]
+    assert main(base + ["--out", str(first)]) == 0
+    assert main(base + ["--out", str(second), "--cache-mode", "replay"]) == 0
+    a, b = read_jsonl(first), read_jsonl(second)
+    assert [r["actions"] for r in a] == [r["actions"] for r in b]
+    assert all(r["cache"] == {"cache_hits": r["steps"], "cache_misses": 0} for r in b), b[0].get("cache")
