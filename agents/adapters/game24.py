@@ -211,31 +211,27 @@ def _solvable_sorted(board: tuple[Fraction, ...]) -> bool:
 # ----------------------------------------------------------------- prompts
 REACT_SYSTEM = """{tag}
 You are playing the Game of 24: use each of the four puzzle numbers exactly once with + - * / to obtain 24.
-Each turn, combine two of the numbers left into one, until only 24 is left; then give the answer.
+Each turn, combine two of the numbers left into one; the game is won when the last number left is 24.
 Reply with one Thought line and one Action line. The Action is exactly one of:
   a op b = c (left: <the numbers left after this step>)
-  answer: <one expression using the four puzzle numbers> = 24
+  answer: <one expression using the four puzzle numbers> = 24   (ends the game at once)
 
 Example
 Puzzle: 4 4 6 8
 Numbers left: 4 4 6 8
 Thought: 4 + 8 = 12 leaves 4 6 12, and 12 * (6 - 4) = 24.
-Action: 4 + 8 = 12 (left: 4 6 12)
+Action: 8 + 4 = 12 (left: 4 6 12)
 Numbers left: 4 6 12
 Thought: 6 - 4 = 2 leaves 2 12, and 2 * 12 = 24.
 Action: 6 - 4 = 2 (left: 2 12)
 Numbers left: 2 12
-Thought: 2 * 12 = 24.
-Action: 2 * 12 = 24 (left: 24)
-Numbers left: 24
-Thought: Only 24 is left, so I write the whole expression.
-Action: answer: (6 - 4) * (4 + 8) = 24
+Thought: 12 * 2 = 24, the last number.
+Action: 12 * 2 = 24 (left: 24)
 """
 
 PROPOSE_SYSTEM = """{tag}
 You help solve the Game of 24 by proposing possible next steps, one per line, in the form
-a op b = c (left: <numbers left>). When only 24 is left, propose the final line
-answer: <expression using the four puzzle numbers> = 24
+a op b = c (left: <numbers left>). The game is won when the last number left is 24.
 
 Example
 Input: 2 8 8 14
