@@ -108,6 +108,7 @@ def plot(summary: dict[str, dict[int, dict]], budgets: Sequence[int], path: Path
         ys = [by_budget[b]["pass_rate"] * 100 for b in xs]
         ax.plot(xs, ys, marker=markers[i % len(markers)], label=agent)
     ax.set_xscale("log")
+    ax.minorticks_off()
     ax.set_xticks(list(budgets))
     ax.set_xticklabels([str(b) for b in budgets])
     ax.set_xlabel("LLM call budget per puzzle")
@@ -127,9 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     budgets = _ints(args.budgets, "budgets")
     t0 = time.perf_counter()
     summary = run(args)
-    title = (f"Game of 24 ({args.split}, {args.puzzles} puzzles), pass rate vs. LLM call budget; "
+    title = (f"Game of 24 ({args.split}, {args.puzzles} puzzles): pass rate vs. LLM call budget\n"
              f"LLM {args.llm}")
-    text = table(summary, budgets, title)
+    text = table(summary, budgets, title.replace("\n", "; "))
     out = Path(args.out)
     (out / "table.md").write_text(text + "\n")
     png = plot(summary, budgets, out / "pass_rate_vs_budget.png", title)
