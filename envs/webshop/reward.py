@@ -27,7 +27,6 @@ Deviations from upstream are listed in envs/webshop/README.md.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -49,12 +48,6 @@ COLOR_SET: tuple[str, ...] = (
     "wine", "yellow",
 )
 
-_STOP = frozenset(
-    "a an the and or of for with in on to by at from as is are be this that these those "
-    "new set pack pcs piece pieces count size inch inches oz ounce ounces ml lb lbs x".split()
-)
-
-
 def _get(obj: Any, *names: str, default: Any = None) -> Any:
     """A field of a dataclass or a mapping, trying ``names`` in order."""
     for n in names:
@@ -71,14 +64,14 @@ def name_nouns(obj: Any) -> list[str]:
 
     Uses the precomputed ``name_nouns`` when present (catalog build time, the
     stand-in for upstream's spaCy NOUN/PROPN tags). For upstream-style dicts
-    without them, a heuristic keeps alphabetic tokens of 3+ letters that are not
-    stop words - the same rule the fixture generator uses.
+    without them, the importer's rules (``nouns.title_nouns``) stand in.
     """
     pre = _get(obj, "name_nouns")
     if pre:
         return [str(n).lower() for n in pre]
-    name = str(_get(obj, "name", "Title", default="") or "")
-    return [t for t in re.findall(r"[a-z]+", name.lower()) if len(t) >= 3 and t not in _STOP]
+    from .nouns import title_nouns
+
+    return list(title_nouns(str(_get(obj, "name", "Title", default="") or "")))
 
 
 def fuzzy_score(a: Any, b: Any) -> int:
