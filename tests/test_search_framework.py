@@ -268,3 +268,24 @@ def test_the_run_budget_becomes_the_search_budget():
     assert make_agent("elo", ENV, llm).budget == 100  # the paper's
     assert make_agent("elo", ENV, BudgetedLLM(llm, max_calls=300)).budget == 300  # treegym run --budget 300
     assert make_agent("elo", ENV, BudgetedLLM(llm, max_calls=300), budget=30).budget == 30
+
+
+# ----------------------------------------------------------------- over a real HTTP endpoint
+@pytest.mark.parametrize("agent", ["elo", "astar"])
+def test_search_through_the_openai_client_on_a_real_endpoint(agent):
+    """The real ``openai`` client against a local OpenAI-compatible server whose answers are
+    the adapter's oracle; a server error and a malformed response on the way are retried."""
+    from support.chat_server import ChatServer, Fault
+    from treegym.agents.llm.openai_client import OpenAICompatibleLLM
+    from treegym.agents.registry import make_agent
+
+    adapter = get_adapter(ENV)
+    with ChatServer(reply=adapter.scripted_reply) as server:
+        server.inject(Fault.status(500), Fault.malformed())
+        llm = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY", backoff=0.01)
+        opts = {"memory_id": "none"} if agent == "astar" else {"explorations": 3}
+        policy = make_agent(agent, ENV, llm, **opts)
+        rec = run_episode(gym.make(ENV), policy, task_id=908, seed=0)
+        assert rec["success"], rec
+        assert policy.stats()["search_llm_calls"] >= 3
+        assert len(server.chat_requests()) >= policy.stats()["search_llm_calls"] + 2  # + the 2 retried
