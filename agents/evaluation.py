@@ -5,7 +5,9 @@
 * builds one env and one agent per episode (``gym.make`` + ``make_agent``),
   gives the agent a per-episode budgeted view of the shared LLM so calls and
   tokens are counted per episode,
-* runs episodes sequentially or on ``workers`` threads (LLM-bound work is I/O),
+* runs episodes sequentially, on ``workers`` threads (the default: LLM-bound
+  work is I/O) or on ``workers`` spawned processes (``backend="process"``,
+  for CPU-heavy envs; the LLM object is pickled into each worker),
 * appends each finished record to ``out`` as one line under a lock, flushed
   and fsync-ed, so a killed run loses at most the episodes in flight,
 * on restart skips the episodes already in ``out`` (key: env, task, seed,
@@ -32,6 +34,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import gymnasium as gym
+
+import treegym.envs  # noqa: F401 - registers the ids, also inside spawned worker processes
 
 from .llm.base import LLM, BudgetExceeded, LLMError
 from .llm.cache import CachedLLM as CachedLLMType
@@ -185,6 +189,7 @@ class RunConfig:
     llm_kwargs: dict | None = None
     cache_path: str | None = None
     cache_mode: str = "auto"
+    backend: str = "thread"  # "thread" or "process" when workers > 1
 
 
 def summarize(records: Iterable[dict]) -> dict[str, Any]:
@@ -221,6 +226,50 @@ def format_summary(summary: dict[str, Any], title: str = "") -> str:
     return "\n".join(lines)
 
 
+def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, task_id: Any, seed: int) -> dict:
+    """One episode of ``config`` as a finished record. Never raises for an episode's own failure.
+
+    Module-level (not a closure) so a process pool can run it.
+    """
+    from .llm.wrappers import BudgetedLLM
+    from .registry import make_agent
+
+    record: dict[str, Any] = {
+        "env_id": config.env_id, "task_id": task_id, "agent": config.agent, "llm": llm_name, "seed": seed,
+    }
+    episode_llm = inner = None
+    if llm is not None:
+        # Each episode gets its own cache session (replayed samples in
+        # order) and its own budget, which also counts its calls and tokens.
+        inner = cached.session() if cached is not None else llm
+        episode_llm = BudgetedLLM(inner, max_calls=config.budget)
+    env = None
+    try:
+        env = gym.make(config.env_id, **(config.env_kwargs or {}))
+        policy = make_agent(config.agent, config.env_id, episode_llm, seed=seed, **dict(config.agent_options or {}))
+        outcome = run_episode(env, policy, task_id=task_id, seed=seed)
+        stats = policy.stats() if callable(getattr(policy, "stats", None)) else {}
+    except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the run
+        outcome = _failed(exc)
+        stats = {}
+    finally:
+        if env is not None:
+            env.close()
+    usage = episode_llm.usage.as_dict() if episode_llm is not None else {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    record.update(
+        success=outcome["success"], reward=outcome["reward"], steps=outcome["steps"],
+        llm_calls=usage["calls"], prompt_tokens=usage["prompt_tokens"], completion_tokens=usage["completion_tokens"],
+        wall_s=outcome["wall_s"], actions=outcome["actions"], error=outcome["error"],
+    )
+    if outcome.get("info") is not None:
+        record["reward_parts"] = outcome["info"]
+    if stats:
+        record["agent_stats"] = _jsonable(stats)
+    if isinstance(inner, CachedLLMType):
+        record["cache"] = inner.stats()
+    return record
+
+
 def evaluate(
     config: RunConfig,
     out: str | os.PathLike,
@@ -231,7 +280,6 @@ def evaluate(
 ) -> list[dict]:
     """Run every task of ``config`` not already in ``out``; return all records of this config."""
     from .llm.spec import make_llm
-    from .llm.wrappers import BudgetedLLM
     from .registry import agent_spec, make_agent
 
     spec = agent_spec(config.agent)
@@ -260,40 +308,7 @@ def evaluate(
             and r.get("agent") == config.agent and r.get("llm") == llm_name]
 
     def one(task_id: Any, seed: int) -> dict:
-        record: dict[str, Any] = {
-            "env_id": config.env_id, "task_id": task_id, "agent": config.agent, "llm": llm_name, "seed": seed,
-        }
-        episode_llm = None
-        if llm is not None and spec.needs_llm:
-            # Each episode gets its own cache session (replayed samples in
-            # order) and its own budget, which also counts its calls and tokens.
-            inner = cached.session() if cached is not None else llm
-            episode_llm = BudgetedLLM(inner, max_calls=config.budget)
-        env = None
-        try:
-            env = gym.make(config.env_id, **(config.env_kwargs or {}))
-            policy = make_agent(config.agent, config.env_id, episode_llm, seed=seed, **dict(config.agent_options or {}))
-            outcome = run_episode(env, policy, task_id=task_id, seed=seed)
-            stats = policy.stats() if callable(getattr(policy, "stats", None)) else {}
-        except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the run
-            outcome = _failed(exc)
-            stats = {}
-        finally:
-            if env is not None:
-                env.close()
-        usage = episode_llm.usage.as_dict() if episode_llm is not None else {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
-        record.update(
-            success=outcome["success"], reward=outcome["reward"], steps=outcome["steps"],
-            llm_calls=usage["calls"], prompt_tokens=usage["prompt_tokens"], completion_tokens=usage["completion_tokens"],
-            wall_s=outcome["wall_s"], actions=outcome["actions"], error=outcome["error"],
-        )
-        if outcome.get("info") is not None:
-            record["reward_parts"] = outcome["info"]
-        if stats:
-            record["agent_stats"] = _jsonable(stats)
-        if episode_llm is not None and isinstance(inner, CachedLLMType):
-            record["cache"] = inner.stats()
-        return record
+        return run_task(config, llm if spec.needs_llm else None, cached, llm_name, task_id, seed)
 
     bar = _progress(len(todo), config, progress)
     new: list[dict] = []
@@ -307,8 +322,12 @@ def evaluate(
                 if on_record:
                     on_record(rec)
         else:
-            with ThreadPoolExecutor(max_workers=config.workers) as pool:
-                futures = [pool.submit(one, t, s) for t, s in todo]
+            with _executor(config) as pool:
+                if config.backend == "process":
+                    futures = [pool.submit(run_task, config, llm if spec.needs_llm else None, cached, llm_name, t, s)
+                               for t, s in todo]
+                else:
+                    futures = [pool.submit(one, t, s) for t, s in todo]
                 try:
                     for fut in as_completed(futures):
                         rec = fut.result()
@@ -331,6 +350,19 @@ def _failed(exc: BaseException) -> dict[str, Any]:
     where = f" at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
     return {"success": False, "reward": 0.0, "steps": 0, "actions": [], "wall_s": 0.0,
             "error": f"{type(exc).__name__}: {exc}{where}"}
+
+
+def _executor(config: RunConfig) -> Any:
+    if config.backend == "thread":
+        return ThreadPoolExecutor(max_workers=config.workers)
+    if config.backend == "process":
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        # spawn: safe with threads, JVMs and servers in the parent; workers
+        # re-register the ids on `import treegym.envs`.
+        return ProcessPoolExecutor(max_workers=config.workers, mp_context=mp.get_context("spawn"))
+    raise ValueError(f"unknown backend {config.backend!r}; use 'thread' or 'process'")
 
 
 class _NoBar:

@@ -23,7 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--split", default="test", help="task split when --tasks is not given (default test)")
     p.add_argument("--tasks", default=None, help="task ids: A:B (range), or a comma list 3,5,9")
     p.add_argument("--budget", type=int, default=None, help="LLM calls per episode (default: the agent's own)")
-    p.add_argument("--workers", type=int, default=1, help="episodes run in parallel on threads")
+    p.add_argument("--workers", type=int, default=1, help="episodes run in parallel (default 1)")
+    p.add_argument("--backend", default="thread", choices=("thread", "process"),
+                   help="how --workers run: threads (LLM-bound work) or spawned processes (CPU-bound envs)")
     p.add_argument("--seed", type=int, default=0, help="run seed; per-episode seeds derive from it")
     p.add_argument("--out", default=None, help="results JSONL (default runs/<env>-<agent>-<llm>.jsonl)")
     p.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="agent option (repeatable)")
@@ -97,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     config = RunConfig(
         env_id=args.env_id, agent=args.agent, llm_spec=args.llm, task_ids=task_ids, budget=args.budget,
         workers=max(1, args.workers), seed=args.seed, agent_options=agent_options, env_kwargs=env_kwargs,
-        cache_path=args.cache, cache_mode=args.cache_mode,
+        cache_path=args.cache, cache_mode=args.cache_mode, backend=args.backend,
     )
     print(f"treegym run: {args.env_id}, agent {args.agent}, LLM {llm_name}, {len(task_ids)} tasks -> {out}", file=sys.stderr)
     try:

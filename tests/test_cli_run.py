@@ -134,3 +134,15 @@ def test_run_with_cache_replays_without_the_model(tmp_path):
     a, b = read_jsonl(first), read_jsonl(second)
     assert [r["actions"] for r in a] == [r["actions"] for r in b]
     assert all(r["cache"] == {"cache_hits": r["steps"], "cache_misses": 0} for r in b), b[0].get("cache")
+
+
+@pytest.mark.slow
+def test_process_backend_matches_threads(tmp_path):
+    outs = {}
+    for backend in ("thread", "process"):
+        out = tmp_path / f"{backend}.jsonl"
+        assert main(["run", "treegym/Game24-v0", "--agent", "react", "--llm", "scripted", "--tasks", "900:904",
+                     "--workers", "2", "--backend", backend, "--out", str(out), "--no-progress"]) == 0
+        outs[backend] = sorted(read_jsonl(out), key=lambda r: r["task_id"])
+    strip = lambda r: {k: v for k, v in r.items() if k != "wall_s"}  # noqa: E731
+    assert [strip(r) for r in outs["thread"]] == [strip(r) for r in outs["process"]]
