@@ -10,7 +10,7 @@ action, ``snapshot`` the result (the suite helpers on a ``gym.make`` env).
 
 Per algorithm it prints the median over puzzles of
 
-* ``framework`` - (search wall time - model time) / expansions, in microseconds;
+* ``framework`` - (search CPU time - model CPU time) / expansions, in microseconds;
 * ``baseline``  - restore + step + snapshot per expansion, in microseconds;
 * ``adapter``   - of the framework time, the env adapter's prompt building and parsing;
 * ``ratio``     - framework / baseline;
@@ -37,7 +37,7 @@ TARGET_US = 1000.0
 
 
 class TimedLLM:
-    """An LLM that forwards to ``llm`` and adds up the wall time spent inside ``complete``."""
+    """An LLM that forwards to ``llm`` and adds up the CPU time spent inside ``complete``."""
 
     def __init__(self, llm: Any):
         self.llm = llm
@@ -103,9 +103,9 @@ def search_cost(agent: str, task_id: int, spec: str, budget: int) -> tuple[float
         policy.bind(env)
         t0 = time.process_time()
         policy.run_search(obs, info)
-        wall = time.process_time() - t0
+        cpu = time.process_time() - t0
         expansions = int(policy.stats().get("search_expansions", 0))
-        return wall - llm.seconds, adapter.seconds, expansions
+        return cpu - llm.seconds, adapter.seconds, expansions
     finally:
         env.close()
 
