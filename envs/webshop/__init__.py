@@ -1,20 +1,28 @@
 """WebShop (Yao et al. 2022): the catalog, search, engine, reward and the ``treegym/WebShop-v0`` env.
 
-Light to import: the env class and the Flask site load on first use.
+Light to import: the data model and the reward load at once; the env, the
+engine, the search index and the catalog generator load on first use.
 """
 from .catalog import (Catalog, CatalogError, Goal, Product, load_catalog, load_default_catalog)
 from .reward import get_reward
 
+_LAZY = {
+    "WebShopEnv": ("env", "WebShopEnv"),
+    "WebShopEngine": ("engine", "WebShopEngine"),
+    "Session": ("engine", "Session"),
+    "SearchIndex": ("search", "SearchIndex"),
+    "build_catalog": ("generate", "build_catalog"),
+}
+
 __all__ = ["Catalog", "CatalogError", "Goal", "Product", "load_catalog", "load_default_catalog",
-           "get_reward", "WebShopEnv", "WebShopEngine", "Session"]
+           "get_reward", *_LAZY]
 
 
 def __getattr__(name: str):
-    # Lazy: importing the package for the data model must not import the env stack.
-    if name == "WebShopEnv":
-        from .env import WebShopEnv
-        return WebShopEnv
-    if name in ("WebShopEngine", "Session"):
-        from . import engine
-        return getattr(engine, name)
+    # Importing the package for the data model must not import tantivy, Flask or the env stack.
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
