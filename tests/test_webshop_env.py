@@ -279,3 +279,17 @@ def test_adapter_oracle_judges_from_the_messages(catalog):
     proposals = ad.parse_proposals(ad.scripted_reply(ad.propose_messages(obs, good[:1], k=2)), obs)
     assert proposals[0] == good[1].action
     assert ad.parse_imagined(ad.scripted_reply(ad.imagine_messages(obs, good[:1]))) == [g.action for g in good[1:]]
+
+
+def test_huge_and_odd_actions_behave_the_same_in_both_modes(catalog, site):
+    local = WebShopEnv(catalog=catalog, split="all")
+    remote = WebShopEnv(catalog=catalog, split="all", server_url=site.url)
+    actions = ["x" * 200_000, "click[" + "a" * 100_000 + "]", "search[" + "hair dryer " * 20_000 + "]",
+               "click[Back to Search]", "search[\n  Hair\tDryer ]", None, 12345, "click[  next  > ]"]
+    local.reset(seed=0)
+    remote.reset(seed=0)
+    for action in actions:
+        a, b = local.step(action), remote.step(action)
+        assert a[0] == b[0] and a[1:4] == b[1:4] and _same_info(a[4], b[4]), action if isinstance(action, int) else str(action)[:40]
+    assert local.session.query == "hair dryer" and local.session.page_num == 2
+    remote.close()

@@ -301,7 +301,7 @@ class WebShopEngine:
         s = replace(session, notice="") if session.notice else session
         if s.done:
             return replace(s, notice="The episode is over: you already bought a product. Reset to shop again."), 0.0
-        text = action if isinstance(action, str) else str(action)
+        text = bounded_action(action)
         m = _ACTION_RE.match(text)
         if not m:
             return replace(s, notice=f"Invalid action {_short(text)!r}: write search[keywords] or "
@@ -446,6 +446,23 @@ class WebShopEngine:
             if best and best[0] not in dict(pairs):
                 pairs.append(best)
         return pairs
+
+
+def bounded_action(action: Any) -> str:
+    """An action of at most ~1,000 characters that the engine treats exactly like ``action``.
+
+    Search text is cut at ``MAX_QUERY_CHARS`` and no label is that long, so a
+    longer argument can be trimmed; an action that does not parse keeps the
+    characters its notice quotes and stays unparseable. The HTTP client sends
+    this, so huge actions behave the same in-process and over HTTP.
+    """
+    text = action if isinstance(action, str) else str(action)
+    if len(text) <= 1000:
+        return text
+    m = _ACTION_RE.match(text)
+    if m:
+        return f"{m.group(1)}[{_clean(m.group(2))[: 2 * MAX_QUERY_CHARS]}]"
+    return text[:100] + "\x00"  # "\x00" ends it, so it cannot parse; the notice quotes the first 77 characters
 
 
 def format_reward(reward: float) -> str:

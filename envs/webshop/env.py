@@ -40,7 +40,7 @@ from typing import Any, Sequence
 from treegym.envs.core import ForkableEnv, action_space, text_observation_space
 
 from .catalog import Catalog, load_catalog, load_default_catalog
-from .engine import Node, Session, WebShopEngine, valid_actions_from_nodes
+from .engine import Node, Session, WebShopEngine, bounded_action, valid_actions_from_nodes
 from .render import OBSERVATION_MODES, render
 
 DEFAULT_MAX_STEPS = 15
@@ -210,7 +210,7 @@ class WebShopEnv(ForkableEnv):
         if self.task is None:
             raise RuntimeError("call reset() before step()")
         if self.site is not None:
-            self._remote = self.site.step(action if isinstance(action, str) else str(action))
+            self._remote = self.site.step(bounded_action(action))
             reward, done = float(self._remote["reward"]), bool(self._remote["done"])
         else:
             self.session, reward = self.engine.step(self.session, action)
