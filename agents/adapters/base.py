@@ -9,6 +9,16 @@ Algorithms never see prompts. They call an adapter's hooks:
 * ``reflect_messages(trajectory, outcome)`` - a self-reflection on a failed trajectory;
 * ``scripted_reply(messages)`` - what a perfect model would answer, for the scripted LLM in tests.
 
+Optional hooks, looked up when present (an env without them simply lacks the feature):
+
+* ``oracle_answer(messages) -> OracleAnswer`` - the truth for a tagged request
+  (``agents/adapters/oracle.py``); the synthetic LLM corrupts it with its knobs;
+* ``imagine_messages(obs, history)`` / ``parse_imagined(text)`` - A*'s imagined
+  plan to the goal (the h2 heuristic);
+* ``action_key(action)`` - a canonical form of an action for deduplication and plan memory;
+* ``demonstrations(n, seed)`` - solved plans that seed A*'s long-term memory;
+* ``answer_key(...)`` - what self-consistency votes on.
+
 A trajectory is a list of ``Step(action, observation_text, reward)`` from the
 task's start; ``history`` is the same list for the current path.
 
