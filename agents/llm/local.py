@@ -168,6 +168,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+# Health checks go straight to 127.0.0.1, whatever HTTP(S)_PROXY says.
+_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 def _tail(path: Path, lines: int = 15) -> str:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -194,11 +198,7 @@ class LocalLLMServer:
         self.n_threads = n_threads if n_threads is not None else _env_int("TREEGYM_LOCAL_THREADS", 1)
         self.n_ctx = n_ctx if n_ctx is not None else _env_int("TREEGYM_LOCAL_CTX", 2048)
         self.start_timeout = start_timeout if start_timeout is not None else _env_float("TREEGYM_LOCAL_START_TIMEOUT", 180.0)
-        if log_path is None:
-            fd, name = tempfile.mkstemp(prefix=f"treegym-local-llm-{os.getpid()}-", suffix=".log")
-            os.close(fd)
-            log_path = name
-        self.log_path = Path(log_path)
+        self._log_path = Path(log_path) if log_path is not None else None
         self.port: int | None = None
         self.restarts = 0
         self.start_seconds: float | None = None
@@ -206,6 +206,15 @@ class LocalLLMServer:
         self.troubled = False  # a start failed or the server died: its log is kept
         self._proc: subprocess.Popen | None = None
         self._lock = threading.RLock()
+
+    @property
+    def log_path(self) -> Path:
+        """Where the server's stdout/stderr go (a temp file named after this process, made on first use)."""
+        if self._log_path is None:
+            fd, name = tempfile.mkstemp(prefix=f"treegym-local-llm-{os.getpid()}-", suffix=".log")
+            os.close(fd)
+            self._log_path = Path(name)
+        return self._log_path
 
     @property
     def url(self) -> str:
@@ -265,7 +274,7 @@ class LocalLLMServer:
                                f"(model {self.model_path}); last lines of its log {self.log_path}:\n"
                                f"{_tail(self.log_path)}")
             try:
-                with urllib.request.urlopen(models_url, timeout=5) as resp:
+                with _NO_PROXY.open(models_url, timeout=5) as resp:
                     body = json.loads(resp.read().decode("utf-8", errors="replace"))
                 if isinstance(body, dict) and body.get("data"):
                     return
@@ -298,8 +307,9 @@ class LocalLLMServer:
         with self._lock:
             self.stopped = True
             self._kill()
-            if not self.troubled:
-                self.log_path.unlink(missing_ok=True)
+            if not self.troubled and self._log_path is not None:
+                self._log_path.unlink(missing_ok=True)
+                self._log_path = None
 
     def restart(self) -> "LocalLLMServer":
         """Stop and start again on the same port, so clients keep their URL."""
