@@ -73,9 +73,16 @@ def test_search_and_buy_by_clicking(browser, catalog, tmp_path):
     query = engine.expert_query(engine.new_session(goal.index))
 
     def click(role: str, text: str) -> None:
+        """Click the element and wait until the browser has loaded the page the form post leads to."""
+        from selenium.webdriver.support import expected_conditions as EC
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        old_page = browser.find_element(By.TAG_NAME, "main")
         for el in browser.find_elements(By.CSS_SELECTOR, f'[data-node="{role}"]'):
             if el.text.strip().lower() == text.lower():
                 el.click()
+                # a generous bound so a broken page fails the test instead of hanging it
+                WebDriverWait(browser, 120).until(EC.staleness_of(old_page))
                 return
         raise AssertionError(f"no {role} {text!r} on the page: {browser.page_source[:500]}")
 
@@ -83,7 +90,9 @@ def test_search_and_buy_by_clicking(browser, catalog, tmp_path):
         browser.get(site.url + "/")
         browser.find_element(By.NAME, "goal").send_keys(str(goal.index))
         browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-        assert "/s/" in browser.current_url
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        WebDriverWait(browser, 120).until(lambda d: "/s/" in d.current_url)
         assert browser.find_element(By.CSS_SELECTOR, '[data-node="instruction"]').text == \
             " ".join(goal.instruction_text.split())
 
