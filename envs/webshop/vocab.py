@@ -266,12 +266,12 @@ CATEGORIES = ("beauty", "grocery", "fashion", "furniture", "electronics")
 
 DESCRIPTION_OPENERS = (
     "{brand} {head} is made for {use}.",
-    "meet the {adj} {head} from {brand}, designed for {use}.",
+    "meet the {adj} {head} by {brand}, designed for {use}.",
     "upgrade your {use} routine with this {adj} {head}.",
     "this {head} by {brand} brings everyday comfort for {use}.",
 )
 DESCRIPTION_MIDDLES = (
-    "it is {a1} and {a2}, so you can use it every day.",
+    "it is {a1} and {a2}, ready for every day.",
     "customers choose it because it is {a1}.",
     "every piece is checked for quality and is {a1}.",
     "we designed it to be {a1} without compromise.",
@@ -279,12 +279,12 @@ DESCRIPTION_MIDDLES = (
 DESCRIPTION_CLOSERS = (
     "satisfaction guaranteed: contact us with any question.",
     "a thoughtful gift for family and friends.",
-    "available in several options to match your style.",
+    "available in several options.",
     "",
 )
 BULLET_TEMPLATES = (
     "{A}: {brand} {head} is {a} for {use}",
     "{A} - tested to stay {a} over time",
-    "{A}: easy to use and care for",
+    "{A}: simple to clean and maintain",
     "Why {brand}: {a} design that fits {use}",
 )
