@@ -205,6 +205,16 @@ def test_constrained_answer_from_a_long_game24_action_list(llm):
 
 
 @local_llm_test
+def test_constrained_answer_from_hundreds_of_long_webshop_like_actions(llm):
+    rng = random.Random(7)
+    words = 'red blue shoe women size 12 oz pack (2) 3/4 inch "premium" café ünïcode \\ back'.split()
+    choices = [f"click[{' '.join(rng.choice(words) for _ in range(rng.randint(3, 14)))} #{i}]" for i in range(250)]
+    [answer] = llm.complete([{"role": "user", "content": "Buy red shoes. Which action?"}],
+                            temperature=0.9, choices=choices, seed=11)
+    assert answer in choices
+
+
+@local_llm_test
 def test_free_text_is_bounded_by_max_tokens(llm):
     before = llm.usage.completion_tokens
     llm.complete([{"role": "user", "content": "Write a very long story about a dragon."}], max_tokens=5)
