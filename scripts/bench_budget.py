@@ -25,7 +25,7 @@ from typing import Sequence
 AGENTS = ("elo", "astar", "mcts", "lats", "dfsdt", "bfs", "dfs", "react", "cot@3", "reflexion", "sc@5", "autogpt")
 BUDGETS = (30, 50, 100, 200)
 ENV_ID = "treegym/Game24-v0"
-LLM_SPEC = "synthetic:p_correct=0.6,judge_acc=0.8,position_bias=0.1,value_noise=0.3,seed=0"
+LLM_SPEC = "synthetic:p_correct=0.5,judge_acc=0.75,position_bias=0.1,value_noise=0.6,seed=0"
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
