@@ -222,6 +222,15 @@ def test_free_text_is_bounded_by_max_tokens(llm):
 
 
 @local_llm_test
+def test_a_prompt_longer_than_the_context_names_the_setting():
+    small = make_llm("local", n_ctx=256)
+    with pytest.raises(LLMError, match="TREEGYM_LOCAL_CTX"):
+        small.complete([{"role": "user", "content": "word " * 400}], max_tokens=4)
+    assert small.server.alive()  # a refused request is not a crash
+    small.server.stop()
+
+
+@local_llm_test
 def test_threads_share_one_server(llm):
     from concurrent.futures import ThreadPoolExecutor
 

@@ -434,6 +434,9 @@ class LocalLLM(OpenAICompatibleLLM):
             return super().complete(messages, **kwargs)
         except LLMError as first:
             if self.server.alive():
+                if "context length" in str(first):
+                    raise LLMError(f"{first}. The local server's context window is {self.server.n_ctx} tokens: "
+                                   f"raise it with TREEGYM_LOCAL_CTX (SmolLM2 handles 8192)") from first
                 raise
             self._restart_server(f"a request failed ({first}) and the server process had exited")
             try:
