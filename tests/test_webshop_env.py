@@ -147,8 +147,8 @@ def test_http_mode_gives_identical_observations_and_rewards(catalog, site, mode)
 
 def test_http_mode_passes_check_rollback(catalog, site):
     env = make(catalog, server_url=site.url)
-    report = te.check_rollback(env, n_trajectories=3, seed=1, run_check_env=False)
-    assert report.kind == "native" and report.restores == 9
+    report = te.check_rollback(env, n_trajectories=3, seed=1)
+    assert report.kind == "native" and report.restores == 9 and report.check_env == "passed"
     env.close()
 
 

@@ -27,7 +27,9 @@ class BackgroundServer:
         self.server = make_server(host, port, app, threaded=True, request_handler=handler)
         self.host, self.port = host, self.server.server_port
         self.url = f"http://{host}:{self.port}"
-        self._thread = threading.Thread(target=self.server.serve_forever, name=f"webshop-{self.port}", daemon=True)
+        # a short poll interval so stop() returns promptly (tests start and stop many servers)
+        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name=f"webshop-{self.port}", daemon=True)
 
     def start(self) -> "BackgroundServer":
         self._thread.start()
