@@ -19,7 +19,9 @@ Configuration (keyword argument, else environment variable, else default):
   threads llama.cpp stalls badly when another process holds a core);
 * ``n_ctx`` / ``TREEGYM_LOCAL_CTX``: context window in tokens (default 2048);
 * ``start_timeout`` / ``TREEGYM_LOCAL_START_TIMEOUT``: seconds to wait for the
-  server to answer ``/v1/models`` (default 180).
+  server to answer ``/v1/models`` (default 180);
+* ``timeout`` / ``TREEGYM_LOCAL_TIMEOUT``: seconds per request (default 600:
+  requests from parallel workers queue on the one server).
 
 One server per (model, threads, context) runs per process, shared by every
 episode and worker thread; it is stopped at interpreter exit (``atexit``), and
