@@ -79,6 +79,13 @@ def create_app(catalog: Catalog | str | os.PathLike | None = None, *, ttl: float
             raise ApiError(404, f"no session {sid!r} (never created, closed, or expired after {int(ttl)} s unused); "
                                 "create one with POST /api/sessions or start at /") from None
 
+    def update_or_404(sid: str, fn: Any) -> Any:
+        """``store.update`` that answers 404 when the session went away meanwhile (closed, expired)."""
+        try:
+            return store.update(sid, fn)
+        except KeyError:
+            raise ApiError(404, f"no session {sid!r} (closed or expired while this request ran)") from None
+
     def body() -> dict[str, Any]:
         data = request.get_json(silent=True, force=True) if request.data else {}
         if data is None or not isinstance(data, dict):
@@ -149,7 +156,7 @@ def create_app(catalog: Catalog | str | os.PathLike | None = None, *, ttl: float
         old = session_or_404(sid)
         gi = goal_from(data) if ("goal_index" in data or "split" in data) else old.goal_index
         fresh = engine.new_session(gi)
-        store.update(sid, lambda _s: (fresh, None))
+        update_or_404(sid, lambda _s: (fresh, None))
         return jsonify(describe(fresh, session_id=sid))
 
     @app.post("/api/sessions/<sid>/step")
@@ -164,7 +171,7 @@ def create_app(catalog: Catalog | str | os.PathLike | None = None, *, ttl: float
             new, reward = engine.step(old, action)
             return new, (new, reward)
 
-        s, reward = store.update(sid, apply)
+        s, reward = update_or_404(sid, apply)
         return jsonify(describe(s, reward=reward))
 
     @app.get("/api/sessions/<sid>")
@@ -181,7 +188,7 @@ def create_app(catalog: Catalog | str | os.PathLike | None = None, *, ttl: float
         data = body()
         session_or_404(sid)
         s = state_from(data)
-        store.update(sid, lambda _old: (s, None))
+        update_or_404(sid, lambda _old: (s, None))
         return jsonify(describe(s))
 
     @app.get("/api/sessions/<sid>/expert")
@@ -228,7 +235,7 @@ def create_app(catalog: Catalog | str | os.PathLike | None = None, *, ttl: float
 
     def act(sid: str, action: str):
         session_or_404(sid)
-        store.update(sid, lambda old: engine.step(old, action))
+        update_or_404(sid, lambda old: engine.step(old, action))
         return redirect(f"/s/{sid}", code=303)
 
     @app.post("/s/<sid>/search")
