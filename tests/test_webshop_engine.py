@@ -9,7 +9,7 @@ import pytest
 
 from treegym.envs.webshop import get_reward
 from treegym.envs.webshop.catalog import DEFAULT_CATALOG_DIR, META_FILE, load_catalog, load_default_catalog
-from treegym.envs.webshop.engine import (BUY_NOW, NEXT_PAGE, PREV_PAGE, Session, WebShopEngine,
+from treegym.envs.webshop.engine import (BUY_NOW, NEXT_PAGE, PREV_PAGE, WebShopEngine,
                                          valid_actions_from_nodes)
 from treegym.envs.webshop.render import parse_html, parse_page_kind, render_html, render_text, render_text_rich
 
