@@ -102,12 +102,31 @@ def phase_coldstart(catalog_dir: str, n_queries: int) -> dict:
             cat.search(q)
             times.append((time.perf_counter() - t) * 1000)
         lat[label] = {"p50_ms": statistics.median(times), "p99_ms": _pct(times, 0.99), "n": len(times)}
-    hits = sum(cat.goal(i).asin in cat.search(q) for i, q in zip(goal_ids, long_q))
-    for asin in first:  # product reads through the LRU
-        cat.product(asin)
+    results = [cat.search(q) for q in long_q]
+    hits = sum(cat.goal(i).asin in r for i, r in zip(goal_ids, results))
+    rss_queries = _rss_mb()
+    perfect = sum(_perfect_purchase_listed(cat, cat.goal(i), r) for i, r in zip(goal_ids, results))
     return {"cold_start_in_process_s": cold, "rss_after_first_query_mb": rss_cold, "latency": lat,
-            "target_in_top50": hits / len(goal_ids), "rss_after_queries_mb": _rss_mb(),
+            "target_in_top50": hits / len(goal_ids), "perfect_purchase_in_top50": perfect / len(goal_ids),
+            "rss_after_queries_mb": rss_queries, "rss_after_reading_products_mb": _rss_mb(),
             "peak_rss_mb": _peak_mb(), "products": len(cat.products), "goals": len(cat.goals)}
+
+
+def _perfect_purchase_listed(cat, goal, results: list[str]) -> bool:
+    """Whether some listed product, bought with the goal's options where it has them, scores reward 1.
+
+    Upstream's reward never compares ASINs, so this (not finding the exact
+    target) is what decides whether an agent can succeed from its first search.
+    """
+    from treegym.envs.webshop.reward import get_reward
+    for asin in results:
+        p = cat.product(asin)
+        opts = p.option_dict()
+        chosen = {n: v for n, v in goal.goal_options if v in opts.get(n, ())} \
+            if goal.options_kind == "synthetic" else {}
+        if get_reward(p, goal, p.price, chosen)[0] == 1.0:
+            return True
+    return False
 
 
 def phase_baseline(path: str) -> dict:
@@ -179,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     cold, _ = _fresh(["--phase", "coldstart", "--path", str(cat_dir), "--queries", str(args.queries)])
     cold2, wall2 = _fresh(["--phase", "coldstart", "--path", str(cat_dir), "--queries", "1"])
     report["cold"] = cold
+    n = report["products"] = cold["products"]  # a reused --catalog decides the size
     report["cold_start_process_s"] = wall2  # fresh interpreter -> first result, 1 query
     print(f"cold start (fresh process, interpreter to first result): {wall2:.2f} s; "
           f"in-process load+first query {cold['cold_start_in_process_s']:.2f} s", flush=True)
@@ -186,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.queries * 3} queries: {cold['rss_after_queries_mb']:.0f} MB (peak {cold['peak_rss_mb']:.0f} MB)")
     for label, v in cold["latency"].items():
         print(f"search latency ({label}, n={v['n']}): p50 {v['p50_ms']:.2f} ms, p99 {v['p99_ms']:.2f} ms")
-    print(f"goal target in top 50 when searching the instruction: {cold['target_in_top50']:.1%}")
+    print(f"searching the whole instruction: goal target in top 50 for {cold['target_in_top50']:.1%} of goals; "
+          f"a product scoring reward 1 in top 50 for {cold['perfect_purchase_in_top50']:.1%}")
 
     with tempfile.TemporaryDirectory() as tmp:
         slice_path = Path(tmp) / "slice.json"
@@ -201,9 +222,10 @@ def main(argv: list[str] | None = None) -> int:
           f"+{base['rss_delta_mb']:.0f} MB -> extrapolated to {n:,}: {naive_load:.1f} s, {naive_rss / 1024:.2f} GB")
     print(f"ratio vs naive load: cold start {naive_load / wall2:.1f}x faster, "
           f"memory {naive_rss / ours_rss:.1f}x smaller")
-    print(f"for reference, {UPSTREAM_PUBLISHED['source']}: "
-          f"{UPSTREAM_PUBLISHED['load_s'] / wall2:.0f}x slower start, "
-          f"{UPSTREAM_PUBLISHED['rss_gb'] * 1024 / ours_rss:.0f}x more memory than ours (full scale)")
+    if n >= FULL_SIZE:
+        print(f"for reference, {UPSTREAM_PUBLISHED['source']}: "
+              f"{UPSTREAM_PUBLISHED['load_s'] / wall2:.0f}x slower start, "
+              f"{UPSTREAM_PUBLISHED['rss_gb'] * 1024 / ours_rss:.0f}x more memory than ours")
     targets = {"rss<=1GB": ours_rss <= 1024, "cold<=10s": wall2 <= 10.0,
                "p50<=10ms": all(v["p50_ms"] <= 10.0 for v in cold["latency"].values())}
     report["targets_met"] = targets

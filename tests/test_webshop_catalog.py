@@ -102,6 +102,23 @@ def test_every_shipped_goal_is_satisfiable_by_its_target(default):
             assert g.instruction_text.endswith(f"price lower than {g.price_upper:.2f} dollars")
 
 
+def test_buying_each_shipped_target_with_the_goal_options_scores_1(default):
+    from treegym.envs.webshop.reward import get_reward
+    for g in default.goals:
+        p = default.product(g.asin)
+        reward, parts = get_reward(p, g, p.price, dict(g.goal_options))
+        assert reward == 1.0, (g.index, g.instruction_text, parts)
+
+
+def test_generator_option_values_survive_the_reward_colour_normalisation():
+    from treegym.envs.webshop.reward import get_option_hits
+    from treegym.envs.webshop.vocab import QUERIES
+    for spec in QUERIES:
+        for name, values in spec.options:
+            for v in values:
+                assert get_option_hits({name: v}, [(name, v)]) == [True], (spec.query, name, v)
+
+
 # ------------------------------------------------------------------------------------ loading
 def test_catalog_is_loaded_once_per_process(default, tiny_dir):
     assert load_default_catalog() is default

@@ -8,6 +8,9 @@ option names with value pools, title adjectives and materials, a base price in
 dollars, and which head words are nouns (for ``name_nouns``).
 
 Everything here is plain data; generate.py draws from it deterministically.
+Option values avoid words that upstream's colour normalisation rewrites into a
+different token ("peppered" -> "red", "light wash" -> "ash"), which would make
+the reward of an exact gold purchase fall below 1 (tests check every goal).
 """
 from __future__ import annotations
 
@@ -139,7 +142,7 @@ QUERIES: tuple[QuerySpec, ...] = (
           "bold,smooth,rich,arabica,espresso", "", 15.0, "espresso,cold brew,drip"),
     _spec("grocery", "herbal tea", "herbal tea bags", "Grocery & Gourmet Food > Beverages > Coffee, Tea & Cocoa > Tea > Herbal",
           "caffeine free,usda organic,non gmo,kosher certified,gluten free,natural ingredients",
-          "flavor name:chamomile,peppermint,ginger,hibiscus,lemon balm,rooibos;size:20 count,40 count,100 count",
+          "flavor name:chamomile,orange spice,ginger,hibiscus,lemon balm,rooibos;size:20 count,40 count,100 count",
           "calming,soothing,relaxing,loose,premium", "", 9.0, "sleep,digestion,gift"),
     _spec("grocery", "olive oil", "olive oil", "Grocery & Gourmet Food > Pantry Staples > Cooking & Baking > Oils > Olive",
           "extra virgin,cold pressed,non gmo,usda organic,kosher certified,first cold,bpa free",
@@ -147,7 +150,7 @@ QUERIES: tuple[QuerySpec, ...] = (
           "cooking,salad,dipping"),
     _spec("grocery", "beef jerky", "beef jerky", "Grocery & Gourmet Food > Snacks & Sweets > Jerky & Dried Meats > Beef",
           "high protein,low fat,gluten free,keto friendly,grass fed,no msg,low carb",
-          "flavor name:original,teriyaki,peppered,sweet & spicy,hickory smoked;size:2.85 ounce,8 ounce,pack of 3",
+          "flavor name:original,teriyaki,black pepper,sweet & spicy,hickory smoked;size:2.85 ounce,8 ounce,pack of 3",
           "tender,smoked,thick cut,savory", "", 12.0, "snack,hiking,road trip"),
     _spec("grocery", "gummy candy", "gummy candy", "Grocery & Gourmet Food > Snacks & Sweets > Candy & Chocolate > Gummy Candy",
           "gluten free,fat free,individually wrapped,resealable bag,vegan,dye free,low calorie",
@@ -176,7 +179,7 @@ QUERIES: tuple[QuerySpec, ...] = (
           "running,walking,gym"),
     _spec("fashion", "women's jeans", "jeans", "Clothing, Shoes & Jewelry > Women > Clothing > Jeans",
           "machine wash,high waist,button closure,stretch fabric,slim fit,butt lifting,relaxed fit",
-          "color:light wash,dark wash,black,white,medium wash;size:2,4,6,8,10,12,14,16",
+          "color:light blue,dark indigo,black,white,medium blue;size:2,4,6,8,10,12,14,16",
           "skinny,straight leg,bootcut,distressed,vintage,wide leg", "denim", 39.0, "daily wear,work,casual"),
     _spec("fashion", "hoodie", "hoodie", "Clothing, Shoes & Jewelry > Men > Clothing > Active > Hoodies",
           "machine wash,long sleeve,drawstring closure,fleece lined,relaxed fit,zipper closure",
