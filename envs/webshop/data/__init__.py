@@ -1,0 +1,1 @@
+"""Shipped WebShop data (a package only so that wheels include the catalog files)."""
