@@ -70,12 +70,20 @@ class EnvAdapter:
         raise NotImplementedError(f"{type(self).__name__} has no comparison prompt")
 
     def parse_comparison(self, text: str) -> float:
-        t = text.strip().upper()
-        if t.startswith("A") or "ANSWER: A" in t or "PREFERENCE: A" in t:
-            return 1.0
-        if t.startswith("B") or "ANSWER: B" in t or "PREFERENCE: B" in t:
-            return 0.0
-        return 0.5
+        """1.0 when the answer picks A, 0.0 for B, 0.5 when it picks neither or both.
+
+        Reads the last ``A``/``B`` verdict: ``Answer: B``, ``preference: A``,
+        ``**B**`` or a bare letter, so a reasoning preamble does not count as a vote.
+        """
+        import re
+
+        verdicts = re.findall(r"(?:answer|preference|choice|better|winner)\W{0,3}\s*(?:is\s+)?\W?([AB])\b",
+                              text, flags=re.IGNORECASE)
+        if not verdicts:
+            verdicts = re.findall(r"(?<![A-Za-z])([AB])(?![A-Za-z])", text.strip()[:3], flags=re.IGNORECASE)
+        if not verdicts:
+            return 0.5
+        return 1.0 if verdicts[-1].upper() == "A" else 0.0
 
     def value_messages(self, obs: dict, history: Sequence[Step]) -> list[Message]:
         raise NotImplementedError(f"{type(self).__name__} has no value prompt")

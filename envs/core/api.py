@@ -39,7 +39,20 @@ def _speaks_protocol(layer: Any) -> bool:
 
 
 def _layers(env: gym.Env) -> tuple[list[gym.Wrapper], Any]:
-    """Wrappers outside the protocol layer, and the protocol layer itself."""
+    """Wrappers outside the protocol layer, and the protocol layer itself.
+
+    Cached on the outermost object: a wrapper stack does not change after
+    construction, and search code calls this on every snapshot and restore.
+    """
+    cached = env.__dict__.get("_treegym_layers")
+    if cached is not None:
+        return cached
+    found = _walk_layers(env)
+    env.__dict__["_treegym_layers"] = found
+    return found
+
+
+def _walk_layers(env: gym.Env) -> tuple[list[gym.Wrapper], Any]:
     outer: list[gym.Wrapper] = []
     layer: Any = env
     while True:
@@ -55,13 +68,22 @@ def _layers(env: gym.Env) -> tuple[list[gym.Wrapper], Any]:
         )
 
 
+_IMMUTABLE = (bool, int, float, str, bytes, type(None))
+
+
+def _private(value: Any) -> Any:
+    """A copy of ``value`` no later step can mutate (immutable scalars are shared)."""
+    return value if isinstance(value, _IMMUTABLE) else copy.deepcopy(value)
+
+
 def _wrapper_state(w: gym.Wrapper) -> Any:
-    if callable(getattr(w, "snapshot_state", None)):
+    if callable(getattr(type(w), "snapshot_state", None)):  # class lookup: cheap, no __getattr__
         return ("custom", w.snapshot_state())
     names = _KNOWN_WRAPPER_STATE.get(type(w).__name__)
     if names is None:
-        names = tuple(k for k in vars(w) if k not in _SKIP_ATTRS)
-    return ("attrs", tuple((n, copy.deepcopy(getattr(w, n))) for n in names if hasattr(w, n)))
+        names = tuple(k for k in vars(w) if k not in _SKIP_ATTRS and k != "_treegym_layers")
+    d = w.__dict__
+    return ("attrs", tuple((n, _private(d[n])) for n in names if n in d))
 
 
 def _settle_checker(w: gym.Wrapper) -> None:
@@ -80,7 +102,7 @@ def _set_wrapper_state(w: gym.Wrapper, state: Any) -> None:
         w.restore_state(value)  # type: ignore[attr-defined]
         return
     for name, v in value:
-        setattr(w, name, copy.deepcopy(v))
+        setattr(w, name, _private(v))
 
 
 def snapshot(env: gym.Env) -> Snapshot:
