@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from support.agent_runs import ACCURATE, ENV, WEAK, episode, pass_rate, same_state, searched
+from support.agent_runs import ACCURATE, ENV, WEAK, episode, pass_rate, run_with_budget, same_state, searched
 from treegym.agents.adapters.oracle import request_kind
 from treegym.agents.attempts import SelfConsistencyAgent
 from treegym.agents.llm.scripted import ScriptedLLM
@@ -106,3 +106,12 @@ def test_same_seed_same_tree(agent):
     a, b = (json.dumps(searched(agent, make_llm(WEAK, env_id=ENV), task_id=904)[0].result.tree.to_json())
             for _ in range(2))
     assert a == b
+
+
+@pytest.mark.parametrize("agent", ["cot@3", "reflexion", "sc@5"])
+def test_the_runs_call_budget_holds_under_threads(agent, tmp_path):
+    records = run_with_budget(agent, WEAK, 6, tmp_path / "runs.jsonl")
+    assert len(records) == 4
+    for r in records:
+        assert r["llm_calls"] <= 6 and r["prompt_tokens"] > 0
+        assert r["error"] is None or r["error"].startswith(("agent gave up", "budget exhausted")), r["error"]

@@ -6,7 +6,7 @@ import json
 import gymnasium as gym
 import pytest
 
-from support.agent_runs import ACCURATE, ENV, WEAK, episode, pass_rate
+from support.agent_runs import ACCURATE, ENV, WEAK, episode, pass_rate, run_with_budget
 from treegym.agents.autogpt import AutoGPTPolicy, command_to_action, opinion_prompt, parse_command
 from treegym.agents.llm.scripted import ScriptedLLM
 from treegym.agents.llm.spec import make_llm
@@ -136,3 +136,12 @@ def test_bad_options_are_named():
         make_agent("autogpt", ENV, llm, top_k=0)
     with pytest.raises(ValueError, match="colour"):
         make_agent("autogpt", ENV, llm, colour="red")
+
+
+@pytest.mark.parametrize("agent", ["autogpt"])
+def test_the_runs_call_budget_holds_under_threads(agent, tmp_path):
+    records = run_with_budget(agent, WEAK, 6, tmp_path / "runs.jsonl")
+    assert len(records) == 4
+    for r in records:
+        assert r["llm_calls"] <= 6 and r["prompt_tokens"] > 0
+        assert r["error"] is None or r["error"].startswith(("agent gave up", "budget exhausted")), r["error"]

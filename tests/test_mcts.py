@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from support.agent_runs import ACCURATE, ENV, WEAK, pass_rate, recording, same_state, searched
+from support.agent_runs import ACCURATE, ENV, WEAK, pass_rate, run_with_budget, recording, same_state, searched
 from treegym.agents.adapters.oracle import request_kind
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.search.base import SearchNode
@@ -99,3 +99,12 @@ def test_bad_options_are_named():
         MCTSAgent(ENV, make_llm(ACCURATE, env_id=ENV), simulate="dice")
     with pytest.raises(ValueError, match="n_actions"):
         MCTSAgent(ENV, make_llm(ACCURATE, env_id=ENV), n_actions=0)
+
+
+@pytest.mark.parametrize("agent", ["mcts", "lats"])
+def test_the_runs_call_budget_holds_under_threads(agent, tmp_path):
+    records = run_with_budget(agent, WEAK, 6, tmp_path / "runs.jsonl")
+    assert len(records) == 4
+    for r in records:
+        assert r["llm_calls"] <= 6 and r["prompt_tokens"] > 0
+        assert r["error"] is None or r["error"].startswith(("agent gave up", "budget exhausted")), r["error"]

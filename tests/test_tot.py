@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from support.agent_runs import ACCURATE, ENV, WEAK, pass_rate, recording, same_state, searched
+from support.agent_runs import ACCURATE, ENV, WEAK, pass_rate, run_with_budget, recording, same_state, searched
 from treegym.agents.adapters.oracle import request_kind
 from treegym.agents.llm.spec import make_llm
 
@@ -79,3 +79,12 @@ def test_same_seed_same_tree(agent):
     a, b = (json.dumps(searched(agent, make_llm(MEDIUM, env_id=ENV), task_id=903, budget=80)[0].result.tree.to_json())
             for _ in range(2))
     assert a == b
+
+
+@pytest.mark.parametrize("agent", ["bfs", "dfs"])
+def test_the_runs_call_budget_holds_under_threads(agent, tmp_path):
+    records = run_with_budget(agent, WEAK, 6, tmp_path / "runs.jsonl")
+    assert len(records) == 4
+    for r in records:
+        assert r["llm_calls"] <= 6 and r["prompt_tokens"] > 0
+        assert r["error"] is None or r["error"].startswith(("agent gave up", "budget exhausted")), r["error"]

@@ -69,3 +69,13 @@ def recording(spec: str = ACCURATE) -> ScriptedLLM:
     """A ScriptedLLM that answers like the synthetic model ``spec`` and records every prompt."""
     model = make_llm(spec, env_id=ENV)
     return ScriptedLLM(lambda messages: model.complete(messages)[0], name="recorded-synthetic")
+
+
+def run_with_budget(agent: str, spec: str, budget: int, out: Any, tasks: Sequence[int] = TASKS[:4],
+                    **options: Any) -> list[dict]:
+    """``agent`` through the episode runner (``evaluate``) on 2 threads with the run's call budget."""
+    from treegym.agents.evaluation import RunConfig, evaluate
+
+    config = RunConfig(env_id=ENV, agent=agent, llm_spec=spec, task_ids=list(tasks), budget=budget, workers=2,
+                       agent_options=dict(options))
+    return evaluate(config, out, progress=False)
