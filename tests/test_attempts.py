@@ -29,8 +29,8 @@ def _adds_first_two(messages) -> str:
 def test_solves_with_an_accurate_model_and_degrades_with_a_weak_one(agent):
     good = pass_rate(agent, ACCURATE)
     bad = pass_rate(agent, WEAK)
-    assert good >= 5 / 6
-    assert bad < good
+    assert good >= 0.8
+    assert bad <= good - 0.5
 
 
 def test_reflexion_carries_its_reflection_into_the_next_attempts_prompts():

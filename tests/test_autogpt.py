@@ -122,8 +122,8 @@ def test_top_k_opinions_from_a_ranking_expert():
 
 
 def test_solves_with_an_accurate_model_and_degrades_with_a_weak_one():
-    assert pass_rate("autogpt", ACCURATE) >= 5 / 6
-    assert pass_rate("autogpt", WEAK) < pass_rate("autogpt", ACCURATE)
+    assert pass_rate("autogpt", ACCURATE) >= 0.8
+    assert pass_rate("autogpt", WEAK) <= pass_rate("autogpt", ACCURATE) - 0.5
 
 
 def test_bad_options_are_named():

@@ -32,8 +32,8 @@ def test_uct_by_hand():
 def test_solves_with_an_accurate_model_and_degrades_with_a_weak_one(agent):
     good = pass_rate(agent, ACCURATE)
     bad = pass_rate(agent, WEAK, budget=30)
-    assert good >= 5 / 6
-    assert bad < good
+    assert good >= 0.8
+    assert bad <= good - 0.5
 
 
 @pytest.mark.parametrize("agent", ["mcts", "lats"])

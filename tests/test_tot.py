@@ -16,8 +16,8 @@ MEDIUM = "synthetic:p_correct=0.5,value_noise=0.4,seed=1"
 def test_solves_with_an_accurate_model_and_degrades_with_a_weak_one(agent, options):
     good = pass_rate(agent, ACCURATE, **options)
     bad = pass_rate(agent, WEAK, **options)
-    assert good >= 5 / 6
-    assert bad < good
+    assert good >= 0.8
+    assert bad <= good - 0.5
 
 
 def test_bfs_keeps_the_best_b_states_per_level_and_values_each_with_n_samples():
