@@ -12,7 +12,10 @@ suggestion as a reference and make your own judgement."). The expert is any
 policy: ``oracle`` (the env's scripted expert), ``rule``/``random``/``react``
 or any other registered agent name. A policy that can rank several actions
 exposes ``propose_actions(observation, info, k) -> list[str]``; others give
-their single ``act`` choice, so ``top_k`` is an upper bound.
+their single ``act`` choice, so ``top_k`` is an upper bound. The expert is
+asked once per step with the live observation; an expert that keeps its own
+history (``react``) records its suggestions, not the actions Auto-GPT took.
+An LLM expert spends the same episode budget as the agent.
 
 The reply is parsed without ``eval``: the first JSON object in the text
 (code fences, smart quotes, trailing commas, Python literals and missing
