@@ -35,7 +35,7 @@ spent; the finished ones are kept and chosen from.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Sequence
+from typing import Any
 
 from .baselines import ReactPolicy
 from .registry import register_agent
