@@ -9,6 +9,7 @@ import pytest
 from support.agent_runs import ACCURATE, ENV, WEAK, pass_rate, run_with_budget, recording, same_state, searched
 from treegym.agents.adapters.oracle import request_kind
 from treegym.agents.llm.spec import make_llm
+from treegym.agents.registry import make_agent
 from treegym.agents.search.base import SearchNode
 from treegym.agents.search.mcts import MCTSAgent
 
@@ -108,3 +109,12 @@ def test_the_runs_call_budget_holds_under_threads(agent, tmp_path):
     for r in records:
         assert r["llm_calls"] <= 6 and r["prompt_tokens"] > 0
         assert r["error"] is None or r["error"].startswith(("agent gave up", "budget exhausted")), r["error"]
+
+
+def test_mcts_at_n_sets_the_iterations():
+    llm = make_llm(WEAK, env_id=ENV)
+    policy, *_ = searched("mcts@3", llm, budget=200, stop_on_success=False)
+    assert policy.n_iters == 3 and policy.stats()["mcts_iterations"] <= 3
+    assert policy.result.tree.root.visits == policy.stats()["mcts_iterations"]
+    with pytest.raises(ValueError, match="@3"):
+        make_agent("mcts@3", ENV, llm, n_iters=5)

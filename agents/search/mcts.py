@@ -36,7 +36,10 @@ every rollout that ends without a win gets a reflection (one LLM call,
 proposal prompt (appended to the adapter's propose/ReAct prompts as
 ``Reflection k: ...`` lines).
 
-Defaults (each overridable with ``--agent-opt key=value``):
+Defaults (each overridable with ``--agent-opt key=value``; ``mcts@40`` /
+``lats@40`` set ``n_iters``, as RaDAgent names its MCTS@40 and MCTS@100
+baselines - there the simulations are run before every decision step, here
+they grow one tree from the start):
 
 ============  ======  ======
 option        mcts    lats
@@ -304,11 +307,21 @@ class LATSAgent(MCTSAgent):
                          simulate=simulate, reflect=reflect, **options)
 
 
-@register_agent("mcts", needs_llm=True, help="MCTS/UCT with LLM proposals and ToT value (LLM-Reasoners defaults)")
+def _iterations(options: dict[str, Any]) -> dict[str, Any]:
+    """``mcts@40`` (RaDAgent's MCTS@40 naming) means ``n_iters=40``."""
+    at = options.pop("at", None)
+    if at is not None:
+        if "n_iters" in options and int(options["n_iters"]) != int(at):
+            raise ValueError(f"the agent name says @{at} but n_iters={options['n_iters']}; give one of them")
+        options["n_iters"] = int(at)
+    return options
+
+
+@register_agent("mcts", needs_llm=True, help="MCTS/UCT with LLM proposals and ToT value (LLM-Reasoners defaults; mcts@N: N iterations)")
 def make_mcts(env_id: str, llm: Any, **options: Any) -> MCTSAgent:
-    return build_search_agent(MCTSAgent, env_id, llm, options)
+    return build_search_agent(MCTSAgent, env_id, llm, _iterations(options))
 
 
-@register_agent("lats", needs_llm=True, help="LATS: MCTS with LLM value, rollouts and self-reflection")
+@register_agent("lats", needs_llm=True, help="LATS: MCTS with LLM value, rollouts and self-reflection (lats@N: N iterations)")
 def make_lats(env_id: str, llm: Any, **options: Any) -> LATSAgent:
-    return build_search_agent(LATSAgent, env_id, llm, options)
+    return build_search_agent(LATSAgent, env_id, llm, _iterations(options))
