@@ -7,12 +7,15 @@ second child on, the proposal prompt lists the actions the earlier siblings
 took and asks for a different one (the *diversity prompt*; here the adapter's
 ``avoid`` list). The recursion returns how many levels to go back:
 
-* a **won** step (the env ends the episode with success) stops the whole search
-  - DFSDT stops at the first answer;
-* a **give-up** - the env ends the episode without success (Game of 24: one
-  number other than 24 left; ToolBench: ``Finish(give_up_and_restart)``) -
-  goes back ``prune_back`` (2) levels: its parent is abandoned and the
-  grandparent tries a new child ("give up and restart");
+* an **answer** - the env ends the episode with success or with a positive
+  reward (a WebShop purchase scored above 0; ToolBench's
+  ``Finish(give_answer)``) - stops the whole search: DFSDT stops at the first
+  answer;
+* a **give-up** - the env ends the episode with no success and no reward (Game
+  of 24: one number other than 24 left; ToolBench:
+  ``Finish(give_up_and_restart)``) - goes back ``prune_back`` (2) levels: its
+  parent is abandoned and the grandparent tries a new child ("give up and
+  restart");
 * a step at ``max_depth`` or a model answer with nothing usable in it goes
   back one level: the parent tries its next child;
 * a node whose ``width`` children are all exhausted goes back one level.
@@ -21,7 +24,7 @@ Defaults follow ToolBench's runner: ``width=2``, ``prune_back=2``,
 ``max_depth=12`` steps (ToolBench's ``single_chain_max_step``), the call
 budget from ``budget`` (ToolBench: 200 queries; here the suite-wide default).
 
-The answer is the won leaf; without one, the deepest trajectory that did not
+The answer is that first answer leaf; without one, the deepest trajectory that did not
 give up, else the last give-up (ToolBench emits a give-up node as its answer).
 Node fields: ``stats["give_up"]`` on give-up leaves, ``stats["order"]`` the
 DFS visiting order.
@@ -65,8 +68,8 @@ class DFSDTAgent(SearchAgent):
         node.visits += 1
         node.value = self._order
         self._order += 1
-        if node.success:
-            self.found = node
+        if node.success or (node.terminal and node.reward > 0):
+            self.found = node  # an answer (ToolBench's Finish(give_answer)): stop at the first one
             return FOUND
         if node.terminal:
             node.stats["give_up"] = True
