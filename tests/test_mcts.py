@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from support.agent_runs import ACCURATE, ENV, WEAK, pass_rate, run_with_budget, recording, same_state, searched
+from support.agent_runs import ACCURATE, ENV, WEAK, garbage_episode, pass_rate, run_with_budget, recording, same_state, searched
 from treegym.agents.adapters.oracle import request_kind
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.registry import make_agent
@@ -118,3 +118,10 @@ def test_mcts_at_n_sets_the_iterations():
     assert policy.result.tree.root.visits == policy.stats()["mcts_iterations"]
     with pytest.raises(ValueError, match="@3"):
         make_agent("mcts@3", ENV, llm, n_iters=5)
+
+
+@pytest.mark.parametrize("agent", ["mcts", "lats"])
+def test_garbage_answers_end_the_episode_cleanly(agent):
+    record, llm = garbage_episode(agent)
+    assert not record["success"] and len(llm.calls) <= 40
+    assert record["error"] is None or record["error"].startswith(("agent gave up", "budget exhausted")), record["error"]

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from support.agent_runs import ACCURATE, ENV, WEAK, pass_rate, run_with_budget, recording, same_state, searched
+from support.agent_runs import ACCURATE, ENV, WEAK, garbage_episode, pass_rate, run_with_budget, recording, same_state, searched
 from treegym.agents.adapters.oracle import request_kind
 from treegym.agents.llm.spec import make_llm
 
@@ -88,3 +88,10 @@ def test_the_runs_call_budget_holds_under_threads(agent, tmp_path):
     for r in records:
         assert r["llm_calls"] <= 6 and r["prompt_tokens"] > 0
         assert r["error"] is None or r["error"].startswith(("agent gave up", "budget exhausted")), r["error"]
+
+
+@pytest.mark.parametrize("agent", ["bfs", "dfs"])
+def test_garbage_answers_end_the_episode_cleanly(agent):
+    record, llm = garbage_episode(agent)
+    assert not record["success"] and len(llm.calls) <= 40
+    assert record["error"] is None or record["error"].startswith(("agent gave up", "budget exhausted")), record["error"]

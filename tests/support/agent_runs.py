@@ -80,3 +80,14 @@ def run_with_budget(agent: str, spec: str, budget: int, out: Any, tasks: Sequenc
     config = RunConfig(env_id=ENV, agent=agent, llm_spec=spec, task_ids=list(tasks), budget=budget, workers=2,
                        agent_options=dict(options))
     return evaluate(config, out, progress=False)
+
+
+GARBAGE = ("", "lorem ipsum", "{{{ 42", "Action: ", "Thought: hmm\nAction: 99 * 99 = 9801", "sure maybe", "A or B?",
+           "\x00\x01 \u202e24", "answer: 24 = 24")
+
+
+def garbage_episode(agent: str, task_id: int = 901, **options: Any) -> tuple[dict, Any]:
+    """One episode of ``agent`` with a model that only answers garbage (cycled); returns (record, llm)."""
+    llm = ScriptedLLM(list(GARBAGE), cycle=True, name="garbage")
+    record, _ = episode(agent, llm, task_id, budget=40, **options)
+    return record, llm
