@@ -20,9 +20,9 @@ An LLM expert spends the same episode budget as the agent.
 The reply is parsed without ``eval``: the first JSON object in the text
 (code fences, smart quotes, trailing commas, Python literals and missing
 closing braces are repaired), else an explicit ``Action:`` line. A reply with
-no usable command is retried ``retries`` times with a message saying what was
-wrong; after that the policy raises :class:`AgentGaveUp` naming the problem,
-and the run record says so.
+no usable command is retried ``retries`` times, the prompt's last message
+saying what was wrong with the previous reply; after that the policy raises
+:class:`AgentGaveUp` naming the problem, and the run record says so.
 
 The prompt is the env adapter's ReAct prompt (task, few-shot, history) with
 the Auto-GPT format and the opinions appended, so every env with an adapter
@@ -250,6 +250,19 @@ class AutoGPTPolicy(BasePolicy):
             base.append({"role": "user", "content": tail})
         return base
 
+    @staticmethod
+    def retry_messages(base: list[Message], reply: str, problem: str) -> list[Message]:
+        """The prompt again, its last user message saying what was wrong with ``reply``.
+
+        The prompt stays self-contained (task, history, opinions in one user
+        message), which keeps cached and oracle-backed models working.
+        """
+        last = dict(base[-1])
+        last["content"] = (f"{last['content']}\n\nYour previous reply could not be used: {problem}. "
+                           f"It began: {' '.join(reply.split())[:200]!r}. "
+                           "Reply again with only the JSON object in the format specified above.")
+        return [dict(m) for m in base[:-1]] + [last]
+
     def act(self, observation: dict, info: dict) -> str:
         if self._pending is not None:
             action, thought = self._pending
@@ -257,7 +270,7 @@ class AutoGPTPolicy(BasePolicy):
         opinions = self.opinions(observation, info)
         if opinions:
             self.counts["opinions_given"] += 1
-        messages = self.messages(observation, opinions)
+        messages = base = self.messages(observation, opinions)
         problem, text = "", ""
         for attempt in range(self.retries + 1):
             if attempt:
@@ -274,11 +287,7 @@ class AutoGPTPolicy(BasePolicy):
                     self._pending = (action, thought)
                     return action
                 problem = "the command names no action"
-            messages = messages + [
-                {"role": "assistant", "content": text[:2000]},
-                {"role": "user", "content": f"Your reply could not be used: {problem}. "
-                 "Reply again with only the JSON object in the format specified above."},
-            ]
+            messages = self.retry_messages(base, text, problem)
         raise AgentGaveUp(
             f"autogpt: no usable JSON command after {self.retries + 1} replies ({problem}); "
             f"last reply began {text[:120]!r}. Use a model that follows the JSON format, or raise retries=."

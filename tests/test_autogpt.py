@@ -75,7 +75,9 @@ def test_garbage_json_is_retried_with_the_problem_named_then_used():
     assert policy.stats()["json_retries"] == 2
     assert "no JSON object" in llm.calls[1][-1]["content"]
     assert '"command"' in llm.calls[2][-1]["content"]
-    assert llm.calls[1][-2] == {"role": "assistant", "content": "total garbage"}
+    assert "It began: 'total garbage'" in llm.calls[1][-1]["content"]
+    assert llm.calls[1][-1]["content"].startswith(llm.calls[0][-1]["content"])  # the same prompt, plus the note
+    assert len(llm.calls[1]) == len(llm.calls[0])
     *_, info = env.step(action)
     assert not info["invalid_action"]
 
@@ -145,3 +147,29 @@ def test_the_runs_call_budget_holds_under_threads(agent, tmp_path):
     for r in records:
         assert r["llm_calls"] <= 6 and r["prompt_tokens"] > 0
         assert r["error"] is None or r["error"].startswith(("agent gave up", "budget exhausted")), r["error"]
+
+
+def test_through_the_real_openai_client_with_a_server_that_sometimes_answers_garbage():
+    """Every other reply is garbage; the JSON ones carry the oracle's action. The game is won."""
+    from support.chat_server import ChatServer
+
+    from treegym.agents.adapters import get_adapter
+    from treegym.agents.llm.openai_client import OpenAICompatibleLLM
+
+    adapter = get_adapter(ENV)
+    count = {"n": 0}
+
+    def reply(messages):
+        count["n"] += 1
+        if count["n"] % 2:
+            return "Sorry, I cannot produce JSON today {"
+        action = adapter.parse_action(adapter.scripted_reply(messages), {})
+        return "```json\n" + _reply(action) + "\n```"
+
+    with ChatServer(reply=reply) as server:
+        llm = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY", backoff=0.001)
+        record, policy = episode("autogpt", llm, 907)
+        requests = server.chat_requests()
+    assert record["success"] and record["error"] is None
+    assert policy.stats()["json_retries"] == record["steps"]
+    assert len(requests) == 2 * record["steps"]
