@@ -125,3 +125,17 @@ def test_garbage_answers_end_the_episode_cleanly(agent):
     record, llm = garbage_episode(agent)
     assert not record["success"] and len(llm.calls) <= 40
     assert record["error"] is None or record["error"].startswith(("agent gave up", "budget exhausted")), record["error"]
+
+
+def test_mcts_through_the_real_openai_client_and_a_local_server():
+    from support.agent_runs import episode
+    from support.chat_server import ChatServer
+    from treegym.agents.adapters import get_adapter
+    from treegym.agents.llm.openai_client import OpenAICompatibleLLM
+
+    with ChatServer(reply=get_adapter(ENV).scripted_reply) as server:
+        llm = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY", backoff=0.001)
+        record, policy = episode("mcts", llm, 904, budget=30)
+        served = len(server.chat_requests())
+    assert record["success"] and record["error"] is None
+    assert served == policy.stats()["search_llm_calls"] <= 30
