@@ -12,11 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from treegym.envs.webshop import catalog as catalog_mod
-from treegym.envs.webshop.catalog import (BREADCRUMB_SEP, CATEGORIES, NO_PRICE_LIMIT, Catalog, CatalogError, Goal,
-                                          Product, SqliteProductStore, load_catalog, load_default_catalog,
-                                          read_catalog)
+from treegym.envs.webshop.catalog import (BREADCRUMB_SEP, CATEGORIES, NO_PRICE_LIMIT, PRICE_RANGE, Catalog,
+                                          CatalogError, Goal, Product, SqliteProductStore, load_catalog,
+                                          load_default_catalog, read_catalog)
 from treegym.envs.webshop.generate import build_catalog, goal_record, make_asin, product_record
-from treegym.envs.webshop.vocab import PRICE_RANGE
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +42,13 @@ def test_same_seed_builds_byte_identical_files(tmp_path):
     b = build_catalog(tmp_path / "b", 120, 200, seed=9, index=False)
     for fname in ("products.jsonl.gz", "goals.jsonl.gz", "meta.json"):
         assert (a / fname).read_bytes() == (b / fname).read_bytes(), fname
+
+
+def test_shipped_catalog_is_what_the_generator_builds(tmp_path):
+    """The committed files are exactly `treegym webshop build ... --seed 0` output (see data/default/__init__.py)."""
+    out = build_catalog(tmp_path / "d", 1000, 3000, seed=0, name="treegym-webshop-default", index=False)
+    for fname in ("products.jsonl.gz", "goals.jsonl.gz", "meta.json"):
+        assert (out / fname).read_bytes() == (catalog_mod.DEFAULT_CATALOG_DIR / fname).read_bytes(), fname
 
 
 def test_asins_are_unique_and_upstream_shaped():

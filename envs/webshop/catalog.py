@@ -32,11 +32,12 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import random
 import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,8 @@ FORMAT_VERSION = 1
 CATEGORIES = ("beauty", "grocery", "fashion", "furniture", "electronics")
 BREADCRUMB_SEP = " \u203a "
 NO_PRICE_LIMIT = 1_000_000.0
+# Upstream's PRICE_RANGE (goal.py): price-bound thresholds 10, 20, ..., 990 dollars.
+PRICE_RANGE = tuple(float(10 * i) for i in range(1, 100))
 META_FILE = "meta.json"
 PRODUCTS_JSONL = "products.jsonl.gz"
 PRODUCTS_SQLITE = "products.sqlite"
@@ -209,6 +212,17 @@ def format_price_text(lo: float, hi: float | None = None) -> str:
     if hi is None or hi == lo:
         return f"${lo:.2f}"
     return f"${lo:.2f} to ${hi:.2f}"
+
+
+def price_upper_for(price: float, rng: random.Random) -> float:
+    """Upstream's goal price bound: 2 of the first 4 PRICE_RANGE thresholds above ``price``, the larger.
+
+    ``NO_PRICE_LIMIT`` when fewer than 2 thresholds lie above the price (products from $980).
+    """
+    above = [p for p in PRICE_RANGE if p > price][:4]
+    if len(above) < 2:
+        return NO_PRICE_LIMIT
+    return max(rng.sample(above, 2))
 
 
 def upstream_splits(n_goals: int) -> dict[str, range]:

@@ -29,9 +29,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
 
-from .catalog import NO_PRICE_LIMIT, format_price_text
+from .catalog import NO_PRICE_LIMIT, format_price_text, price_upper_for
 from .vocab import (BRAND_HEADS, BRAND_MIDDLES, BRAND_TAILS, BULLET_TEMPLATES, DESCRIPTION_CLOSERS, DESCRIPTION_MIDDLES,
-                    DESCRIPTION_OPENERS, INSTRUCTION_TEMPLATES, PRICE_RANGE, QUERIES, REVIEW_BODIES,
+                    DESCRIPTION_OPENERS, INSTRUCTION_TEMPLATES, QUERIES, REVIEW_BODIES,
                     REVIEW_TITLES, REVIEW_WHO, QuerySpec)
 
 DEFAULT_SEED = 0
@@ -119,14 +119,6 @@ def product_record(seed: int, i: int) -> dict[str, Any]:
         "description": description, "bullet_points": bullets, "reviews": reviews, "rating": rating,
         "main_image": "", "name_nouns": nouns,
     }
-
-
-def price_upper_for(price: float, rng: random.Random) -> float:
-    """Upstream's bound: 2 of the first 4 PRICE_RANGE thresholds above ``price``, keep the larger."""
-    above = [p for p in PRICE_RANGE if p > price][:4]
-    if len(above) < 2:
-        return NO_PRICE_LIMIT
-    return max(rng.sample(above, 2))
 
 
 def goal_record(seed: int, g: int, n_products: int) -> dict[str, Any]:

@@ -41,8 +41,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from .catalog import NO_PRICE_LIMIT, CatalogError, format_price_text
-from .generate import price_upper_for
+from .catalog import NO_PRICE_LIMIT, CatalogError, format_price_text, price_upper_for
 from .nouns import title_nouns
 
 GOAL_SHUFFLE_SEED = 233

@@ -16,9 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Upstream's PRICE_RANGE (goal.py): thresholds 10, 20, ..., 990 dollars.
-PRICE_RANGE = tuple(float(10 * i) for i in range(1, 100))
-
 COLORS = ("black", "white", "red", "blue", "navy", "green", "pink", "purple", "grey", "brown", "beige",
           "ivory", "gold", "silver", "yellow", "orange", "teal", "burgundy", "khaki", "olive",
           "coral", "mint", "lavender", "charcoal", "rose gold", "light blue", "dark green", "hot pink")
