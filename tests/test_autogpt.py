@@ -173,3 +173,24 @@ def test_through_the_real_openai_client_with_a_server_that_sometimes_answers_gar
     assert record["success"] and record["error"] is None
     assert policy.stats()["json_retries"] == record["steps"]
     assert len(requests) == 2 * record["steps"]
+
+
+def _follower(messages):
+    """A model that takes the first suggestion when there is one, else combines the first two numbers."""
+    import re
+
+    text = messages[-1]["content"]
+    m = re.search(r"Here's one suggestion for the command: (.+)", text) or re.search(r"suggestions for the command:\n- (.+)", text)
+    if m:
+        return _reply(m.group(1).strip())
+    left = re.findall(r"^Numbers left: (.*)$", text, re.MULTILINE)[-1].split()
+    return _reply(f"{left[0]} + {left[1]}")
+
+
+def test_a_model_that_follows_the_oracle_opinion_wins_and_without_it_does_not():
+    tasks = (900, 901, 902, 904)  # adding the numbers up in order never makes 24 here
+    with_opinions = [episode("autogpt", ScriptedLLM(_follower), t, opinions="oracle") for t in tasks]
+    without = [episode("autogpt", ScriptedLLM(_follower), t)[0] for t in tasks]
+    assert all(record["success"] for record, _ in with_opinions)
+    assert all(policy.stats()["opinion_agreement"] == 1.0 for _, policy in with_opinions)
+    assert not any(record["success"] for record in without)
