@@ -127,3 +127,12 @@ def test_scripted_oracle_board_tracking():
     after = board.apply("10 - 4 = 6 (left: 5 6 6)").apply("garbage").apply("6 * 5")
     assert sorted(after.numbers) == [6, 30]
     assert after.apply("30 - 6").final_expression() == "(6 * 5) - (10 - 4)"
+
+
+def test_synthetic_llm_answers_an_unreadable_prompt_with_garbage_not_a_crash():
+    from treegym.agents.llm.synthetic import UNREADABLE_PROMPT_REPLY
+    from treegym.agents.llm.spec import make_llm
+
+    llm = make_llm("synthetic:p_correct=1", env_id="treegym/Game24-v0")
+    reply = llm.complete([{"role": "user", "content": "no puzzle here"}], n=2)
+    assert reply == [UNREADABLE_PROMPT_REPLY] * 2 and llm.usage.calls == 1

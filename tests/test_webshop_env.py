@@ -293,3 +293,17 @@ def test_huge_and_odd_actions_behave_the_same_in_both_modes(catalog, site):
         assert a[0] == b[0] and a[1:4] == b[1:4] and _same_info(a[4], b[4]), action if isinstance(action, int) else str(action)[:40]
     assert local.session.query == "hair dryer" and local.session.page_num == 2
     remote.close()
+
+
+def test_search_hooks_keep_free_text_search_proposals():
+    import gymnasium as gym
+
+    from treegym.agents.adapters import get_adapter
+
+    env = gym.make("treegym/WebShop-v0")
+    obs, _ = env.reset(seed=0, options={"task_id": 0})
+    adapter = get_adapter("treegym/WebShop-v0")
+    assert adapter.is_free_action("search[red lip gloss]", obs)
+    assert not adapter.is_free_action("click[nothing]", obs)
+    assert not adapter.is_free_action("search[]", obs)
+    env.close()

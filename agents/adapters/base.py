@@ -17,7 +17,7 @@ Optional hooks, looked up when present (an env without them simply lacks the fea
   plan to the goal (the h2 heuristic);
 * ``action_key(action)`` - a canonical form of an action for deduplication and plan memory;
 * ``demonstrations(n, seed)`` - solved plans that seed A*'s long-term memory;
-* ``answer_key(...)`` - what self-consistency votes on.
+* ``answer_key(observation) -> str`` - what self-consistency votes on.
 
 A trajectory is a list of ``Step(action, observation_text, reward)`` from the
 task's start; ``history`` is the same list for the current path.
@@ -58,6 +58,13 @@ class EnvAdapter:
             if line.lower().startswith("action:"):
                 return line.split(":", 1)[1].strip()
         return text.strip().splitlines()[-1].strip() if text.strip() else ""
+
+    def is_free_action(self, action: str, obs: dict) -> bool:
+        """True for a legal action the env cannot list (a free-text search query).
+
+        Search code keeps proposals that are listed in ``valid_actions`` or pass this test.
+        """
+        return False
 
     # ---- search hooks
     def propose_messages(self, obs: dict, history: Sequence[Step], k: int, avoid: Sequence[str] = ()) -> list[Message]:

@@ -185,6 +185,11 @@ class WebShopAdapter(OracleRendering, EnvAdapter):
         return chosen
 
     # ------------------------------------------------------------- search hooks
+    def is_free_action(self, action: str, obs: dict) -> bool:
+        """Any ``search[query]`` is legal on a page with a search bar, whatever the listed example query."""
+        has_search_bar = any(str(v).startswith("search[") for v in obs.get("valid_actions") or ())
+        return has_search_bar and action.startswith("search[") and action.endswith("]") and len(action) > 8
+
     def propose_messages(self, obs: dict, history: Sequence[Step], k: int, avoid: Sequence[str] = ()) -> list[Message]:
         user = self._state_lines(obs, history)
         if avoid:

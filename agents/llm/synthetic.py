@@ -45,6 +45,9 @@ DEFAULTS: dict[str, float] = {"p_correct": 0.8, "judge_acc": 0.9, "position_bias
 _PROBABILITIES = ("p_correct", "judge_acc", "position_bias")
 
 
+UNREADABLE_PROMPT_REPLY = "(simulated model: I cannot tell what this prompt asks for.)"
+
+
 class SyntheticLLM:
     """A simulated model of controlled accuracy over an env's oracle (see module docstring)."""
 
@@ -102,9 +105,17 @@ class SyntheticLLM:
     ) -> list[str]:
         self._cost.begin()
         msgs = [dict(m) for m in messages]
-        truth = self.adapter.oracle_answer(msgs)
         key = json.dumps(msgs, sort_keys=True, ensure_ascii=False)
-        replies = [self._reply(truth, self._rng(key, seed, i)) for i in range(max(1, int(n)))]
+        try:
+            truth = self.adapter.oracle_answer(msgs)
+        except (ValueError, KeyError, IndexError, TypeError):
+            # A prompt the oracle cannot read (no puzzle, a foreign format): answer
+            # as a confused model would, so the caller's parser sees garbage, not a crash.
+            truth = None
+        if truth is None:
+            replies = [UNREADABLE_PROMPT_REPLY] * max(1, int(n))
+        else:
+            replies = [self._reply(truth, self._rng(key, seed, i)) for i in range(max(1, int(n)))]
         self._cost.charge(
             calls=1,
             prompt_tokens=sum(approx_tokens(str(m.get("content") or "")) for m in msgs),

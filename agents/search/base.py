@@ -299,7 +299,9 @@ class TaskHooks:
         for a in actions:
             a = str(a).strip()
             if lookup is not None:
-                a = lookup.get(a.lower(), "")
+                # Listed actions are matched case-insensitively to the env's exact
+                # text; free-form ones (a WebShop search query) pass if the adapter allows them.
+                a = lookup.get(a.lower(), "") or (a if self.adapter.is_free_action(a, obs) else "")
             if a and a not in out and a not in avoid:
                 out.append(a)
         return out
