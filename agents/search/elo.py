@@ -218,7 +218,11 @@ class EloSearchAgent(SearchAgent):
         node = hooks.expand(start, actions[0])
         node.visits += 1
         while not node.terminal and node.depth < self.max_steps:
-            actions = hooks.propose(node, 1)
+            actions: list[str] = []
+            for attempt in range(max(1, self.propose_retries)):  # an unusable answer is asked again
+                actions = hooks.propose(node, 1, attempt=attempt)
+                if actions:
+                    break
             if not actions:
                 break
             node = hooks.expand(node, actions[0])
