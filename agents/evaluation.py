@@ -115,7 +115,7 @@ def run_episode(
         "actions": actions,
         "error": error,
         "wall_s": round(time.perf_counter() - t0, 4),
-        "info": _jsonable(info.get("reward_parts")) if isinstance(info, dict) and "reward_parts" in info else None,
+        "reward_parts": _jsonable(info.get("reward_parts")) if isinstance(info, dict) and "reward_parts" in info else None,
     }
 
 
@@ -261,8 +261,8 @@ def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, tas
         llm_calls=usage["calls"], prompt_tokens=usage["prompt_tokens"], completion_tokens=usage["completion_tokens"],
         wall_s=outcome["wall_s"], actions=outcome["actions"], error=outcome["error"],
     )
-    if outcome.get("info") is not None:
-        record["reward_parts"] = outcome["info"]
+    if outcome.get("reward_parts") is not None:
+        record["reward_parts"] = outcome["reward_parts"]
     if stats:
         record["agent_stats"] = _jsonable(stats)
     if isinstance(inner, CachedLLMType):
