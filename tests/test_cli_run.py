@@ -146,3 +146,14 @@ def test_process_backend_matches_threads(tmp_path):
         outs[backend] = sorted(read_jsonl(out), key=lambda r: r["task_id"])
     strip = lambda r: {k: v for k, v in r.items() if k != "wall_s"}  # noqa: E731
     assert [strip(r) for r in outs["thread"]] == [strip(r) for r in outs["process"]]
+
+
+def test_run_webshop_gold_records_reward_parts(tmp_path):
+    out = tmp_path / "ws.jsonl"
+    assert main(["run", "treegym/WebShop-v0", "--agent", "gold", "--tasks", "0:3", "--out", str(out), "--no-progress"]) == 0
+    recs = read_jsonl(out)
+    assert len(recs) == 3
+    for r in recs:
+        assert r["success"] and r["reward"] == 1.0
+        assert r["actions"][0].startswith("search[") and r["actions"][-1] == "click[Buy Now]"
+        assert r["reward_parts"]["r_type"] == 1.0 and r["reward_parts"]["r_price"] == 1.0
