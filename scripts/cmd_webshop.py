@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     build.add_argument("--name", default=None, help="catalog name (default generated-N-sSEED)")
     build.add_argument("--store", choices=("auto", "jsonl", "sqlite"), default="auto",
-                       help="product store: jsonl.gz in RAM or sqlite on demand (auto: sqlite above 50,000)")
+                       help="product store: jsonl.gz in RAM or sqlite on demand (auto: sqlite above 20,000)")
     build.add_argument("--no-index", action="store_true",
                        help="do not build the search index now (it is built on first use)")
     build.add_argument("--overwrite", action="store_true", help="replace a catalog already in --out")
