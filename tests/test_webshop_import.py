@@ -121,6 +121,12 @@ def test_synthetic_goals_cover_every_option_combination(synthetic):
     assert synthetic.goal(0).asin in synthetic.search(synthetic.goal(0).instruction_text)
 
 
+def test_limit_keeps_the_first_raw_products(tmp_path):
+    cat = read_catalog(import_upstream(FIXTURES, tmp_path / "l", goals="human", limit=3))
+    assert list(cat.products) == ["B07ABCD001", "B07ABCD002"]  # the third raw product has asin 'nan'
+    assert {g.asin for g in cat.goals} == {"B07ABCD001", "B07ABCD002"}
+
+
 def test_heuristic_nouns():
     assert title_nouns("Men's Slim Fit Cotton T-Shirt, Short Sleeve 2-Pack") == (
         "fit", "cotton", "t-shirt", "sleeve", "pack")
@@ -167,6 +173,8 @@ def test_cli_import_and_build(tmp_path, capsys):
     assert (len(cat.products), len(cat.goals)) == (30, 12) and (tmp_path / "b" / "index").is_dir()
     assert cli_main(["webshop", "info", str(tmp_path / "b")]) == 0
     assert str(tmp_path / "b" / "index") in capsys.readouterr().out
+    assert cli_main(["webshop", "info"]) == 0
+    assert '"index": "in memory"' in capsys.readouterr().out  # the shipped catalog
     assert cli_main(["webshop", "build", "--products", "30", "--out", str(tmp_path / "b")]) == 1
     assert "not empty" in capsys.readouterr().err
     assert cli_main(["webshop", "import", str(tmp_path / "missing"), "--out", str(tmp_path / "x")]) == 1
