@@ -25,12 +25,13 @@ is below the bound, so buying the target with those options scores reward 1.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
 
 from .catalog import NO_PRICE_LIMIT, format_price_text, price_upper_for
-from .vocab import (BRAND_HEADS, BRAND_MIDDLES, BRAND_TAILS, BULLET_TEMPLATES, DESCRIPTION_CLOSERS, DESCRIPTION_MIDDLES,
+from .vocab import (BRAND_HEADS, BRAND_MIDDLES, BRAND_TAILS, LINE_NAMES, BULLET_TEMPLATES, DESCRIPTION_CLOSERS, DESCRIPTION_MIDDLES,
                     DESCRIPTION_OPENERS, INSTRUCTION_TEMPLATES, QUERIES, REVIEW_BODIES,
                     REVIEW_TITLES, REVIEW_WHO, QuerySpec)
 
@@ -38,6 +39,7 @@ DEFAULT_SEED = 0
 _ASIN_SPACE = 36 ** 8
 _ASIN_MULT = 2_654_435_761 % _ASIN_SPACE  # odd and not a multiple of 3: a bijection mod 36**8
 _DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_A_BEFORE_VOWEL = re.compile(r"\ba ([aeiou])")
 _PACKS = ("", "", "", ", Pack of 2", ", Pack of 3", ", 2 Count")
 
 
@@ -65,19 +67,25 @@ def _title(words: str) -> str:
 
 def product_record(seed: int, i: int) -> dict[str, Any]:
     """Product ``i`` of the catalog with ``seed``, in the ``Product.to_dict`` form (lists for tuples)."""
+    return _product(seed, i)[0]
+
+
+def _product(seed: int, i: int) -> tuple[dict[str, Any], str]:
+    """Product ``i`` and its descriptor (product line + adjective, as goals mention it)."""
     rng = _rng(seed, 1, i)
     spec = _spec_of(seed, i)
     brand = rng.choice(BRAND_HEADS) + rng.choice(BRAND_MIDDLES) + rng.choice(BRAND_TAILS)
+    line = rng.choice(LINE_NAMES)
     adj = rng.choice(spec.adjectives)
     material = rng.choice(spec.materials) if spec.materials and rng.random() < 0.6 else ""
     attributes = rng.sample(spec.attributes, min(len(spec.attributes), rng.randint(3, 5)))
     pack = rng.choice(_PACKS)
     title_attr = _title(attributes[0]) if rng.random() < 0.5 else ""
-    name = " ".join(x for x in (_title(brand), _title(adj), _title(material), _title(spec.head)) if x)
+    name = " ".join(x for x in (_title(brand), _title(line), _title(adj), _title(material), _title(spec.head)) if x)
     if title_attr:
         name += ", " + title_attr
     name += pack
-    nouns = [brand] + ([material] if material else []) + list(spec.nouns) + (["pack"] if "Pack" in pack else [])
+    nouns = [brand, line] + ([material] if material else []) + list(spec.nouns) + (["pack"] if "Pack" in pack else [])
     nouns += [w for w in ("count",) if "Count" in pack]
 
     options = []
@@ -118,22 +126,21 @@ def product_record(seed: int, i: int) -> dict[str, Any]:
         "price_text": format_price_text(lo, hi), "attributes": attributes, "options": options,
         "description": description, "bullet_points": bullets, "reviews": reviews, "rating": rating,
         "main_image": "", "name_nouns": nouns,
-    }
+    }, f"{line} {adj}"
 
 
 def goal_record(seed: int, g: int, n_products: int) -> dict[str, Any]:
     """Synthetic goal ``g`` over a catalog of ``n_products`` products with ``seed`` (``Goal.to_dict`` form)."""
     rng = _rng(seed, 2, g)
     target = rng.randrange(n_products)
-    p = product_record(seed, target)
-    words = p["name"].lower().replace(",", "").split()
+    p, descriptor = _product(seed, target)
     spec = _spec_of(seed, target)
-    descriptor = next((w for w in words if w in spec.adjectives), spec.adjectives[0])
     template = rng.choice(INSTRUCTION_TEMPLATES)
     n_attr = sum(f"{{a{k}}}" in template for k in (1, 2, 3))
     attrs = rng.sample(p["attributes"], min(n_attr, len(p["attributes"])))
     fill = {f"a{k + 1}": attrs[k] if k < len(attrs) else attrs[-1] for k in range(3)}
     instruction = template.format(q=spec.query, d=descriptor, b=p["name_nouns"][0], **fill)
+    instruction = _A_BEFORE_VOWEL.sub(r"an \1", instruction)
     goal_options = [(name, rng.choice(values)) for name, values in sorted(p["options"])]
     option_text = ", and ".join(f"{n}: {v}" for n, v in goal_options)
     text = instruction + (f" with {option_text}" if option_text else "")

@@ -31,6 +31,18 @@ BRAND_MIDDLES = ("", "", "", "ra", "ni", "ve", "lo", "ta", "mi", "so", "ke", "du
 BRAND_TAILS = ("mora", "lix", "vana", "tek", "ora", "nest", "ly", "quin", "zo", "rium", "dale", "sto",
                "vex", "mi", "ton", "ssa", "bury", "ka", "nova", "loft", "pix", "wynn", "garde", "haus")
 
+# Product-line names (title words, proper nouns): with the brand they tell apart
+# products of one narrow category even in a 1.18M-product catalog.
+LINE_NAMES = tuple("""
+aurora summit breeze harbor meadow canyon ember glacier horizon lagoon maple nova orbit prairie tempo
+ridge sierra tundra valley willow zephyr alpine bay cedar delta echo fjord grove haven island juniper
+kestrel lumen mesa north oasis pioneer quest river sage timber urban vista wave xenon yukon zenith
+atlas beacon cascade dune eclipse falcon garnet heron saga jasper karma lotus mosaic nimbus onyx
+pebble raven solstice tango umbra vertex wren yarrow zion amber birch comet drift everest forge
+granite halo iris jade kodiak lunar monsoon nectar opal phoenix quill radiant sonata tidal unity
+nomad whisper yonder apex bloom cosmo dawn element fable glow hearth icon journey keystone legacy
+""".split())
+
 REVIEW_TITLES = {5: ("love it", "exactly as described", "highly recommend", "great value", "perfect"),
                  4: ("very good", "works well", "nice quality", "happy with it"),
                  3: ("it's okay", "average", "does the job", "mixed feelings"),
@@ -45,9 +57,9 @@ REVIEW_WHO = ("wife", "husband", "daughter", "son", "mom", "dad", "office", "kit
 
 INSTRUCTION_TEMPLATES = (
     "i need a {a1} {q}",
-    "i am looking for a {a1} {q}",
+    "i am looking for a {a1} {d} {q}",
     "i want a {d} {q} that is {a1}",
-    "find me a {a1} and {a2} {q}",
+    "find me a {a1} and {a2} {d} {q}",
     "i'm looking for {d} {q} that is {a1} and {a2}",
     "i would like a {d} {q} which is {a1}",
     "get me a {a1} {d} {q}",
