@@ -12,7 +12,10 @@
 #                            steps; text and chat generation are unaffected.
 #        -DGGML_NATIVE=OFF   do not compile with -march=native: the wheel (which pip caches
 #                            and may reuse in other venvs or CI images) then runs on any
-#                            x86-64 CPU with AVX2 instead of only on this CPU model.
+#                            x86-64 CPU with AVX2 instead of only on this CPU model. Also needed
+#                            here: the native build of 0.3.36 turns on AVX-512 and AMX on our CI's
+#                            Xeon VMs and crashed (SIGSEGV in llama_decode) on the first prompt,
+#                            while the AVX2 build generates as fast (48 vs ~46 tok/s, 1 thread).
 #      Override with CMAKE_ARGS=... (your value replaces these flags). pip caches the built wheel
 #      (its cache key ignores CMAKE_ARGS): to rebuild with other flags, pip uninstall llama-cpp-python
 #      and run this again with PIP_NO_CACHE_DIR=1.
