@@ -48,7 +48,8 @@ PY="$VENV/bin/python"
     || fail "$VENV has $("$PY" -V 2>&1); treegym needs Python >= 3.10 (remove it or pass another path)"
 
 say "installing treegym (editable) with extras [$EXTRAS] into $VENV"
-"$PY" -m pip install --disable-pip-version-check -q -e "$REPO[$EXTRAS]" \
+# CMAKE_ARGS here too, in case TREEGYM_EXTRAS includes "local" (which compiles llama-cpp-python).
+CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$PY" -m pip install --disable-pip-version-check -q -e "$REPO[$EXTRAS]" \
     || fail "pip install -e '$REPO[$EXTRAS]' failed (see the pip output above)"
 
 LLAMA_CHECK='import llama_cpp, uvicorn, fastapi, sse_starlette, starlette_context, pydantic_settings'
