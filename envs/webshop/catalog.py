@@ -323,22 +323,27 @@ class SqliteProductStore(Mapping[str, Product]):
                 "SELECT 1 FROM products WHERE asin = ?", (asin,)).fetchone() is not None
 
     def __iter__(self) -> Iterator[str]:
-        with self._lock:
-            asins = [r[0] for r in self._connection().execute("SELECT asin FROM products ORDER BY rowid")]
-        return iter(asins)
+        for rows in self._batches("asin", 50_000):
+            for _, asin in rows:
+                yield asin
 
     def iter_products(self, batch: int = 10_000) -> Iterator[Product]:
         """Stream every product in file order without filling the LRU."""
+        for rows in self._batches("data", batch):
+            for _, data in rows:
+                yield Product.from_dict(json.loads(data))
+
+    def _batches(self, column: str, batch: int) -> Iterator[list[tuple[int, str]]]:
+        """(rowid, column) rows in file order, ``batch`` at a time (bounded memory)."""
         last = 0
         while True:
             with self._lock:
                 rows = self._connection().execute(
-                    "SELECT rowid, data FROM products WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                    f"SELECT rowid, {column} FROM products WHERE rowid > ? ORDER BY rowid LIMIT ?",
                     (last, batch)).fetchall()
             if not rows:
                 return
-            for rowid, data in rows:
-                yield Product.from_dict(json.loads(data))
+            yield rows
             last = rows[-1][0]
 
     def __len__(self) -> int:
