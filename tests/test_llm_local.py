@@ -76,6 +76,13 @@ def _wait_until(predicate, what: str, limit: float = 60.0) -> None:
         time.sleep(0.2)
 
 
+@pytest.fixture
+def log_dir(monkeypatch, tmp_path):
+    """Logs of servers a test crashes on purpose (they are kept) go to the test's tmp dir."""
+    monkeypatch.setenv("TREEGYM_LOCAL_LOG_DIR", str(tmp_path / "logs"))
+    return tmp_path / "logs"
+
+
 def _port_refuses(port: int) -> bool:
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) != 0
@@ -135,8 +142,10 @@ def test_choice_token_bound_covers_every_choice():
 
 # ---------------------------------------------------------------- real server
 @pytest.fixture(scope="module")
-def llm():
-    return make_llm("local")
+def llm(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as mp:  # its log (kept after the kill test) goes to a pytest tmp dir
+        mp.setenv("TREEGYM_LOCAL_LOG_DIR", str(tmp_path_factory.mktemp("local-llm-logs")))
+        return make_llm("local")
 
 
 @local_llm_test
@@ -256,7 +265,7 @@ def test_a_killed_server_is_restarted_once(llm):
 
 
 @local_llm_test
-def test_a_server_that_cannot_restart_raises_llm_error_with_its_log(tmp_path):
+def test_a_server_that_cannot_restart_raises_llm_error_with_its_log(tmp_path, log_dir):
     model = tmp_path / "copy.gguf"
     model.write_bytes(local.resolve_model_path().read_bytes())
     llm = make_llm("local", model_path=str(model))
@@ -269,11 +278,12 @@ def test_a_server_that_cannot_restart_raises_llm_error_with_its_log(tmp_path):
         with pytest.raises(LLMError) as exc:
             llm.complete([{"role": "user", "content": "hi"}], max_tokens=2)
     assert "could not be restarted" in str(exc.value) and str(llm.server.log_path) in str(exc.value)
+    assert llm.server.log_path.parent == log_dir and "Failed to load model" in llm.server.log_path.read_text()
     llm.server.stop()
 
 
 @local_llm_test
-def test_a_broken_model_file_fails_at_start_with_the_log_tail(tmp_path):
+def test_a_broken_model_file_fails_at_start_with_the_log_tail(tmp_path, log_dir):
     model = tmp_path / "broken.gguf"
     model.write_bytes(b"GGUF" + os.urandom(4096))
     server = local.LocalLLMServer(model)
@@ -296,7 +306,7 @@ def test_shutdown_stops_the_server_and_frees_its_port():
 
 
 @local_llm_test
-def test_the_server_exits_when_its_parent_is_killed(tmp_path):
+def test_the_server_exits_when_its_parent_is_killed(tmp_path, log_dir):
     # A child process starts a server, reports its pid, then dies by SIGKILL (no atexit).
     code = textwrap.dedent("""
         import json, os, signal, sys

@@ -20,6 +20,7 @@ Configuration (keyword argument, else environment variable, else default):
 * ``n_ctx`` / ``TREEGYM_LOCAL_CTX``: context window in tokens (default 2048);
 * ``start_timeout`` / ``TREEGYM_LOCAL_START_TIMEOUT``: seconds to wait for the
   server to answer ``/v1/models`` (default 180);
+* ``TREEGYM_LOCAL_LOG_DIR``: where server logs go (default: the temp dir);
 * ``timeout`` / ``TREEGYM_LOCAL_TIMEOUT``: seconds per request (default 600:
   requests from parallel workers queue on the one server).
 
@@ -211,9 +212,12 @@ class LocalLLMServer:
 
     @property
     def log_path(self) -> Path:
-        """Where the server's stdout/stderr go (a temp file named after this process, made on first use)."""
+        """Where the server's stdout/stderr go: a new file in ``$TREEGYM_LOCAL_LOG_DIR`` (default: the temp dir)."""
         if self._log_path is None:
-            fd, name = tempfile.mkstemp(prefix=f"treegym-local-llm-{os.getpid()}-", suffix=".log")
+            folder = os.environ.get("TREEGYM_LOCAL_LOG_DIR") or None
+            if folder:
+                os.makedirs(folder, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=f"treegym-local-llm-{os.getpid()}-", suffix=".log", dir=folder)
             os.close(fd)
             self._log_path = Path(name)
         return self._log_path
