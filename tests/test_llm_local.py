@@ -366,3 +366,29 @@ def test_react_policy_with_the_local_llm_only_takes_valid_actions():
             break
     assert terminated  # three legal operations always leave one number: the episode ends
     assert llm.usage.calls - calls == len(policy.transcript) == 3
+
+
+@local_llm_test
+def test_pickled_local_llm_rebuilds_on_the_process_server(llm):
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(llm))
+    assert type(copy) is type(llm) and copy.server is llm.server  # same process: the shared server
+    assert copy.complete([{"role": "user", "content": "Pick."}], choices=["x", "y"])[0] in ("x", "y")
+
+
+@local_llm_test
+def test_treegym_run_with_worker_processes_and_the_local_llm(tmp_path):
+    out = tmp_path / "run.jsonl"
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "treegym.scripts.cli", "run", "treegym/Game24-v0", "--agent", "react",
+         "--llm", "local", "--tasks", "900:902", "--workers", "2", "--backend", "process",
+         "--agent-opt", "constrain=true", "--out", str(out), "--no-progress"],
+        capture_output=True, text=True, cwd=tmp_path, env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    assert sorted(r["task_id"] for r in records) == [900, 901]
+    for r in records:
+        assert not r["error"] and r["llm_calls"] == r["steps"] == 3  # constrained: 3 legal moves end it

@@ -25,7 +25,8 @@ Configuration (keyword argument, else environment variable, else default):
   requests from parallel workers queue on the one server).
 
 One server per (model, threads, context) runs per process, shared by every
-episode and worker thread; it is stopped at interpreter exit (``atexit``), and
+episode and worker thread (a ``LocalLLM`` pickled into a worker process starts
+that process's own server); it is stopped at interpreter exit (``atexit``), and
 a watchdog thread inside the server exits it when this process dies without
 cleaning up, so it is never left orphaned. Its stderr goes to a log file whose
 path appears in every error about it.
@@ -417,12 +418,20 @@ class LocalLLM(OpenAICompatibleLLM):
                  n_ctx: int | None = None, start_timeout: float | None = None, timeout: float | None = None,
                  max_retries: int = 1, backoff: float = 0.5, default_max_tokens: int = 256) -> None:
         self.server = get_server(model_path, n_threads=n_threads, n_ctx=n_ctx, start_timeout=start_timeout)
+        self._local_config = dict(model_path=str(self.server.model_path), n_threads=self.server.n_threads,
+                                  n_ctx=self.server.n_ctx, start_timeout=start_timeout, timeout=timeout,
+                                  max_retries=max_retries, backoff=backoff, default_max_tokens=default_max_tokens)
         super().__init__(
             self.server.alias, self.server.url + "/v1", "EMPTY",
             timeout=timeout if timeout is not None else _env_float("TREEGYM_LOCAL_TIMEOUT", 600.0),
             max_retries=max_retries, backoff=backoff, supports_grammar=True,
             name=f"local:{self.server.alias}", default_max_tokens=default_max_tokens,
         )
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # For process pools: a worker process gets a LocalLLM with the same settings on its own
+        # server (one per process), so workers decode in parallel instead of queueing on one.
+        return (_rebuild_local, (dict(self._local_config),))
 
     def complete(self, messages: Sequence[Message], n: int = 1, temperature: float = 0.0,
                  max_tokens: int | None = None, stop: Sequence[str] | None = None,
@@ -466,6 +475,10 @@ class LocalLLM(OpenAICompatibleLLM):
 
     def __repr__(self) -> str:
         return f"LocalLLM({self.name}, {self.server!r})"
+
+
+def _rebuild_local(config: dict) -> LocalLLM:
+    return LocalLLM(**config)
 
 
 _CLIENT_OPTIONS = {"timeout", "max_retries", "backoff", "default_max_tokens"}
