@@ -13,7 +13,8 @@ import pytest
 
 from treegym.envs.webshop import catalog as catalog_mod
 from treegym.envs.webshop.catalog import (BREADCRUMB_SEP, CATEGORIES, NO_PRICE_LIMIT, PRICE_RANGE, Catalog,
-                                          CatalogError, Goal, Product, SqliteProductStore, load_catalog,
+                                          CatalogError, Goal, Product, SqliteGoalSequence, SqliteProductStore,
+                                          load_catalog,
                                           load_default_catalog, read_catalog)
 from treegym.envs.webshop.generate import build_catalog, goal_record, make_asin, product_record
 
@@ -186,11 +187,27 @@ def test_tiny_catalog_round_trips_through_both_stores(tmp_path):
     assert a.search("lip gloss") == b.search("lip gloss")
 
 
+def test_huge_goal_lists_are_read_on_demand(tmp_path, monkeypatch):
+    from treegym.envs.webshop import writer
+    monkeypatch.setattr(writer, "GOAL_SQLITE_THRESHOLD", 20)
+    out = build_catalog(tmp_path / "g", 40, 30, seed=3, index=False)
+    assert (out / "goals.sqlite").is_file() and not (out / "goals.jsonl.gz").exists()
+    cat = read_catalog(out)
+    assert isinstance(cat.goals, SqliteGoalSequence) and len(cat.goals) == 30
+    expected = [Goal.from_dict(goal_record(3, i, 40)) for i in range(30)]
+    assert list(cat.goals) == expected and cat.goals[-1] == expected[-1] and cat.goals[5:8] == expected[5:8]
+    assert cat.goal(29) == expected[29] and cat.task_counts()["test"] == 30
+    with pytest.raises(IndexError, match="30 goals"):
+        cat.goal(30)
+    with pytest.raises(IndexError):
+        cat.goals[30]
+
+
 def test_sqlite_store_keeps_a_bounded_cache(tmp_path):
     out = build_catalog(tmp_path / "s", 50, 10, seed=1, store="sqlite", index=False)
     store = SqliteProductStore(out / "products.sqlite", cache_size=8)
     products = [store[a] for a in store]
-    assert len(products) == 50 and len(store._cache) == 8
+    assert len(products) == 50 and len(store._rows._cache) == 8
     assert store[products[-1].asin] is products[-1]  # still cached
     assert [p.asin for p in store.iter_products(batch=7)] == [p.asin for p in products]
 

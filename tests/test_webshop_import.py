@@ -127,6 +127,14 @@ def test_limit_keeps_the_first_raw_products(tmp_path):
     assert {g.asin for g in cat.goals} == {"B07ABCD001", "B07ABCD002"}
 
 
+def test_goal_list_stored_on_disk_is_the_same(synthetic, tmp_path, monkeypatch):
+    from treegym.envs.webshop import writer
+    monkeypatch.setattr(writer, "GOAL_SQLITE_THRESHOLD", 10)
+    cat = read_catalog(import_upstream(FIXTURES, tmp_path / "big", goals="synthetic"))
+    assert (cat.root / "goals.sqlite").is_file()
+    assert list(cat.goals) == list(synthetic.goals)
+
+
 def test_heuristic_nouns():
     assert title_nouns("Men's Slim Fit Cotton T-Shirt, Short Sleeve 2-Pack") == (
         "fit", "cotton", "t-shirt", "sleeve", "pack")

@@ -19,6 +19,7 @@ On disk a catalog is a directory::
                          catalogs: rows are read on demand through an LRU cache,
                          so 1.18M products never sit in RAM as Python objects)
     goals.jsonl.gz       one JSON goal per line, in goal-index order
+      or goals.sqlite    table goals(idx INTEGER PRIMARY KEY, data TEXT) (huge goal lists, read on demand)
     index/               the tantivy search index (optional: built on first use
                          into the per-user cache when absent, see search.py)
 
@@ -51,6 +52,7 @@ META_FILE = "meta.json"
 PRODUCTS_JSONL = "products.jsonl.gz"
 PRODUCTS_SQLITE = "products.sqlite"
 GOALS_JSONL = "goals.jsonl.gz"
+GOALS_SQLITE = "goals.sqlite"
 INDEX_DIR = "index"
 DEFAULT_CATALOG_DIR = Path(__file__).resolve().parent / "data" / "default"
 # Upstream splits (baseline_models/env.py): test = goals[0:500], dev = goals[500:1500], train = rest.
@@ -259,20 +261,21 @@ class MemoryProductStore(Mapping[str, Product]):
         return asin in self._d
 
 
-class SqliteProductStore(Mapping[str, Product]):
-    """Products read on demand from ``products.sqlite`` through an LRU of Product objects.
+class _SqliteTable:
+    """Read-only rows ``(key, data JSON)`` of one table in a catalog's sqlite file, with an LRU of decoded rows.
 
     The file is opened read-only and immutable; one connection per process
-    (reopened after ``fork``), guarded by a lock so threads can share the store.
+    (reopened after ``fork``), guarded by a lock so threads can share it.
     """
 
-    def __init__(self, path: Path, cache_size: int = 4096):
-        self.path = Path(path)
+    def __init__(self, path: Path, table: str, key: str, decode, what: str, cache_size: int):
+        self.path, self.table, self.key, self.what = Path(path), table, key, what
+        self._decode = decode
         self.cache_size = cache_size
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
-        self._cache: OrderedDict[str, Product] = OrderedDict()
+        self._cache: OrderedDict[Any, Any] = OrderedDict()
         self._len: int | None = None
         with self._lock:
             self._connection()  # fail early with a clear error
@@ -280,77 +283,125 @@ class SqliteProductStore(Mapping[str, Product]):
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None or self._pid != os.getpid():
             if not self.path.is_file():
-                raise CatalogError(f"{self.path}: product store not found; rebuild the catalog "
+                raise CatalogError(f"{self.path}: {self.what} store not found; rebuild the catalog "
                                    "with `treegym webshop build` or `treegym webshop import`.")
             try:
-                uri = f"file:{self.path}?mode=ro&immutable=1"
-                conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
-                conn.execute("SELECT asin, data FROM products LIMIT 1").fetchall()
+                conn = sqlite3.connect(f"file:{self.path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+                conn.execute(f"SELECT {self.key}, data FROM {self.table} LIMIT 1").fetchall()
             except sqlite3.Error as exc:
-                raise CatalogError(f"{self.path}: not a readable product store ({exc}); rebuild the "
+                raise CatalogError(f"{self.path}: not a readable {self.what} store ({exc}); rebuild the "
                                    "catalog with `treegym webshop build` or `treegym webshop import`.") from exc
             self._conn, self._pid = conn, os.getpid()
             self._cache.clear()
         return self._conn
 
-    def __getitem__(self, asin: str) -> Product:
+    def get(self, key: Any) -> Any:
+        """The decoded row for ``key``, or None."""
         with self._lock:
-            hit = self._cache.get(asin)
+            hit = self._cache.get(key)
             if hit is not None:
-                self._cache.move_to_end(asin)
+                self._cache.move_to_end(key)
                 return hit
             row = self._connection().execute(
-                "SELECT data FROM products WHERE asin = ?", (asin,)).fetchone()
+                f"SELECT data FROM {self.table} WHERE {self.key} = ?", (key,)).fetchone()
             if row is None:
-                raise KeyError(asin)
+                return None
             try:
-                product = Product.from_dict(json.loads(row[0]))
+                value = self._decode(json.loads(row[0]))
             except (ValueError, KeyError, TypeError) as exc:
-                raise CatalogError(f"{self.path}: product {asin!r} is malformed ({exc}); "
+                raise CatalogError(f"{self.path}: {self.what} {key!r} is malformed ({exc}); "
                                    "rebuild the catalog.") from exc
-            self._cache[asin] = product
+            self._cache[key] = value
             if len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
-            return product
+            return value
 
-    def __contains__(self, asin: object) -> bool:
-        if not isinstance(asin, str):
-            return False
+    def has(self, key: Any) -> bool:
         with self._lock:
-            if asin in self._cache:
+            if key in self._cache:
                 return True
             return self._connection().execute(
-                "SELECT 1 FROM products WHERE asin = ?", (asin,)).fetchone() is not None
+                f"SELECT 1 FROM {self.table} WHERE {self.key} = ?", (key,)).fetchone() is not None
 
-    def __iter__(self) -> Iterator[str]:
-        for rows in self._batches("asin", 50_000):
-            for _, asin in rows:
-                yield asin
+    def count(self) -> int:
+        if self._len is None:
+            with self._lock:
+                self._len = int(self._connection().execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0])
+        return self._len
 
-    def iter_products(self, batch: int = 10_000) -> Iterator[Product]:
-        """Stream every product in file order without filling the LRU."""
-        for rows in self._batches("data", batch):
-            for _, data in rows:
-                yield Product.from_dict(json.loads(data))
-
-    def _batches(self, column: str, batch: int) -> Iterator[list[tuple[int, str]]]:
+    def batches(self, column: str, batch: int) -> Iterator[list[tuple[int, Any]]]:
         """(rowid, column) rows in file order, ``batch`` at a time (bounded memory)."""
-        last = 0
+        last = -1
         while True:
             with self._lock:
                 rows = self._connection().execute(
-                    f"SELECT rowid, {column} FROM products WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                    f"SELECT rowid, {column} FROM {self.table} WHERE rowid > ? ORDER BY rowid LIMIT ?",
                     (last, batch)).fetchall()
             if not rows:
                 return
             yield rows
             last = rows[-1][0]
 
+
+class SqliteProductStore(Mapping[str, Product]):
+    """Products read on demand from ``products.sqlite`` (table products(asin, data)) through an LRU."""
+
+    def __init__(self, path: Path, cache_size: int = 4096):
+        self.path = Path(path)
+        self._rows = _SqliteTable(self.path, "products", "asin", Product.from_dict, "product", cache_size)
+
+    def __getitem__(self, asin: str) -> Product:
+        product = self._rows.get(asin)
+        if product is None:
+            raise KeyError(asin)
+        return product
+
+    def __contains__(self, asin: object) -> bool:
+        return isinstance(asin, str) and self._rows.has(asin)
+
+    def __iter__(self) -> Iterator[str]:
+        for rows in self._rows.batches("asin", 50_000):
+            for _, asin in rows:
+                yield asin
+
     def __len__(self) -> int:
-        if self._len is None:
-            with self._lock:
-                self._len = int(self._connection().execute("SELECT COUNT(*) FROM products").fetchone()[0])
-        return self._len
+        return self._rows.count()
+
+    def iter_products(self, batch: int = 10_000) -> Iterator[Product]:
+        """Stream every product in file order without filling the LRU."""
+        for rows in self._rows.batches("data", batch):
+            for _, data in rows:
+                yield Product.from_dict(json.loads(data))
+
+
+class SqliteGoalSequence(Sequence[Goal]):
+    """Goals read on demand from ``goals.sqlite`` (table goals(idx, data)) through an LRU.
+
+    Used for very large goal lists (e.g. upstream's synthetic goals on the full
+    catalog, millions of them), so they never sit in RAM as Python objects.
+    """
+
+    def __init__(self, path: Path, cache_size: int = 4096):
+        self.path = Path(path)
+        self._rows = _SqliteTable(self.path, "goals", "idx", Goal.from_dict, "goal", cache_size)
+
+    def __len__(self) -> int:
+        return self._rows.count()
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        goal = self._rows.get(int(i)) if 0 <= i < len(self) else None
+        if goal is None:
+            raise IndexError(f"goal index {i} out of range (0..{len(self) - 1})")
+        return goal
+
+    def __iter__(self) -> Iterator[Goal]:
+        for rows in self._rows.batches("data", 10_000):
+            for _, data in rows:
+                yield Goal.from_dict(json.loads(data))
 
 
 def iter_products(store: Mapping[str, Product]) -> Iterator[Product]:
@@ -380,7 +431,7 @@ class Catalog:
         self.products: Mapping[str, Product] = (
             products if isinstance(products, (MemoryProductStore, SqliteProductStore))
             else MemoryProductStore(products))
-        self.goals: Sequence[Goal] = tuple(goals)
+        self.goals: Sequence[Goal] = goals if isinstance(goals, SqliteGoalSequence) else tuple(goals)
         self.name = name
         self.version = version
         self.root = None if root is None else Path(root)
@@ -503,7 +554,14 @@ def _read_meta(root: Path) -> dict[str, Any]:
     return meta
 
 
-def _load_goals(path: Path) -> list[Goal]:
+def _load_goals(root: Path) -> Sequence[Goal]:
+    if (root / GOALS_SQLITE).is_file():
+        goals = SqliteGoalSequence(root / GOALS_SQLITE)
+        if len(goals) and (goals[0].index != 0 or goals[len(goals) - 1].index != len(goals) - 1):
+            raise CatalogError(f"{root / GOALS_SQLITE}: goal indices are not 0..{len(goals) - 1}; "
+                               "rebuild the catalog.")
+        return goals
+    path = root / GOALS_JSONL
     goals = []
     for i, d in enumerate(read_jsonl_gz(path)):
         try:
@@ -546,10 +604,10 @@ def read_catalog(path: str | os.PathLike) -> Catalog:
     root = Path(path).expanduser().resolve()
     meta = _read_meta(root)
     products = _load_products(root)
-    goals = _load_goals(root / GOALS_JSONL)
+    goals = _load_goals(root)
     missing = [g.asin for g in goals[:1000] if g.asin not in products]
     if missing:
-        raise CatalogError(f"{root / GOALS_JSONL}: goal targets {missing[:3]} are not in the product "
+        raise CatalogError(f"{root}: goal targets {missing[:3]} are not in the product "
                            "store; the catalog files do not belong together, rebuild the catalog.")
     return Catalog(products, goals, name=str(meta.get("name", root.name)),
                    version=str(meta.get("version", "0")), root=root,

@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .catalog import NO_PRICE_LIMIT, format_price_text, price_upper_for
-from .vocab import (BRAND_HEADS, BRAND_MIDDLES, BRAND_TAILS, LINE_NAMES, BULLET_TEMPLATES, DESCRIPTION_CLOSERS, DESCRIPTION_MIDDLES,
-                    DESCRIPTION_OPENERS, INSTRUCTION_TEMPLATES, QUERIES, REVIEW_BODIES,
-                    REVIEW_TITLES, REVIEW_WHO, QuerySpec)
+from .vocab import (BRAND_HEADS, BRAND_MIDDLES, BRAND_TAILS, BULLET_TEMPLATES, DESCRIPTION_CLOSERS,
+                    DESCRIPTION_MIDDLES, DESCRIPTION_OPENERS, INSTRUCTION_TEMPLATES, LINE_NAMES, QUERIES,
+                    REVIEW_BODIES, REVIEW_TITLES, REVIEW_WHO, QuerySpec)
 
 DEFAULT_SEED = 0
 _ASIN_SPACE = 36 ** 8
@@ -177,6 +177,6 @@ def build_catalog(out: str | Path, n_products: int, n_goals: int, *, seed: int =
                            index=index, overwrite=overwrite, progress=progress)
     for record in iter_products(n_products, seed):
         writer.add(record)
-    return writer.finish(iter_goals(n_goals, n_products, seed),
+    return writer.finish(iter_goals(n_goals, n_products, seed), expected_goals=n_goals,
                          extra_meta={"source": {"kind": "generated", "seed": seed, "generator": "gen1"},
                                      "name_nouns": "exact (generator knows title nouns)"})

@@ -31,11 +31,12 @@ catalog writer (sqlite store + tantivy index).
 """
 from __future__ import annotations
 
-import itertools
+import bisect
 import json
 import random
 import re
 import sys
+from array import array
 from collections.abc import Iterator, Mapping
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -231,13 +232,14 @@ def import_upstream(src: str | Path, out: str | Path, *, goals: str = "human", s
     if goals not in ("human", "synthetic"):
         raise ValueError(f"goals must be 'human' or 'synthetic', got {goals!r}")
     src = Path(src).expanduser()
-    found = find_upstream_files(src) if products_file is None else {"products": None, "attributes": None, "human": None}
+    found = (find_upstream_files(src) if products_file is None
+             else {"products": None, "attributes": None, "human": None})
     products_path = Path(products_file) if products_file else found["products"]
     attributes_path = Path(attributes_file) if attributes_file else found["attributes"]
     human_path = Path(human_file) if human_file else found["human"]
     if goals == "human" and human_path is None:
         raise UpstreamFormatError(f"{src}: items_human_ins.json not found; it is needed for --goals human "
-                           "(or use --goals synthetic with items_ins_v2*.json).")
+                                  "(or use --goals synthetic with items_ins_v2*.json).")
     if goals == "synthetic" and attributes_path is None:
         raise UpstreamFormatError(f"{src}: no items_ins_v2*.json found; it is needed for --goals synthetic.")
 
@@ -257,7 +259,7 @@ def import_upstream(src: str | Path, out: str | Path, *, goals: str = "human", s
     price_rng = random.Random() if upstream_prices else None  # unseeded, as upstream
     writer = CatalogWriter(out, name=name or f"upstream-{products_path.stem}", version="upstream",
                            store="auto", expected_products=limit, overwrite=overwrite, progress=progress)
-    goal_sources: list[tuple[dict[str, Any], Any]] = []
+    upstream_goals = UpstreamGoals(goals)
     skipped_bad = 0
     for n_raw, raw in enumerate(iter_json_array(products_path)):
         if limit is not None and n_raw >= limit:
@@ -278,13 +280,16 @@ def import_upstream(src: str | Path, out: str | Path, *, goals: str = "human", s
         if not writer.add(record):
             continue
         if goals == "human" and asin in human:
-            goal_sources.append((_goal_base(record), human[asin]))
+            upstream_goals.add_human(record, human[asin], seed, price_rng)
         elif goals == "synthetic" and instruction is not None:
-            goal_sources.append((_goal_base(record), (instruction, instr_attrs or (), record["options"])))
+            upstream_goals.add_synthetic(record, instruction, instr_attrs or (), seed, price_rng)
 
-    goal_list = (_human_goals if goals == "human" else _synthetic_goals)(goal_sources, seed, price_rng)
-    random.Random(GOAL_SHUFFLE_SEED).shuffle(goal_list)
-    return writer.finish(goal_list, extra_meta={
+    # Upstream: random.seed(233); random.shuffle(goals). Shuffling positions with the same
+    # RNG gives the same permutation, without holding every goal in memory.
+    order = array("q", range(len(upstream_goals)))
+    random.Random(GOAL_SHUFFLE_SEED).shuffle(order)
+    goal_list = (upstream_goals.goal(pos) for pos in order)
+    return writer.finish(goal_list, expected_goals=len(order), extra_meta={
         "source": {"kind": "upstream", "products": products_path.name,
                    "attributes": attributes_path.name if attributes_path else None,
                    "human": human_path.name if (human_path and goals == "human") else None,
@@ -294,54 +299,79 @@ def import_upstream(src: str | Path, out: str | Path, *, goals: str = "human", s
         "name_nouns": "heuristic (nouns.py), not spaCy"})
 
 
-def _goal_base(record: Mapping[str, Any]) -> dict[str, Any]:
-    keys = ("asin", "category", "query", "name", "product_category", "name_nouns", "price")
-    return {k: record[k] for k in keys}
+class UpstreamGoals:
+    """Upstream's goal list, in upstream's order, kept as compact per-product sources.
+
+    ``goal(pos)`` builds goal ``pos`` of the list upstream's ``get_human_goals``
+    / ``get_synthetic_goals`` would return before shuffling: human goals are one
+    per instruction with attributes; synthetic goals one per combination of the
+    product's option values (option names sorted, the last name varying
+    fastest, as ``itertools.product``), all sharing the product's price bound.
+    Synthetic weights are upstream's mean inverse attribute frequency.
+    """
+
+    _BASE = ("asin", "category", "query", "name", "product_category", "name_nouns")
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self._sources: list[tuple] = []
+        self._ends: list[int] = []   # cumulative goal counts, for bisect
+        self._attr_counts: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def _add(self, source: tuple, n: int) -> None:
+        if n > 0:
+            self._sources.append(source)
+            self._ends.append(len(self) + n)
+
+    def add_human(self, record: Mapping[str, Any], instructions: list, seed: int,
+                  price_rng: random.Random | None) -> None:
+        base = {k: record[k] for k in self._BASE}
+        for k, ins in enumerate(instructions):
+            if not isinstance(ins, Mapping) or not ins.get("instruction_attributes"):
+                continue  # upstream skips instructions without attributes
+            bound = _price_bound(record["price"], price_rng or _seeded(seed, "goal", record["asin"], k))
+            self._add((base, ins, bound), 1)
+
+    def add_synthetic(self, record: Mapping[str, Any], instruction: str, instr_attrs: tuple[str, ...],
+                      seed: int, price_rng: random.Random | None) -> None:
+        if not instr_attrs:
+            return
+        named = tuple(sorted((name, tuple(values)) for name, values in record["options"]))
+        n = 1
+        for _, values in named:
+            n *= len(values)
+        bound = _price_bound(record["price"], price_rng or _seeded(seed, "goal", record["asin"]))
+        base = {k: record[k] for k in self._BASE}
+        self._add((base, (instruction, instr_attrs, named), bound), n)
+        for a in instr_attrs:
+            self._attr_counts[a] = self._attr_counts.get(a, 0) + n
+
+    def goal(self, pos: int) -> dict[str, Any]:
+        j = bisect.bisect_right(self._ends, pos)
+        offset = pos - (self._ends[j - 1] if j else 0)
+        base, payload, (upper, price_text) = self._sources[j]
+        if self.kind == "human":
+            return {**base, "instruction_text": str(payload.get("instruction", "")).strip(".") + price_text,
+                    "attributes": [str(a) for a in payload["instruction_attributes"]],
+                    "goal_options": [str(o) for o in payload.get("instruction_options") or ()],
+                    "options_kind": "human", "price_upper": upper, "weight": 1.0}
+        instruction, attrs, named = payload
+        combo = []
+        for name, values in reversed(named):
+            offset, d = divmod(offset, len(values))
+            combo.append((name, values[d]))
+        combo.reverse()
+        option_text = ", and ".join(f"{n}: {v}" for n, v in combo)
+        with_text = f" with {option_text}" if option_text else ""
+        return {**base, "instruction_text": f"{instruction}{with_text}{price_text}",
+                "attributes": list(attrs), "goal_options": combo, "options_kind": "synthetic",
+                "price_upper": upper,
+                "weight": sum(1.0 / self._attr_counts[a] for a in attrs) / len(attrs)}
 
 
 def _price_bound(price: float, rng: random.Random) -> tuple[float, str]:
     upper = price_upper_for(price, rng)
     return (upper, f", and price lower than {upper:.2f} dollars") if upper < NO_PRICE_LIMIT else (upper, "")
-
-
-def _human_goals(sources: list, seed: int, price_rng: random.Random | None) -> list[dict[str, Any]]:
-    goals = []
-    for base, instructions in sources:
-        for k, ins in enumerate(instructions):
-            if not isinstance(ins, Mapping) or not ins.get("instruction_attributes"):
-                continue  # upstream skips instructions without attributes
-            rng = price_rng or _seeded(seed, "goal", base["asin"], k)
-            upper, price_text = _price_bound(base["price"], rng)
-            goals.append({**_without_price(base),
-                          "instruction_text": str(ins.get("instruction", "")).strip(".") + price_text,
-                          "attributes": [str(a) for a in ins["instruction_attributes"]],
-                          "goal_options": [str(o) for o in ins.get("instruction_options") or ()],
-                          "options_kind": "human", "price_upper": upper, "weight": 1.0})
-    return goals
-
-
-def _synthetic_goals(sources: list, seed: int, price_rng: random.Random | None) -> list[dict[str, Any]]:
-    goals = []
-    attr_counts: dict[str, int] = {}
-    for base, (instruction, instr_attrs, options) in sources:
-        if not instr_attrs:
-            continue
-        rng = price_rng or _seeded(seed, "goal", base["asin"])
-        upper, price_text = _price_bound(base["price"], rng)  # one bound per product, as upstream
-        named = sorted((name, values) for name, values in options)
-        for combo in itertools.product(*(values for _, values in named)):
-            goal_options = [(named[i][0], v) for i, v in enumerate(combo)]
-            option_text = ", and ".join(f"{n}: {v}" for n, v in goal_options)
-            goals.append({**_without_price(base),
-                          "instruction_text": f"{instruction}{' with ' + option_text if option_text else ''}{price_text}",
-                          "attributes": list(instr_attrs), "goal_options": goal_options,
-                          "options_kind": "synthetic", "price_upper": upper, "weight": 1.0})
-            for a in instr_attrs:
-                attr_counts[a] = attr_counts.get(a, 0) + 1
-    for g in goals:  # upstream: mean inverse frequency of the goal's attributes
-        g["weight"] = sum(1.0 / attr_counts[a] for a in g["attributes"]) / len(g["attributes"])
-    return goals
-
-
-def _without_price(base: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in base.items() if k != "price"}

@@ -22,10 +22,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Callable
 
-from .catalog import (FORMAT_VERSION, GOALS_JSONL, INDEX_DIR, META_FILE, PRODUCTS_JSONL, PRODUCTS_SQLITE,
-                      CatalogError, Goal, record_search_text, upstream_splits)
+from .catalog import (FORMAT_VERSION, GOALS_JSONL, GOALS_SQLITE, INDEX_DIR, META_FILE, PRODUCTS_JSONL,
+                      PRODUCTS_SQLITE, CatalogError, Goal, record_search_text, upstream_splits)
 
 SQLITE_THRESHOLD = 20_000   # "auto" store: sqlite above this many products (RAM costs ~4.5 KB each)
+GOAL_SQLITE_THRESHOLD = 50_000   # goals above this go to goals.sqlite (read on demand; ~1.5 KB each in RAM)
 _BATCH = 5_000
 
 
@@ -96,7 +97,7 @@ class CatalogWriter:
             if not overwrite:
                 raise CatalogError(f"{self.out}: directory is not empty; choose another --out or pass "
                                    "--overwrite to replace the catalog in it.")
-            for fname in (META_FILE, PRODUCTS_JSONL, PRODUCTS_SQLITE, GOALS_JSONL):
+            for fname in (META_FILE, PRODUCTS_JSONL, PRODUCTS_SQLITE, GOALS_JSONL, GOALS_SQLITE):
                 (self.out / fname).unlink(missing_ok=True)
             shutil.rmtree(self.out / INDEX_DIR, ignore_errors=True)
         self.out.mkdir(parents=True, exist_ok=True)
@@ -125,14 +126,41 @@ class CatalogWriter:
             self._progress(self.n_products)
         return True
 
+    def _goal_lines(self, goals: Iterable[Mapping[str, Any]]):
+        for i, g in enumerate(goals):
+            goal = Goal.from_dict({**g, "index": i})  # validates the record
+            if goal.asin not in self._seen:
+                raise CatalogError(f"goal {i} targets {goal.asin!r}, which is not among the products written")
+            yield _dumps(goal.to_dict())
+
+    def _write_goals_sqlite(self, goals: Iterable[Mapping[str, Any]]) -> int:
+        db = sqlite3.connect(str(self.out / GOALS_SQLITE))
+        db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+                         "CREATE TABLE goals (idx INTEGER PRIMARY KEY, data TEXT NOT NULL);")
+        n, rows = 0, []
+        for line in self._goal_lines(goals):
+            rows.append((n, line))
+            n += 1
+            if len(rows) >= _BATCH:
+                db.executemany("INSERT INTO goals (idx, data) VALUES (?, ?)", rows)
+                rows.clear()
+        db.executemany("INSERT INTO goals (idx, data) VALUES (?, ?)", rows)
+        db.commit()
+        db.close()
+        return n
+
     def _flush_rows(self) -> None:
         if self._rows and self._db is not None:
             self._db.executemany("INSERT INTO products (asin, data) VALUES (?, ?)", self._rows)
             self._rows.clear()
 
     def finish(self, goals: Iterable[Mapping[str, Any]], *, extra_meta: Mapping[str, Any] | None = None,
-               splits: Mapping[str, Any] | None = None) -> Path:
-        """Write goals (re-indexed 0..n-1 in the given order), the index and meta.json; return the folder."""
+               splits: Mapping[str, Any] | None = None, expected_goals: int | None = None) -> Path:
+        """Write goals (re-indexed 0..n-1 in the given order), the index and meta.json; return the folder.
+
+        Goals go to ``goals.sqlite`` (read on demand) when ``expected_goals`` exceeds
+        ``GOAL_SQLITE_THRESHOLD``, else to ``goals.jsonl.gz`` (read into RAM).
+        """
         from .search import backend_info, fingerprint_from, write_stamp
         t = time.perf_counter()
         self.timings["products_s"] = t - self._t0
@@ -144,16 +172,16 @@ class CatalogWriter:
             self._db.execute("CREATE UNIQUE INDEX products_asin ON products(asin)")
             self._db.commit()
             self._db.close()
-        n_goals = 0
-        fh, raw = _open_gzip_text(self.out / GOALS_JSONL)
-        with raw, fh:
-            for i, g in enumerate(goals):
-                goal = Goal.from_dict({**g, "index": i})  # validates the record
-                if goal.asin not in self._seen:
-                    raise CatalogError(f"goal {i} targets {goal.asin!r}, which is not among the products written")
-                fh.write(_dumps(goal.to_dict()))
-                fh.write("\n")
-                n_goals += 1
+        if expected_goals is not None and expected_goals > GOAL_SQLITE_THRESHOLD:
+            n_goals = self._write_goals_sqlite(goals)
+        else:
+            n_goals = 0
+            fh, raw = _open_gzip_text(self.out / GOALS_JSONL)
+            with raw, fh:
+                for line in self._goal_lines(goals):
+                    fh.write(line)
+                    fh.write("\n")
+                    n_goals += 1
         self.timings["goals_s"] = time.perf_counter() - t
         content = self._sha.hexdigest()
         if self._index_writer is not None:
