@@ -167,6 +167,10 @@ def test_lookup_errors_say_what_exists(default):
         default.goal(len(default.goals))
     with pytest.raises(IndexError):
         default.goal(-1)
+    with pytest.raises(IndexError):
+        default.goal("3")  # type: ignore[arg-type]
+    import numpy as np
+    assert default.goal(np.int64(3)) is default.goal(3)
     with pytest.raises(KeyError, match="no product with asin"):
         default.product("B0NOPE0000")
     with pytest.raises(KeyError, match="test"):

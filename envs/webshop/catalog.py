@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import operator
 import os
 import random
 import sqlite3
@@ -460,10 +461,15 @@ class Catalog:
 
     # -- lookups --------------------------------------------------------------------------------
     def goal(self, i: int) -> Goal:
-        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(self.goals):
+        """Goal ``i`` (any integer type, e.g. a numpy int); IndexError naming the valid range otherwise."""
+        try:
+            idx = operator.index(i) if not isinstance(i, bool) else -1
+        except TypeError:
+            idx = -1
+        if not 0 <= idx < len(self.goals):
             raise IndexError(f"goal index {i!r} out of range: catalog {self.name!r} has "
                              f"{len(self.goals)} goals (0..{len(self.goals) - 1})")
-        return self.goals[i]
+        return self.goals[idx]
 
     def product(self, asin: str) -> Product:
         try:
