@@ -46,6 +46,10 @@ class EnvAdapter:
     """Default hooks; env adapters override the prompts and parsers."""
 
     env_id: str = ""
+    # The answers the comparison and value prompts ask for; an LLM that can
+    # constrain its output (the embedded model) is held to them.
+    compare_choices: tuple[str, ...] = ("A", "B")
+    value_choices: tuple[str, ...] = ("sure", "likely", "impossible")
 
     # ---- ReAct
     def react_messages(self, obs: dict, history: Sequence[Step], reflections: Sequence[str] = ()) -> list[Message]:

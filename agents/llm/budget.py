@@ -36,6 +36,8 @@ class BudgetedLLM:
             raise ValueError(f"budgets must be >= 0 or None, got max_calls={max_calls}, max_tokens={max_tokens}")
         self.llm = llm
         self.name = llm.name
+        # Agents read this to decide whether to send `choices` (constrained decoding).
+        self.supports_grammar = bool(getattr(llm, "supports_grammar", False))
         self.max_calls = max_calls
         self.max_tokens = max_tokens
         self._cost = CostTracker()

@@ -199,6 +199,8 @@ class CachedLLM:
             raise ValueError(f"cache mode must be one of {', '.join(_MODES)}, got {mode!r}")
         self.llm = llm
         self.name = llm.name
+        # Agents read this to decide whether to send `choices` (constrained decoding).
+        self.supports_grammar = bool(getattr(llm, "supports_grammar", False))
         self.mode = mode
         self.store = path if isinstance(path, ResponseCache) else ResponseCache(path)
         self._cost = CostTracker()

@@ -266,7 +266,11 @@ class TaskHooks:
         seed ``attempt``), e.g. after an answer with nothing usable in it.
         """
         obs, history = node.observation, node.trajectory()
-        if self.propose_mode == "list":
+        if self._constrained(obs):
+            # A model held to a grammar (the embedded one) cannot write a free list:
+            # sample k single actions, each constrained to the env's valid actions.
+            raw = self.sample_actions(node, k, avoid=avoid)
+        elif self.propose_mode == "list":
             text = self.llm.complete(self.adapter.propose_messages(obs, history, k, avoid), n=1,
                                      temperature=self.temperature if (k > 1 or attempt) else 0.0,
                                      seed=attempt or None)[0]
@@ -282,14 +286,23 @@ class TaskHooks:
         if avoid:
             messages = messages[:-1] + [{**messages[-1], "content": messages[-1]["content"]
                                          + "\nAlready tried from here (choose something else): " + "; ".join(avoid)}]
-        texts = self.llm.complete(messages, n=k, temperature=self.temperature)
+        choices = self._valid(node.observation) if self._constrained(node.observation) else None
+        texts = self.llm.complete(messages, n=k, temperature=self.temperature, choices=choices)
         actions = [self.adapter.parse_action(t, node.observation) for t in texts[:k]]
         return [a for a in actions if a]
 
+    def _valid(self, obs: Any) -> tuple[str, ...]:
+        return tuple(str(v) for v in (obs.get("valid_actions") or ())) if isinstance(obs, dict) else ()
+
+    def _constrained(self, obs: Any) -> bool:
+        """Whether answers are held to the env's valid actions (an LLM with grammar support)."""
+        return bool(getattr(self.llm, "supports_grammar", False)) and bool(self._valid(obs))
+
     def react(self, node: SearchNode, temperature: float = 0.0, reflections: Sequence[str] = ()) -> str:
         """One ReAct action from ``node`` (greedy by default)."""
+        choices = self._valid(node.observation) if self._constrained(node.observation) else None
         text = self.llm.complete(self.adapter.react_messages(node.observation, node.trajectory(), reflections),
-                                 n=1, temperature=temperature)[0]
+                                 n=1, temperature=temperature, choices=choices)[0]
         return self.adapter.parse_action(text, node.observation)
 
     def _clean(self, actions: Sequence[str], obs: dict, avoid: Sequence[str]) -> list[str]:
@@ -312,8 +325,11 @@ class TaskHooks:
         ta = a.trajectory() if isinstance(a, SearchNode) else list(a)
         tb = b.trajectory() if isinstance(b, SearchNode) else list(b)
         obs = self.tree.root.observation if self.tree is not None else {}
-        first = self.adapter.parse_comparison(self.llm.complete(self.adapter.compare_messages(obs, ta, tb))[0])
-        second = self.adapter.parse_comparison(self.llm.complete(self.adapter.compare_messages(obs, tb, ta))[0])
+        choices = self.adapter.compare_choices
+        first = self.adapter.parse_comparison(
+            self.llm.complete(self.adapter.compare_messages(obs, ta, tb), choices=choices)[0])
+        second = self.adapter.parse_comparison(
+            self.llm.complete(self.adapter.compare_messages(obs, tb, ta), choices=choices)[0])
         if first == 1.0 and second == 0.0:
             return 1.0
         if first == 0.0 and second == 1.0:
@@ -323,11 +339,13 @@ class TaskHooks:
     def value(self, node: SearchNode) -> float:
         """The LLM's value of ``node``'s state in [0, 1], averaged over ``value_samples`` calls."""
         messages = self.adapter.value_messages(node.observation, node.trajectory())
-        texts = self.llm.complete(messages, n=1, temperature=self.temperature if self.value_samples > 1 else 0.0)
+        choices = self.adapter.value_choices
+        texts = self.llm.complete(messages, n=1, temperature=self.temperature if self.value_samples > 1 else 0.0,
+                                  choices=choices)
         scores = [self.adapter.parse_value(texts[0])]
         for i in range(1, self.value_samples):
             scores.append(self.adapter.parse_value(
-                self.llm.complete(messages, n=1, temperature=self.temperature, seed=i)[0]))
+                self.llm.complete(messages, n=1, temperature=self.temperature, seed=i, choices=choices)[0]))
         return sum(scores) / len(scores)
 
     def reflect(self, trajectory: SearchNode | Sequence[Step], outcome: str) -> str:

@@ -1,0 +1,43 @@
+"""Search hooks hold a grammar-capable LLM (the embedded model) to legal answers.
+
+Runs through the real openai client against the local chat server, which logs
+each request (with the grammar it carried) before answering it.
+"""
+from __future__ import annotations
+
+import gymnasium as gym
+from support.chat_server import ChatServer
+
+import treegym.envs as te
+from treegym.agents.adapters import get_adapter
+from treegym.agents.llm.openai_client import OpenAICompatibleLLM
+from treegym.agents.search.base import SearchNode, TaskHooks
+
+ENV = "treegym/Game24-v0"
+
+
+def test_compare_value_and_propose_send_their_grammars():
+    env = gym.make(ENV)
+    obs, _ = env.reset(seed=0, options={"task_id": 900})
+    first_move = obs["valid_actions"][0]
+    server = ChatServer()
+
+    def reply(messages):  # answer with the first alternative of the grammar sent
+        grammar = (server.chat_requests()[-1].body or {}).get("grammar") or ""
+        return grammar.split('"')[1] if '"' in grammar else "no grammar"
+
+    server.reply = reply
+    with server:
+        llm = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY",
+                                  supports_grammar=True, backoff=0.01)
+        hooks = TaskHooks(env, get_adapter(ENV), llm)
+        root = SearchNode(snapshot=te.snapshot(env), observation=obs)
+        value = hooks.value(root)
+        preference = hooks.compare([], [])
+        proposals = hooks.propose(root, 1)
+        grammars = [(r.body or {}).get("grammar") or "" for r in server.chat_requests()]
+    env.close()
+    assert '"sure"' in grammars[0] and '"impossible"' in grammars[0] and value == 1.0
+    assert all('"A"' in g and '"B"' in g for g in grammars[1:3]) and preference == 0.5  # "A" both orders
+    assert first_move in grammars[3], "proposals are constrained to the valid actions"
+    assert proposals == [first_move]
