@@ -56,6 +56,13 @@ LLAMA_CHECK='import llama_cpp, uvicorn, fastapi, sse_starlette, starlette_contex
 if "$PY" -c "$LLAMA_CHECK" >/dev/null 2>&1; then
     say "llama-cpp-python $("$PY" -c 'import llama_cpp; print(llama_cpp.__version__)') with its server is already installed: skipping the build"
 else
+    if ! command -v c++ >/dev/null 2>&1 || ! command -v cmake >/dev/null 2>&1; then
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+            say "installing the C++ toolchain for the build: apt-get install build-essential cmake"
+            apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q build-essential cmake \
+                || fail "apt-get install build-essential cmake failed (see above)"
+        fi
+    fi
     for tool in cmake c++; do
         command -v "$tool" >/dev/null 2>&1 \
             || fail "building llama-cpp-python needs '$tool' (on Debian/Ubuntu: apt-get install build-essential cmake)"
