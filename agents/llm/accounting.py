@@ -82,3 +82,30 @@ def cost_of_last(llm: Any, before: tuple[int, int, int]) -> Usage:
         return hook()
     c, p, k = usage_snapshot(llm)
     return Usage(c - before[0], p - before[1], k - before[2])
+
+
+class PerProcessLock:
+    """Mixin for LLM objects with a ``_lock``: picklable for process pools.
+
+    The lock is dropped when pickled and made anew in the unpickling process.
+    """
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_lock", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+
+class WrapperAccounting(PerProcessLock):
+    """Mixin for wrappers around an inner ``self.llm`` that keep their own ``self._cost``."""
+
+    def last_cost(self) -> Usage:
+        return self._cost.last()  # type: ignore[attr-defined]
+
+    def calls_needed(self, n: int) -> int:
+        return calls_needed(self.llm, n)  # type: ignore[attr-defined]
+

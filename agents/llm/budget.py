@@ -24,11 +24,11 @@ from __future__ import annotations
 import threading
 from typing import Sequence
 
-from .accounting import CostTracker, calls_needed, cost_of_last, usage_snapshot
+from .accounting import CostTracker, WrapperAccounting, calls_needed, cost_of_last, usage_snapshot
 from .base import LLM, BudgetExceeded, Message, Usage
 
 
-class BudgetedLLM:
+class BudgetedLLM(WrapperAccounting):
     """Wraps ``llm``; at most ``max_calls`` model calls and about ``max_tokens`` tokens (None = unlimited)."""
 
     def __init__(self, llm: LLM, max_calls: int | None = None, max_tokens: int | None = None) -> None:
@@ -47,15 +47,6 @@ class BudgetedLLM:
 
     def __repr__(self) -> str:
         return f"BudgetedLLM({self.llm!r}, max_calls={self.max_calls}, max_tokens={self.max_tokens})"
-
-    def __getstate__(self) -> dict:  # picklable for process pools; the lock is per process
-        state = self.__dict__.copy()
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
 
     @property
     def remaining_calls(self) -> int | None:
@@ -76,12 +67,6 @@ class BudgetedLLM:
         with self._lock:
             self._cost = CostTracker()
             self.usage = self._cost.usage
-
-    def last_cost(self) -> Usage:
-        return self._cost.last()
-
-    def calls_needed(self, n: int) -> int:
-        return calls_needed(self.llm, n)
 
     def complete(
         self,

@@ -50,7 +50,7 @@ from typing import Any, Iterator, Literal, Sequence
 
 from filelock import FileLock
 
-from .accounting import CostTracker, calls_needed, cost_of_last, usage_snapshot
+from .accounting import CostTracker, WrapperAccounting, cost_of_last, usage_snapshot
 from .base import LLM, LLMError, Message, Usage
 
 CacheMode = Literal["record", "replay", "auto"]
@@ -191,7 +191,7 @@ class ResponseCache:
         return bool(tail)
 
 
-class CachedLLM:
+class CachedLLM(WrapperAccounting):
     """Wraps ``llm`` with a persistent response cache at ``path`` (see module docstring)."""
 
     def __init__(self, llm: LLM, path: str | os.PathLike | ResponseCache, mode: CacheMode = "auto") -> None:
@@ -214,15 +214,6 @@ class CachedLLM:
     def __repr__(self) -> str:
         return f"CachedLLM({self.llm!r}, path={str(self.store.path)!r}, mode={self.mode!r})"
 
-    def __getstate__(self) -> dict:  # picklable for process pools; the lock is per process
-        state = self.__dict__.copy()
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-
     @property
     def path(self) -> Path:
         return self.store.path
@@ -238,12 +229,6 @@ class CachedLLM:
 
     def stats(self) -> dict[str, int]:
         return {"cache_hits": self.cache_hits, "cache_misses": self.cache_misses}
-
-    def last_cost(self) -> Usage:
-        return self._cost.last()
-
-    def calls_needed(self, n: int) -> int:
-        return calls_needed(self.llm, n)
 
     def complete(
         self,

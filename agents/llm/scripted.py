@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Sequence
 
-from .accounting import CostTracker
+from .accounting import CostTracker, PerProcessLock
 from .base import LLMError, Message, Usage, approx_tokens
 from .spec import register_llm_backend
 
@@ -31,7 +31,7 @@ class ScriptExhausted(LLMError):
     """A ScriptedLLM was asked for more replies than its script holds."""
 
 
-class ScriptedLLM:
+class ScriptedLLM(PerProcessLock):
     """Replies from a fixed list or a function of the messages (see module docstring)."""
 
     def __init__(
@@ -60,15 +60,6 @@ class ScriptedLLM:
 
     def __repr__(self) -> str:
         return f"ScriptedLLM(name={self.name!r}, calls={len(self.calls)})"
-
-    def __getstate__(self) -> dict:  # picklable for process pools; the lock is per process
-        state = self.__dict__.copy()
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
 
     def last_cost(self) -> Usage:
         return self._cost.last()
