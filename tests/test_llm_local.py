@@ -296,7 +296,7 @@ def test_a_broken_model_file_fails_at_start_with_the_log_tail(tmp_path, log_dir)
 
 
 @local_llm_test
-def test_shutdown_stops_the_server_and_frees_its_port():
+def test_shutdown_stops_the_server():
     server = local.get_server(n_ctx=1024)  # its own key, so the shared test server keeps running
     pid, port = server.pid(), server.port
     assert server.alive() and not _port_refuses(port)
