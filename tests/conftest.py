@@ -15,3 +15,11 @@ def walk_env():
     env = gym.make("treegym/NumberWalk-v0")
     yield env
     env.close()
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    """The shipped default WebShop catalog (loaded once per process and shared)."""
+    from treegym.envs.webshop.catalog import load_default_catalog
+
+    return load_default_catalog()

@@ -11,7 +11,6 @@ import shutil
 
 import pytest
 
-from treegym.envs.webshop.catalog import DEFAULT_CATALOG_DIR, META_FILE, load_catalog, load_default_catalog
 from treegym.envs.webshop.engine import WebShopEngine
 from treegym.envs.webshop.reward import get_reward
 from treegym.servers.webshop import create_app
@@ -33,15 +32,6 @@ def _browser_missing() -> str | None:
         return f"{CHROMEDRIVER} is missing: run scripts/install_browser.sh (Debian's chromium-driver)"
     return None
 
-
-@pytest.fixture(scope="module")
-def catalog(tmp_path_factory):
-    """The shipped default catalog; a generated one of the same kind until it is shipped."""
-    if (DEFAULT_CATALOG_DIR / META_FILE).is_file():
-        return load_default_catalog()
-    from treegym.envs.webshop.generate import build_catalog
-
-    return load_catalog(build_catalog(tmp_path_factory.mktemp("ws") / "cat", 400, 120))
 
 
 @pytest.fixture(scope="module")

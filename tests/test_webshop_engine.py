@@ -8,20 +8,10 @@ import numpy as np
 import pytest
 
 from treegym.envs.webshop import get_reward
-from treegym.envs.webshop.catalog import DEFAULT_CATALOG_DIR, META_FILE, load_catalog, load_default_catalog
 from treegym.envs.webshop.engine import (BUY_NOW, NEXT_PAGE, PREV_PAGE, WebShopEngine,
                                          valid_actions_from_nodes)
 from treegym.envs.webshop.render import parse_html, parse_page_kind, render_html, render_text, render_text_rich
 
-
-@pytest.fixture(scope="module")
-def catalog(tmp_path_factory):
-    """The shipped default catalog; a generated one of the same kind until it is shipped."""
-    if (DEFAULT_CATALOG_DIR / META_FILE).is_file():
-        return load_default_catalog()
-    from treegym.envs.webshop.generate import build_catalog
-
-    return load_catalog(build_catalog(tmp_path_factory.mktemp("ws") / "cat", 400, 120))
 
 
 @pytest.fixture(scope="module")

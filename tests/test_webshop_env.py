@@ -8,21 +8,11 @@ import numpy as np
 import pytest
 
 import treegym.envs as te
-from treegym.envs.webshop.catalog import DEFAULT_CATALOG_DIR, META_FILE, load_catalog, load_default_catalog
 from treegym.envs.webshop.env import WebShopEnv
 from treegym.envs.webshop.http_client import WebShopSiteError
 from treegym.servers.webshop import create_app
 from treegym.servers.webshop.run import serve_in_thread
 
-
-@pytest.fixture(scope="module")
-def catalog(tmp_path_factory):
-    """The shipped default catalog; a generated one of the same kind until it is shipped."""
-    if (DEFAULT_CATALOG_DIR / META_FILE).is_file():
-        return load_default_catalog()
-    from treegym.envs.webshop.generate import build_catalog
-
-    return load_catalog(build_catalog(tmp_path_factory.mktemp("ws") / "cat", 400, 120))
 
 
 @pytest.fixture(scope="module")

@@ -14,21 +14,11 @@ import urllib.request
 
 import pytest
 
-from treegym.envs.webshop.catalog import DEFAULT_CATALOG_DIR, META_FILE, load_catalog, load_default_catalog
 from treegym.envs.webshop.engine import WebShopEngine
 from treegym.envs.webshop.render import parse_html, render_text
 from treegym.servers.webshop import SessionStore, create_app
 from treegym.servers.webshop.run import serve_in_thread
 
-
-@pytest.fixture(scope="module")
-def catalog(tmp_path_factory):
-    """The shipped default catalog; a generated one of the same kind until it is shipped."""
-    if (DEFAULT_CATALOG_DIR / META_FILE).is_file():
-        return load_default_catalog()
-    from treegym.envs.webshop.generate import build_catalog
-
-    return load_catalog(build_catalog(tmp_path_factory.mktemp("ws") / "cat", 400, 120))
 
 
 @pytest.fixture(scope="module")

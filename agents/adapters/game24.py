@@ -62,15 +62,15 @@ def parse_nums(text: str) -> list[Fraction]:
 
 
 def apply_op(a: Fraction, op: str, b: Fraction) -> Fraction | None:
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    if op == "/":
-        return None if b == 0 else a / b
-    return None
+    """``a op b`` by the env's own arithmetic; None for division by zero or an unknown operator."""
+    from treegym.envs.game24 import arithmetic
+
+    if op not in "+-*/" or len(op) != 1:
+        return None
+    try:
+        return arithmetic.apply_op(a, op, b)
+    except arithmetic.EvaluationError:
+        return None
 
 
 def evaluate_expression(expr: str) -> tuple[Fraction, list[Fraction]] | None:
