@@ -1,5 +1,7 @@
 """The snapshot protocol shared by every treegym env (see DESIGN.md)."""
 from .api import clone, restore, snapshot, snapshot_kind
+from .contract import Engine, ExpertAdvice, StepResult
+from .engine_env import EngineEnv
 from .check import RollbackCheckError, RollbackReport, check_rollback, first_difference
 from .forkable import ForkableEnv
 from .replay import ReplayForkable, ReplayRecord, WithReplaySnapshots, observation_digest
@@ -7,7 +9,7 @@ from .snapshot import SNAPSHOT_COST_SECONDS, SNAPSHOT_KINDS, Snapshot, SnapshotD
 from .spaces import UnicodeText, action_space, text_observation_space, valid_actions_space
 
 __all__ = [
-    "ForkableEnv", "ReplayForkable", "WithReplaySnapshots", "ReplayRecord", "Snapshot",
+    "ForkableEnv", "EngineEnv", "Engine", "ExpertAdvice", "StepResult", "ReplayForkable", "WithReplaySnapshots", "ReplayRecord", "Snapshot",
     "SnapshotError", "SnapshotDivergence", "SNAPSHOT_KINDS", "SNAPSHOT_COST_SECONDS",
     "snapshot", "restore", "clone", "snapshot_kind", "check_rollback", "RollbackCheckError",
     "RollbackReport", "first_difference", "observation_digest", "UnicodeText", "action_space",

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
+from .contract import ExpertAdvice
 from .snapshot import Snapshot, SnapshotError
 
 
@@ -85,6 +86,28 @@ class ForkableEnv(gym.Env):
         Override per env; ``treegym run --split S`` uses it.
         """
         raise NotImplementedError(f"{cls.__name__} does not list its task ids; pass --tasks explicitly")
+
+    # ----------------------------------------------------------- the env-agent contract
+    # (envs/core/contract.py). Defaults say "not available"; envs override what they can.
+    def task_fields(self) -> dict[str, Any]:
+        """A JSON-able, structured description of the current task for prompt builders (never the answer)."""
+        return {}
+
+    def action_templates(self) -> tuple[str, ...]:
+        """Templates of free-text actions in ``<slot>`` style (``"search[<query>]"``); empty when all are listed."""
+        return ()
+
+    def canonical_action(self, action: str) -> str | None:
+        """The canonical form of ``action`` by the env's own parser, or None when malformed.
+
+        The default strips whitespace and accepts anything; envs with a parser override it.
+        """
+        action = str(action).strip()
+        return action or None
+
+    def expert(self) -> ExpertAdvice | None:
+        """The env expert's plan and value from the current state, or None when the env has no expert."""
+        return None
 
     def render(self) -> str | None:
         if self.render_mode == "ansi":

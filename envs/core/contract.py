@@ -1,0 +1,125 @@
+"""The env side of the env-agent contract: what an env tells agents besides its observation.
+
+DESIGN.md: *the env supplies the truth and the action grammar*. Agents (prompt
+builders, search, simulated LLMs) ask the env through these methods and never
+re-derive them from text or private members.
+
+Every treegym env
+-----------------
+* puts ``success: bool`` in **every** ``info`` (after ``reset`` and every
+  ``step``): True exactly when the task is accomplished in the current state.
+  ``check_rollback`` checks it.
+* returns observations with ``text``, ``instruction`` and ``valid_actions``
+  (empty when the env cannot list them).
+
+Optional capabilities (methods of :class:`~treegym.envs.core.ForkableEnv`; the
+defaults say "not available", so an env implements only what it can):
+
+* ``task_fields() -> dict``: a JSON-able, structured description of the current
+  task, for prompt builders (Game of 24: ``{"numbers": ["4", "9", "10", "13"]}``;
+  WebShop: ``{"instruction": ...}``). Never the answer.
+* ``action_templates() -> tuple[str, ...]``: templates of free-text actions, in
+  TextWorld's ``<slot>`` style (``"search[<query>]"``). An action that fits a
+  template is legal although ``valid_actions`` cannot list it.
+* ``canonical_action(action) -> str | None``: the env's own parser applied to an
+  action string: its canonical form (for deduplication and plan memory), or
+  None when the env would reject it as malformed.
+* ``expert() -> ExpertAdvice | None``: what the env's expert (solver, gold path,
+  planner, demonstration) would do from the **current** state. None when the env
+  has no expert. This is the truth that oracle policies, "additional opinions"
+  and simulated LLMs read.
+
+Engines
+-------
+A family whose simulator is a pure function of an immutable state implements
+:class:`Engine` and gets its Gym class from
+:class:`treegym.envs.core.engine_env.EngineEnv` (in-process, or against a
+session server that exposes the same engine over HTTP).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, Sequence, TypeVar, runtime_checkable
+
+State = TypeVar("State")
+
+
+@dataclass(frozen=True)
+class ExpertAdvice:
+    """The env expert's view of the current state.
+
+    * ``plan``: actions (in the env's own syntax) from the current state to
+      success; empty when the episode is over or no plan exists.
+    * ``value``: the probability-like worth of the current state in [0, 1]
+      (1 = success is reachable/achieved, 0 = lost), or None when the env
+      cannot compute one.
+    * ``solvable``: False when the expert knows success is out of reach.
+    """
+
+    plan: tuple[str, ...] = ()
+    value: float | None = None
+    solvable: bool = True
+
+    def __post_init__(self) -> None:
+        if self.value is not None and not 0.0 <= float(self.value) <= 1.0:
+            raise ValueError(f"ExpertAdvice.value must be in [0, 1], got {self.value!r}")
+        object.__setattr__(self, "plan", tuple(self.plan))
+
+    @property
+    def next_action(self) -> str | None:
+        return self.plan[0] if self.plan else None
+
+
+@dataclass(frozen=True)
+class StepResult(Generic[State]):
+    """What :meth:`Engine.step` returns: the next state and the transition's reward.
+
+    ``terminated`` is the benchmark's own end of episode (success or failure);
+    the step limit is enforced by the env, not the engine.
+    """
+
+    state: State
+    reward: float = 0.0
+    terminated: bool = False
+
+
+@runtime_checkable
+class Engine(Protocol[State]):
+    """A pure simulator core (one per env family), shared by its Gym env and its server.
+
+    States are immutable values (frozen dataclasses, tuples, frozensets), so a
+    native snapshot is a reference. Large read-only data (catalogs, fixtures,
+    game files) lives on the engine and is never part of a state.
+
+    * ``task_ids(split)``: the task ids of a split, in order; ``task(task_id)``
+      the immutable task description; ``splits()`` the split names.
+    * ``initial_state(task, seed)``: the state at reset.
+    * ``step(state, action)``: never raises on a malformed action; the returned
+      state says what was wrong (``observe`` shows it).
+    * ``is_terminal(state)``: True once the episode has ended (``terminated``).
+    * ``observe(state)``: ``(obs, info)`` with fresh containers on every call;
+      ``info["success"]`` required.
+    * ``expert(state)``: :class:`ExpertAdvice` or None.
+    * ``state_to_json(state)`` / ``state_from_json(data)``: a lossless JSON form,
+      used by session servers for snapshot/restore over HTTP.
+    """
+
+    def splits(self) -> Sequence[str]: ...
+
+    def task_ids(self, split: str) -> Sequence[Any]: ...
+
+    def task(self, task_id: Any) -> Any: ...
+
+    def initial_state(self, task: Any, seed: int | None) -> State: ...
+
+    def step(self, state: State, action: str) -> StepResult[State]: ...
+
+    def is_terminal(self, state: State) -> bool: ...
+
+    def observe(self, state: State) -> tuple[dict, dict]: ...
+
+    def expert(self, state: State) -> ExpertAdvice | None: ...
+
+    def state_to_json(self, state: State) -> Any: ...
+
+    def state_from_json(self, data: Any) -> State: ...
