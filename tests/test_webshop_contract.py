@@ -21,7 +21,7 @@ def test_expert_plan_reaches_its_value_and_shrinks_step_by_step(env, catalog):
         assert isinstance(advice, ExpertAdvice) and advice.solvable
         assert advice.plan[0].startswith("search[") and advice.plan[-1] == "click[Buy Now]"
         assert advice.next_action == env.expert_action()
-        assert f"click[{catalog.goal(env.task.goal_index).asin}]" in advice.plan
+        assert f"click[{catalog.goal(env.task.task_id).asin}]" in advice.plan
         total, plan = 0.0, list(advice.plan)
         while plan:
             _, r, term, trunc, info = env.step(plan.pop(0))
@@ -37,7 +37,7 @@ def test_expert_recovers_from_a_wrong_turn_and_knows_the_step_limit(catalog):
     env = WebShopEnv(catalog=catalog, split="all", max_steps=15)
     env.reset(seed=0)
     env.step(env.expert_action())
-    wrong = next(f"click[{asin}]" for asin in env.session.results if asin != catalog.goal(env.task.goal_index).asin)
+    wrong = next(f"click[{asin}]" for asin in env.session.results if asin != catalog.goal(env.task.task_id).asin)
     env.step(wrong)
     advice = env.expert()
     assert advice.plan[0] == "click[< Prev]" and advice.value == 1.0
@@ -59,7 +59,7 @@ def test_expert_recovers_from_a_wrong_turn_and_knows_the_step_limit(catalog):
 def test_task_fields_say_what_the_instruction_asks_never_the_answer(env, catalog):
     for seed in range(8):
         obs, _ = env.reset(seed=seed)
-        goal = catalog.goal(env.task.goal_index)
+        goal = catalog.goal(env.task.task_id)
         fields = env.task_fields()
         assert set(fields) == {"instruction", "attributes", "options", "price_upper"}
         assert fields["instruction"] == obs["instruction"]

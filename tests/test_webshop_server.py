@@ -42,8 +42,8 @@ def call(url: str, method: str = "GET", body=None, raw: bytes | None = None,
 
 def test_session_lifecycle_over_json(site, catalog):
     engine = WebShopEngine(catalog)
-    status, made = call(f"{site.url}/api/sessions", "POST", {"goal_index": 3})
-    assert status == 201 and made["instruction"] == engine.instruction(engine.new_session(3))
+    status, made = call(f"{site.url}/api/sessions", "POST", {"task_id": 3})
+    assert status == 201 and made["observation"]["instruction"] == engine.instruction(engine.new_session(3))
     sid = made["session_id"]
     expert = call(f"{site.url}/api/sessions/{sid}/expert")[1]["action"]
     assert expert.startswith("search[")
@@ -57,7 +57,7 @@ def test_session_lifecycle_over_json(site, catalog):
     assert status == 200 and restored["info"]["page"] == "results"
     got = call(f"{site.url}/api/sessions/{sid}")[1]
     assert got["state"] == state
-    assert got["observation"] == render_text(engine.page_nodes(engine.session_from_json(state)))
+    assert got["observation"]["text"] == render_text(engine.page_nodes(engine.session_from_json(state)))
     assert call(f"{site.url}/api/sessions/{sid}", "DELETE") == (200, {"closed": sid})
     status, err = call(f"{site.url}/api/sessions/{sid}")
     assert status == 404 and "no session" in err["error"]
@@ -70,12 +70,12 @@ def test_errors_are_json_and_say_what_to_do(site):
     assert status == 404 and isinstance(err, dict) and "error" in err
     status, err = call(f"{site.url}/api/sessions/{'x' * 100}")
     assert status == 404 and "session ids" in err["error"]
-    sid = call(f"{site.url}/api/sessions", "POST", {"goal_index": 0})[1]["session_id"]
+    sid = call(f"{site.url}/api/sessions", "POST", {"task_id": 0})[1]["session_id"]
     assert call(f"{site.url}/api/sessions/{sid}/step", "POST", raw=b"{not json")[0] == 400
     status, err = call(f"{site.url}/api/sessions/{sid}/step", "POST", {"action": 42})
     assert status == 400 and "string action" in err["error"]
-    status, err = call(f"{site.url}/api/sessions", "POST", {"goal_index": -1})
-    assert status == 400 and "goal_index" in err["error"]
+    status, err = call(f"{site.url}/api/sessions", "POST", {"task_id": -1})
+    assert status == 400 and "not a goal index" in err["error"]
     status, err = call(f"{site.url}/api/sessions", "POST", {"split": "holdout"})
     assert status == 400 and "holdout" in err["error"]
     status, err = call(f"{site.url}/api/sessions/{sid}/restore", "POST", {"state": {"page": "done"}})
@@ -85,8 +85,8 @@ def test_errors_are_json_and_say_what_to_do(site):
     # the session survived every bad request
     assert call(f"{site.url}/api/sessions/{sid}")[1]["state"]["page"] == "search"
     status, stepped = call(f"{site.url}/api/sessions/{sid}/step", "POST", {"action": "dance[]"})
-    assert status == 200 and stepped["reward"] == 0.0 and not stepped["done"]
-    assert "Invalid action" in call(f"{site.url}/api/sessions/{sid}")[1]["observation"]
+    assert status == 200 and stepped["reward"] == 0.0 and not stepped["terminated"]
+    assert "Invalid action" in call(f"{site.url}/api/sessions/{sid}")[1]["observation"]["text"]
 
 
 def test_browsing_with_forms_buys_a_product(site, catalog):
@@ -144,7 +144,7 @@ def test_store_expires_and_bounds_sessions(catalog):
 def test_expired_sessions_give_404_on_the_site(catalog):
     app = create_app(catalog, ttl=0.05)
     client = app.test_client()
-    sid = client.post("/api/sessions", json={"goal_index": 0}).get_json()["session_id"]
+    sid = client.post("/api/sessions", json={"task_id": 0}).get_json()["session_id"]
     assert client.get(f"/api/sessions/{sid}").status_code == 200
     time.sleep(0.1)
     resp = client.get(f"/api/sessions/{sid}")
@@ -157,7 +157,7 @@ def test_concurrent_sessions_stay_separate(site, catalog):
 
     def shopper(gi: int) -> None:
         try:
-            sid = call(f"{site.url}/api/sessions", "POST", {"goal_index": gi})[1]["session_id"]
+            sid = call(f"{site.url}/api/sessions", "POST", {"task_id": gi})[1]["session_id"]
             for _ in range(10):
                 action = call(f"{site.url}/api/sessions/{sid}/expert")[1]["action"]
                 if action is None:
