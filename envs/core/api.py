@@ -135,6 +135,23 @@ def restore(env: gym.Env, snap: Snapshot) -> tuple[Any, dict]:
     return obs, info
 
 
+def release(env: gym.Env, snap: Snapshot) -> None:
+    """Free what ``snap`` holds on ``env`` (an ``external`` snapshot's device handle, disk image...).
+
+    A no-op for ``native`` and ``replay`` snapshots (plain values the garbage
+    collector frees). After a release, restoring ``snap`` raises ``SnapshotError``
+    on envs whose snapshots hold resources; releasing twice is harmless.
+    """
+    if not isinstance(snap, Snapshot):
+        raise SnapshotError(f"release() needs a treegym Snapshot, got {type(snap).__name__}")
+    if snap.kind != "external":
+        return
+    _outer, core = _layers(env)
+    free = getattr(core, "release", None)
+    if callable(free):
+        free(snap)
+
+
 def snapshot_kind(env: gym.Env) -> str:
     """``native``, ``replay`` or ``external`` for a (possibly wrapped) env."""
     _outer, core = _layers(env)
@@ -162,4 +179,6 @@ def clone(env: gym.Env) -> gym.Env:
     except SnapshotError:
         fresh.close()
         raise
+    finally:
+        release(env, snap)  # the fresh env holds its own state now
     return fresh

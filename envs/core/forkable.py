@@ -143,6 +143,11 @@ class ForkableEnv(gym.Env):
         self.__dict__["_pending_rng"] = snapshot.rng_state
         return self._observe()
 
+    def release(self, snapshot: Snapshot) -> None:
+        """Free what ``snapshot`` holds (see ``treegym.envs.release``). A no-op here: native
+        snapshots are values. Envs with ``external`` snapshots (device handles) override it."""
+        return None
+
     def _check_snapshot(self, snapshot: Any) -> None:
         if not isinstance(snapshot, Snapshot):
             raise SnapshotError(
