@@ -1,8 +1,6 @@
 """The snapshot lifecycle: release of external snapshots, the per-search store, snapshot-or-replay by cost."""
 from __future__ import annotations
 
-import itertools
-
 import pytest
 from support.agent_runs import ENV
 
@@ -11,44 +9,16 @@ from treegym.agents.llm.spec import make_llm
 from treegym.agents.registry import make_agent
 from treegym.agents.search.base import SearchNode
 from treegym.agents.search.snapshot_store import SnapshotStore
-from treegym.envs.core import Snapshot, SnapshotError
+from treegym.envs.core import SnapshotError
+from treegym.envs.examples.external_snapshots import HandleSnapshots
 from treegym.envs.game24.env import Game24Env
 
 MEDIUM = "synthetic:p_correct=0.5,value_noise=0.4,seed=1"
 
 
-class HandleGame24(Game24Env):
-    """Game of 24 whose snapshots are device handles, like an emulator's: ``external``
-    (declared to cost seconds each), held by the env until released, counted."""
-
-    snapshot_kind = "external"
-    images: dict[int, Snapshot] = {}  # the host's image storage, shared by every device (like an emulator's)
-    _ids = itertools.count()
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.live: set[int] = set()  # handles this device made and has not released
-        self.taken = self.released = 0
-
-    def snapshot(self) -> Snapshot:
-        image = super().snapshot()
-        handle = next(self._ids)
-        self.images[handle] = image
-        self.live.add(handle)
-        self.taken += 1
-        return Snapshot(kind="external", env_class=image.env_class, payload=handle, steps=image.steps,
-                        max_steps=image.max_steps, rng_state=None, task=image.task)
-
-    def restore(self, snapshot: Snapshot):
-        self._check_snapshot(snapshot)
-        if snapshot.payload not in self.images:
-            raise SnapshotError(f"snapshot handle {snapshot.payload} was released")
-        return super().restore(self.images[snapshot.payload])
-
-    def release(self, snapshot: Snapshot) -> None:
-        if self.images.pop(snapshot.payload, None) is not None:
-            self.live.discard(snapshot.payload)
-            self.released += 1
+class HandleGame24(HandleSnapshots, Game24Env):
+    """Game of 24 whose snapshots are device handles, like an emulator's: ``external`` (declared
+    to cost seconds each), held until released, counted."""
 
 
 def test_release_frees_external_snapshots_and_is_a_no_op_for_native():
@@ -155,3 +125,21 @@ def test_search_on_costly_snapshots_takes_few_releases_all_and_finds_the_same(ag
     assert costly.released == costly.taken and not costly.live
     assert stats_c["snapshots_taken"] == stats_c["snapshots_released"] == costly.taken
     assert stats_c["replayed_steps"] > 0 and "snapshots_taken" not in stats_n
+
+
+def test_the_declared_cost_comes_from_the_env_else_its_kind():
+    class CheapDevice(HandleGame24):
+        snapshot_cost_seconds = 0.0
+
+    assert te.snapshot_cost(Game24Env()) == te.SNAPSHOT_COST_SECONDS["native"]
+    assert te.snapshot_cost(HandleGame24()) == te.SNAPSHOT_COST_SECONDS["external"] == 2.0
+    cheap = CheapDevice()
+    obs, _ = cheap.reset(options={"task_id": 900})
+    store = SnapshotStore(cheap)
+    assert store.eager and store.cost_seconds == 0.0
+    root = SearchNode(snapshot=None, observation=obs)
+    store.add_root(root)
+    nodes = _chain(store, root, [0.0, 0.0])
+    assert cheap.taken == 3 and all(n.snapshot is not None for n in nodes)
+    store.close()
+    assert cheap.released == 3 and not cheap.live

@@ -4,12 +4,14 @@ A search visits many env states and must return to them. With native
 snapshots (a reference to an immutable state) keeping one per node costs
 nothing. An ``external`` snapshot (an emulator image, a device handle) costs
 seconds to take and holds a resource until released. :class:`SnapshotStore`
-owns the search's snapshots and decides per node, by the snapshot's declared
-cost (``Snapshot.cost_seconds``, i.e. ``SNAPSHOT_COST_SECONDS[kind]``) against
-the measured cost of env steps:
+owns the search's snapshots and decides per node, by the declared cost of a
+snapshot (``treegym.envs.snapshot_cost(env)``: the env's ``snapshot_cost_seconds``,
+else ``SNAPSHOT_COST_SECONDS[kind]`` = ``Snapshot.cost_seconds``) against the
+measured cost of env steps:
 
-* **native** snapshots: every node holds one (eager; exactly the old behaviour),
-  and they stay on the tree's nodes after the search (a value holds nothing).
+* **native** snapshots (or a declared cost of 0): every node holds one (eager;
+  exactly the old behaviour); native ones stay on the tree's nodes after the
+  search (a value holds nothing).
 * **other kinds**: the root always holds one; another node holds one only when
   replaying to it from its nearest snapshotted ancestor would cost at least as
   much as taking a snapshot (the summed step seconds since that ancestor reach
@@ -30,7 +32,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from ...envs.core import SNAPSHOT_COST_SECONDS, release, restore, snapshot, snapshot_kind
+from ...envs.core import release, restore, snapshot, snapshot_cost, snapshot_kind
 
 if TYPE_CHECKING:  # pragma: no cover
     from .base import SearchNode
@@ -42,9 +44,9 @@ class SnapshotStore:
     def __init__(self, env: Any):
         self.env = env
         self.kind = snapshot_kind(env)
-        #: declared seconds per snapshot of this env's kind
-        self.cost_seconds = float(SNAPSHOT_COST_SECONDS.get(self.kind, 1.0))
-        self.eager = self.kind == "native"
+        #: declared seconds per snapshot (the env's ``snapshot_cost_seconds``, else its kind's)
+        self.cost_seconds = snapshot_cost(env)
+        self.eager = self.kind == "native" or self.cost_seconds <= 0.0
         self._held: dict[SearchNode, Any] = {}
         self._debt: dict[SearchNode, float] = {}  # measured step seconds since the nearest held ancestor
         self.at: SearchNode | None = None         # the node whose state the env is in

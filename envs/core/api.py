@@ -17,7 +17,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from .snapshot import Snapshot, SnapshotError
+from .snapshot import SNAPSHOT_COST_SECONDS, Snapshot, SnapshotError
 
 # Attributes of Gymnasium's stateful wrappers that must roll back with the env.
 _KNOWN_WRAPPER_STATE: dict[str, tuple[str, ...]] = {
@@ -150,6 +150,16 @@ def release(env: gym.Env, snap: Snapshot) -> None:
     free = getattr(core, "release", None)
     if callable(free):
         free(snap)
+
+
+def snapshot_cost(env: gym.Env) -> float:
+    """Declared seconds per snapshot of a (possibly wrapped) env: its ``snapshot_cost_seconds``,
+    else ``SNAPSHOT_COST_SECONDS`` of its kind."""
+    _outer, core = _layers(env)
+    declared = getattr(core, "snapshot_cost_seconds", None)
+    if declared is not None:
+        return float(declared)
+    return float(SNAPSHOT_COST_SECONDS.get(snapshot_kind(env), 1.0))
 
 
 def snapshot_kind(env: gym.Env) -> str:

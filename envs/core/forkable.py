@@ -30,6 +30,9 @@ class ForkableEnv(gym.Env):
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
     snapshot_kind: ClassVar[str] = "native"
+    #: Declared seconds one snapshot + restore costs on this env; None = ``SNAPSHOT_COST_SECONDS[kind]``.
+    #: Search reads it (``treegym.envs.snapshot_cost``) to choose between snapshotting and replaying.
+    snapshot_cost_seconds: ClassVar[float | None] = None
 
     def __init__(self, max_steps: int | None = None, render_mode: str | None = None):
         self.max_steps = max_steps
