@@ -44,7 +44,7 @@ def parse_tasks(text: str) -> list[Any]:
         return list(range(a, b))
     items = [t.strip() for t in text.split(",")]
     if not text or any(not t for t in items):
-        raise InputError(f"--tasks {raw!r}: give a range A:B or a comma list of task ids such as 3,5,9")
+        raise InputError(f"--tasks {raw}: give a range A:B or a comma list of task ids such as 3,5,9 (no empty items)")
     tasks = [int(t) if re.fullmatch(r"\d+", t) else t for t in items]
     seen: set = set()
     for t in tasks:
