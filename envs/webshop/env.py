@@ -123,6 +123,11 @@ class WebShopEnv(ForkableEnv):
         counts.pop("products", None)
         return counts
 
+    @classmethod
+    def split_task_ids(cls, split: str, catalog: str | os.PathLike | Catalog | None = None) -> list[int]:
+        """Goal indices of ``split`` (test, dev, train, all) in ``catalog`` (default: the packaged one)."""
+        return list(_catalog(catalog).split(split))
+
     def _make_pool(self, split: str, task_ids: Sequence[int] | None) -> tuple[int, ...]:
         n = len(self.catalog.goals)
         if task_ids is None:
