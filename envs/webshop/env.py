@@ -95,6 +95,11 @@ class WebShopEnv(EngineEnv):
         counts.pop("products", None)
         return counts
 
+    @classmethod
+    def split_task_ids(cls, split: str, catalog: str | os.PathLike | Catalog | None = None) -> list[int]:
+        """Goal indices of ``split`` (test, dev, train, all) in ``catalog`` (default: the packaged one)."""
+        return list(_catalog(catalog).split(split))
+
     @property
     def session(self) -> Session:
         """The current session record (in HTTP mode fetched from the site: one request)."""
