@@ -80,6 +80,7 @@ class PromptSpec:
     def bind(self, env: Any) -> "PromptSpec":
         """Use ``env``'s contract methods (task fields, templates, canonical actions) from now on."""
         self.env = env
+        self.templates()  # remember the templates the env declares in its current state
         return self
 
     # ------------------------------------------------------------ the contract, through the bound env

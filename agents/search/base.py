@@ -220,7 +220,8 @@ class SearchConfig:
         if propose_mode not in ("list", "sample"):
             raise ValueError(f"propose_mode must be 'list' or 'sample', not {propose_mode!r}")
         self.env = env
-        self.prompts = prompts.bind(env)
+        prompts.bind(env)
+        self.prompts = prompts
         self.llm = llm
         self.propose_mode = propose_mode
         self.temperature = float(temperature)
