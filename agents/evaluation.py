@@ -102,7 +102,7 @@ def run_episode(
             reward_total += float(reward)
             if terminated or truncated:
                 break
-        success = bool(info.get("success", info.get("won", False)))
+        success = bool(info["success"])  # every treegym env reports it (envs/core/contract.py)
     except BudgetExceeded as exc:
         error, error_kind = f"budget exhausted: {exc}", classify_error(exc)
     except AgentGaveUp as exc:

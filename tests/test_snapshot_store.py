@@ -123,7 +123,9 @@ def test_search_on_costly_snapshots_takes_few_releases_all_and_finds_the_same(ag
     assert len(shape_n) >= 8, len(shape_n)
     assert costly.taken <= 2 < len(shape_n)  # the root (and nothing else at Game of 24's step cost)
     assert costly.released == costly.taken and not costly.live
-    assert stats_c["snapshots_taken"] == stats_c["snapshots_released"] == costly.taken
+    # the store's own snapshots, all released; the env's count also has the one the simulated
+    # model took (and released at once) to clone its private scratch env
+    assert stats_c["snapshots_taken"] == stats_c["snapshots_released"] >= costly.taken - 1
     assert stats_c["replayed_steps"] > 0 and "snapshots_taken" not in stats_n
 
 

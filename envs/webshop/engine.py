@@ -578,7 +578,6 @@ class WebShopEngine:
                 pairs.append(best)
         return pairs
 
-    _goal_option_values = goal_option_values  # the old private name, until agents/adapters/webshop.py moves off it
 
 
 def parse_action(action: Any) -> tuple[str, str] | None:
