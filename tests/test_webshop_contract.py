@@ -33,6 +33,18 @@ def test_expert_plan_reaches_its_value_and_shrinks_step_by_step(env, catalog):
         assert done.plan == () and done.value == pytest.approx(total)
 
 
+def test_demonstrations_come_from_the_expert_of_any_task_without_moving_the_env(env, catalog):
+    env.reset(seed=0)
+    before = env.session
+    train = env.split_task_ids("train", catalog)
+    demo = env.task_expert(train[0])
+    assert demo.plan[0].startswith("search[") and demo.plan[-1] == "click[Buy Now]" and demo.value == 1.0
+    assert f"click[{catalog.goal(train[0]).asin}]" in demo.plan and env.session is before
+    twin = WebShopEnv(catalog=catalog, split="train")
+    twin.reset(options={"task_id": train[0]})
+    assert twin.expert() == demo
+
+
 def test_expert_recovers_from_a_wrong_turn_and_knows_the_step_limit(catalog):
     env = WebShopEnv(catalog=catalog, split="all", max_steps=15)
     env.reset(seed=0)
