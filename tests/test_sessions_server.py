@@ -180,3 +180,20 @@ def test_state_json_round_trips_through_the_engine():
     engine = LineEngine()
     s = LineState(target=2, at=1, notice="n")
     assert engine.state_from_json(json.loads(json.dumps(engine.state_to_json(s)))) == s
+
+
+def test_a_server_killed_mid_episode_gives_a_clear_error_and_a_restart_resumes_from_a_snapshot():
+    app = create_session_app(LineEngine())
+    with serve_in_thread(app) as srv:
+        env = EngineEnv(LineEngine(), split="test", server_url=srv.url)
+        env.reset(seed=0)
+        env.step("right")
+        snap = snapshot(env)
+    with pytest.raises(SessionServerError, match="cannot reach the session server"):
+        env.step("right")
+    with serve_in_thread(create_session_app(LineEngine())) as srv2:  # a new server: the old session is gone
+        again = EngineEnv(LineEngine(), split="test", server_url=srv2.url)
+        obs, info = restore(again, snap)  # the snapshot holds the state, so nothing is lost
+        assert obs["text"] == "at 1" and info["steps"] == 1
+        assert again.step("right")[0]["text"] == "at 2"
+        again.close()

@@ -201,3 +201,22 @@ def test_serve_rejects_a_bad_catalog(tmp_path, capsys):
 
     assert main(["serve", "webshop", "--catalog", str(tmp_path / "missing"), "--port", "0"]) == 1
     assert "cannot load the catalog" in capsys.readouterr().err
+
+
+def test_the_site_is_the_session_server_with_observation_variants(site, catalog):
+    engine = WebShopEngine(catalog)
+    status, health = call(f"{site.url}/api/health")
+    assert health["variants"] == ["text", "text_rich", "html"]
+    assert call(f"{site.url}/api/tasks")[1]["splits"]["test"] == list(catalog.split("test"))
+    status, made = call(f"{site.url}/api/sessions", "POST", {"task_id": 4, "variant": "html"})
+    assert status == 201 and made["observation"]["text"].startswith("<!doctype html>")
+    sid = made["session_id"]
+    expert = call(f"{site.url}/api/sessions/{sid}/expert")[1]
+    gold = engine.expert(engine.new_session(4))
+    assert expert["plan"] == list(gold.plan) and expert["action"] == gold.plan[0] and expert["value"] == gold.value
+    call(f"{site.url}/api/sessions/{sid}/step", "POST", {"action": expert["action"]})
+    status, fork = call(f"{site.url}/api/sessions/{sid}/fork", "POST")
+    assert status == 201 and fork["info"]["page"] == "results"
+    call(f"{site.url}/api/sessions/{fork['session_id']}/step", "POST", {"action": "click[Back to Search]"})
+    assert call(f"{site.url}/api/sessions/{sid}")[1]["state"]["page"] == "results"  # the fork moved alone
+    assert call(f"{site.url}/api/sessions/{fork['session_id']}")[1]["variant"] == "html"

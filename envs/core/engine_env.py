@@ -34,7 +34,8 @@ and serves it with ``treegym.servers.sessions.create_session_app(MyEngine())``.
   creates a session there). The base class adds the step counter, limit, RNG
   state and the task (an :class:`EngineTask`: id and the engine's task description).
 * **Contract**: ``expert()`` asks the engine (a plan longer than the steps left
-  is marked unsolvable with value 0); ``task_fields()``, ``action_templates()``
+  is marked unsolvable with value 0); ``task_expert(task_id)`` is the expert
+  from the start of any task (demonstrations); ``task_fields()``, ``action_templates()``
   and ``canonical_action()`` use the engine's optional methods of those names;
   ``info`` always has ``success``, ``task_id`` and ``steps``.
 """
@@ -332,6 +333,14 @@ class EngineEnv(ForkableEnv):
         if len(advice.plan) > self.max_steps - self.steps:
             return ExpertAdvice(plan=advice.plan, value=0.0, solvable=False)
         return advice
+
+    def task_expert(self, task_id: Any, seed: int | None = None) -> ExpertAdvice | None:
+        """The expert's advice from the start of task ``task_id``, without moving the env
+        (demonstrations for few-shot prompts). Asks the local engine; None without one."""
+        if isinstance(self.engine, RemoteTasks):
+            return None
+        engine = self.engine
+        return engine.expert(engine.initial_state(engine.task(task_id), seed))
 
     def task_fields(self) -> dict[str, Any]:
         fields = getattr(self.engine, "task_fields", None)

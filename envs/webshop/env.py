@@ -39,6 +39,7 @@
 """
 from __future__ import annotations
 
+import json
 import os
 from typing import Any, Sequence
 
@@ -106,8 +107,6 @@ class WebShopEnv(EngineEnv):
         state = self.runner.get_state()
         if isinstance(state, Session) or state is None:
             return state
-        import json
-
         return self.engine.session_from_json(json.loads(state.json))
 
     def _encode_action(self, action: Any) -> str:
