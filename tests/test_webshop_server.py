@@ -201,3 +201,32 @@ def test_serve_rejects_a_bad_catalog(tmp_path, capsys):
 
     assert main(["serve", "webshop", "--catalog", str(tmp_path / "missing"), "--port", "0"]) == 1
     assert "cannot load the catalog" in capsys.readouterr().err
+
+
+# ---- bodies sent without Content-Type: application/json (issue 8)
+def test_json_body_without_a_json_content_type_is_read(site):
+    import http.client
+
+    # urllib and `curl -d` label a body form-urlencoded unless told otherwise
+    status, made = call(f"{site.url}/api/sessions", "POST", {"goal_index": 3},
+                        content_type="application/x-www-form-urlencoded")
+    assert status == 201
+    assert call(f"{site.url}/api/sessions/{made['session_id']}")[1]["state"]["goal_index"] == 3
+    # and with no Content-Type header at all
+    host, port = site.url.split("//")[1].split(":")
+    conn = http.client.HTTPConnection(host, int(port))
+    conn.putrequest("POST", "/api/sessions")
+    payload = json.dumps({"goal_index": 7}).encode()
+    conn.putheader("Content-Length", str(len(payload)))
+    conn.endheaders(payload)
+    resp = conn.getresponse()
+    made = json.loads(resp.read())
+    conn.close()
+    assert resp.status == 201
+    assert call(f"{site.url}/api/sessions/{made['session_id']}")[1]["state"]["goal_index"] == 7
+
+
+def test_a_form_body_is_refused_not_turned_into_a_random_goal(site):
+    status, answer = call(f"{site.url}/api/sessions", "POST", raw=b"goal_index=3",
+                          content_type="application/x-www-form-urlencoded")
+    assert status == 400 and "JSON object" in answer["error"] and "goal_index=3" in answer["error"]

@@ -29,6 +29,7 @@ Sessions are freed on DELETE or after ``ttl`` seconds unused.
 """
 from __future__ import annotations
 
+import json
 import os
 import random
 from typing import Any
@@ -87,9 +88,19 @@ def create_app(catalog: Catalog | str | os.PathLike | None = None, *, ttl: float
             raise ApiError(404, f"no session {sid!r} (closed or expired while this request ran)") from None
 
     def body() -> dict[str, Any]:
-        data = request.get_json(silent=True, force=True) if request.data else {}
-        if data is None or not isinstance(data, dict):
-            raise ApiError(400, "the request body must be a JSON object, e.g. {\"action\": \"search[red shoes]\"}")
+        # The raw body whatever the Content-Type says: clients that send JSON without
+        # a header (curl -d, urllib) are labelled form-urlencoded, and their JSON must
+        # not be dropped (that would silently start a session for a random goal).
+        raw = request.get_data(cache=True)
+        if not raw.strip():
+            return {}
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            raise ApiError(400, "the request body must be a JSON object, e.g. {\"action\": \"search[red shoes]\"} "
+                                f"(got {raw[:60]!r}; send it with Content-Type: application/json)")
         return data
 
     def goal_from(data: dict[str, Any]) -> int:
