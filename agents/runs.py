@@ -204,8 +204,12 @@ class ResultsFile:
                             f"{self.path}: line at byte {pos} is not JSON ({exc}); fix or move the file, "
                             "it is not a treegym results file"
                         ) from None
-                    if isinstance(rec, dict):
-                        records.append(rec)
+                    if not isinstance(rec, dict):
+                        raise ValueError(
+                            f"{self.path}: line at byte {pos} is JSON but not an object; fix or move the file, "
+                            "it is not a treegym results file"
+                        )
+                    records.append(rec)
                 good_end = end
             pos = end
         if good_end < len(raw):
