@@ -51,6 +51,8 @@ register their routes on the returned app, using its :class:`SessionService`
 """
 from __future__ import annotations
 
+import json
+
 import random
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
@@ -219,9 +221,19 @@ def create_session_app(
     app.extensions["sessions"] = service
 
     def body() -> dict[str, Any]:
-        data = request.get_json(silent=True, force=True) if request.data else {}
-        if data is None or not isinstance(data, dict):
-            raise ApiError(400, "the request body must be a JSON object, e.g. {\"action\": \"...\"}")
+        # The raw body whatever the Content-Type says: clients that send JSON without a
+        # header (curl -d, urllib) are labelled form-urlencoded, and Flask would move such a
+        # body into request.form; dropping it would silently start a session on a random task.
+        raw = request.get_data(cache=True)
+        if not raw.strip():
+            return {}
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            raise ApiError(400, "the request body must be a JSON object, e.g. {\"action\": \"...\"} "
+                                f"(got {raw[:60]!r}; send it with Content-Type: application/json)")
         return data
 
     # ------------------------------------------------------------------ errors

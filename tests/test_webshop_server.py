@@ -220,3 +220,32 @@ def test_the_site_is_the_session_server_with_observation_variants(site, catalog)
     call(f"{site.url}/api/sessions/{fork['session_id']}/step", "POST", {"action": "click[Back to Search]"})
     assert call(f"{site.url}/api/sessions/{sid}")[1]["state"]["page"] == "results"  # the fork moved alone
     assert call(f"{site.url}/api/sessions/{fork['session_id']}")[1]["variant"] == "html"
+
+
+# ---- bodies sent without Content-Type: application/json (issue 8)
+def test_json_body_without_a_json_content_type_is_read(site):
+    import http.client
+
+    # urllib and `curl -d` label a body form-urlencoded unless told otherwise
+    status, made = call(f"{site.url}/api/sessions", "POST", {"task_id": 3},
+                        content_type="application/x-www-form-urlencoded")
+    assert status == 201
+    assert call(f"{site.url}/api/sessions/{made['session_id']}")[1]["state"]["goal_index"] == 3
+    # and with no Content-Type header at all
+    host, port = site.url.split("//")[1].split(":")
+    conn = http.client.HTTPConnection(host, int(port))
+    conn.putrequest("POST", "/api/sessions")
+    payload = json.dumps({"task_id": 7}).encode()
+    conn.putheader("Content-Length", str(len(payload)))
+    conn.endheaders(payload)
+    resp = conn.getresponse()
+    made = json.loads(resp.read())
+    conn.close()
+    assert resp.status == 201
+    assert call(f"{site.url}/api/sessions/{made['session_id']}")[1]["state"]["goal_index"] == 7
+
+
+def test_a_form_body_is_refused_not_turned_into_a_random_goal(site):
+    status, answer = call(f"{site.url}/api/sessions", "POST", raw=b"task_id=3",
+                          content_type="application/x-www-form-urlencoded")
+    assert status == 400 and "JSON object" in answer["error"] and "task_id=3" in answer["error"]
