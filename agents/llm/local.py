@@ -129,6 +129,8 @@ def gguf_context_length(path: str | os.PathLike) -> int | None:
 
     def read_str(fh: Any) -> bytes:
         n = read(fh, "<Q")
+        if n > size_on_disk:  # a corrupt length: never allocate more than the file holds
+            raise ValueError("GGUF string longer than the file")
         data = fh.read(n)
         if len(data) != n:
             raise EOFError
@@ -150,6 +152,7 @@ def gguf_context_length(path: str | os.PathLike) -> int | None:
             raise ValueError(f"unknown GGUF value type {vtype}")
 
     try:
+        size_on_disk = os.path.getsize(path)
         with open(path, "rb") as fh:
             if fh.read(4) != b"GGUF" or read(fh, "<I") < 2:
                 return None
