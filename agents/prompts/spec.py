@@ -286,6 +286,11 @@ class PromptSpec:
                 return v
         return 0.25
 
+    def answer_key(self, obs: dict) -> str:
+        """What a finished attempt answered, for self-consistency votes: the last line of its final text."""
+        lines = [ln.strip() for ln in str(obs.get("text", "") if isinstance(obs, dict) else obs).splitlines() if ln.strip()]
+        return lines[-1] if lines else ""
+
     # ------------------------------------------------------------ renderings of oracle answers
     def render_react(self, action: str, thought: str = "") -> str:
         return f"Thought: {thought or 'This is the next step.'}\nAction: {action}"
