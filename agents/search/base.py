@@ -232,6 +232,7 @@ class SearchConfig:
         self.expansions = 0
         self.restores = 0
         self._at: SearchNode | None = None
+        self._root: SearchNode | None = None
 
     @property
     def adapter(self) -> Any:
@@ -242,7 +243,7 @@ class SearchConfig:
     def make_root(self, observation: dict, info: dict) -> SearchNode:
         """The root node: the live env's current state (the env is not moved)."""
         root = SearchNode(snapshot=snapshot(self.env), observation=observation, info=dict(info))
-        self._at = root
+        self._at = self._root = root
         return root
 
     def restore(self, node: SearchNode) -> None:
@@ -281,8 +282,8 @@ class SearchConfig:
         """A state reference for ``x``: a node's snapshot, or the root plus a trajectory's actions."""
         if isinstance(x, SearchNode):
             return (x.snapshot, ())
-        root = self.tree.root.snapshot if self.tree is not None else None
-        return (root, tuple(s.action for s in x))
+        root = self.tree.root if self.tree is not None else self._root  # None (no root made): the live state
+        return (root.snapshot if root is not None else None, tuple(s.action for s in x))
 
     def _ask(self, kind: str, *states: Any, k: int = 1, avoid: Sequence[str] = ()) -> Any:
         return asking(About(kind, self.env, tuple(self._ref(x) for x in states), k=k, avoid=tuple(avoid)))
