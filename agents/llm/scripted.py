@@ -119,17 +119,23 @@ class ScriptedLLM(PerProcessLock):
 UNREADABLE_PROMPT_REPLY = "(simulated model: the caller did not say what this prompt is about.)"
 
 
-def oracle_reply(prompts: Any) -> ReplyFn:
-    """A reply function: the truth about the current request, rendered by ``prompts`` (a PromptSpec)."""
-    from ..prompts.oracle import truth  # lazy: the prompts package imports this one
+class OracleReply:
+    """A reply function (picklable, for process workers): the truth about the current request
+    (``current_about()``), rendered by ``prompts`` (a PromptSpec)."""
 
-    def reply(messages: list[Message]) -> str:
+    def __init__(self, prompts: Any):
+        self.prompts = prompts
+
+    def __call__(self, messages: list[Message]) -> str:
+        from ..prompts.oracle import truth  # lazy: the prompts package imports this one
+
         about = current_about()
         if about is None:
             return UNREADABLE_PROMPT_REPLY
-        return prompts.render_oracle(truth(about, prompts.malformed_examples))
+        return self.prompts.render_oracle(truth(about, self.prompts.malformed_examples))
 
-    return reply
+
+oracle_reply = OracleReply
 
 
 def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> ScriptedLLM:
