@@ -9,7 +9,7 @@ import pytest
 
 import treegym.envs as te
 from treegym.envs.webshop.env import WebShopEnv
-from treegym.envs.webshop.http_client import WebShopSiteError
+from treegym.envs.core.engine_env import RemoteState, SessionServerError
 from treegym.servers.webshop import create_app
 from treegym.servers.webshop.run import serve_in_thread
 
@@ -80,7 +80,7 @@ def test_task_choice(catalog):
     assert env.reset(seed=1)[1]["task_id"] == list(catalog.split("test"))[1 % n]
     assert env.reset()[1]["task_id"] == list(catalog.split("test"))[2 % n]
     assert env.reset(options={"task_id": 7})[1]["task_id"] == 7
-    assert env.task.goal_index == 7
+    assert env.task.task_id == 7 and env.task.spec.goal_index == 7
     env2 = WebShopEnv(catalog=catalog, task_ids=[5, 9])
     assert [env2.reset(seed=s)[1]["task_id"] for s in range(3)] == [5, 9, 5]
     for bad in ({"task_ids": [10**6]}, {"task_ids": "12"}, {"task_ids": []}, {"split": "nope"},
@@ -147,13 +147,13 @@ def test_http_snapshot_restores_on_the_site(catalog, site):
     env.reset(seed=0)
     env.step(env.unwrapped.expert_action())
     snap = te.snapshot(env)
-    assert isinstance(snap.payload, str) and json.loads(snap.payload)["page"] == "results"
+    assert isinstance(snap.payload, RemoteState) and json.loads(snap.payload.json)["page"] == "results"
     before = env.unwrapped._observe()[0]
     env.step("click[Back to Search]")
     obs, _ = te.restore(env, snap)
     assert obs == before
     twin = te.clone(env)  # a second session on the site, same state
-    assert twin.unwrapped.site.session_id != env.unwrapped.site.session_id
+    assert twin.unwrapped.runner.client.session_id != env.unwrapped.runner.client.session_id
     assert twin.unwrapped._observe()[0] == before
     twin.close()
     env.close()
@@ -161,7 +161,7 @@ def test_http_snapshot_restores_on_the_site(catalog, site):
 
 def test_http_mode_without_a_site_says_how_to_start_one(catalog):
     env = WebShopEnv(catalog=catalog, server_url="http://127.0.0.1:9")
-    with pytest.raises(WebShopSiteError, match="treegym serve webshop"):
+    with pytest.raises(SessionServerError, match="treegym serve webshop"):
         env.reset(seed=0)
     with pytest.raises(ValueError, match="http"):
         WebShopEnv(catalog=catalog, server_url="localhost:3000")

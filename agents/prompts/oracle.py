@@ -26,7 +26,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ...envs.core import clone, restore, snapshot
+from ...envs.core import clone, release, restore, snapshot
 from ..llm.about import About, StateRef
 
 
@@ -97,8 +97,17 @@ class _State:
     def __init__(self, live: Any, ref: StateRef):
         snap, actions = ref
         self.env = _scratch(live)
-        self.snap = snap if snap is not None else snapshot(live)
         self.terminal = False
+        if snap is None:
+            # The live state: copy it onto the scratch env and free the live env's snapshot at
+            # once (an external one holds a device handle; the search's store owns the others).
+            snap = snapshot(live)
+            try:
+                restore(self.env, snap)
+            finally:
+                release(live, snap)
+            snap = snapshot(self.env)
+        self.snap = snap
         if actions:
             restore(self.env, self.snap)
             for action in actions:

@@ -31,11 +31,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from ...envs.core import Snapshot, restore, snapshot
+from ...envs.core import Snapshot
 from ..llm.about import About, asking
 from ..llm.base import LLM, BudgetExceeded, LLMAuthError, LLMError
 from ..prompts import Step, get_prompts
 from ..policy import AgentGaveUp, BasePolicy
+from .snapshot_store import SnapshotStore, timed_step
 
 OBS_EXCERPT_CHARS = 200
 
@@ -54,12 +55,14 @@ class SearchNode:
     """One state of the search tree.
 
     ``snapshot`` is the env state *after* ``action`` (the root's is the state the
-    search started from); ``observation``/``info`` are what the env returned
+    search started from), or None when the search's :class:`SnapshotStore` reaches
+    the node by replay from an ancestor instead (costly snapshot kinds) or
+    released it; ``observation``/``info`` are what the env returned
     there. ``value`` is the algorithm's main number (Elo, f, Q: the tree names it),
     ``visits`` its visit count; ``stats`` holds anything else per node.
     """
 
-    snapshot: Snapshot
+    snapshot: Snapshot | None
     observation: dict
     info: dict = field(default_factory=dict)
     action: str | None = None
@@ -200,9 +203,15 @@ class SearchConfig:
       form) or filling one of the env's ``action_templates()`` (a search query).
     * ``value_samples``: LLM calls averaged per ``value``.
 
+    Counters: ``expansions`` (env steps taken by ``expand``), ``restores``.
+
+    Snapshots live in ``self.snapshots``, a per-search :class:`SnapshotStore`
+    (``snapshot_store.py``): it decides which nodes hold one by the snapshot
+    kind's declared cost, replays from the nearest stored ancestor otherwise, and
+    frees them on :meth:`prune` and when the search ends.
+
     ``reflections`` (a list an algorithm may fill, e.g. LATS) are shown in every
-    propose and ReAct prompt. Counters: ``expansions`` (env steps taken by
-    ``expand``), ``restores``.
+    propose and ReAct prompt.
     """
 
     def __init__(
@@ -230,9 +239,11 @@ class SearchConfig:
         self.tree = tree
         self.reflections: list[str] = []
         self.expansions = 0
-        self.restores = 0
-        self._at: SearchNode | None = None
-        self._root: SearchNode | None = None
+        self.snapshots = SnapshotStore(env)
+
+    @property
+    def restores(self) -> int:
+        return self.snapshots.restores
 
     @property
     def adapter(self) -> Any:
@@ -242,16 +253,17 @@ class SearchConfig:
     # ------------------------------------------------------------ env access
     def make_root(self, observation: dict, info: dict) -> SearchNode:
         """The root node: the live env's current state (the env is not moved)."""
-        root = SearchNode(snapshot=snapshot(self.env), observation=observation, info=dict(info))
-        self._at = self._root = root
+        root = SearchNode(snapshot=None, observation=observation, info=dict(info))
+        self.snapshots.add_root(root)
         return root
 
     def restore(self, node: SearchNode) -> None:
         """Put the env in ``node``'s state (skipped when it is already there)."""
-        if self._at is not node:
-            restore(self.env, node.snapshot)
-            self.restores += 1
-            self._at = node
+        self.snapshots.restore(node)
+
+    def prune(self, node: SearchNode) -> None:
+        """The search will not come back to ``node``'s subtree: free its snapshots."""
+        self.snapshots.release_subtree(node)
 
     def expand(self, node: SearchNode, action: str, thought: str = "") -> SearchNode:
         """The child of ``node`` reached by ``action`` (an existing one is reused).
@@ -264,25 +276,35 @@ class SearchConfig:
         if node.terminal:
             raise ValueError(f"node {node.id} is terminal; it has no children to expand")
         self.restore(node)
-        obs, reward, terminated, truncated, info = self.env.step(action)
+        (obs, reward, terminated, truncated, info), seconds = timed_step(self.env, action)
         self.expansions += 1
         child = SearchNode(
-            snapshot=snapshot(self.env), observation=obs, info=dict(info), action=action, thought=thought,
+            snapshot=None, observation=obs, info=dict(info), action=action, thought=thought,
             reward=float(reward), terminal=bool(terminated or truncated),
             success=_success(info), depth=node.depth + 1, parent=node,
         )
+        self.snapshots.add_child(child, seconds)
         node.children.append(child)
         if self.tree is not None:
             self.tree.add(child)
-        self._at = child
         return child
 
     # ------------------------------------------------------------ the side channel
     def _ref(self, x: "SearchNode | Sequence[Step]") -> tuple[Any, tuple[str, ...]]:
-        """A state reference for ``x``: a node's snapshot, or the root plus a trajectory's actions."""
+        """A state reference for ``x``: the nearest snapshot at or above a node plus the actions from
+        there (the snapshot store may keep no snapshot on the node itself), or the root plus a
+        trajectory's actions. A chain with no snapshot at all is a prompt-only chain ending at the
+        live state."""
         if isinstance(x, SearchNode):
-            return (x.snapshot, ())
-        root = self.tree.root if self.tree is not None else self._root  # None (no root made): the live state
+            actions: list[str] = []
+            node: SearchNode | None = x
+            while node is not None and node.snapshot is None:
+                actions.append(node.action)
+                node = node.parent
+            if node is None:
+                return (None, ())
+            return (node.snapshot, tuple(reversed(actions)))
+        root = self.snapshots.root
         return (root.snapshot if root is not None else None, tuple(s.action for s in x))
 
     def _ask(self, kind: str, *states: Any, k: int = 1, avoid: Sequence[str] = ()) -> Any:
@@ -576,7 +598,10 @@ class SearchAgent(BasePolicy):
             # episode: the tree so far is kept and the best answer in it is played.
             stopped, llm_error = "llm_error", str(exc)
         finally:
-            restore(self.env, root.snapshot)
+            try:
+                hooks.snapshots.return_to_root()
+            finally:
+                hooks.snapshots.close()  # frees external snapshots; native ones stay on the tree
         chosen = self.choose(tree)
         tree.chosen = chosen
         trajectories = [leaf.actions() for leaf in tree.nodes if not leaf.children and leaf is not root]
@@ -590,6 +615,8 @@ class SearchAgent(BasePolicy):
             "search_llm_calls": self._llm_view.usage.calls,
             "chosen_success": bool(chosen.success) if chosen is not None else False,
         }
+        if hooks.snapshots.kind != "native":
+            self._stats.update(hooks.snapshots.stats())
         if llm_error:
             self._stats["search_llm_error"] = llm_error[:500]
         if self.tree_out:
@@ -601,11 +628,11 @@ class SearchAgent(BasePolicy):
     def _greedy_step(self, observation: dict, info: dict) -> str:
         """After the chosen trajectory: one greedy proposal from the live state."""
         hooks = SearchConfig(self.env, self.prompts, self._llm_view or self._budgeted(), **self.hook_options)
-        live = snapshot(self.env)
-        # A prompt-only chain of the steps played so far, ending at the live state.
-        node = SearchNode(snapshot=live, observation=self._root_obs, info={})
+        # A prompt-only chain of the steps played so far, ending at the live state (no snapshots:
+        # nothing restores these nodes; the side channel reads it as the live state).
+        node = SearchNode(snapshot=None, observation=self._root_obs, info={})
         for action, obs in self._played:
-            node = SearchNode(snapshot=live, observation=obs, action=action, parent=node, depth=node.depth + 1)
+            node = SearchNode(snapshot=None, observation=obs, action=action, parent=node, depth=node.depth + 1)
         node.observation, node.info = observation, dict(info)
         try:
             proposals = hooks.propose(node, 1)
