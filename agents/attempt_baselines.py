@@ -22,8 +22,8 @@ played (``SearchAgent``).
 * ``sc@K`` (self-consistency, Wang et al. 2023): K sampled attempts, all
   played out (no early stop: self-consistency does not verify), then a
   majority vote over their final answers; the answer of an attempt is the
-  prompt spec's ``answer_key(observation)`` when it has one, else the last line of
-  its final observation (Game of 24: ``Numbers left: 24``). The largest group
+  prompt spec's ``answer_key(observation)`` (by default the last line of
+  its final observation; Game of 24: ``Numbers left: 24``). The largest group
   wins (ties: the group that appeared first) and its first attempt is played.
 
 Options: ``attempts`` (K; ``cot@5`` / ``sc@5`` / ``reflexion@5`` set it),
@@ -43,12 +43,8 @@ from .search.base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_boo
 
 
 def answer_key(prompts: Any, node: SearchNode) -> str:
-    """What an attempt answered, for voting: ``prompts.answer_key(obs)`` or the last line of the final text."""
-    custom = getattr(prompts, "answer_key", None)
-    if callable(custom):
-        return str(custom(node.observation))
-    lines = [ln.strip() for ln in node.text.splitlines() if ln.strip()]
-    return lines[-1] if lines else ""
+    """What an attempt answered, for voting: the prompt spec's ``answer_key`` of its final observation."""
+    return str(prompts.answer_key(node.observation))
 
 
 class AttemptsAgent(SearchAgent):

@@ -43,14 +43,12 @@ def timed(fn: Callable[[], Any], repeats: int, budget: float) -> float:
 
 
 def choose_action(env: gym.Env, obs: Any, step: int) -> Any:
-    expert = getattr(env.unwrapped, "expert_action", None)
-    if callable(expert):
-        try:
-            a = expert()
-        except Exception:  # noqa: BLE001 - an expert that fails just means: use another action
-            a = None
-        if a is not None:
-            return a
+    try:
+        advice = env.unwrapped.expert()  # the env-agent contract; None when the env has no expert
+    except Exception:  # noqa: BLE001 - an expert that fails just means: use another action
+        advice = None
+    if advice is not None and advice.next_action is not None:
+        return advice.next_action
     valid = obs.get("valid_actions") if isinstance(obs, dict) else None
     if valid:
         return valid[0]

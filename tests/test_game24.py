@@ -137,6 +137,27 @@ def test_expert_plan_and_expert_action_follow_the_current_state(env):
     assert env.unwrapped.expert_action() is None
 
 
+def test_the_env_agent_contract(env):
+    """task_fields, canonical_action (the rules' parser) and expert() (the solver), from the current state."""
+    play(env, ID_4_9_10_13)
+    e = env.unwrapped
+    assert e.task_fields() == {"numbers": ["4", "9", "10", "13"]} and e.action_templates() == ()
+    assert e.canonical_action("13 - 9 = 4 (left: 4 4 10)") == e.canonical_action(" 13 − 9 ") == "13 - 9"
+    assert e.canonical_action("9 + 13") == e.canonical_action("13 + 9 = 22") == "13 + 9"  # + and * commute
+    assert e.canonical_action("answer: (13 - 9) * (10 - 4) = 24") == "answer: (13 - 9) * (10 - 4)"
+    assert e.canonical_action("please add") is None and e.canonical_action("") is None
+    advice = e.expert()
+    assert advice.plan == tuple(e.expert_plan()) and advice.next_action == e.expert_action()
+    assert advice.value == 1.0 and advice.solvable
+    env.step("13 + 10")  # 4 9 23: unsolvable
+    assert e.expert().plan == () and e.expert().value == 0.0 and not e.expert().solvable
+    play(env, ID_4_9_10_13, "answer: (13 - 9) * (10 - 4)")
+    assert e.expert().value == 1.0 and e.expert().plan == ()  # won
+    short = Game24Env(task_ids=[ID_4_9_10_13], max_steps=2)
+    short.reset()
+    assert not short.expert().solvable  # three steps do not fit in two
+
+
 # ------------------------------------------------------------------ playing
 def test_tot_lines_play_to_a_win(env):
     obs, info = env.reset(options={"task_id": ID_4_9_10_13})

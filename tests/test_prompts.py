@@ -57,3 +57,20 @@ def test_game24_spec_uses_the_envs_parser_and_tots_prompts():
     assert propose.endswith("Input: 4 5 6 10\nPossible next steps:") and "Step" not in propose
     assert prompts.value_messages(obs, [])[-1]["content"] == "Input: 4 5 6 10"
     env.close()
+
+
+def test_a_simulated_llm_on_an_env_without_an_expert_says_what_is_missing():
+    from treegym.agents.llm.about import About, asking
+    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.prompts.oracle import OracleUnavailable
+    from treegym.envs.examples.number_walk import NumberWalkEnv
+
+    class NoExpert(NumberWalkEnv):
+        def expert(self):
+            return None
+
+    env = NoExpert()
+    obs, _ = env.reset(seed=0)
+    llm = make_llm("synthetic:seed=0", env_id="mysuite/NoExpert-v0")
+    with asking(About("react", env)), pytest.raises(OracleUnavailable, match="no expert"):
+        llm.complete(get_prompts("mysuite/NoExpert-v0").react_messages(obs, []))

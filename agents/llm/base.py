@@ -7,6 +7,10 @@ choices=None, seed=None) -> list[str]`` takes OpenAI-style chat messages
 answer must be one of (valid actions, ``A``/``B``); a backend that can
 constrain decoding (grammar) does so, the others ignore it and the caller
 parses. ``usage`` counts calls and tokens for the run report.
+
+Agents send each request with a side channel (``about.py``: its kind and the
+env states it concerns); the simulated backends (``scripted``, ``synthetic``)
+read the truth from it, every other backend ignores it.
 """
 from __future__ import annotations
 

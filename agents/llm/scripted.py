@@ -120,13 +120,10 @@ UNREADABLE_PROMPT_REPLY = "(simulated model: the caller did not say what this pr
 
 
 class OracleReply:
-    """A reply function: the truth about the current request, rendered by ``prompts`` (a PromptSpec).
+    """A reply function (picklable, for process workers): the truth about the current request
+    (``current_about()``), rendered by ``prompts`` (a PromptSpec)."""
 
-    A module-level class rather than a closure so a scripted LLM can cross into
-    a spawned worker process (``backend="process"``) by pickling.
-    """
-
-    def __init__(self, prompts: Any) -> None:
+    def __init__(self, prompts: Any):
         self.prompts = prompts
 
     def __call__(self, messages: list[Message]) -> str:
@@ -138,9 +135,7 @@ class OracleReply:
         return self.prompts.render_oracle(truth(about, self.prompts.malformed_examples))
 
 
-def oracle_reply(prompts: Any) -> ReplyFn:
-    """A reply function: the truth about the current request, rendered by ``prompts`` (a PromptSpec)."""
-    return OracleReply(prompts)
+oracle_reply = OracleReply
 
 
 def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> ScriptedLLM:

@@ -108,14 +108,18 @@ class PromptSpec:
         """The action template ``action`` fills, or None."""
         return next((t for t in self.templates() if template_regex(t).match(action.strip())), None)
 
-    def is_listed_or_templated(self, action: str, obs: dict) -> bool:
-        """Legal-looking: listed in ``valid_actions``, or filling a template the page offers
-        (a listed action fills the same template, or the env lists nothing)."""
+    def is_templated(self, action: str, obs: dict) -> bool:
+        """A free-text action the page offers: it fills one of the env's action templates, and a
+        listed action fills the same template (or the env lists nothing)."""
         valid = [str(v) for v in obs.get("valid_actions") or ()]
-        if action in valid:
-            return True
         t = self.fits_template(action)
         return t is not None and (not valid or any(template_regex(t).match(v) for v in valid))
+
+    def is_listed_or_templated(self, action: str, obs: dict) -> bool:
+        """Legal-looking: listed in ``valid_actions``, or a free-text action the page offers."""
+        return action in [str(v) for v in obs.get("valid_actions") or ()] or self.is_templated(action, obs)
+
+    is_free_action = is_templated  # deprecated name (it was WebShop's search query test)
 
     # ------------------------------------------------------------ prompt pieces (override per env)
     def action_help(self) -> str:
@@ -285,6 +289,11 @@ class PromptSpec:
             if word in t:
                 return v
         return 0.25
+
+    def answer_key(self, obs: dict) -> str:
+        """What a finished attempt answered, for self-consistency votes: the last line of its final text."""
+        lines = [ln.strip() for ln in str(obs.get("text", "") if isinstance(obs, dict) else obs).splitlines() if ln.strip()]
+        return lines[-1] if lines else ""
 
     # ------------------------------------------------------------ renderings of oracle answers
     def render_react(self, action: str, thought: str = "") -> str:

@@ -61,7 +61,7 @@ proposed nothing usable from the node.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any
 
 from ..registry import register_agent
 from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool, build_search_agent
