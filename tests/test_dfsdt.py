@@ -53,7 +53,7 @@ def test_prune_back_one_tries_the_sibling_instead():
 
 def test_second_child_prompt_lists_the_first_childs_action():
     llm = recording(MEDIUM)
-    policy, *_ = searched("dfsdt", llm, task_id=901)
+    policy, *_ = searched("dfsdt", llm, task_id=901, peek_success=True)
     tree = policy.result.tree
     parents = [n for n in tree.nodes if len(n.children) >= 2]
     assert parents

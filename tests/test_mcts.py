@@ -50,7 +50,7 @@ def test_never_exceeds_its_budget_and_stops_cleanly(agent, budget):
 
 @pytest.mark.parametrize("agent", ["mcts", "lats"])
 def test_search_leaves_the_env_where_it_found_it_and_the_plan_replays(agent):
-    policy, env, before, first = searched(agent, make_llm(ACCURATE, env_id=ENV))
+    policy, env, before, first = searched(agent, make_llm(ACCURATE, env_id=ENV), peek_success=True)
     assert same_state(env, before)
     tree = policy.result.tree
     assert len(tree) > 4 and len(policy.result.trajectories) > 1  # branches were explored and abandoned
