@@ -1,0 +1,146 @@
+"""The A* (ToolChain*) policy on hand-built trees with scripted samples and imagined plans (not the truth).
+
+Checks the frontier order (always the lowest f), the cost terms of every node
+(g2 = count / k, g accumulated along the path, h2 from the imagined plan), no
+goal test without ``peek_success``, and free-form actions kept.
+"""
+from __future__ import annotations
+
+import pytest
+
+from support.tree_world import TreeAdapter, TreeLLM, run
+from treegym.agents.search.astar import AStarSearchAgent, future_cost, step_cost
+
+TREE = {"": ["a", "b", "c"], "a": ["a1", "a2"], "b": ["b1", "b2"], "c": ["c1"],
+        "a/a1": ["x", "y"], "a/a2": ["z"], "b/b1": ["w"]}
+SAMPLES = {"": ["a", "a", "b", "zz", "c"], "a": ["a2", "a1", "a2", "a2", "a1"], "b": ["b1", "b1", "b1", "b2", "b1"],
+           "c": ["c1", "c1", "c1", "c1", "c1"], "a/a1": ["x", "y", "y", "y", "y"], "a/a2": ["z"] * 5,
+           "b/b1": ["w"] * 5}
+IMAGINED = {"a": ["s", "s", "s"], "b": ["s"], "c": ["s", "s", "s", "s"], "a/a1": ["s"], "a/a2": ["s", "s", "s"],
+            "b/b1": ["s", "s"]}
+
+
+def _llm(samples=SAMPLES, imagined=IMAGINED) -> TreeLLM:
+    return TreeLLM(samples=samples, imagined=imagined)
+
+
+def _path(node) -> str:
+    return "/".join(node.actions())
+
+
+def _expansions(llm: TreeLLM) -> list[str]:
+    """The paths expanded, in order (one run of k ReAct samples per expansion)."""
+    out: list[str] = []
+    reacts = [e[1] for e in llm.log if e[0] == "react"]
+    for i in range(0, len(reacts), 5):
+        assert len(set(reacts[i:i + 5])) == 1
+        out.append(reacts[i])
+    return out
+
+
+def _by_path(agent) -> dict:
+    return {_path(n): n for n in agent.result.tree.nodes}
+
+
+def test_the_frontier_is_always_expanded_at_its_lowest_f():
+    llm = _llm()
+    agent = run(AStarSearchAgent, TREE, llm, iterations=5, memory_id="none")
+    nodes = _by_path(agent)
+    order = _expansions(llm)
+    assert order[0] == "" and len(order) == 5
+    frontier = [nodes[""]]
+    for path in order:
+        node = nodes[path]
+        best = min(frontier, key=lambda n: (n.value, n.id))
+        assert node is best, (path, [(_path(n), n.value) for n in frontier])
+        frontier.remove(node)
+        frontier += [c for c in node.children if not c.terminal]
+    # the costs really differ, so the order is not an accident of ids
+    assert len({round(n.value, 6) for n in nodes.values() if n.parent is not None}) >= 5
+
+
+def test_every_nodes_costs_follow_eq1_and_eq2_with_g2_over_k():
+    llm = _llm()
+    agent = run(AStarSearchAgent, TREE, llm, iterations=6, memory_id="none", alpha=0.3, beta=0.7)
+    nodes = _by_path(agent)
+    assert "zz" not in nodes  # not a legal action: no node, but it counted in k
+    assert nodes["a"].stats["g2"] == pytest.approx(2 / 5)
+    assert nodes["b"].stats["g2"] == pytest.approx(1 / 5)
+    assert nodes["a/a2"].stats["g2"] == pytest.approx(3 / 5)
+    for path, node in nodes.items():
+        if node.parent is None:
+            continue
+        st = node.stats
+        assert st["g"] == pytest.approx(node.parent.stats["g"] + step_cost(st["g1"], st["g2"], 0.3)), path
+        if node.terminal:
+            assert st["h2"] == 0.0  # a finished plan is not imagined (and its success is not read)
+        else:
+            rest = len(IMAGINED.get(path, ()))
+            assert st["h2"] == pytest.approx(node.depth / (node.depth + rest) if rest else 0.0), path
+        assert st["h"] == pytest.approx(future_cost(st["h1"], st["h2"], 0.7))
+        assert node.value == pytest.approx(st["g"] + st["h"])
+    imagined = [e[1] for e in llm.log if e[0] == "imagine"]
+    assert sorted(imagined) == sorted(p for p, n in nodes.items() if n.parent is not None and not n.terminal)
+
+
+def test_unparseable_samples_count_in_k():
+    samples = dict(SAMPLES, **{"": ["a", "", "", "", "a"]})
+    agent = run(AStarSearchAgent, TREE, _llm(samples), iterations=1, memory_id="none")
+    assert _by_path(agent)["a"].stats["g2"] == pytest.approx(2 / 5)
+
+
+def test_no_goal_test_without_peek_and_a_goal_test_with_it():
+    tree = {"": ["a", "b"], "a": ["a1"], "a/a1": ["a2"]}
+    samples = {"": ["b", "b", "b", "a", "a"], "a": ["a1"] * 5, "a/a1": ["a2"] * 5}
+    imagined = {"a": ["s"], "a/a1": ["s"]}
+    llm = TreeLLM(samples=samples, imagined=imagined)
+    agent = run(AStarSearchAgent, tree, llm, ["b"], iterations=10, memory_id="none")
+    assert _expansions(llm) == ["", "a", "a/a1"]  # the won leaf b never ended the search
+    nodes = _by_path(agent)
+    assert nodes["b"].visits == 0 and nodes["b"].stats["h2"] == 0.0
+    assert ("imagine", "b") not in llm.log
+    # the answer: the complete plan with the lowest f, whatever the env says about it
+    complete = [n for n in nodes.values() if n.terminal]
+    assert agent.result.chosen is min(complete, key=lambda n: (n.value, n.id))
+    assert agent.stats()["peek_success"] is False
+
+    llm = TreeLLM(samples=samples, imagined=imagined)
+    agent = run(AStarSearchAgent, tree, llm, ["b"], iterations=10, memory_id="none", peek_success=True)
+    assert _expansions(llm) == [""]  # b is selected next (h2 = 1 without imagining) and is the goal
+    assert agent.result.chosen.success and _by_path(agent)["b"].stats["h2"] == 1.0
+
+
+def test_without_complete_plans_the_answer_is_the_lowest_f_open_node():
+    agent = run(AStarSearchAgent, TREE, _llm(), iterations=1, memory_id="none")
+    open_nodes = [n for n in agent.result.tree.nodes if n.parent is not None]
+    assert agent.result.chosen is min(open_nodes, key=lambda n: (n.value, n.id))
+
+
+class FreeQueries(TreeAdapter):
+    def is_free_action(self, action, obs):
+        return action.startswith("search[")
+
+
+def test_free_form_actions_the_adapter_accepts_are_kept():
+    samples = dict(SAMPLES, **{"": ["search[red shoes]", "search[red shoes]", "a", "zz", "search[blue]"]})
+    llm = _llm(samples)
+    from support.tree_world import TreeWorldEnv
+
+    env = TreeWorldEnv(TREE)
+    obs, info = env.reset()
+    agent = AStarSearchAgent(TreeAdapter.env_id, llm, adapter=FreeQueries(), iterations=1, memory_id="none",
+                             budget=100)
+    agent.reset()
+    agent.bind(env)
+    agent.run_search(obs, info)
+    actions = {c.action: c for c in agent.result.tree.root.children}
+    assert set(actions) == {"search[red shoes]", "a", "search[blue]"}
+    assert actions["search[red shoes]"].stats["g2"] == pytest.approx(2 / 5)
+
+
+def test_ablations_drop_the_terms():
+    llm = _llm()
+    agent = run(AStarSearchAgent, TREE, llm, iterations=2, memory_id="none", use_g2=False, use_h2=False)
+    for node in agent.result.tree.nodes[1:]:
+        assert node.stats["g2"] is None and node.stats["h2"] is None
+    assert "imagine" not in llm.kinds()
