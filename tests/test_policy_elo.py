@@ -40,7 +40,7 @@ def _node(parent: SearchNode | None = None, value: float = 0.0, terminal: bool =
     return node
 
 
-def _draws(agent: EloSearchAgent, root: SearchNode, n: int = 6000) -> Counter:
+def _draws(agent: EloSearchAgent, root: SearchNode, n: int = 2500) -> Counter:
     picks: Counter = Counter()
     for _ in range(n):
         end = agent._descend(root)
@@ -61,8 +61,8 @@ def test_eq5_draws_follow_the_softmax_with_the_rootss_annealed_temperature(optio
     picks = _draws(agent, root)
     n = sum(picks.values())
     for i, p in enumerate(expected[:-1]):
-        assert picks[i] / n == pytest.approx(p, abs=0.02)
-    assert picks["reject"] / n == pytest.approx(expected[-1], abs=0.02)
+        assert picks[i] / n == pytest.approx(p, abs=0.03)
+    assert picks["reject"] / n == pytest.approx(expected[-1], abs=0.03)
 
 
 def test_tau0_defaults_to_r_and_anneal_code_uses_the_codes_schedule():
@@ -73,8 +73,8 @@ def test_tau0_defaults_to_r_and_anneal_code_uses_the_codes_schedule():
         _node(root, v)
     expected = selection_probabilities([50.0, -50.0], annealed_temperature(100, 5, "code"), 0.0)
     picks = _draws(agent, root)
-    assert picks[0] / 6000 == pytest.approx(expected[0], abs=0.02)
-    assert picks["reject"] / 6000 == pytest.approx(expected[2], abs=0.02)
+    assert picks[0] / 2500 == pytest.approx(expected[0], abs=0.03)
+    assert picks["reject"] / 2500 == pytest.approx(expected[2], abs=0.03)
 
 
 def test_a_draw_descends_until_a_rejection():
@@ -82,12 +82,12 @@ def test_a_draw_descends_until_a_rejection():
     root = _node()
     child = _node(root, 400.0)  # almost always drawn at the root
     grandchild = _node(child, -400.0)  # almost never drawn below it: the rejection at `child` wins
-    ends = Counter(id(agent._descend(root)) for _ in range(4000))
+    ends = Counter(id(agent._descend(root)) for _ in range(2500))
     p_child = selection_probabilities([400.0], ELO_R)[0]
     p_below = selection_probabilities([-400.0], ELO_R)[0]
-    assert ends[id(root)] / 4000 == pytest.approx(1 - p_child, abs=0.02)
-    assert ends[id(child)] / 4000 == pytest.approx(p_child * (1 - p_below), abs=0.02)
-    assert ends[id(grandchild)] / 4000 == pytest.approx(p_child * p_below, abs=0.02)
+    assert ends[id(root)] / 2500 == pytest.approx(1 - p_child, abs=0.03)
+    assert ends[id(child)] / 2500 == pytest.approx(p_child * (1 - p_below), abs=0.03)
+    assert ends[id(grandchild)] / 2500 == pytest.approx(p_child * p_below, abs=0.03)
     assert child.visits == ends[id(child)] + ends[id(grandchild)]
 
 

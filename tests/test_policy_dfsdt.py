@@ -1,0 +1,86 @@
+"""The DFSDT policy on a hand-built tree: the model judges final states (not the env), give-up backtracking."""
+from __future__ import annotations
+
+import pytest
+
+from support.tree_world import TreeLLM, run
+from treegym.agents.search.dfsdt import DFSDTAgent
+
+TREE = {"": ["a", "b"], "a": ["a1", "a2"], "a/a1": ["x1", "x2"], "a/a2": ["y1"], "b": ["b1"]}
+VALUES = {"a/a1/x1": 0.1, "a/a2/y1": 0.9, "a/a1/x2": 0.2}  # unlisted final states: 0.5
+WINS = ["a/a1/x2"]  # the env's only win is a state the model would call a give-up
+
+
+def _llm() -> TreeLLM:
+    return TreeLLM(proposals=TREE, values=VALUES)
+
+
+def _proposed(llm: TreeLLM) -> list[str]:
+    return [e[1] for e in llm.log if e[0] == "propose"]
+
+
+def _path(node) -> str:
+    return "/".join(node.actions())
+
+
+def test_a_give_up_abandons_the_parent_and_the_first_answer_ends_the_search():
+    llm = _llm()
+    agent = run(DFSDTAgent, TREE, llm, WINS)
+    # x1 is judged a give-up (0.1): back two levels, so a1 is abandoned and a proposes a new child (a2);
+    # a2's y1 is judged an answer (0.9): the search ends
+    assert _proposed(llm) == ["", "a", "a/a1", "a", "a/a2"]
+    assert [e[1] for e in llm.log if e[0] == "value"] == ["a/a1/x1", "a/a2/y1"]
+    assert _path(agent.result.chosen) == "a/a2/y1" and not agent.result.chosen.success
+    nodes = {_path(n): n for n in agent.result.tree.nodes}
+    assert nodes["a/a1/x1"].stats["give_up"] and nodes["a/a1"].stats["abandoned"]
+    assert agent.stats()["dfsdt_give_ups"] == 1 and agent.stats()["dfsdt_backtracks"] == 1
+    assert [n.value for n in agent.result.tree.nodes] == sorted(n.value for n in agent.result.tree.nodes)
+
+
+def test_prune_back_one_tries_the_sibling():
+    llm = _llm()
+    agent = run(DFSDTAgent, TREE, llm, WINS, prune_back=1)
+    assert _proposed(llm) == ["", "a", "a/a1", "a/a1", "a", "a/a2"]
+    # x2 (the env's win) is judged 0.2: a give-up too; then a tries a2, whose y1 is an answer
+    assert _path(agent.result.chosen) == "a/a2/y1"
+
+
+def test_width_bounds_the_children_and_without_an_answer_the_last_give_up_is_played():
+    llm = _llm()
+    agent = run(DFSDTAgent, TREE, llm, width=1)
+    assert _proposed(llm) == ["", "a", "a/a1"]
+    assert max(len(n.children) for n in agent.result.tree.nodes) == 1
+    assert _path(agent.result.chosen) == "a/a1/x1"
+
+
+def test_answer_threshold_and_max_depth():
+    llm = _llm()
+    agent = run(DFSDTAgent, TREE, llm, answer_threshold=0.95)
+    assert "b" in _proposed(llm)  # y1 (0.9) is now a give-up as well: the search went on to b
+    assert agent.result.chosen is not None and agent.stats()["dfsdt_give_ups"] >= 2
+    llm = _llm()
+    agent = run(DFSDTAgent, TREE, llm, max_depth=1)
+    assert _proposed(llm) == ["", ""]  # depth-1 steps are ends: the root tries its second child
+    assert [_path(n) for n in agent.result.tree.root.children] == ["a", "b"]
+    assert _path(agent.result.chosen) == "a"  # deepest not given up, first made
+
+
+def test_max_sequences_continues_after_an_answer_and_keeps_the_first():
+    llm = _llm()
+    agent = run(DFSDTAgent, TREE, llm, max_sequences=3)
+    assert _proposed(llm) == ["", "a", "a/a1", "a", "a/a2", "a/a2", "", "b"]
+    assert agent.stats()["dfsdt_sequences"] == 3
+    assert _path(agent.result.chosen) == "a/a2/y1"
+
+
+def test_peek_success_lets_the_env_decide_without_value_calls():
+    llm = _llm()
+    agent = run(DFSDTAgent, TREE, llm, WINS, prune_back=1, peek_success=True)
+    assert "value" not in llm.kinds()
+    assert agent.result.chosen.success and _path(agent.result.chosen) == "a/a1/x2"
+    assert agent.stats()["peek_success"] is True
+
+
+def test_bad_max_sequences_is_refused():
+    with pytest.raises(ValueError, match="max_sequences"):
+        run(DFSDTAgent, TREE, _llm(), max_sequences=0)
