@@ -3,75 +3,99 @@
 #
 #   scripts/mutation_check.sh [MODULE ...]     # MODULE in: elo astar mcts tot dfsdt (default: all five)
 #
-# For each module, mutmut (2.x, in-place mutation; `pip install "mutmut<3"`) mutates
-# agents/search/<MODULE>.py one change at a time and runs only that module's fast policy
-# tests (hand-built trees, scripted LLMs) plus its pure-function tests; a mutant is killed
-# when a test fails. The work happens in a throwaway copy of the repository (the working
-# tree is never touched), imported through a `treegym` package of symlinks on PYTHONPATH.
-# Prints, and appends to $REPORT (default: mutation_report.txt in the repository root),
-# killed / survived / timed-out counts and the kill rate per module, then the survivors' diffs.
+# mutmut (>= 3, from PyPI) mutates agents/search/<MODULE>.py one change at a time and runs,
+# per mutant, only the fast tests that execute the mutated function: the policy tests on
+# hand-built trees with scripted LLMs (tests/test_policy_*.py) and the pure-function tests.
+# A mutant is killed when a test fails.
+#
+# mutmut needs the import name to match the file path, and treegym installs its top-level
+# folders as treegym.<folder> (setup.py), so the work happens in a throwaway copy laid out as
+# treegym/<folder>/ with its own virtual environment ($WORK/venv: mutmut, pytest and the core
+# dependencies; treegym itself is imported from the copy). The working tree is never touched.
+#
+# Writes $REPORT (default: mutation_report.txt in the repository root): per module the
+# killed / survived / no-tests counts and the kill rate, then every survivor's diff.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PY="${PYTHON:-$REPO/.venv/bin/python}"
+PYTHON="${PYTHON:-python3}"
 REPORT="${REPORT:-$REPO/mutation_report.txt}"
-WORK="${WORK:-$(mktemp -d /tmp/treegym-mutation.XXXXXX)}"
+WORK="${WORK:-/tmp/treegym-mutation}"
 MODULES=("$@")
 [ ${#MODULES[@]} -gt 0 ] || MODULES=(elo astar mcts tot dfsdt)
-
-"$PY" -c 'import mutmut' 2>/dev/null || { echo "mutation_check.sh: install mutmut 2.x first: $PY -m pip install 'mutmut<3'" >&2; exit 1; }
-MUTMUT="$(dirname "$PY")/mutmut"
-
-# the tests that guard each module (fast: no Game-of-24 pass rates)
-tests_for() {
-    case "$1" in
-        elo)   echo "tests/test_policy_elo.py tests/test_elo.py -k 'not solves and not budget and not leaves and not same_seed and not answer_follows and not final_code'" ;;
-        astar) echo "tests/test_policy_astar.py tests/test_astar.py -k 'lcs or cost or memory_scores or bad_weights'" ;;
-        mcts)  echo "tests/test_policy_mcts.py tests/test_mcts.py -k uct_by_hand" ;;
-        tot)   echo "tests/test_policy_tot.py" ;;
-        dfsdt) echo "tests/test_policy_dfsdt.py" ;;
-        *) echo "mutation_check.sh: unknown module $1 (elo astar mcts tot dfsdt)" >&2; exit 1 ;;
-    esac
-}
-
-echo "copying the repository to $WORK"
-mkdir -p "$WORK/repo" "$WORK/pkgroot/treegym"
-(cd "$REPO" && tar cf - --exclude=.venv --exclude=.git --exclude=runs --exclude=__pycache__ --exclude=.mutmut-cache .) \
-    | (cd "$WORK/repo" && tar xf -)
-for f in envs agents servers scripts; do ln -sfn "$WORK/repo/$f" "$WORK/pkgroot/treegym/$f"; done
-touch "$WORK/pkgroot/treegym/__init__.py"
-cd "$WORK/repo"
-export PYTHONPATH="$WORK/pkgroot"
-"$PY" -c 'import treegym.agents.search.elo as m, sys; sys.exit(not m.__file__.startswith(sys.argv[1]))' "$WORK" \
-    || { echo "mutation_check.sh: the copy is not what Python imports" >&2; exit 1; }
-
-{ echo "== mutation check $(date -u +%Y-%m-%dT%H:%M:%SZ), mutmut $("$PY" -c 'import mutmut; print(mutmut.__version__)')"; } | tee -a "$REPORT"
 for m in "${MODULES[@]}"; do
-    tests="$(tests_for "$m")"
-    rm -f .mutmut-cache
-    echo "-- $m: agents/search/$m.py against: $tests" | tee -a "$REPORT"
-    set +e
-    "$MUTMUT" run --paths-to-mutate "agents/search/$m.py" --tests-dir tests \
-        --runner "$PY -m pytest -x -q -p no:cacheprovider -p no:randomly $tests" --no-progress > "$WORK/$m.log" 2>&1
-    set -e
-    "$MUTMUT" results > "$WORK/$m.results" 2>&1 || true
-    "$PY" - "$WORK/$m.results" "$m" <<'EOF' | tee -a "$REPORT"
-import re, sys, sqlite3
-con = sqlite3.connect(".mutmut-cache")
-rows = con.execute("select status, count(*) from Mutant group by status").fetchall()
-counts = dict(rows)
-killed = counts.get("ok_killed", 0)
-total = sum(counts.values()) - counts.get("untested", 0)
-rate = 100.0 * killed / total if total else 0.0
-print(f"{sys.argv[2]}: {killed}/{total} killed ({rate:.1f} %); by status: {counts}")
-EOF
-    "$PY" - "$m" <<'EOF' >> "$WORK/$m.survivors"
-import sqlite3, subprocess, sys, os
-con = sqlite3.connect(".mutmut-cache")
-ids = [r[0] for r in con.execute("select id from Mutant where status != 'ok_killed' order by id")]
-mutmut = os.path.join(os.path.dirname(sys.executable), "mutmut")
-for i in ids:
-    print(subprocess.run([mutmut, "show", str(i)], capture_output=True, text=True).stdout)
-EOF
-    echo "   survivors (diffs): $WORK/$m.survivors" | tee -a "$REPORT"
+    case "$m" in elo|astar|mcts|tot|dfsdt) ;; *) echo "mutation_check.sh: unknown module $m (elo astar mcts tot dfsdt)" >&2; exit 1 ;; esac
 done
+
+if [ ! -x "$WORK/venv/bin/mutmut" ]; then
+    echo "creating $WORK/venv with mutmut"
+    "$PYTHON" -m venv "$WORK/venv"
+    "$WORK/venv/bin/pip" install -q "mutmut>=3,<4" pytest gymnasium numpy openai tqdm filelock
+fi
+
+echo "copying the repository to $WORK/tree"
+rm -rf "$WORK/tree"
+mkdir -p "$WORK/tree/treegym" "$WORK/tree/tests"
+for f in agents envs servers scripts; do
+    (cd "$REPO" && tar cf - --exclude=__pycache__ "$f") | (cd "$WORK/tree/treegym" && tar xf -)
+done
+(cd "$REPO/tests" && tar cf - --exclude=__pycache__ support conftest.py test_policy_*.py test_elo.py test_astar.py test_mcts.py) \
+    | (cd "$WORK/tree/tests" && tar xf -)
+cd "$WORK/tree"
+sources=""
+for m in "${MODULES[@]}"; do sources="$sources
+    treegym/agents/search/$m.py"; done
+cat > setup.cfg <<EOF
+[mutmut]
+source_paths =$sources
+also_copy = treegym
+pytest_add_cli_args_test_selection =
+    tests/
+pytest_add_cli_args =
+    -p
+    no:cacheprovider
+    -k
+    policy or test_elo.py and (expected_score or elo_update or eq7 or rejection or anneal or bad_option) or test_astar.py and (lcs or cost or memory_scores or bad_weights) or test_mcts.py and uct_by_hand
+EOF
+printf '[pytest]\ntestpaths = tests\nmarkers =\n    slow: slow\n' > pytest.ini
+
+set +e
+"$WORK/venv/bin/mutmut" run > "$WORK/run.log" 2>&1
+status=$?
+set -e
+[ $status -eq 0 ] || echo "mutmut run exited with $status (see $WORK/run.log); reporting what it finished"
+
+"$WORK/venv/bin/mutmut" results --all true > "$WORK/results.txt" 2>&1 || "$WORK/venv/bin/mutmut" results > "$WORK/results.txt" 2>&1
+"$WORK/venv/bin/python" - "$REPORT" "$WORK" "${MODULES[@]}" <<'EOF'
+import collections, re, subprocess, sys
+report, work, modules = sys.argv[1], sys.argv[2], sys.argv[3:]
+lines = open(f"{work}/results.txt").read().splitlines()
+status = {}
+for line in lines:
+    m = re.match(r"\s*(treegym\.agents\.search\.(\w+)\.\S+): (.+)$", line)
+    if m:
+        status[m.group(1)] = (m.group(2), m.group(3).strip())
+out = [f"mutation check of agents/search ({', '.join(modules)}) with mutmut; tests: tests/test_policy_*.py "
+       "and the pure-function tests (see scripts/mutation_check.sh)", ""]
+survivors = []
+for mod in modules:
+    counts = collections.Counter(s for k, (m, s) in status.items() if m == mod)
+    killed = counts.get("killed", 0)
+    total = sum(v for s, v in counts.items() if s != "not checked")
+    rate = 100.0 * killed / total if total else 0.0
+    out.append(f"{mod}.py: {killed}/{total} mutants killed = {rate:.1f} %  ({dict(counts)})")
+    survivors += [k for k, (m, s) in status.items() if m == mod and s not in ("killed", "not checked")]
+allc = collections.Counter(s for _, s in status.values())
+total = sum(v for s, v in allc.items() if s != "not checked")
+out.append(f"all: {allc.get('killed', 0)}/{total} killed = {100.0 * allc.get('killed', 0) / max(1, total):.1f} %")
+out += ["", f"survivors ({len(survivors)}):", ""]
+mutmut = f"{work}/venv/bin/mutmut"
+for k in survivors:
+    diff = subprocess.run([mutmut, "show", k], capture_output=True, text=True, cwd=f"{work}/tree").stdout
+    changed = [ln for ln in diff.splitlines() if ln[:2] in ("- ", "+ ")]
+    out.append(f"{k} [{status[k][1]}]")
+    out += ["    " + ln for ln in changed]
+open(report, "w").write("\n".join(out) + "\n")
+print("\n".join(out[: len(modules) + 4]))
+print(f"wrote {report}")
+EOF

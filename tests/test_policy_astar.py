@@ -143,4 +143,4 @@ def test_ablations_drop_the_terms():
     agent = run(AStarSearchAgent, TREE, llm, iterations=2, memory_id="none", use_g2=False, use_h2=False)
     for node in agent.result.tree.nodes[1:]:
         assert node.stats["g2"] is None and node.stats["h2"] is None
-    assert "imagine" not in llm.kinds()
+    assert "imagine" not in llm.request_kinds()

@@ -76,7 +76,7 @@ def test_max_sequences_continues_after_an_answer_and_keeps_the_first():
 def test_peek_success_lets_the_env_decide_without_value_calls():
     llm = _llm()
     agent = run(DFSDTAgent, TREE, llm, WINS, prune_back=1, peek_success=True)
-    assert "value" not in llm.kinds()
+    assert "value" not in llm.request_kinds()
     assert agent.result.chosen.success and _path(agent.result.chosen) == "a/a1/x2"
     assert agent.stats()["peek_success"] is True
 

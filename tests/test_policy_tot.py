@@ -41,7 +41,7 @@ def test_bfs_keeps_the_best_breadth_states_per_level():
 def test_bfs_averages_n_evaluate_value_calls():
     llm = _llm()
     agent = run(ToTBFSAgent, TREE, llm, breadth=1, n_propose=3, n_evaluate=3, max_depth=1)
-    assert llm.kinds().count("value") == 3 * 3
+    assert llm.request_kinds().count("value") == 3 * 3
     assert [_path(n) for n in agent.result.tree.nodes if "level" in n.stats] == ["b"]
 
 
@@ -52,7 +52,7 @@ def test_bfs_select_compare_ranks_by_pairwise_wins():
     assert (nodes["a"].value, nodes["c"].value, nodes["b"].value) == (1.0, 0.5, 0.0)
     assert _proposed(llm)[:3] == ["", "a", "c"]
     # 3 pairs on each level (a, b, c; then a1, a2, c1), two order-swapped calls each, no value call
-    assert ("value", "a") not in llm.log and llm.kinds().count("compare") == 2 * 3 + 2 * 3
+    assert ("value", "a") not in llm.log and llm.request_kinds().count("compare") == 2 * 3 + 2 * 3
     # the judge ties every pair on level 2 (no scores): all get 0.5, the first two made are kept
     assert [nodes[p].value for p in ("a/a1", "a/a2", "c/c1")] == [0.5, 0.5, 0.5]
     assert [p for p in ("a/a1", "a/a2", "c/c1") if nodes[p].stats.get("level") == 2] == ["a/a1", "a/a2"]
@@ -61,7 +61,7 @@ def test_bfs_select_compare_ranks_by_pairwise_wins():
 def test_bfs_select_compare_skips_the_judge_when_all_states_fit():
     llm = _llm(judge={"a": 3, "b": 1, "c": 2})
     run(ToTBFSAgent, TREE, llm, breadth=3, n_propose=3, max_depth=1, select="compare")
-    assert "compare" not in llm.kinds()
+    assert "compare" not in llm.request_kinds()
 
 
 def test_bfs_with_peek_stops_at_the_first_won_step_without_valuing_it():

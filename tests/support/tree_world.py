@@ -152,7 +152,7 @@ class TreeLLM(ScriptedLLM):
         self.log.append((kind, user))
         return "lesson"
 
-    def kinds(self) -> list[str]:
+    def request_kinds(self) -> list[str]:
         return [entry[0] for entry in self.log]
 
 
