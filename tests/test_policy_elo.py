@@ -233,3 +233,47 @@ def test_stop_on_success_needs_peek_and_then_stops_at_the_first_win():
     agent = run(EloSearchAgent, tree, llm, ["b/b2"], explorations=10, seed=0, peek_success=True)
     assert agent.sequences[-1].success and len(agent.sequences) < 10
     assert agent.stats()["peek_success"] is True
+
+
+def test_a_step_with_nothing_new_is_asked_propose_retries_times_then_closed():
+    tree = {"": ["a"], "a": ["a1"]}
+    llm = TreeLLM(proposals={"": ["a"], "a": []}, judge={})
+    agent = run(EloSearchAgent, tree, llm, explorations=3, propose_retries=2)
+    # the first sequence stops at a: asked twice (attempt 0 = greedy, attempt 1 = seed 1), then closed
+    assert [e for e in llm.log if e[0] == "propose"][:3] == [("propose", "", None), ("propose", "a", None),
+                                                              ("propose", "a", 1)]
+    root = agent.result.tree.root
+    a = root.children[0]
+    assert a.stats["closed"] and agent.sequences == [a] and a.visits == 1
+    # the root's rejection is then drawn until the model has had propose_retries tries with nothing new
+    root_asks = [e[2] for e in llm.log if e[0] == "propose" and e[1] == ""]
+    assert root_asks == [None, None, 1] and root.stats["no_new"] and root.stats["propose_tries"] == 2
+    assert root.stats["closed"] and root.visits == 4  # the 4th walk found it closed: the search ended (cap 12)
+    assert agent.stats()["elo_sequences"] == 1
+
+
+def test_walks_that_explore_nothing_stop_at_the_cap():
+    tree = {"": ["t"]}
+    llm = TreeLLM(proposals={"": ["t"]}, judge={})
+    agent = run(EloSearchAgent, tree, llm, explorations=3, terminal_children="include", propose_retries=1)
+    root = agent.result.tree.root
+    assert len(agent.sequences) == 1 and root.stats["no_new"]
+    assert root.visits == 4 * 3  # every walk draws the terminal child; the cap is 4 walks per exploration
+
+
+def test_judging_uses_the_agents_r_and_k_and_ties_go_to_the_first_sequence():
+    llm = _llm()
+    agent = run(EloSearchAgent, TREE, llm, explorations=3, seed=3, r=100.0, k_factor=20.0)
+    calls = [e for e in llm.log if e[0] == "compare"]
+    elo: dict[str, float] = {}
+    for (_, new, old) in calls[::2]:
+        first = JUDGE.get(new, 0) >= JUDGE.get(old, 0)
+        second = JUDGE.get(old, 0) >= JUDGE.get(new, 0)
+        result = 1.0 if first and not second else 0.0 if second and not first else 0.5
+        elo[new], elo[old] = elo_update(elo.get(new, 0.0), elo.get(old, 0.0), result, 20.0, 100.0)
+    assert elo and all(s.value == pytest.approx(elo.get(_path(s), 0.0)) for s in agent.sequences)
+    a, b = _node(value=7.0, terminal=True), _node(value=7.0, terminal=True)
+    a.id, b.id = 3, 5
+    chooser = _bare()
+    chooser.sequences = [b, a]
+    assert chooser.choose(None) is a  # type: ignore[arg-type]

@@ -187,13 +187,12 @@ class EloSearchAgent(SearchAgent):
     # ------------------------------------------------------------ search
     def search(self, root: SearchNode, hooks: TaskHooks) -> None:
         self.sequences = []
-        attempts = 0
+        walks = 0
         # Walks that end in a closed branch cost no LLM call and do not count as explorations;
-        # the attempt cap only guards against a tree with nothing left to explore.
-        while len(self.sequences) < self.explorations and attempts < 4 * self.explorations:
-            attempts += 1
-            if root.stats.get("closed"):
-                break
+        # the walk cap only guards against a tree with nothing left to explore.
+        while (len(self.sequences) < self.explorations and walks < 4 * self.explorations
+               and not root.stats.get("closed")):
+            walks += 1
             start = self._descend(root)
             if start is None or start.terminal:
                 continue  # a closed end, or a drawn terminal step (terminal_children=include): nothing to explore
@@ -203,7 +202,7 @@ class EloSearchAgent(SearchAgent):
             self.sequences.append(leaf)
             self._judge(leaf, hooks)
             if self.stop_on_success and self.known_win(leaf):
-                break
+                return
 
     def _descend(self, root: SearchNode) -> SearchNode | None:
         """Eq. 5 top-down: the step to branch from (None when the walk hit a closed end)."""

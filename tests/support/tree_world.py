@@ -126,11 +126,15 @@ class TreeLLM(ScriptedLLM):
         self._drawn: dict[str, int] = defaultdict(int)
         super().__init__(self._reply, name="tree-scripted")
 
+    def complete(self, messages, *args, **kwargs):  # noqa: D401 - records the seed a propose asked with
+        self._seed = kwargs.get("seed")
+        return super().complete(messages, *args, **kwargs)
+
     def _reply(self, messages: list[dict]) -> str:
         kind, user = messages[0]["content"], messages[-1]["content"]
         if kind == "propose":
             path, avoid = user.split("|")
-            self.log.append(("propose", path))
+            self.log.append(("propose", path, getattr(self, "_seed", None)))
             fresh = [a for a in self.proposals.get(path, ()) if a not in avoid.split(",")]
             return ",".join(fresh)
         if kind == "react":
