@@ -34,7 +34,9 @@ def test_a_give_up_abandons_the_parent_and_the_first_answer_ends_the_search():
     nodes = {_path(n): n for n in agent.result.tree.nodes}
     assert nodes["a/a1/x1"].stats["give_up"] and nodes["a/a1"].stats["abandoned"]
     assert agent.stats()["dfsdt_give_ups"] == 1 and agent.stats()["dfsdt_backtracks"] == 1
-    assert [n.value for n in agent.result.tree.nodes] == sorted(n.value for n in agent.result.tree.nodes)
+    # every step is visited once, right after it is made: the visiting order is the creation order
+    assert [n.value for n in agent.result.tree.nodes] == list(range(len(agent.result.tree)))
+    assert all(n.visits == 1 for n in agent.result.tree.nodes)
 
 
 def test_prune_back_one_tries_the_sibling():
@@ -71,6 +73,10 @@ def test_max_sequences_continues_after_an_answer_and_keeps_the_first():
     assert _proposed(llm) == ["", "a", "a/a1", "a", "a/a2", "a/a2", "", "b"]
     assert agent.stats()["dfsdt_sequences"] == 3
     assert _path(agent.result.chosen) == "a/a2/y1"
+    nodes = {_path(n): n for n in agent.result.tree.nodes}
+    assert nodes["a/a2"].stats["empty_proposals"] == 1 and "empty_proposals" not in nodes["a"].stats
+    assert nodes["a/a2/y1"].stats["answer"] and nodes["b/b1"].stats["answer"]
+    assert nodes["a/a2/y1"].stats["judged"] == 0.9
 
 
 def test_peek_success_lets_the_env_decide_without_value_calls():

@@ -33,6 +33,7 @@ def test_bfs_keeps_the_best_breadth_states_per_level():
     assert levels == {"b": 1, "a": 1, "b/b2": 2, "a/a2": 2}
     for node in agent.result.tree.nodes[1:]:
         assert node.value == pytest.approx(VALUES[_path(node)])  # final states too: valued by the model
+        assert node.visits == 1
     # the answer: the highest-valued state; the env's win (valued 0) was never even reached
     assert _path(agent.result.chosen) == "a/a2/y"
     assert agent.stats()["bfs_levels"] == 3
