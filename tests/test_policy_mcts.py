@@ -154,3 +154,20 @@ def test_lats_reflects_after_each_simulation_that_the_model_does_not_rate_a_win(
     reflected = [_path(n) for n in agent.result.tree.nodes if "reflection" in n.stats]
     assert "a/a1" not in reflected and reflected  # rated 1.0 by the model: no reflection
     assert math.isclose(agent.result.tree.root.visits, agent.stats()["mcts_iterations"])
+
+
+def test_lats_shows_its_latest_reflections_in_later_prompts():
+    tree = {"": ["a", "b", "c"], "a": ["a1"], "b": ["b1"], "c": ["c1"]}
+    llm = TreeLLM(proposals=tree, values={"a": 0.5, "b": 0.4, "c": 0.3, "a/a1": 0.0, "b/b1": 0.0, "c/c1": 0.0})
+    agent = run(LATSAgent, tree, llm, n_iters=4, n_actions=3, depth_limit=3, max_reflections=2)
+    assert agent.stats()["reflections"] == 2  # the latest max_reflections are kept
+    reflected_at = [i for i, (kind, _) in enumerate(llm.prompts) if kind == "reflect"]
+    assert len(reflected_at) >= 3
+    later = [text for kind, text in llm.prompts[reflected_at[0] + 1:] if kind == "propose"]
+    assert later and all(text.startswith("Lessons from earlier failed attempts:\nReflection 1: lesson")
+                         for text in later)
+    assert not any("Reflection 3:" in text for kind, text in llm.prompts if kind == "propose")
+    first = [text for kind, text in llm.prompts[: reflected_at[0]] if kind == "propose"]
+    assert first and not any("Reflection" in text for text in first)
+    ended = [n for n in agent.result.tree.nodes if "reflection" in n.stats]
+    assert all(n.stats["reflection"] == "lesson" for n in ended)

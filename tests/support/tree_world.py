@@ -123,6 +123,7 @@ class TreeLLM(ScriptedLLM):
         self.imagined = imagined or {}
         self.default_value = default_value
         self.log: list[tuple] = []
+        self.prompts: list[tuple[str, str]] = []  # (kind, the whole last message)
         self._drawn: dict[str, int] = defaultdict(int)
         super().__init__(self._reply, name="tree-scripted")
 
@@ -131,7 +132,9 @@ class TreeLLM(ScriptedLLM):
         return super().complete(messages, *args, **kwargs)
 
     def _reply(self, messages: list[dict]) -> str:
-        kind, user = messages[0]["content"], messages[-1]["content"]
+        kind, full = messages[0]["content"], messages[-1]["content"]
+        user = full.splitlines()[-1] if full else ""  # lines above it: reflections an agent added
+        self.prompts.append((kind, full))
         if kind == "propose":
             path, avoid = user.split("|")
             self.log.append(("propose", path, getattr(self, "_seed", None)))
