@@ -144,3 +144,13 @@ def test_ablations_drop_the_terms():
     for node in agent.result.tree.nodes[1:]:
         assert node.stats["g2"] is None and node.stats["h2"] is None
     assert "imagine" not in llm.request_kinds()
+
+
+def test_lcs_scores_on_edge_cases_and_the_character_score():
+    from treegym.agents.search.astar import _char_lcs_score, lcs_length, lcs_score
+
+    assert lcs_length("", "abc") == lcs_length("abc", "") == 0 and lcs_length("abcb", "bcb") == 3
+    assert lcs_score([], ["x"]) == lcs_score(["x"], []) == 0.0
+    assert lcs_score(["a", "b", "c"], ["a", "c"]) == 1.0 and lcs_score(["a", "b"], ["b", "c", "d"]) == 0.5
+    assert _char_lcs_score("", "abc") == _char_lcs_score("abc", "") == 0.0
+    assert _char_lcs_score("abcd", "axcy") == 0.5 and _char_lcs_score("ab", "xaby") == 1.0

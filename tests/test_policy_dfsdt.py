@@ -90,3 +90,17 @@ def test_peek_success_lets_the_env_decide_without_value_calls():
 def test_bad_max_sequences_is_refused():
     with pytest.raises(ValueError, match="max_sequences"):
         run(DFSDTAgent, TREE, _llm(), max_sequences=0)
+
+
+def test_the_second_child_is_asked_with_the_next_attempt_and_sequences_are_recorded():
+    llm = _llm()
+    agent = run(DFSDTAgent, TREE, llm, max_sequences=3)
+    assert [e[2] for e in llm.log if e[0] == "propose" and e[1] == "a"] == [None, 1]  # attempt i for child i
+    assert [_path(n) for n in agent.sequences] == ["a/a1/x1", "a/a2/y1", "b/b1"]
+
+
+def test_peek_counts_a_positive_reward_as_an_answer():
+    llm = _llm()
+    agent = run(DFSDTAgent, TREE, llm, rewards={"a/a1/x1": 0.25}, peek_success=True)
+    assert _path(agent.result.chosen) == "a/a1/x1" and not agent.result.chosen.success  # a scored purchase
+    assert "value" not in llm.request_kinds()

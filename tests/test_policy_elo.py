@@ -277,3 +277,11 @@ def test_judging_uses_the_agents_r_and_k_and_ties_go_to_the_first_sequence():
     chooser = _bare()
     chooser.sequences = [b, a]
     assert chooser.choose(None) is a  # type: ignore[arg-type]
+
+
+def test_rejection_probability_is_the_last_eq5_entry():
+    from treegym.agents.search.elo import rejection_probability
+
+    assert rejection_probability([0.0], ELO_R) == pytest.approx(0.5)
+    assert rejection_probability([100.0, -100.0], 50.0, rejection_value=20.0) == pytest.approx(
+        selection_probabilities([100.0, -100.0], 50.0, 20.0)[-1])

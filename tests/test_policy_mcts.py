@@ -171,3 +171,24 @@ def test_lats_shows_its_latest_reflections_in_later_prompts():
     assert first and not any("Reflection" in text for text in first)
     ended = [n for n in agent.result.tree.nodes if "reflection" in n.stats]
     assert all(n.stats["reflection"] == "lesson" for n in ended)
+
+
+def test_the_reflection_prompt_shows_the_models_value_not_the_envs_verdict():
+    tree = {"": ["a", "b"], "a": ["a1"], "b": ["b1"]}
+    values = {"a": 0.5, "b": 0.25, "a/a1": 0.5, "b/b1": 0.25}
+    llm = TreeLLM(proposals=tree, values=values)
+    run(LATSAgent, tree, llm, ["a/a1"], n_iters=2, n_actions=2, depth_limit=3, rollout_depth=1)
+    outcomes = [text.splitlines()[0] for kind, text in llm.prompts if kind == "reflect"]
+    assert outcomes[0] == "outcome: the episode ended in a state valued 0.50"  # a/a1 won; the model said 0.5
+    llm = TreeLLM(proposals=tree, values=values)
+    run(LATSAgent, tree, llm, ["b/b1"], n_iters=2, n_actions=2, depth_limit=3, rollout_depth=0)
+    assert [t.splitlines()[0] for k, t in llm.prompts if k == "reflect"][0] == \
+        "outcome: after 1 steps the state was valued 0.50"
+    llm = TreeLLM(proposals=tree, values=values)
+    run(LATSAgent, tree, llm, ["b/b1"], n_iters=2, n_actions=2, depth_limit=3, rollout_depth=1, peek_success=True,
+        stop_on_success=False)
+    outcomes = [t.splitlines()[0] for k, t in llm.prompts if k == "reflect"]
+    assert outcomes[0] == "outcome: the episode ended without success (reward 0)"
+    llm = TreeLLM(proposals=tree, values=values)
+    run(LATSAgent, tree, llm, ["b/b1"], n_iters=1, n_actions=2, depth_limit=3, rollout_depth=0, peek_success=True)
+    assert [t.splitlines()[0] for k, t in llm.prompts if k == "reflect"] == ["outcome: no success after 1 steps"]

@@ -105,3 +105,27 @@ def test_the_answer_prefers_a_finished_state_on_a_tie():
 def test_stop_on_success_needs_peek():
     with pytest.raises(ValueError, match="peek_success"):
         run(ToTDFSAgent, TREE, _llm(), stop_on_success=True)
+
+
+def test_dfs_threshold_is_inclusive_and_a_stop_deep_down_ends_the_whole_search():
+    llm = _llm()
+    run(ToTDFSAgent, TREE, llm, n_propose=3, n_evaluate=1, max_depth=3, value_threshold=0.5, max_children=5)
+    assert "a/a1" in _proposed(llm)  # valued exactly 0.5: kept
+    llm = _llm()
+    run(ToTDFSAgent, TREE, llm, n_propose=3, n_evaluate=1, max_depth=3, value_threshold=0.0, max_sequences=2)
+    assert _proposed(llm) == ["", "b", "b/b2", "b/b1"]  # the 2nd sequence (below b/b1) ends everything
+
+
+def test_dfs_with_peek_stops_at_the_first_win_deep_down():
+    llm = _llm()
+    agent = run(ToTDFSAgent, TREE, llm, ["a/a2/y"], n_propose=3, n_evaluate=1, max_depth=3, value_threshold=0.0,
+                peek_success=True)
+    assert _proposed(llm) == ["", "b", "b/b2", "b/b1", "a", "a/a2"] and agent.result.chosen.success
+
+
+def test_dfs_stats_before_and_parsing_of_max_sequences():
+    agent = ToTDFSAgent("t", TreeLLM(), adapter=object())
+    assert agent.stats() == {"dfs_pruned": 0, "dfs_sequences": 0}
+    for text in ("none", ""):
+        assert ToTDFSAgent("t", TreeLLM(), adapter=object(), max_sequences=text).max_sequences is None
+    assert ToTDFSAgent("t", TreeLLM(), adapter=object(), max_sequences=1).max_sequences == 1

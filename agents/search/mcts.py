@@ -211,7 +211,7 @@ class MCTSAgent(SearchAgent):
                 break
             failed = not end.success if self.peek_success else reward < 1.0
             if self.reflect and (end.terminal or self.simulate_mode == "rollout") and failed:
-                self._reflect(end, hooks)
+                self._reflect(end, hooks, reward)
 
     def _expandable(self, node: SearchNode) -> bool:
         return not node.terminal and node.depth - self._base < self.depth_limit and not node.stats.get("dead")
@@ -306,9 +306,15 @@ class MCTSAgent(SearchAgent):
             current = nxt
         return self._reward(current, hooks), current
 
-    def _reflect(self, end: SearchNode, hooks: TaskHooks) -> None:
-        outcome = ("the episode ended without success (reward %g)" % end.reward if end.terminal
-                   else f"no success after {end.depth} steps")
+    def _reflect(self, end: SearchNode, hooks: TaskHooks, reward: float) -> None:
+        """One reflection on a simulation that did not win. The outcome shown to the model is the env's
+        verdict only with ``peek_success``; otherwise it is the model's own value of where it ended."""
+        if self.peek_success:
+            outcome = ("the episode ended without success (reward %g)" % end.reward if end.terminal
+                       else f"no success after {end.depth} steps")
+        else:
+            outcome = (f"the episode ended in a state valued {reward:.2f}" if end.terminal
+                       else f"after {end.depth} steps the state was valued {reward:.2f}")
         text = hooks.reflect(end, outcome)
         if text:
             end.stats["reflection"] = text[:500]

@@ -34,11 +34,13 @@ def join(path: str, action: str) -> str:
 class TreeWorldEnv(ForkableEnv):
     """See the module docstring. ``max_steps`` defaults to more than any test tree is deep."""
 
-    def __init__(self, tree: dict[str, Sequence[str]], wins: Sequence[str] = (), max_steps: int = 50):
+    def __init__(self, tree: dict[str, Sequence[str]], wins: Sequence[str] = (), max_steps: int = 50,
+                 rewards: dict[str, float] | None = None):
         super().__init__(max_steps=max_steps)
-        self._init_kwargs = {"tree": tree, "wins": wins, "max_steps": max_steps}
+        self._init_kwargs = {"tree": tree, "wins": wins, "max_steps": max_steps, "rewards": rewards}
         self.tree = {k: tuple(v) for k, v in tree.items()}
         self.wins = set(wins)
+        self.rewards = dict(rewards or {})  # partial rewards of leaves that are not wins
         self.observation_space = text_observation_space()
         self.action_space = action_space()
         self.task = "tree"
@@ -66,7 +68,8 @@ class TreeWorldEnv(ForkableEnv):
         truncated = self._count_step()
         obs, info = self._observe()
         terminated = self.path not in self.tree
-        return obs, float(info["success"] and terminated), terminated, truncated and not terminated, info
+        reward = (1.0 if info["success"] else self.rewards.get(self.path, 0.0)) if terminated else 0.0
+        return obs, reward, terminated, truncated and not terminated, info
 
 
 def path_of(history: Sequence[Step]) -> str:
@@ -108,7 +111,8 @@ class TreeAdapter(EnvAdapter):
         return [a for a in text.split(",") if a]
 
     def reflect_messages(self, obs, trajectory, outcome):
-        return [{"role": "system", "content": "reflect"}, {"role": "user", "content": path_of(trajectory)}]
+        return [{"role": "system", "content": "reflect"},
+                {"role": "user", "content": f"outcome: {outcome}\n{path_of(trajectory)}"}]
 
 
 class TreeLLM(ScriptedLLM):
@@ -163,9 +167,10 @@ class TreeLLM(ScriptedLLM):
         return [entry[0] for entry in self.log]
 
 
-def run(agent_cls: type, tree: dict, llm: TreeLLM, wins: Sequence[str] = (), **options: Any) -> Any:
+def run(agent_cls: type, tree: dict, llm: TreeLLM, wins: Sequence[str] = (), rewards: dict | None = None,
+        **options: Any) -> Any:
     """Build ``agent_cls`` on a fresh TreeWorld, run its search; returns the agent (``agent.result``)."""
-    env = TreeWorldEnv(tree, wins)
+    env = TreeWorldEnv(tree, wins, rewards=rewards)
     obs, info = env.reset()
     options.setdefault("budget", 1000)
     agent = agent_cls(TreeAdapter.env_id, llm, adapter=TreeAdapter(), **options)
