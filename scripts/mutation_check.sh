@@ -22,7 +22,7 @@ PYTHON="${PYTHON:-python3}"
 REPORT="${REPORT:-$REPO/mutation_report.txt}"
 WORK="${WORK:-/tmp/treegym-mutation}"
 MODULES=("$@")
-[ ${#MODULES[@]} -gt 0 ] || MODULES=(elo astar mcts tot dfsdt)
+[ ${#MODULES[@]} -gt 0 ] || MODULES=(dfsdt tot astar mcts elo)
 for m in "${MODULES[@]}"; do
     case "$m" in elo|astar|mcts|tot|dfsdt) ;; *) echo "mutation_check.sh: unknown module $m (elo astar mcts tot dfsdt)" >&2; exit 1 ;; esac
 done
