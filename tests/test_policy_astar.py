@@ -16,8 +16,8 @@ TREE = {"": ["a", "b", "c"], "a": ["a1", "a2"], "b": ["b1", "b2"], "c": ["c1"],
 SAMPLES = {"": ["a", "a", "b", "zz", "c"], "a": ["a2", "a1", "a2", "a2", "a1"], "b": ["b1", "b1", "b1", "b2", "b1"],
            "c": ["c1", "c1", "c1", "c1", "c1"], "a/a1": ["x", "y", "y", "y", "y"], "a/a2": ["z"] * 5,
            "b/b1": ["w"] * 5}
-IMAGINED = {"a": ["s", "s", "s"], "b": ["s"], "c": ["s", "s", "s", "s"], "a/a1": ["s"], "a/a2": ["s", "s", "s"],
-            "b/b1": ["s", "s"]}
+IMAGINED = {"a": ["s", "s", "s"], "b": ["s"], "c": ["s", "s", "s", "s"], "a/a1": ["s"], "a/a2": ["s", "s", "s"]}
+# b/b1 imagines nothing: "cannot be finished", h2 = 0
 
 
 def _llm(samples=SAMPLES, imagined=IMAGINED) -> TreeLLM:
@@ -118,7 +118,7 @@ def test_without_complete_plans_the_answer_is_the_lowest_f_open_node():
 
 class FreeQueries(TreeAdapter):
     def is_free_action(self, action, obs):
-        return action.startswith("search[")
+        return action.startswith("search[") and obs["text"] == "at root"
 
 
 def test_free_form_actions_the_adapter_accepts_are_kept():
@@ -154,3 +154,72 @@ def test_lcs_scores_on_edge_cases_and_the_character_score():
     assert lcs_score(["a", "b", "c"], ["a", "c"]) == 1.0 and lcs_score(["a", "b"], ["b", "c", "d"]) == 0.5
     assert _char_lcs_score("", "abc") == _char_lcs_score("abc", "") == 0.0
     assert _char_lcs_score("abcd", "axcy") == 0.5 and _char_lcs_score("ab", "xaby") == 1.0
+
+
+class WithMemory(TreeAdapter):
+    """Demonstrations seed the long-term memory, so g1 and h1 are not zero."""
+
+    def demonstrations(self, n, seed=0):
+        return [["a", "a2", "z"], ["b", "b1"], ["c", "x", "a1"]][:n]
+
+
+def _run_with_memory(llm, wins=(), **options):
+    from support.tree_world import TreeWorldEnv
+
+    env = TreeWorldEnv(TREE, wins)
+    obs, info = env.reset()
+    agent = AStarSearchAgent(TreeAdapter.env_id, llm, adapter=WithMemory(), memory_id="none", budget=200, **options)
+    agent.reset()
+    agent.bind(env)
+    agent.run_search(obs, info)
+    return agent
+
+
+def test_g1_and_h1_come_from_the_long_term_memory():
+    llm = _llm()
+    agent = _run_with_memory(llm, iterations=5)
+    nodes = _by_path(agent)
+    root = nodes[""]
+    assert root.stats["g"] == 0.0 and root.stats["h"] == 0.0
+    memory = agent.memory
+    assert len(memory) == 3
+    checked = 0
+    for path, node in nodes.items():
+        if node.parent is None:
+            continue
+        plan = path.split("/")
+        assert node.stats["g1"] == pytest.approx(memory.g1(plan)) and node.stats["h1"] == pytest.approx(
+            memory.h1(node.action))
+        checked += node.stats["g1"] > 0 and 0 < node.stats["h1"] < 1
+    assert checked >= 2
+    assert nodes["a"].stats["g"] == pytest.approx(step_cost(1.0, 2 / 5, 0.5))  # "a" starts a memory plan: g1 = 1
+    assert all(n.visits == 1 for n in nodes.values() if n.children)  # each expanded node was selected once
+
+
+def test_max_steps_stops_expansion_but_not_selection():
+    llm = _llm()
+    agent = run(AStarSearchAgent, TREE, llm, iterations=4, max_steps=1, memory_id="none")
+    assert _expansions(llm) == [""]
+    depth1 = [n for n in agent.result.tree.nodes if n.depth == 1]
+    assert sorted(n.visits for n in depth1) == [1, 1, 1]  # all three selected, none expanded
+
+
+def test_without_filter_valid_unlisted_samples_make_nodes():
+    agent = run(AStarSearchAgent, TREE, _llm(), iterations=1, memory_id="none", filter_valid=False)
+    assert "zz" in {c.action for c in agent.result.tree.root.children}
+
+
+def test_with_peek_the_answer_is_the_lowest_f_win_and_lost_plans_are_never_answers():
+    tree = {"": ["a", "b", "c"], "c": ["c1"]}
+    samples = {"": ["a", "b", "c", "c", "c"], "c": ["c1"] * 5}
+    llm = TreeLLM(samples=samples, imagined={"c": ["s"]})
+    agent = run(AStarSearchAgent, tree, llm, ["a", "b"], iterations=1, memory_id="none", peek_success=True)
+    nodes = _by_path(agent)
+    assert agent.result.chosen is min((nodes["a"], nodes["b"]), key=lambda n: (n.value, n.id))
+    assert agent.stats()["astar_memory_plans"] == 1  # the won plan joined the memory (ToolChain* 3.2)
+    llm = TreeLLM(samples=samples, imagined={"c": ["s"]})
+    agent = run(AStarSearchAgent, tree, llm, [], iterations=1, memory_id="none", peek_success=True)
+    assert _path(agent.result.chosen) == "c"  # a and b ended the episode and lost: the open node c
+    assert agent.stats()["astar_memory_plans"] == 0
+    llm = TreeLLM(samples={"": [""] * 5})
+    assert run(AStarSearchAgent, tree, llm, iterations=2, memory_id="none").result.chosen is None

@@ -59,12 +59,14 @@ def test_answer_threshold_and_max_depth():
     llm = _llm()
     agent = run(DFSDTAgent, TREE, llm, answer_threshold=0.95)
     assert "b" in _proposed(llm)  # y1 (0.9) is now a give-up as well: the search went on to b
-    assert agent.result.chosen is not None and agent.stats()["dfsdt_give_ups"] >= 2
+    assert agent.stats()["dfsdt_give_ups"] == 3 and agent.stats()["dfsdt_backtracks"] == 3
+    assert _path(agent.result.chosen) == "b/b1"  # no answer: the last give-up
     llm = _llm()
     agent = run(DFSDTAgent, TREE, llm, max_depth=1)
     assert _proposed(llm) == ["", ""]  # depth-1 steps are ends: the root tries its second child
     assert [_path(n) for n in agent.result.tree.root.children] == ["a", "b"]
     assert _path(agent.result.chosen) == "a"  # deepest not given up, first made
+    assert [_path(n) for n in agent.sequences] == ["a", "b"]
 
 
 def test_max_sequences_continues_after_an_answer_and_keeps_the_first():
@@ -74,6 +76,7 @@ def test_max_sequences_continues_after_an_answer_and_keeps_the_first():
     assert agent.stats()["dfsdt_sequences"] == 3
     assert _path(agent.result.chosen) == "a/a2/y1"
     nodes = {_path(n): n for n in agent.result.tree.nodes}
+    assert agent.found is nodes["a/a2/y1"]
     assert nodes["a/a2"].stats["empty_proposals"] == 1 and "empty_proposals" not in nodes["a"].stats
     assert nodes["a/a2/y1"].stats["answer"] and nodes["b/b1"].stats["answer"]
     assert nodes["a/a2/y1"].stats["judged"] == 0.9
@@ -104,3 +107,27 @@ def test_peek_counts_a_positive_reward_as_an_answer():
     agent = run(DFSDTAgent, TREE, llm, rewards={"a/a1/x1": 0.25}, peek_success=True)
     assert _path(agent.result.chosen) == "a/a1/x1" and not agent.result.chosen.success  # a scored purchase
     assert "value" not in llm.request_kinds()
+
+
+def test_prune_back_three_leaves_the_grandparent_too():
+    llm = _llm()
+    run(DFSDTAgent, TREE, llm, prune_back=3)
+    assert _proposed(llm) == ["", "a", "a/a1", "", "b"]
+
+
+def test_a_step_with_no_proposals_counts_them_and_an_empty_tree_has_no_answer():
+    tree = {"": ["a"], "a": ["a1"]}
+    llm = TreeLLM(proposals={"": ["a"], "a": []})
+    agent = run(DFSDTAgent, tree, llm)
+    a = agent.result.tree.root.children[0]
+    assert a.stats["empty_proposals"] == 2 and agent.result.chosen is a
+    agent = run(DFSDTAgent, tree, TreeLLM(proposals={}))
+    assert agent.result.chosen is None and agent.result.tree.root.stats["empty_proposals"] == 2
+
+
+def test_fresh_stats_and_option_parsing():
+    agent = DFSDTAgent("t", TreeLLM(), adapter=object())
+    assert agent.stats() == {"dfsdt_backtracks": 0, "dfsdt_give_ups": 0, "dfsdt_sequences": 0}
+    assert DFSDTAgent("t", TreeLLM(), adapter=object(), max_sequences="").max_sequences is None
+    assert DFSDTAgent("t", TreeLLM(), adapter=object(), max_sequences=1).max_sequences == 1
+    assert DFSDTAgent("t", TreeLLM(), adapter=object()).env_id == "t"

@@ -192,3 +192,14 @@ def test_the_reflection_prompt_shows_the_models_value_not_the_envs_verdict():
     llm = TreeLLM(proposals=tree, values=values)
     run(LATSAgent, tree, llm, ["b/b1"], n_iters=1, n_actions=2, depth_limit=3, rollout_depth=0, peek_success=True)
     assert [t.splitlines()[0] for k, t in llm.prompts if k == "reflect"] == ["outcome: no success after 1 steps"]
+
+
+def test_lats_reflections_reach_sampled_react_prompts_too():
+    tree = {"": ["a", "b"], "a": ["a1"], "b": ["b1"]}
+    samples = {"": ["a", "b"], "a": ["a1"], "b": ["b1"]}
+    llm = TreeLLM(samples=samples, values={"a": 0.5, "b": 0.4, "a/a1": 0.0, "b/b1": 0.0})
+    run(LATSAgent, tree, llm, n_iters=3, n_actions=2, depth_limit=3, propose_mode="sample")
+    first_reflection = next(i for i, (kind, _) in enumerate(llm.prompts) if kind == "reflect")
+    later = [text for kind, text in llm.prompts[first_reflection:] if kind == "react"]
+    assert later and all(t.startswith("Lessons from earlier failed attempts:\nReflection 1: lesson\n\nat ")
+                         for t in later)

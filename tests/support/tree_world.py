@@ -82,11 +82,11 @@ class TreeAdapter(EnvAdapter):
     env_id = "test/TreeWorld"
 
     def react_messages(self, obs, history, reflections=()):
-        return [{"role": "system", "content": "react"}, {"role": "user", "content": path_of(history)}]
+        return [{"role": "system", "content": "react"}, {"role": "user", "content": f"{obs['text']}\n{path_of(history)}"}]
 
     def propose_messages(self, obs, history, k, avoid=()):
         return [{"role": "system", "content": "propose"},
-                {"role": "user", "content": path_of(history) + "|" + ",".join(avoid)}]
+                {"role": "user", "content": f"{obs['text']}\n" + path_of(history) + "|" + ",".join(avoid)}]
 
     def parse_proposals(self, text, obs):
         return [a for a in text.split(",") if a]
@@ -99,13 +99,14 @@ class TreeAdapter(EnvAdapter):
                 {"role": "user", "content": path_of(traj_a) + "|" + path_of(traj_b)}]
 
     def value_messages(self, obs, history):
-        return [{"role": "system", "content": "value"}, {"role": "user", "content": path_of(history)}]
+        return [{"role": "system", "content": "value"}, {"role": "user", "content": f"{obs['text']}\n{path_of(history)}"}]
 
     def parse_value(self, text):
         return float(text)
 
     def imagine_messages(self, obs, history):
-        return [{"role": "system", "content": "imagine"}, {"role": "user", "content": path_of(history)}]
+        return [{"role": "system", "content": "imagine"},
+                {"role": "user", "content": f"{obs['text']}\n{path_of(history)}"}]
 
     def parse_imagined(self, text):
         return [a for a in text.split(",") if a]
@@ -137,7 +138,7 @@ class TreeLLM(ScriptedLLM):
 
     def _reply(self, messages: list[dict]) -> str:
         kind, full = messages[0]["content"], messages[-1]["content"]
-        user = full.splitlines()[-1] if full else ""  # lines above it: reflections an agent added
+        user = full.split("\n")[-1]  # the lines above it: the observation, reflections an agent added
         self.prompts.append((kind, full))
         if kind == "propose":
             path, avoid = user.split("|")
