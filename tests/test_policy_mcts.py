@@ -189,7 +189,7 @@ def test_the_reflection_prompt_shows_the_models_value_not_the_envs_verdict():
         stop_on_success=False)
     outcomes = [t.splitlines()[0] for k, t in llm.prompts if k == "reflect"]
     assert outcomes[0] == "outcome: the episode ended without success (reward 0)"
-    llm = TreeLLM(proposals=tree, values=values)
+    llm = TreeLLM(proposals=tree, values=dict(values, a=1.0))  # the model is sure about a; the env is not
     run(LATSAgent, tree, llm, ["b/b1"], n_iters=1, n_actions=2, depth_limit=3, rollout_depth=0, peek_success=True)
     assert [t.splitlines()[0] for k, t in llm.prompts if k == "reflect"] == ["outcome: no success after 1 steps"]
 
@@ -203,3 +203,44 @@ def test_lats_reflections_reach_sampled_react_prompts_too():
     later = [text for kind, text in llm.prompts[first_reflection:] if kind == "react"]
     assert later and all(t.startswith("Lessons from earlier failed attempts:\nReflection 1: lesson\n\nat ")
                          for t in later)
+
+
+def test_uct_with_a_parent_visited_once_has_no_exploration_bonus():
+    agent = MCTSAgent("t", TreeLLM(), adapter=object())
+    parent = SearchNode(snapshot=None, observation={}, visits=1)  # type: ignore[arg-type]
+    child = SearchNode(snapshot=None, observation={}, visits=1, value=0.5)  # type: ignore[arg-type]
+    assert agent.uct(parent, child) == 0.5
+    fresh = SearchNode(snapshot=None, observation={})  # type: ignore[arg-type]
+    assert agent.uct(parent, fresh) == 0.0  # no prior yet: 0
+
+
+def test_depth_limit_and_dead_steps():
+    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
+    agent = run(MCTSAgent, WIDE, llm, n_iters=6, n_actions=2, depth_limit=1)
+    assert [e[1] for e in llm.log if e[0] == "propose"] == [""]  # only the root is expanded
+    assert agent.result.tree.root.stats["closed"]
+    tree = {"": ["a"], "a": ["a1"]}
+    llm = TreeLLM(proposals={"": ["a"]}, values={"a": 0.5})
+    agent = run(MCTSAgent, tree, llm, n_iters=5, n_actions=2)
+    a = agent.result.tree.root.children[0]
+    assert a.stats["dead"] and a.stats["closed"] and agent.stats()["mcts_iterations"] == 2
+    assert agent.result.chosen is a
+
+
+def test_per_step_with_peek_stops_at_a_win_and_numbers_its_decisions():
+    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
+    agent = run(MCTSAgent, WIDE, llm, n_iters=3, n_actions=2, per_step=True)
+    assert [d.stats["decision"] for d in agent.decisions] == [0, 1, 2]
+    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
+    agent = run(MCTSAgent, WIDE, llm, ["b"], n_iters=3, n_actions=2, per_step=True, peek_success=True)
+    assert agent.result.chosen.success and agent.decisions == [] and agent.stats()["mcts_decisions"] == 0
+    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
+    agent = run(MCTSAgent, WIDE, llm, n_iters=3, n_actions=2, per_step=True, peek_success=True)
+    assert len(agent.decisions) == 3  # nothing won: the decisions go on to the end
+
+
+def test_fresh_stats_and_rollout_depth_parsing():
+    agent = MCTSAgent("t", TreeLLM(), adapter=object(), per_step=True)
+    assert agent.stats() == {"mcts_iterations": 0, "mcts_decisions": 0}
+    assert LATSAgent("t", TreeLLM(), adapter=object()).stats() == {"mcts_iterations": 0, "reflections": 0}
+    assert MCTSAgent("t", TreeLLM(), adapter=object(), rollout_depth="").rollout_depth is None

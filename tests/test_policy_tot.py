@@ -129,3 +129,21 @@ def test_dfs_stats_before_and_parsing_of_max_sequences():
     for text in ("none", ""):
         assert ToTDFSAgent("t", TreeLLM(), adapter=object(), max_sequences=text).max_sequences is None
     assert ToTDFSAgent("t", TreeLLM(), adapter=object(), max_sequences=1).max_sequences == 1
+
+
+def test_with_peek_a_lost_final_state_is_never_the_answer_and_ties_go_to_the_first():
+    tree = {"": ["a", "b"], "b": ["b1"]}
+    llm = TreeLLM(proposals=tree, values={"b": 0.0})
+    agent = run(ToTBFSAgent, tree, llm, [], breadth=2, n_propose=2, n_evaluate=1, max_depth=1, peek_success=True)
+    assert _path(agent.result.chosen) == "b"  # a lost (0 from the env) and ties with b: b is not lost
+    llm = TreeLLM(proposals={"": ["a", "b"]}, values={"a": 0.5, "b": 0.5})
+    agent = run(ToTBFSAgent, {"": ["a", "b"], "a": ["x"], "b": ["y"]}, llm, breadth=2, n_propose=2, n_evaluate=1,
+                max_depth=1)
+    assert _path(agent.result.chosen) == "a"
+
+
+def test_bfs_levels_count_finished_levels():
+    assert ToTBFSAgent("t", TreeLLM(), adapter=object()).stats() == {"bfs_levels": 0}
+    tree = {"": ["a", "b"], "b": ["b1"]}
+    agent = run(ToTBFSAgent, tree, TreeLLM(proposals=tree), ["a"], n_propose=2, peek_success=True)
+    assert agent.stats()["bfs_levels"] == 0 and agent.result.chosen.success  # won inside level 1
