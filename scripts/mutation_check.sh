@@ -15,6 +15,9 @@
 #
 # Writes $REPORT (default: mutation_report.txt in the repository root): per module the
 # killed / survived / no-tests counts and the kill rate, then every survivor's diff.
+#
+# RERUN=1 scripts/mutation_check.sh: after changing only tests, copy them into the existing
+# $WORK and re-check just the mutants that were not killed (the source must be unchanged).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,14 +36,35 @@ if [ ! -x "$WORK/venv/bin/mutmut" ]; then
     "$WORK/venv/bin/pip" install -q "mutmut>=3,<4" pytest gymnasium numpy openai tqdm filelock
 fi
 
+copy_tests() {  # $1: destination tests folder
+    mkdir -p "$1"
+    (cd "$REPO/tests" && tar cf - --exclude=__pycache__ support conftest.py test_policy_*.py test_elo.py test_astar.py test_mcts.py) \
+        | (cd "$1" && tar xf -)
+}
+
+if [ "${RERUN:-0}" = 1 ]; then
+    [ -d "$WORK/tree/mutants" ] || { echo "mutation_check.sh: RERUN=1 needs a finished run in $WORK" >&2; exit 1; }
+    for m in "${MODULES[@]}"; do
+        cmp -s "$REPO/agents/search/$m.py" "$WORK/tree/treegym/agents/search/$m.py" \
+            || { echo "mutation_check.sh: agents/search/$m.py changed since the run; run without RERUN" >&2; exit 1; }
+    done
+    copy_tests "$WORK/tree/tests"
+    copy_tests "$WORK/tree/mutants/tests"
+    rm -f "$WORK/tree/mutants/mutmut-stats.json"
+    cd "$WORK/tree"
+    mapfile -t again < <("$WORK/venv/bin/mutmut" results 2>/dev/null | grep -v ": killed" | sed -E 's/^ *([^:]+):.*/\1/')
+    echo "re-checking ${#again[@]} mutants with the current tests"
+    set +e
+    "$WORK/venv/bin/mutmut" run "${again[@]}" > "$WORK/rerun.log" 2>&1
+    set -e
+else
 echo "copying the repository to $WORK/tree"
 rm -rf "$WORK/tree"
 mkdir -p "$WORK/tree/treegym" "$WORK/tree/tests"
 for f in agents envs servers scripts; do
     (cd "$REPO" && tar cf - --exclude=__pycache__ "$f") | (cd "$WORK/tree/treegym" && tar xf -)
 done
-(cd "$REPO/tests" && tar cf - --exclude=__pycache__ support conftest.py test_policy_*.py test_elo.py test_astar.py test_mcts.py) \
-    | (cd "$WORK/tree/tests" && tar xf -)
+copy_tests "$WORK/tree/tests"
 cd "$WORK/tree"
 sources=""
 for m in "${MODULES[@]}"; do sources="$sources
@@ -64,6 +88,7 @@ set +e
 status=$?
 set -e
 [ $status -eq 0 ] || echo "mutmut run exited with $status (see $WORK/run.log); reporting what it finished"
+fi
 
 "$WORK/venv/bin/mutmut" results --all true > "$WORK/results.txt" 2>&1 || "$WORK/venv/bin/mutmut" results > "$WORK/results.txt" 2>&1
 "$WORK/venv/bin/python" - "$REPORT" "$WORK" "${MODULES[@]}" <<'EOF'
