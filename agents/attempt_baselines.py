@@ -28,7 +28,8 @@ played (``SearchAgent``).
 
 Options: ``attempts`` (K; ``cot@5`` / ``sc@5`` / ``reflexion@5`` set it),
 ``max_steps`` (steps per attempt, default 12), ``temperature`` (default 0.7),
-``stop_on_success``, ``max_reflections`` (default 3), plus ``SearchAgent``'s
+``peek_success`` (cot@K and reflexion need it: they are defined by the env's
+success signal and refuse to run without it), ``stop_on_success``, ``max_reflections`` (default 3), plus ``SearchAgent``'s
 ``budget``, ``seed``, ``tree_out``. Attempts stop when the call budget is
 spent; the finished ones are kept and chosen from.
 """
@@ -53,16 +54,24 @@ class AttemptsAgent(SearchAgent):
     name = "cot"
     value_name = "attempt"
 
+    #: cot@K and reflexion are defined by the env's success signal (pass@K, Reflexion's failure
+    #: feedback): they refuse to run without peek_success=true. sc@K does not need it.
+    needs_success_signal = True
+
     def __init__(self, env_id: str, llm: Any, *, attempts: int = 3, max_steps: int = 12,
-                 stop_on_success: bool = True, **options: Any):
+                 stop_on_success: bool | None = None, **options: Any):
         super().__init__(env_id, llm, **options)
+        if self.needs_success_signal and not self.peek_success:
+            raise ValueError(f"{self.name}: this baseline counts an episode as solved when any attempt succeeds "
+                             "(and reflects after failed ones), which reads the env's success flag; pass "
+                             "peek_success=true (--agent-opt peek_success=true) to allow that oracle, or use sc@K")
         if int(attempts) < 1:
             raise ValueError(f"{self.name}: attempts must be at least 1, got {attempts}")
         if int(max_steps) < 1:
             raise ValueError(f"{self.name}: max_steps must be at least 1, got {max_steps}")
         self.attempts = int(attempts)
         self.max_steps = int(max_steps)
-        self.stop_on_success = _as_bool(stop_on_success)
+        self.stop_on_success = self.stop_on_success_option(stop_on_success)
         self.finished: list[SearchNode] = []
         self.reflections: list[str] = []
 
@@ -74,9 +83,9 @@ class AttemptsAgent(SearchAgent):
             leaf.stats.setdefault("attempts", []).append(i)
             leaf.value = i
             self.finished.append(leaf)
-            if leaf.success and self.stop_on_success:
+            if self.known_win(leaf) and self.stop_on_success:
                 return
-            if not leaf.success and i + 1 < self.attempts:
+            if not self.known_win(leaf) and i + 1 < self.attempts:
                 self.after_failure(leaf, hooks)
 
     def attempt(self, root: SearchNode, hooks: TaskHooks, i: int) -> SearchNode:
@@ -101,7 +110,7 @@ class AttemptsAgent(SearchAgent):
 
     # ------------------------------------------------------------ the answer
     def choose(self, tree: SearchTree) -> SearchNode | None:
-        won = [leaf for leaf in self.finished if leaf.success]
+        won = [leaf for leaf in self.finished if self.known_win(leaf)]
         if won:
             return won[0]
         return self.finished[-1] if self.finished else None
@@ -143,8 +152,9 @@ class SelfConsistencyAgent(AttemptsAgent):
     """K sampled attempts and a majority vote over their final answers."""
 
     name = "sc"
+    needs_success_signal = False
 
-    def __init__(self, env_id: str, llm: Any, *, attempts: int = 5, stop_on_success: bool = False,
+    def __init__(self, env_id: str, llm: Any, *, attempts: int = 5, stop_on_success: bool | None = False,
                  **options: Any):
         super().__init__(env_id, llm, attempts=attempts, stop_on_success=stop_on_success, **options)
         self.votes: dict[str, int] = {}

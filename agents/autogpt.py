@@ -56,6 +56,39 @@ Response Format:
 Ensure the response can be parsed by Python json.loads."""
 
 DECIDE = "Determine which next command to use, and respond using the JSON format specified above:"
+ORACLE_EXPERTS = ("oracle", "gold")  # experts that know the task's answer (the env's scripted expert)
+TEMPERATURE = 0.01  # the paper's setting (3.1.1: "set to 0.01 across all models to reduce randomness")
+
+
+def tool_section(observation: dict, max_examples: int = 3) -> str:
+    """Auto-GPT's action-as-tool prompt (paper 2.2): every kind of listed action (``name[...]``)
+    is a command, shown with one to three few-shot examples taken from the listed actions.
+    Empty when the env lists no ``name[arg]`` actions (then the generic ``act`` command stands)."""
+    tools: dict[str, list[str]] = {}
+    for action in observation.get("valid_actions") or ():
+        m = re.match(r"^(\w+)\[(.*)\]$", str(action).strip())
+        if m:
+            tools.setdefault(m.group(1), []).append(m.group(2))
+    if not tools:
+        return ""
+    lines = ["Commands (each action is a tool; give its argument as tool_input):"]
+    for i, (name, args) in enumerate(tools.items(), 1):
+        lines.append(f'{i}. {name}: "{name}", args: {{"tool_input": "<{name} argument>"}}')
+        for arg in args[:max_examples]:
+            example = {"command": {"name": name, "args": {"tool_input": arg}}}
+            lines.append(f"   Example: {json.dumps(example)}")
+    return "\n".join(lines)
+
+
+def purchase_metrics(records: Sequence[dict]) -> dict[str, float]:
+    """WebShop's Precision and Purchase Rate (Auto-GPT paper, Table 1): purchase rate = episodes that
+    ended with a purchase / episodes; precision = successful purchases / purchases. Reads each
+    record's ``agent_stats["purchased"]`` (an Auto-GPT run record) and ``success``."""
+    n = len(records)
+    bought = [r for r in records if (r.get("agent_stats") or {}).get("purchased")]
+    wins = sum(1 for r in bought if r.get("success"))
+    return {"episodes": n, "purchase_rate": len(bought) / n if n else 0.0,
+            "precision": wins / len(bought) if bought else 0.0}
 
 _FENCE_RE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
 _TRAILING_COMMA_RE = re.compile(r",\s*([}\]])")
@@ -187,10 +220,14 @@ class AutoGPTPolicy(BasePolicy):
         expert: Any = None,
         top_k: int = 1,
         retries: int = 2,
-        temperature: float = 0.0,
+        temperature: float = TEMPERATURE,
         seed: int | None = None,
+        prompt: str = "tools",
         prompts: Any = None,
     ):
+        if prompt not in ("tools", "act"):
+            raise ValueError(f"autogpt: prompt must be 'tools' (each action a tool) or 'act', not {prompt!r}")
+        self.prompt = prompt
         if int(top_k) < 1:
             raise ValueError(f"autogpt: top_k must be at least 1, got {top_k}")
         if int(retries) < 0:
@@ -209,7 +246,7 @@ class AutoGPTPolicy(BasePolicy):
         self.history: list[Step] = []
         self._pending: tuple[str, str] | None = None
         self.counts = {"steps": 0, "opinions_given": 0, "opinions_followed": 0,
-                       "json_retries": 0, "json_repaired": 0, "expert_silent": 0}
+                       "json_retries": 0, "json_repaired": 0, "expert_silent": 0, "purchased": False}
         if self.expert is not None and callable(getattr(self.expert, "reset", None)):
             self.expert.reset()
 
@@ -245,7 +282,12 @@ class AutoGPTPolicy(BasePolicy):
     def messages(self, observation: dict, opinions: Sequence[str]) -> list[Message]:
         base = [dict(m) for m in self.prompts.react_messages(observation, self.history, ())]
         base[0]["content"] = base[0]["content"].rstrip() + "\n\n" + FORMAT_INSTRUCTIONS
-        tail = (opinion_prompt(opinions) + "\n" if opinions else "") + DECIDE
+        tools = tool_section(observation) if self.prompt == "tools" else ""
+        if tools:
+            base[0]["content"] += "\n\n" + tools
+        # The paper's Algorithm 1: the opinions replace the regular "determine which next command"
+        # prompt; the regular prompt is added only when no opinion is given.
+        tail = opinion_prompt(opinions) if opinions else DECIDE
         if base[-1]["role"] == "user":
             base[-1]["content"] = base[-1]["content"].rstrip() + "\n\n" + tail
         else:
@@ -286,6 +328,7 @@ class AutoGPTPolicy(BasePolicy):
                     self.counts["json_repaired"] += int(bool(cmd.get("repaired")))
                     self.counts["steps"] += 1
                     self.counts["opinions_followed"] += int(action in opinions)
+                    self.counts["purchased"] = action.strip().lower() == "click[buy now]"
                     thought = str(cmd.get("thoughts", {}).get("text", "")) if cmd.get("thoughts") else ""
                     self._pending = (action, thought)
                     return action
@@ -296,8 +339,13 @@ class AutoGPTPolicy(BasePolicy):
             f"last reply began {text[:120]!r}. Use a model that follows the JSON format, or raise retries=."
         )
 
+    expert_knows_answer = False
+
     def stats(self) -> dict[str, Any]:
         s = dict(self.counts)
+        s["prompt"], s["temperature"] = self.prompt, self.temperature
+        if self.expert is not None:
+            s["expert_knows_answer"] = bool(self.expert_knows_answer)
         if s["opinions_given"]:
             s["opinion_agreement"] = round(s["opinions_followed"] / s["opinions_given"], 3)
         return s
@@ -306,10 +354,11 @@ class AutoGPTPolicy(BasePolicy):
 @register_agent("autogpt", needs_llm=True,
                 help="Auto-GPT JSON thoughts/command; opinions=oracle|rule|<agent> top_k=K adds expert suggestions")
 def _make_autogpt(env_id: str, llm: LLM, *, opinions: str | None = None, top_k: int = 1, retries: int = 2,
-                  temperature: float = 0.0, seed: int | None = None, **options: Any) -> AutoGPTPolicy:
+                  temperature: float = TEMPERATURE, seed: int | None = None, prompt: str = "tools",
+                  **options: Any) -> AutoGPTPolicy:
     if options:
         raise ValueError(f"agent 'autogpt' has no option(s) {', '.join(sorted(options))}; "
-                         "it takes: opinions, top_k, retries, temperature, seed")
+                         "it takes: opinions, top_k, retries, temperature, seed, prompt")
     expert = None
     if opinions not in (None, "", "none"):
         if str(opinions) == "autogpt":
@@ -319,4 +368,9 @@ def _make_autogpt(env_id: str, llm: LLM, *, opinions: str | None = None, top_k: 
         except KeyError as exc:
             raise ValueError(f"autogpt: opinions={opinions!r} is not an agent ({exc.args[0]}); "
                              "use oracle, rule, random, react or another agent name") from None
-    return AutoGPTPolicy(env_id, llm, expert=expert, top_k=top_k, retries=retries, temperature=temperature, seed=seed)
+    policy = AutoGPTPolicy(env_id, llm, expert=expert, top_k=top_k, retries=retries, temperature=temperature,
+                           seed=seed, prompt=prompt)
+    # opinions=oracle / gold: the expert knows the target (the env's scripted expert), far stronger than
+    # the paper's imitation-learning expert; every record says so
+    policy.expert_knows_answer = str(opinions) in ORACLE_EXPERTS
+    return policy

@@ -13,6 +13,14 @@ budget (``budget_<B>.jsonl``, resumable: a rerun skips finished episodes),
 ``pass_rate_vs_budget.png``.
 
     python -m treegym.scripts.bench_budget --puzzles 20 --workers 2
+
+Information: by default no agent reads the env's success flag or reward during
+its search (``peek_success`` off for every agent); ``cot@3`` and ``reflexion``
+are defined by that signal (pass@K, failure feedback) and are left out.
+``--peek-success`` gives every search and attempt agent the oracle
+(``peek_success=true``: stop at a won step, the env's verdict on final
+states), cot@3 and reflexion included; its results go to ``*_peek`` files so
+the two settings never mix.
 """
 from __future__ import annotations
 
@@ -23,6 +31,8 @@ from pathlib import Path
 from typing import Sequence
 
 AGENTS = ("elo", "astar", "mcts", "lats", "dfsdt", "bfs", "dfs", "react", "cot@3", "reflexion", "sc@5", "autogpt")
+NEED_PEEK = ("cot@3", "reflexion")  # pass@K / failure feedback: defined by the env's success signal
+NO_SEARCH = ("react", "autogpt")  # not search agents: no peek_success option (they never read success)
 BUDGETS = (30, 50, 100, 200)
 ENV_ID = "treegym/Game24-v0"
 LLM_SPEC = "synthetic:p_correct=0.5,judge_acc=0.75,position_bias=0.1,value_noise=0.6,seed=0"
@@ -30,7 +40,11 @@ LLM_SPEC = "synthetic:p_correct=0.5,judge_acc=0.75,position_bias=0.1,value_noise
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="bench_budget", description=__doc__.split("\n\n")[0])
-    p.add_argument("--agents", default=",".join(AGENTS), help="comma-separated agent names (default: all twelve)")
+    p.add_argument("--agents", default=None,
+                   help="comma-separated agent names (default: all twelve with --peek-success, else all but "
+                        + " and ".join(NEED_PEEK) + ")")
+    p.add_argument("--peek-success", action="store_true",
+                   help="let every search/attempt agent read the env's success flag (peek_success=true)")
     p.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="comma-separated call budgets")
     p.add_argument("--puzzles", type=int, default=100, help="first N puzzles of the test split (default all 100)")
     p.add_argument("--split", default="test", help="Game of 24 split (default test = rows 900-999)")
@@ -57,7 +71,7 @@ def run(args: argparse.Namespace) -> dict[str, dict[int, dict]]:
     from treegym.agents.registry import agent_spec
     from treegym.envs.registration import env_class
 
-    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    agents = _agents(args)
     budgets = _ints(args.budgets, "budgets")
     for a in agents:
         agent_spec(a)  # an unknown name fails now, with the list of known ones
@@ -71,15 +85,40 @@ def run(args: argparse.Namespace) -> dict[str, dict[int, dict]]:
     for budget in budgets:
         for agent in agents:
             t0 = time.perf_counter()
+            peek = args.peek_success and agent not in NO_SEARCH
             config = RunConfig(env_id=ENV_ID, agent=agent, llm_spec=args.llm, task_ids=task_ids, budget=budget,
-                               workers=args.workers, seed=args.seed)
-            records = evaluate(config, out / f"budget_{budget}.jsonl", progress=False)
+                               workers=args.workers, seed=args.seed,
+                               agent_options={"peek_success": True} if peek else None)
+            suffix = "_peek" if args.peek_success else ""
+            records = evaluate(config, out / f"budget_{budget}{suffix}.jsonl", progress=False)
+            _check_setting(records, agent, peek, out / f"budget_{budget}{suffix}.jsonl")
             s = summarize(records)
             summary[agent][budget] = s
             print(f"budget {budget:4d}  {agent:10s}  pass {s['pass_rate'] * 100:5.1f}%  "
                   f"calls {s['mean_calls']:6.1f}  errors {s['errors']:3d}  {time.perf_counter() - t0:6.1f} s",
                   file=sys.stderr, flush=True)
     return summary
+
+
+def _check_setting(records: list[dict], agent: str, peek: bool, path: Path) -> None:
+    """Refuse results written under another ``peek_success`` setting (a results file from an older run)."""
+    if agent in NO_SEARCH:
+        return
+    for r in records:
+        stats = r.get("agent_stats") or {}
+        if stats and stats.get("peek_success", None) is not peek:
+            raise SystemExit(f"bench_budget: {path} holds {agent} episodes run with peek_success="
+                             f"{stats.get('peek_success', 'unrecorded')}, not {peek}; move the file away and rerun")
+
+
+def _agents(args: argparse.Namespace) -> list[str]:
+    if args.agents is None:
+        return [a for a in AGENTS if args.peek_success or a not in NEED_PEEK]
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    missing = [a for a in agents if a in NEED_PEEK] if not args.peek_success else []
+    if missing:
+        raise SystemExit(f"bench_budget: {', '.join(missing)} need the env's success flag; add --peek-success")
+    return agents
 
 
 def table(summary: dict[str, dict[int, dict]], budgets: Sequence[int], title: str) -> str:
@@ -128,14 +167,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     budgets = _ints(args.budgets, "budgets")
     t0 = time.perf_counter()
     summary = run(args)
-    title = (f"Game of 24 ({args.split}, {args.puzzles} puzzles): pass rate vs. LLM call budget\n"
+    info = "every search agent reads the env's success flag" if args.peek_success else "no agent reads success"
+    title = (f"Game of 24 ({args.split}, {args.puzzles} puzzles): pass rate vs. LLM call budget, {info}\n"
              f"LLM {args.llm}")
     text = table(summary, budgets, title.replace("\n", "; "))
     out = Path(args.out)
-    (out / "table.md").write_text(text + "\n")
-    png = plot(summary, budgets, out / "pass_rate_vs_budget.png", title)
+    suffix = "_peek" if args.peek_success else ""
+    (out / f"table{suffix}.md").write_text(text + "\n")
+    png = plot(summary, budgets, out / f"pass_rate_vs_budget{suffix}.png", title)
     print(text)
-    print(f"\nwrote {out / 'table.md'} and {png} in {time.perf_counter() - t0:.0f} s")
+    print(f"\nwrote {out / f'table{suffix}.md'} and {png} in {time.perf_counter() - t0:.0f} s")
     return 0
 
 

@@ -98,6 +98,8 @@ def search_cost(agent: str, task_id: int, spec: str, budget: int) -> tuple[float
         options: dict[str, Any] = {"budget": budget, "prompts": adapter}
         if agent in ("mcts", "lats", "bfs", "dfs"):
             options["stop_on_success"] = False  # grow a full-size tree
+        if agent.startswith(("cot@", "reflexion")):
+            options["peek_success"] = True  # these baselines are defined by the success signal
         policy = make_agent(agent, ENV_ID, llm, seed=0, **options)
         policy.reset()
         policy.bind(env)

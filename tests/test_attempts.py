@@ -25,17 +25,30 @@ def _adds_first_two(messages) -> str:
     return f"Thought: add.\nAction: {left[0]} + {left[1]}"
 
 
+def _peek(agent: str) -> dict:
+    """cot@K and reflexion are defined by the env's success signal: they need peek_success."""
+    return {} if agent.startswith("sc@") else {"peek_success": True}
+
+
+@pytest.mark.parametrize("agent", ["cot@3", "reflexion"])
+def test_cot_and_reflexion_refuse_to_run_without_the_success_signal(agent):
+    with pytest.raises(ValueError, match="peek_success=true"):
+        make_agent(agent, ENV, make_llm(ACCURATE, env_id=ENV))
+    with pytest.raises(ValueError, match="peek_success=true"):
+        make_agent("sc@5", ENV, make_llm(ACCURATE, env_id=ENV), stop_on_success=True)
+
+
 @pytest.mark.parametrize("agent", ["cot@3", "reflexion", "sc@5"])
 def test_solves_with_an_accurate_model_and_degrades_with_a_weak_one(agent):
-    good = pass_rate(agent, ACCURATE)
-    bad = pass_rate(agent, WEAK)
+    good = pass_rate(agent, ACCURATE, **_peek(agent))
+    bad = pass_rate(agent, WEAK, **_peek(agent))
     assert good >= 0.8
     assert bad <= good - 0.5
 
 
 def test_reflexion_carries_its_reflection_into_the_next_attempts_prompts():
     llm = ScriptedLLM(_adds_first_two)
-    record, policy = episode("reflexion", llm, 900)  # 4 5 6 10: adding first never makes 24
+    record, policy = episode("reflexion", llm, 900, peek_success=True)  # 4 5 6 10: adding first never makes 24
     assert not record["success"]
     kinds = llm.kinds
     assert kinds.count("reflect") == 2  # after attempts 1 and 2, not after the last
@@ -49,7 +62,7 @@ def test_reflexion_carries_its_reflection_into_the_next_attempts_prompts():
 
 def test_cot_attempts_restart_from_the_start_and_stop_at_the_first_success():
     llm = make_llm("synthetic:p_correct=0.6,seed=2", env_id=ENV)
-    policy, env, before, _ = searched("cot@5", llm, task_id=906)
+    policy, env, before, _ = searched("cot@5", llm, task_id=906, peek_success=True)
     assert same_state(env, before)
     finished = policy.finished
     assert all(leaf.path()[0] is policy.result.tree.root for leaf in finished)
@@ -62,10 +75,11 @@ def test_cot_attempts_restart_from_the_start_and_stop_at_the_first_success():
 
 def test_cot_at_k_sets_the_number_of_attempts_and_rejects_a_conflict():
     llm = ScriptedLLM(_adds_first_two)
-    record, policy = episode("cot@4", llm, 900)
+    record, policy = episode("cot@4", llm, 900, peek_success=True)
     assert policy.stats()["attempts"] == 4 and not record["success"]
+    assert policy.stats()["peek_success"] is True
     with pytest.raises(ValueError, match="@3"):
-        make_agent("cot@3", ENV, llm, attempts=5)
+        make_agent("cot@3", ENV, llm, attempts=5, peek_success=True)
 
 
 def _leaf(text: str) -> SearchNode:
@@ -96,21 +110,22 @@ def test_self_consistency_plays_all_k_attempts_and_chooses_the_majority():
 @pytest.mark.parametrize("budget", [1, 4, 7])
 def test_never_exceeds_its_budget(agent, budget):
     llm = make_llm(WEAK, env_id=ENV)
-    policy, env, before, _ = searched(agent, llm, budget=budget)
+    policy, env, before, _ = searched(agent, llm, budget=budget, **_peek(agent))
     assert llm.usage.calls <= budget
     assert same_state(env, before)
 
 
 @pytest.mark.parametrize("agent", ["cot@3", "reflexion", "sc@5"])
 def test_same_seed_same_tree(agent):
-    a, b = (json.dumps(searched(agent, make_llm(WEAK, env_id=ENV), task_id=904)[0].result.tree.to_json())
+    a, b = (json.dumps(searched(agent, make_llm(WEAK, env_id=ENV), task_id=904, **_peek(agent))[0]
+                       .result.tree.to_json())
             for _ in range(2))
     assert a == b
 
 
 @pytest.mark.parametrize("agent", ["cot@3", "reflexion", "sc@5"])
 def test_the_runs_call_budget_holds_under_threads(agent, tmp_path):
-    records = run_with_budget(agent, WEAK, 6, tmp_path / "runs.jsonl")
+    records = run_with_budget(agent, WEAK, 6, tmp_path / "runs.jsonl", **_peek(agent))
     assert len(records) == 4
     for r in records:
         assert r["llm_calls"] <= 6 and r["prompt_tokens"] > 0
@@ -119,6 +134,6 @@ def test_the_runs_call_budget_holds_under_threads(agent, tmp_path):
 
 @pytest.mark.parametrize("agent", ["cot@3", "reflexion", "sc@5"])
 def test_garbage_answers_end_the_episode_cleanly(agent):
-    record, llm = garbage_episode(agent)
+    record, llm = garbage_episode(agent, **_peek(agent))
     assert not record["success"] and len(llm.calls) <= 40
     assert record["error"] is None or record["error"].startswith(("agent gave up", "budget exhausted")), record["error"]

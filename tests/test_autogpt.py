@@ -97,8 +97,47 @@ def test_oracle_opinion_is_in_the_prompt_with_the_papers_template():
     prompt = llm.calls[0][-1]["content"]
     assert f"Here's one suggestion for the command: {expert}" in prompt
     assert "Please use this suggestion as a reference and make your own judgement." in prompt
-    assert prompt.rstrip().endswith("respond using the JSON format specified above:")
+    # the paper's Algorithm 1: the regular "determine which next command" prompt only without an opinion
+    assert prompt.rstrip().endswith("make your own judgement.") and "Determine which next command" not in prompt
     assert policy.stats()["opinions_given"] == 1 and policy.stats()["opinions_followed"] == 0
+    assert policy.stats()["expert_knows_answer"] is True  # the env's scripted expert knows the answer
+    plain = ScriptedLLM([_reply("4 + 5")])
+    policy, env, action = _first_act(plain)
+    assert plain.calls[0][-1]["content"].rstrip().endswith("respond using the JSON format specified above:")
+    assert policy.temperature == 0.01 and "expert_knows_answer" not in policy.stats()
+
+
+def test_webshop_actions_are_tools_with_examples_and_purchases_are_counted(catalog):
+    from treegym.agents.autogpt import purchase_metrics, tool_section
+
+    obs = {"valid_actions": ("click[Back to Search]", "click[B01]", "click[B02]", "click[B03]", "click[B04]",
+                             "search[...]", "4 + 5")}
+    section = tool_section(obs)
+    assert '1. click: "click"' in section and '2. search: "search"' in section
+    assert section.count('"name": "click"') == 3 and section.count('"name": "search"') == 1  # 1 to 3 examples
+    assert tool_section({"valid_actions": ("4 + 5 = 9",)}) == ""
+    env = gym.make("treegym/WebShop-v0", catalog=catalog.root, split="all")
+    try:
+        gold = make_agent("gold", "treegym/WebShop-v0")
+        llm = ScriptedLLM(lambda m: "")  # replaced per step below
+        policy = make_agent("autogpt", "treegym/WebShop-v0", llm, opinions="gold")
+        obs, info = env.reset(options={"task_id": 0})
+        gold.reset(), gold.bind(env), policy.reset(), policy.bind(env)
+        done = False
+        while not done:
+            target = gold.act(obs, info)
+            llm._reply = lambda m, t=target: json.dumps({"command": {"name": "act", "args": {"action": t}}})
+            action = policy.act(obs, info)
+            obs, reward, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+        stats = policy.stats()
+        assert stats["purchased"] is True and stats["expert_knows_answer"] is True and stats["prompt"] == "tools"
+        assert "Commands (each action is a tool" in llm.calls[0][0]["content"]
+    finally:
+        env.close()
+    records = [{"success": True, "agent_stats": {"purchased": True}}, {"success": False, "agent_stats": {"purchased": True}},
+               {"success": False, "agent_stats": {"purchased": False}}, {"success": False}]
+    assert purchase_metrics(records) == {"episodes": 4, "purchase_rate": 0.5, "precision": 0.5}
 
 
 class _Ranked(BasePolicy):

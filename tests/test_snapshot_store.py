@@ -113,7 +113,7 @@ def _search(agent, env, **options):
 
 
 @pytest.mark.parametrize("agent,options", [("bfs", {"budget": 120}), ("mcts", {"budget": 60}),
-                                           ("elo", {"budget": 40}), ("dfsdt", {"budget": 100})])
+                                           ("elo", {"budget": 40}), ("dfsdt", {"budget": 100, "peek_success": True})])
 def test_search_on_costly_snapshots_takes_few_releases_all_and_finds_the_same(agent, options):
     native = Game24Env()
     first_n, actions_n, shape_n, stats_n = _search(agent, native, **options)

@@ -34,7 +34,7 @@ def test_bfs_keeps_the_best_b_states_per_level_and_values_each_with_n_samples():
         # only kept states were expanded further
         assert all(not n.children for n in at_level if n not in kept)
     kinds = llm.kinds
-    valued = [n for n in tree.nodes if n.parent is not None and not n.terminal]
+    valued = [n for n in tree.nodes if n.parent is not None]  # final states too: no peeking at success
     assert kinds.count("value") == 2 * len(valued)
     assert kinds.count("propose") == sum(1 for n in tree.nodes if n.children)
 
@@ -53,7 +53,7 @@ def test_dfs_prunes_states_valued_below_the_threshold():
 
 def test_dfs_descends_best_first():
     policy, *_ = searched("dfs", make_llm(MEDIUM, env_id=ENV), task_id=901, value_threshold=0.0,
-                          stop_on_success=False, budget=80)
+                          stop_on_success=False, budget=80, peek_success=True)  # final states cost no call
     root = policy.result.tree.root
     # the order the root's children were descended into = the order their first children were made
     descended = sorted((c for c in root.children if c.children), key=lambda c: c.children[0].id)

@@ -1,15 +1,24 @@
 """A* tree search over actions: ToolChain* (Zhuang et al., ICLR 2024), agent ``astar``.
 
-Best-first search on ``f(n) = g(n) + h(n)``: repeatedly take the frontier node
-with the lowest f; if it is a successful terminal step, that path is the
-answer; otherwise expand it by sampling ``k`` i.i.d. next actions from the LLM
-in one call (``n=k``), merging duplicates into one child each.
+Best-first search on ``f(n) = g(n) + h(n)`` (ToolChain* Algorithm 1): for
+``iterations`` rounds, take the frontier node with the lowest f and expand it
+by sampling ``k`` i.i.d. next actions from the LLM in one call (``n=k``),
+merging duplicates into one child each. Algorithm 1 has no goal test, and by
+default neither has this search: a step that ends the episode is a complete
+plan, kept off the frontier (nothing can be expanded below it), and the
+answer is the complete plan with the lowest f (else the open node with the
+lowest f, continued greedily). With ``peek_success=true`` (an oracle: the
+env's success flag) the search stops when it selects a won step, a won step
+gets h2 = 1 without an imagination call, and lost steps are never answers.
 
 * **Cumulative cost** ``g(n) = sum over the path's steps i of
   (1 - g1(i))^alpha * (1 - g2(i))^(1 - alpha)`` (Eq. 1), where ``g1(i)`` is
   the best longest-common-subsequence score of the plan up to i against the
   long-term memory, ``LCS(s, m) / min(len(s), len(m))``, and ``g2(i)`` is the
-  self-consistency frequency of step i among the k samples it was drawn from.
+  self-consistency frequency of step i among the k samples it was drawn from
+  (``count / k``; an unparseable sample still counts in k). Samples that are
+  neither listed in ``valid_actions`` nor a free-form action filling one of the
+  env's ``action_templates()`` (a WebShop ``search[...]`` query) make no node.
 * **Future cost** ``h(n) = (1 - h1(n))^beta * (1 - h2(n))^(1 - beta)`` (Eq. 2),
   where ``h1(n)`` is the mean relative position (pos / plan length) in memory
   plans of the memory action lexically closest to n's action (character LCS
@@ -33,10 +42,10 @@ without g1/g2/h1/h2 the search is breadth-first.
 
 Defaults: ``alpha = beta = 0.5`` (the geometric mean; the paper's main text
 gives no values), ``k = 5`` samples at temperature 0.7, ``iterations = 30``,
-``max_steps = 12``, budget 100 LLM calls, 5 demonstrations. When the budget
-or the iterations run out before a goal is selected, the answer is the
-successful terminal node with the lowest f if one was generated, else the
-frontier node with the lowest f (the agent then continues greedily).
+``max_steps = 12``, budget 100 LLM calls, 5 demonstrations (all ours: the
+paper is silent on them for our envs). ``rapidfuzz`` (the ``webshop`` extra)
+speeds up h1's character LCS when installed; without it a pure-Python LCS
+gives the same number.
 """
 from __future__ import annotations
 
@@ -44,7 +53,7 @@ import threading
 from typing import Any, Callable, Sequence
 
 from ..registry import register_agent
-from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool, build_search_agent
+from .base import SearchAgent, SearchNode, SearchTree, SearchConfig, _as_bool, build_search_agent
 
 
 # ----------------------------------------------------------------- the scores (pure functions)
@@ -131,10 +140,14 @@ class LongTermMemory:
 
 
 def _char_lcs_score(a: str, b: str) -> float:
-    from rapidfuzz.distance import LCSseq
-
+    """``LCS(a, b) / min(len)`` over characters: rapidfuzz when installed (the ``webshop`` extra), else
+    the pure-Python :func:`lcs_length` (same number, slower)."""
     if not a or not b:
         return 0.0
+    try:
+        from rapidfuzz.distance import LCSseq
+    except ImportError:
+        return lcs_length(a, b) / min(len(a), len(b))
     return LCSseq.similarity(a, b) / min(len(a), len(b))
 
 
@@ -192,7 +205,7 @@ class AStarSearchAgent(SearchAgent):
         self.memory: LongTermMemory | None = None  # built on the first search, from the env's expert
         self._key: Callable[[str], str] = lambda a: a.strip().lower()
 
-    def _demonstrations(self, hooks: TaskHooks) -> list[list[str]]:
+    def _demonstrations(self, hooks: SearchConfig) -> list[list[str]]:
         if self.n_demos <= 0:
             return []
         return [[self._key(a) for a in plan] for plan in hooks.demonstrations(self.n_demos)]
@@ -201,7 +214,7 @@ class AStarSearchAgent(SearchAgent):
     def _plan_keys(self, node: SearchNode) -> list[str]:
         return [self._key(a) for a in node.actions()]
 
-    def _score_child(self, child: SearchNode, frequency: float, hooks: TaskHooks) -> None:
+    def _score_child(self, child: SearchNode, frequency: float, hooks: SearchConfig) -> None:
         parent_g = float(child.parent.stats.get("g", 0.0)) if child.parent is not None else 0.0
         g1 = self.memory.g1(self._plan_keys(child)) if self.use["g1"] else None
         g2 = frequency if self.use["g2"] else None
@@ -209,12 +222,14 @@ class AStarSearchAgent(SearchAgent):
         h1 = self.memory.h1(self._key(child.action or "")) if self.use["h1"] else None
         h2 = None
         if self.use["h2"]:
-            h2 = 1.0 if child.success else self._imagination(child, hooks)
+            # With peek_success a won step needs no imagination (nothing is left to do); without it
+            # every step is scored the same way, won or not.
+            h2 = 1.0 if self.known_win(child) else self._imagination(child, hooks)
         h = future_cost(h1, h2, self.beta)
         child.stats.update({"g": g, "h": h, "g1": g1, "g2": g2, "h1": h1, "h2": h2})
         child.value = g + h
 
-    def _imagination(self, node: SearchNode, hooks: TaskHooks) -> float:
+    def _imagination(self, node: SearchNode, hooks: SearchConfig) -> float:
         """h2: depth / (depth + imagined remaining steps); 0 when the model sees no way to finish."""
         if node.terminal:
             return 0.0
@@ -222,7 +237,7 @@ class AStarSearchAgent(SearchAgent):
         return node.depth / (node.depth + len(rest)) if rest else 0.0
 
     # ------------------------------------------------------------ search
-    def search(self, root: SearchNode, hooks: TaskHooks) -> None:
+    def search(self, root: SearchNode, hooks: SearchConfig) -> None:
         self._key = hooks.action_key
         if self.memory is None:
             self.memory = run_memory(self.env_id, self.memory_id, lambda: self._demonstrations(hooks))
@@ -235,8 +250,8 @@ class AStarSearchAgent(SearchAgent):
             node = min(frontier, key=lambda n: (n.value, n.id))
             frontier.remove(node)
             node.visits += 1
-            if node.success:
-                self.goal = node
+            if self.known_win(node):
+                self.goal = node  # the goal test: only with peek_success (Alg. 1 has none)
                 break
             if node.terminal or node.depth >= self.max_steps:
                 continue
@@ -246,21 +261,25 @@ class AStarSearchAgent(SearchAgent):
                 counts[a] = counts.get(a, 0) + 1
             valid = node.observation.get("valid_actions") if hooks.filter_valid else None
             for action, count in counts.items():
-                if valid and action not in valid:
+                if valid and action not in valid and not self.prompts.is_listed_or_templated(action, node.observation):
                     continue  # the env would reject it: no node (the sample still lowers others' frequency)
                 if node.child(action) is not None:
                     continue
                 child = hooks.expand(node, action)
-                self._score_child(child, count / len(samples), hooks)
-                if not (child.terminal and not child.success):
+                # g2 = #{j : a_j = a} / k (ToolChain* 3.2): unparseable samples count in k
+                self._score_child(child, count / self.k, hooks)
+                if not child.terminal or self.known_win(child):
                     frontier.append(child)
 
     def choose(self, tree: SearchTree) -> SearchNode | None:
         if getattr(self, "goal", None) is not None:
             return self.goal
-        wins = [n for n in tree.nodes if n.success]
+        wins = [n for n in tree.nodes if self.known_win(n)]
         if wins:
             return min(wins, key=lambda n: (n.value, n.id))
+        complete = [n for n in tree.nodes if n.terminal and not (self.peek_success and not n.success)]
+        if complete:
+            return min(complete, key=lambda n: (n.value, n.id))  # the lowest-f complete plan
         open_nodes = [n for n in tree.nodes if n is not tree.root and not n.terminal]
         return min(open_nodes, key=lambda n: (n.value, n.id)) if open_nodes else None
 

@@ -482,7 +482,11 @@ class SearchAgent(BasePolicy):
     ``{episode}`` by this agent object's episode count; without either the file
     is overwritten per episode), ``propose_mode``, ``temperature``,
     ``filter_valid``, ``value_samples`` (passed to :class:`SearchConfig`);
-    ``prompts`` (a prompt spec; default: the env's, ``agents/prompts``).
+    ``prompts`` (a prompt spec; default: the env's, ``agents/prompts``), and
+    ``peek_success`` (default false): whether the search may read the env's success
+    flag and reward (an oracle). Without it an algorithm sees what a deployed agent
+    sees: observations, and whether the episode ended; every record carries the
+    setting (``peek_success`` in ``stats()``).
     """
 
     name = "search"
@@ -505,6 +509,7 @@ class SearchAgent(BasePolicy):
         temperature: float = 0.7,
         filter_valid: bool = True,
         value_samples: int = 1,
+        peek_success: bool = False,
         prompts: Any = None,
     ):
         if llm is None:
@@ -521,6 +526,7 @@ class SearchAgent(BasePolicy):
         self.tree_out = tree_out
         self.hook_options = dict(propose_mode=propose_mode, temperature=float(temperature),
                                  filter_valid=_as_bool(filter_valid), value_samples=int(value_samples))
+        self.peek_success = _as_bool(peek_success)
         self.result: SearchResult | None = None
         self.episode = 0
         self._plan: list[str] | None = None
@@ -528,6 +534,29 @@ class SearchAgent(BasePolicy):
         self._root_obs: dict = {}
         self._stats: dict[str, Any] = {}
         self._llm_view: Any = None
+
+    # ------------------------------------------------------------ what the search may know
+    def known_win(self, node: SearchNode) -> bool:
+        """Whether the search may treat ``node`` as won: only with ``peek_success`` (the env's success
+        flag is an oracle the papers' agents do not have); otherwise always False."""
+        return self.peek_success and node.success
+
+    def terminal_value(self, node: SearchNode, hooks: "SearchConfig") -> float:
+        """The value of a step that ended the episode: the env's verdict (1 won / 0 not) with
+        ``peek_success``, else the LLM's own value of the final state (one ``value`` call)."""
+        if self.peek_success:
+            return 1.0 if node.success else 0.0
+        return float(hooks.value(node))
+
+    def stop_on_success_option(self, value: Any) -> bool:
+        """Resolve a ``stop_on_success`` option: unset follows ``peek_success``; true needs it."""
+        if value in (None, "", "default"):
+            return self.peek_success
+        stop = _as_bool(value)
+        if stop and not self.peek_success:
+            raise ValueError(f"{self.name}: stop_on_success=true reads the env's success flag during the "
+                             "search; pass peek_success=true as well to allow that oracle")
+        return stop
 
     # ------------------------------------------------------------ to implement
     @property
@@ -614,6 +643,7 @@ class SearchAgent(BasePolicy):
             "search_stopped": stopped,
             "search_llm_calls": self._llm_view.usage.calls,
             "chosen_success": bool(chosen.success) if chosen is not None else False,
+            "peek_success": self.peek_success,
         }
         if hooks.snapshots.kind != "native":
             self._stats.update(hooks.snapshots.stats())

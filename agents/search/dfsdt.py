@@ -7,18 +7,25 @@ second child on, the proposal prompt lists the actions the earlier siblings
 took and asks for a different one (the *diversity prompt*; here the prompt spec's
 ``avoid`` list). The recursion returns how many levels to go back:
 
-* an **answer** - the env ends the episode with success or with a positive
-  reward (a WebShop purchase scored above 0; ToolBench's
-  ``Finish(give_answer)``) - stops the whole search: DFSDT stops at the first
-  answer;
-* a **give-up** - the env ends the episode with no success and no reward (Game
-  of 24: one number other than 24 left; ToolBench:
+* an **answer** - a step that ends the episode and that the model, asked
+  with its value prompt on the final state (one call), rates at least
+  ``answer_threshold`` (0.5: "likely" or "sure"; ToolBench's
+  ``Finish(give_answer)``, which the model chooses itself) - stops the whole
+  search: DFSDT stops at the first answer. With ``peek_success=true`` the
+  env decides instead: success or a positive reward (a scored WebShop
+  purchase), no LLM call;
+* a **give-up** - a step that ends the episode and is not an answer (Game of
+  24: the model sees one number other than 24 left; ToolBench:
   ``Finish(give_up_and_restart)``) - goes back ``prune_back`` (2) levels: its
   parent is abandoned and the grandparent tries a new child ("give up and
   restart");
 * a step at ``max_depth`` or a model answer with nothing usable in it goes
   back one level: the parent tries its next child;
 * a node whose ``width`` children are all exhausted goes back one level.
+
+``max_sequences=N`` (JUDEC's DFSDT baseline: 3) ends the search after N
+decision sequences (answers, give-ups and ``max_depth`` ends) instead of at
+the first answer; the answer is then the first answer found.
 
 Defaults follow ToolBench's runner: ``width=2``, ``prune_back=2``,
 ``max_depth=12`` steps (ToolBench's ``single_chain_max_step``), the call
@@ -34,7 +41,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..registry import register_agent
-from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, build_search_agent
+from .base import SearchAgent, SearchNode, SearchTree, SearchConfig, build_search_agent
 
 FOUND = 10_000  # "unwind everything": the search has its answer
 
@@ -46,7 +53,7 @@ class DFSDTAgent(SearchAgent):
     value_name = "order"
 
     def __init__(self, env_id: str, llm: Any, *, width: int = 2, prune_back: int = 2, max_depth: int = 12,
-                 **options: Any):
+                 max_sequences: int | None = None, answer_threshold: float = 0.5, **options: Any):
         super().__init__(env_id, llm, **options)
         for key, v in (("width", width), ("prune_back", prune_back), ("max_depth", max_depth)):
             if int(v) < 1:
@@ -54,29 +61,57 @@ class DFSDTAgent(SearchAgent):
         self.width = int(width)
         self.prune_back = int(prune_back)
         self.max_depth = int(max_depth)
+        self.max_sequences = None if max_sequences in (None, "", "none") else int(max_sequences)
+        if self.max_sequences is not None and self.max_sequences < 1:
+            raise ValueError(f"dfsdt: max_sequences must be at least 1 or none, got {max_sequences}")
+        self.answer_threshold = float(answer_threshold)
+        self.sequences: list[SearchNode] = []
         self.found: SearchNode | None = None
         self.backtracks = 0
         self.give_ups = 0
         self._order = 0
 
-    def search(self, root: SearchNode, hooks: TaskHooks) -> None:
-        self.found, self.backtracks, self.give_ups, self._order = None, 0, 0, 0
+    def search(self, root: SearchNode, hooks: SearchConfig) -> None:
+        self.found, self.backtracks, self.give_ups, self._order, self.sequences = None, 0, 0, 0, []
         self._dfs(root, hooks)
 
-    def _dfs(self, node: SearchNode, hooks: TaskHooks) -> int:
+    def _is_answer(self, node: SearchNode, hooks: SearchConfig) -> bool:
+        """Whether a step that ended the episode is an answer (else a give-up). With ``peek_success``
+        the env says (success, or a positive reward such as a scored WebShop purchase); without it the
+        model judges the final state with its value prompt (one call): ``answer_threshold`` or more
+        is an answer. ToolBench's model picks give_answer / give_up_and_restart itself; our envs have
+        no give-up action, so the self-judgment stands in for that choice."""
+        if self.peek_success:
+            return node.success or node.reward > 0
+        node.stats["judged"] = float(hooks.value(node))
+        return node.stats["judged"] >= self.answer_threshold
+
+    def _sequence_done(self, node: SearchNode) -> int | None:
+        """Count a finished decision sequence; FOUND when ``max_sequences`` of them are reached."""
+        self.sequences.append(node)
+        if self.max_sequences is not None and len(self.sequences) >= self.max_sequences:
+            return FOUND
+        return None
+
+    def _dfs(self, node: SearchNode, hooks: SearchConfig) -> int:
         """Visit ``node``; return the number of levels to go back (``FOUND`` to stop)."""
         node.visits += 1
         node.value = self._order
         self._order += 1
-        if node.success or (node.terminal and node.reward > 0):
-            self.found = node  # an answer (ToolBench's Finish(give_answer)): stop at the first one
-            return FOUND
+        if node.terminal and self._is_answer(node, hooks):
+            # an answer (ToolBench's Finish(give_answer)): stop at the first one, unless the search
+            # runs to max_sequences decision sequences (JUDEC's baseline setting)
+            node.stats["answer"] = True
+            self.found = self.found or node
+            if self.max_sequences is None:
+                return FOUND
+            return self._sequence_done(node) or 1
         if node.terminal:
             node.stats["give_up"] = True
             self.give_ups += 1
-            return self.prune_back
+            return self._sequence_done(node) or self.prune_back
         if node.depth >= self.max_depth:
-            return 1
+            return self._sequence_done(node) or 1
         for i in range(self.width):
             avoid = [c.action for c in node.children if c.action]
             actions = hooks.propose(node, 1, avoid=avoid, attempt=i)
@@ -104,7 +139,8 @@ class DFSDTAgent(SearchAgent):
 
     def stats(self) -> dict[str, Any]:
         out = super().stats()
-        out.update(dfsdt_backtracks=self.backtracks, dfsdt_give_ups=self.give_ups)
+        out.update(dfsdt_backtracks=self.backtracks, dfsdt_give_ups=self.give_ups,
+                   dfsdt_sequences=len(self.sequences))
         return out
 
 

@@ -14,7 +14,7 @@ recomputes every intermediate step's Elo as the softmax-weighted mean of its
 children (Eq. 7). After ``explorations`` rounds (or when the LLM budget is
 spent), the answer is the terminal step with the highest Elo (Eq. 9).
 
-Defaults are the paper's (JUDEC section 5.1): r = 173.72, K = 50, initial
+Defaults are the paper's (JUDEC section 5.1) where it gives them: r = 173.72, K = 50, initial
 Elo 0, rejection Elo 0, 20 explorations, 100 LLM calls, at most 12 steps per
 sequence, one comparison pair per new sequence. The authors' code
 (yeyn19/RaD-Agent, see agents/search/README.md) differs in places; each
@@ -29,11 +29,22 @@ difference is an option (``--agent-opt key=value``):
   children (code: 4 ToolBench / 15 Game of 24; paper: unlimited);
 * ``comparisons=N``: earlier sequences matched per new sequence (code runs
   about 2.3 matches per new sequence in its ToolBench setting);
-* ``final=paper|code``: the highest-Elo *terminal* step (paper), or the
-  highest-Elo sequence end of any kind, giving no answer when that end was
-  pruned (code ``to_json``; the agent then gives up);
-* ``stop_on_success=true``: stop as soon as a sequence succeeds (the code's
-  Game-of-24 shortcut; it reads the env's success flag, an oracle).
+* ``final=paper|terminal|code``: Eq. 9, the end of the decision sequence with
+  the highest Elo over *all* sequences (paper; a sequence that did not end the
+  episode is then continued greedily), ``terminal`` the highest-Elo end that
+  ended the episode (ours; falls back to ``paper`` when none did), ``code``
+  the highest-Elo end of any kind, giving no answer when that end was pruned
+  (code ``to_json``; the agent then gives up);
+* ``terminal_children=skip|include``: whether Eq. 5's softmax draws among
+  children that ended the episode (ours, the paper is silent: ``skip``, since
+  nothing can be explored below such a step; ``include`` keeps them in the
+  softmax and a draw of one ends that walk without a new sequence);
+* ``tau0``: the initial temperature of Eq. 8. Neither paper gives a value;
+  ours is tau0 = r;
+* ``stop_on_success=true`` (needs ``peek_success=true``): stop as soon as a
+  sequence succeeds (the code's Game-of-24 shortcut; it reads the env's
+  success flag, an oracle). Without ``peek_success`` the search never reads
+  the env's success flag or reward.
 """
 from __future__ import annotations
 
@@ -41,7 +52,7 @@ import math
 from typing import Any, Sequence
 
 from ..registry import register_agent
-from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool, build_search_agent
+from .base import SearchAgent, SearchNode, SearchTree, SearchConfig, _as_bool, build_search_agent
 
 ELO_R = 173.72  # = 400 / ln 10: classic Elo with a base-10 scale of 400
 ELO_K = 50.0
@@ -125,15 +136,18 @@ class EloSearchAgent(SearchAgent):
         max_children: int | None = None,
         comparisons: int = 1,
         final: str = "paper",
-        stop_on_success: bool = False,
+        terminal_children: str = "skip",
+        stop_on_success: bool | None = None,
         propose_retries: int = 3,
         **options: Any,
     ):
         super().__init__(env_id, llm, **options)
         if anneal not in ("paper", "code"):
             raise ValueError(f"elo: anneal must be 'paper' or 'code', not {anneal!r}")
-        if final not in ("paper", "code"):
-            raise ValueError(f"elo: final must be 'paper' or 'code', not {final!r}")
+        if final not in ("paper", "terminal", "code"):
+            raise ValueError(f"elo: final must be 'paper', 'terminal' or 'code', not {final!r}")
+        if terminal_children not in ("skip", "include"):
+            raise ValueError(f"elo: terminal_children must be 'skip' or 'include', not {terminal_children!r}")
         self.explorations = int(explorations)
         self.max_steps = int(max_steps)
         self.k_factor = float(k_factor)
@@ -145,7 +159,8 @@ class EloSearchAgent(SearchAgent):
         self.max_children = int(max_children) if max_children not in (None, "", "none") else None
         self.comparisons = int(comparisons)
         self.final = final
-        self.stop_on_success = _as_bool(stop_on_success)
+        self.terminal_children = terminal_children
+        self.stop_on_success = self.stop_on_success_option(stop_on_success)
         self.propose_retries = max(1, int(propose_retries))
         self.sequences: list[SearchNode] = []
         self.give_up_without_answer = final == "code"
@@ -160,7 +175,9 @@ class EloSearchAgent(SearchAgent):
         return annealed_temperature(self.tau0, self.updates(node), self.anneal)
 
     def _open_children(self, node: SearchNode) -> list[SearchNode]:
-        return [c for c in node.children if not c.terminal and not c.stats.get("closed")]
+        """The children Eq. 5 draws from: not closed, and not terminal unless ``terminal_children=include``."""
+        keep_terminal = self.terminal_children == "include"
+        return [c for c in node.children if (keep_terminal or not c.terminal) and not c.stats.get("closed")]
 
     def _can_reject(self, node: SearchNode) -> bool:
         if node.stats.get("no_new") or node.terminal or node.depth >= self.max_steps:
@@ -168,25 +185,24 @@ class EloSearchAgent(SearchAgent):
         return self.max_children is None or len(node.children) < self.max_children
 
     # ------------------------------------------------------------ search
-    def search(self, root: SearchNode, hooks: TaskHooks) -> None:
+    def search(self, root: SearchNode, hooks: SearchConfig) -> None:
         self.sequences = []
-        attempts = 0
+        walks = 0
         # Walks that end in a closed branch cost no LLM call and do not count as explorations;
-        # the attempt cap only guards against a tree with nothing left to explore.
-        while len(self.sequences) < self.explorations and attempts < 4 * self.explorations:
-            attempts += 1
-            if root.stats.get("closed"):
-                break
+        # the walk cap only guards against a tree with nothing left to explore.
+        while (len(self.sequences) < self.explorations and walks < 4 * self.explorations
+               and not root.stats.get("closed")):
+            walks += 1
             start = self._descend(root)
-            if start is None:
-                continue
+            if start is None or start.terminal:
+                continue  # a closed end, or a drawn terminal step (terminal_children=include): nothing to explore
             leaf = self._explore(start, hooks)
             if leaf is None:
                 continue
             self.sequences.append(leaf)
             self._judge(leaf, hooks)
-            if self.stop_on_success and leaf.success:
-                break
+            if self.stop_on_success and self.known_win(leaf):
+                return
 
     def _descend(self, root: SearchNode) -> SearchNode | None:
         """Eq. 5 top-down: the step to branch from (None when the walk hit a closed end)."""
@@ -204,8 +220,11 @@ class EloSearchAgent(SearchAgent):
             if pick == len(children):
                 return node
             node = children[pick]
+            if node.terminal:
+                node.visits += 1
+                return node
 
-    def _explore(self, start: SearchNode, hooks: TaskHooks) -> SearchNode | None:
+    def _explore(self, start: SearchNode, hooks: SearchConfig) -> SearchNode | None:
         """Generate a new decision sequence from ``start``; returns its final step."""
         avoid = [c.action for c in start.children if c.action]
         tries = int(start.stats.get("propose_tries", 0))
@@ -232,7 +251,7 @@ class EloSearchAgent(SearchAgent):
         node.stats["sequence"] = len(self.sequences)
         return node
 
-    def _judge(self, leaf: SearchNode, hooks: TaskHooks) -> None:
+    def _judge(self, leaf: SearchNode, hooks: SearchConfig) -> None:
         """Eq. 6 + Eq. 3 against random earlier sequences, then Eq. 7 bottom-up."""
         earlier = self.sequences[:-1]
         for _ in range(min(self.comparisons, len(earlier))):
@@ -252,9 +271,9 @@ class EloSearchAgent(SearchAgent):
 
     # ------------------------------------------------------------ answer (Eq. 9)
     def choose(self, tree: SearchTree) -> SearchNode | None:
-        ends = [s for s in self.sequences if s.terminal] if self.final == "paper" else list(self.sequences)
-        if not ends and self.final == "paper":
-            ends = list(self.sequences)
+        ends = [s for s in self.sequences if s.terminal] if self.final == "terminal" else []
+        if not ends:
+            ends = list(self.sequences)  # Eq. 9: argmax over every decision sequence's end
         if not ends:
             return None
         best = max(ends, key=lambda n: (n.value, -n.id))

@@ -7,10 +7,10 @@ One iteration (LLM-Reasoners ``MCTS`` phases):
    the mean of the rewards backed up through the child; a child never visited
    is scored by its prior instead of Q (``uct_with_fast_reward``);
 2. **expand** - a leaf that is not terminal and above ``depth_limit`` asks for
-   ``n_actions`` proposals (``TaskHooks.propose``), steps the env once per
+   ``n_actions`` proposals (``SearchConfig.propose``), steps the env once per
    proposal from the leaf's snapshot, and gives every new child a prior: the
    env's reward for a terminal child (1 won / 0 lost), else the LLM value
-   (``TaskHooks.value``, ToT's sure/likely/impossible in [0, 1]);
+   (``SearchConfig.value``, ToT's sure/likely/impossible in [0, 1]);
 3. **simulate** - ``simulate=value`` (``mcts`` default; RaDAgent's MCTS
    baseline scores states with ToT's value): the reward is the prior of the
    best new child; ``simulate=rollout`` (``lats`` default): from that child,
@@ -21,25 +21,37 @@ One iteration (LLM-Reasoners ``MCTS`` phases):
    ended (rollout steps are tree nodes too, as in LATS) adds the reward to its
    visits and running mean (``node.value`` = Q, ``node.visits`` = N).
 
+A step that ends the episode is valued by the LLM's own value prompt on the
+final state; only with ``peek_success=true`` (an oracle) does it get the env's
+verdict (1 won / 0 lost) instead, and only then may the search stop at a won
+step (``stop_on_success``, on by default when peeking, as LATS uses the env's
+terminal reward).
+
 The search ends after ``n_iters`` iterations, when the LLM budget is spent,
-when no node is left to expand, or (``stop_on_success``, default on) when a
-step has won: the env's own reward says so, as the paper's Game-of-24 win
-message and LATS's terminal reward do. The answer (``output=max_reward``)
-is the first won leaf, else the path that follows the highest Q from the root
-(LLM-Reasoners ``follow_max``); ``output=max_visit`` follows visit counts.
+when no node is left to expand, or (``stop_on_success``) when a step has won.
+The answer (``output=max_reward``) is the path that follows the highest Q from
+the root (LLM-Reasoners ``follow_max``; with ``peek_success`` the first won
+leaf comes first); ``output=max_visit`` follows visit counts.
+
+``per_step=true`` runs MCTS@N as RaDAgent's baseline does: ``n_iters``
+simulations from the current decision step, then a commitment to its best
+child (by ``output``), then ``n_iters`` more from there, until the episode
+ends; ``depth_limit`` then counts from the current decision step.
+``rollout_depth=none`` rolls out until the env ends the episode (bounded by
+``depth_limit``), ToolChain*'s MCTS baseline.
 
 ``lats`` (Zhou et al. 2023, Language Agent Tree Search) is the same loop with
 LATS's settings: w_exp = sqrt(2) (its ``value/visits + sqrt(2 ln N / n)``),
 5 children per expansion, rollouts to a terminal state, and **self-reflection**:
 every rollout that ends without a win gets a reflection (one LLM call,
-``TaskHooks.reflect``); the latest ``max_reflections`` are shown in every later
+``SearchConfig.reflect``); the latest ``max_reflections`` are shown in every later
 proposal prompt (the search config's ``reflections``, which the prompt spec
 shows in its propose and ReAct prompts).
 
 Defaults (each overridable with ``--agent-opt key=value``; ``mcts@40`` /
 ``lats@40`` set ``n_iters``, as RaDAgent names its MCTS@40 and MCTS@100
-baselines - there the simulations are run before every decision step, here
-they grow one tree from the start):
+baselines - there the simulations are run before every decision step
+(``per_step=true``), by default here they grow one tree from the start):
 
 ============  ======  ======
 option        mcts    lats
@@ -64,7 +76,7 @@ import math
 from typing import Any
 
 from ..registry import register_agent
-from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool, build_search_agent
+from .base import SearchAgent, SearchNode, SearchTree, SearchConfig, _as_bool, build_search_agent
 
 
 class MCTSAgent(SearchAgent):
@@ -88,7 +100,8 @@ class MCTSAgent(SearchAgent):
         reflect: bool = False,
         max_reflections: int = 3,
         output: str = "max_reward",
-        stop_on_success: bool = True,
+        stop_on_success: bool | None = None,
+        per_step: bool = False,
         **options: Any,
     ):
         super().__init__(env_id, llm, **options)
@@ -105,23 +118,51 @@ class MCTSAgent(SearchAgent):
         self.depth_limit = int(depth_limit)
         self.n_actions = int(n_actions)
         self.simulate_mode = simulate
-        self.rollout_depth = int(rollout_depth)
+        # rollout_depth=none: roll out until the env ends the episode (ToolChain*'s MCTS baseline),
+        # still bounded by depth_limit
+        self.rollout_depth = None if rollout_depth in (None, "", "none") else int(rollout_depth)
+        if self.rollout_depth is not None and self.rollout_depth < 0:
+            raise ValueError(f"{self.name}: rollout_depth must be >= 0 or none, got {rollout_depth}")
         self.rollout_width = int(rollout_width)
         self.reflect = _as_bool(reflect)
         self.max_reflections = int(max_reflections)
         self.output = output
-        self.stop_on_success = _as_bool(stop_on_success)
+        self.stop_on_success = self.stop_on_success_option(stop_on_success)
+        self.per_step = _as_bool(per_step)
         self.reflections: list[str] = []
         self.iterations = 0
         self.won: SearchNode | None = None
+        self.decisions: list[SearchNode] = []
+        self._base = 0  # depth of the node the simulations start from (per_step moves it down)
 
     # ------------------------------------------------------------ the loop
-    def search(self, root: SearchNode, hooks: TaskHooks) -> None:
-        self.reflections, self.iterations, self.won = [], 0, None
+    def search(self, root: SearchNode, hooks: SearchConfig) -> None:
+        self.reflections, self.iterations, self.won, self.decisions = [], 0, None, []
+        self._base = root.depth
         if self.reflect:
             hooks.reflections = self.reflections
+        if not self.per_step:
+            self._simulations(root, hooks)
+            return
+        # MCTS@N as RaDAgent's baseline runs it: N simulations before every decision step, then
+        # commit to the best child and simulate again from there.
+        current = root
+        while not current.terminal:
+            self._base = current.depth
+            self._simulations(current, hooks)
+            if self.stop_on_success and self.won is not None:
+                return
+            nxt = self._best_child(current)
+            if nxt is None:
+                return
+            nxt.stats["decision"] = len(self.decisions)
+            self.decisions.append(nxt)
+            current = nxt
+
+    def _simulations(self, start: SearchNode, hooks: SearchConfig) -> None:
+        """``n_iters`` select-expand-simulate-back-propagate rounds below ``start``."""
         for _ in range(self.n_iters):
-            path = self._select(root)
+            path = self._select(start)
             if path is None:
                 break  # every branch is finished or dead
             self.iterations += 1
@@ -131,17 +172,18 @@ class MCTSAgent(SearchAgent):
                 if best is not None:
                     leaf = best
             reward, end = self._simulate(leaf, hooks)
-            for node in reversed(end.path()):
+            for node in reversed(end.path()[start.depth:]):
                 self._update(node, reward)
-            if end.success and self.won is None:
+            if self.known_win(end) and self.won is None:
                 self.won = end
             if self.stop_on_success and self.won is not None:
                 break
-            if self.reflect and (end.terminal or self.simulate_mode == "rollout") and not end.success:
-                self._reflect(end, hooks)
+            failed = not end.success if self.peek_success else reward < 1.0
+            if self.reflect and (end.terminal or self.simulate_mode == "rollout") and failed:
+                self._reflect(end, hooks, reward)
 
     def _expandable(self, node: SearchNode) -> bool:
-        return not node.terminal and node.depth < self.depth_limit and not node.stats.get("dead")
+        return not node.terminal and node.depth - self._base < self.depth_limit and not node.stats.get("dead")
 
     def _closed(self, node: SearchNode) -> bool:
         return bool(node.stats.get("closed"))
@@ -178,7 +220,7 @@ class MCTSAgent(SearchAgent):
                 break  # a fresh child: simulate it before going deeper
         return path
 
-    def _expand(self, node: SearchNode, hooks: TaskHooks) -> SearchNode | None:
+    def _expand(self, node: SearchNode, hooks: SearchConfig) -> SearchNode | None:
         """Add up to ``n_actions`` children with priors; return the best new one."""
         avoid = [c.action for c in node.children if c.action]
         actions = hooks.propose(node, self.n_actions, avoid=avoid)
@@ -192,26 +234,30 @@ class MCTSAgent(SearchAgent):
                 continue
             new.append(child)
             child.stats["prior"] = self._prior(child, hooks)
-            if child.success:
-                break  # a won step needs no sibling valued
+            if self.known_win(child):
+                break  # a won step needs no sibling valued (peek_success only)
         return max(new, key=lambda c: (c.stats.get("prior", 0.0), -c.id))
 
-    def _prior(self, node: SearchNode, hooks: TaskHooks) -> float:
+    def _prior(self, node: SearchNode, hooks: SearchConfig) -> float:
         if node.terminal:
-            return 1.0 if node.success else 0.0
+            return self.terminal_value(node, hooks)
         return float(hooks.value(node))
 
-    def _simulate(self, node: SearchNode, hooks: TaskHooks) -> tuple[float, SearchNode]:
+    def _reward(self, node: SearchNode, hooks: SearchConfig) -> float:
+        """The simulation's reward at ``node`` (its prior, computed once)."""
+        if "prior" not in node.stats:
+            node.stats["prior"] = self._prior(node, hooks)
+        return float(node.stats["prior"])
+
+    def _simulate(self, node: SearchNode, hooks: SearchConfig) -> tuple[float, SearchNode]:
         """(reward, the node the simulation ended on: ``node`` itself or a rollout descendant)."""
-        if node.terminal:
-            return (1.0 if node.success else 0.0), node
-        if self.simulate_mode == "value":
-            if "prior" not in node.stats:
-                node.stats["prior"] = self._prior(node, hooks)
-            return float(node.stats["prior"]), node
+        if node.terminal or self.simulate_mode == "value":
+            return self._reward(node, hooks), node
         current = node
-        for _ in range(self.rollout_depth):
-            if current.terminal or current.depth >= self.depth_limit:
+        steps = 0
+        while self.rollout_depth is None or steps < self.rollout_depth:
+            steps += 1
+            if current.terminal or current.depth - self._base >= self.depth_limit:
                 break
             actions = hooks.propose(current, self.rollout_width)
             if not actions:
@@ -227,15 +273,17 @@ class MCTSAgent(SearchAgent):
                 nxt = max(children, key=lambda c: (c.stats["prior"], -c.id))
             nxt.stats["rollout"] = True
             current = nxt
-        if current.terminal:
-            return (1.0 if current.success else 0.0), current
-        if "prior" not in current.stats:
-            current.stats["prior"] = self._prior(current, hooks)
-        return float(current.stats["prior"]), current
+        return self._reward(current, hooks), current
 
-    def _reflect(self, end: SearchNode, hooks: TaskHooks) -> None:
-        outcome = ("the episode ended without success (reward %g)" % end.reward if end.terminal
-                   else f"no success after {end.depth} steps")
+    def _reflect(self, end: SearchNode, hooks: SearchConfig, reward: float) -> None:
+        """One reflection on a simulation that did not win. The outcome shown to the model is the env's
+        verdict only with ``peek_success``; otherwise it is the model's own value of where it ended."""
+        if self.peek_success:
+            outcome = ("the episode ended without success (reward %g)" % end.reward if end.terminal
+                       else f"no success after {end.depth} steps")
+        else:
+            outcome = (f"the episode ended in a state valued {reward:.2f}" if end.terminal
+                       else f"after {end.depth} steps the state was valued {reward:.2f}")
         text = hooks.reflect(end, outcome)
         if text:
             end.stats["reflection"] = text[:500]
@@ -243,23 +291,36 @@ class MCTSAgent(SearchAgent):
             del self.reflections[: max(0, len(self.reflections) - self.max_reflections)]
 
     # ------------------------------------------------------------ the answer
+    def _best_child(self, node: SearchNode) -> SearchNode | None:
+        """The child the answer follows: the highest Q (``max_reward``; an unvisited child by its
+        prior) or the most visits (``max_visit``); with ``peek_success`` lost steps are skipped."""
+        if not node.children:
+            return None
+        key = ((lambda c: (c.visits, c.value, -c.id)) if self.output == "max_visit"
+               else (lambda c: (c.value if c.visits else c.stats.get("prior", 0.0), c.visits, -c.id)))
+        candidates = node.children
+        if self.peek_success:
+            candidates = [c for c in node.children if not (c.terminal and not c.success)] or node.children
+        return max(candidates, key=key)
+
     def choose(self, tree: SearchTree) -> SearchNode | None:
         if self.won is not None:
             return self.won
-        won = [n for n in tree.nodes if n.success]
+        won = [n for n in tree.nodes if self.known_win(n)]
         if won:
             return min(won, key=lambda n: n.id)
+        if self.per_step:
+            return self.decisions[-1] if self.decisions else None
         node = tree.root
-        key = ((lambda c: (c.visits, c.value, -c.id)) if self.output == "max_visit"
-               else (lambda c: (c.value if c.visits else c.stats.get("prior", 0.0), c.visits, -c.id)))
         while node.children:
-            candidates = [c for c in node.children if not (c.terminal and not c.success)] or node.children
-            node = max(candidates, key=key)
+            node = self._best_child(node)
         return node if node is not tree.root else None
 
     def stats(self) -> dict[str, Any]:
         out = super().stats()
         out["mcts_iterations"] = self.iterations
+        if self.per_step:
+            out["mcts_decisions"] = len(self.decisions)
         if self.reflect:
             out["reflections"] = len(self.reflections)
         return out

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Mutation testing of the search algorithms (not part of CI: tens of minutes on 2 cores).
+#
+#   scripts/mutation_check.sh [MODULE ...]     # MODULE in: elo astar mcts tot dfsdt (default: all five)
+#
+# mutmut (>= 3, from PyPI) mutates agents/search/<MODULE>.py one change at a time and runs,
+# per mutant, only the fast tests that execute the mutated function: the policy tests on
+# hand-built trees with scripted LLMs (tests/test_policy_*.py) and the pure-function tests.
+# A mutant is killed when a test fails.
+#
+# mutmut needs the import name to match the file path, and treegym installs its top-level
+# folders as treegym.<folder> (setup.py), so the work happens in a throwaway copy laid out as
+# treegym/<folder>/ with its own virtual environment ($WORK/venv: mutmut, pytest and the core
+# dependencies; treegym itself is imported from the copy). The working tree is never touched.
+#
+# Writes $REPORT (default: mutation_report.txt in the repository root): per module the
+# killed / survived / no-tests counts and the kill rate, then every survivor's diff.
+#
+# RERUN=1 scripts/mutation_check.sh: after changing only tests, copy them into the existing
+# $WORK and re-check just the mutants that were not killed (the source must be unchanged).
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PYTHON="${PYTHON:-python3}"
+REPORT="${REPORT:-$REPO/mutation_report.txt}"
+WORK="${WORK:-/tmp/treegym-mutation}"
+MODULES=("$@")
+[ ${#MODULES[@]} -gt 0 ] || MODULES=(dfsdt tot astar mcts elo)
+for m in "${MODULES[@]}"; do
+    case "$m" in elo|astar|mcts|tot|dfsdt) ;; *) echo "mutation_check.sh: unknown module $m (elo astar mcts tot dfsdt)" >&2; exit 1 ;; esac
+done
+
+if [ ! -x "$WORK/venv/bin/mutmut" ]; then
+    echo "creating $WORK/venv with mutmut"
+    "$PYTHON" -m venv "$WORK/venv"
+    "$WORK/venv/bin/pip" install -q "mutmut>=3,<4" pytest gymnasium numpy openai tqdm filelock
+fi
+
+copy_tests() {  # $1: destination tests folder
+    mkdir -p "$1"
+    (cd "$REPO/tests" && tar cf - --exclude=__pycache__ support conftest.py test_policy_*.py test_elo.py test_astar.py test_mcts.py) \
+        | (cd "$1" && tar xf -)
+}
+
+if [ "${RERUN:-0}" = 1 ]; then
+    [ -d "$WORK/tree/mutants" ] || { echo "mutation_check.sh: RERUN=1 needs a finished run in $WORK" >&2; exit 1; }
+    for m in "${MODULES[@]}"; do
+        cmp -s "$REPO/agents/search/$m.py" "$WORK/tree/treegym/agents/search/$m.py" \
+            || { echo "mutation_check.sh: agents/search/$m.py changed since the run; run without RERUN" >&2; exit 1; }
+    done
+    copy_tests "$WORK/tree/tests"
+    copy_tests "$WORK/tree/mutants/tests"
+    rm -f "$WORK/tree/mutants/mutmut-stats.json"
+    cd "$WORK/tree"
+    mapfile -t again < <("$WORK/venv/bin/mutmut" results 2>/dev/null | grep -v ": killed" | sed -E 's/^ *([^:]+):.*/\1/')
+    echo "re-checking ${#again[@]} mutants with the current tests"
+    set +e
+    "$WORK/venv/bin/mutmut" run "${again[@]}" > "$WORK/rerun.log" 2>&1
+    set -e
+else
+echo "copying the repository to $WORK/tree"
+rm -rf "$WORK/tree"
+mkdir -p "$WORK/tree/treegym" "$WORK/tree/tests"
+for f in agents envs servers scripts; do
+    (cd "$REPO" && tar cf - --exclude=__pycache__ "$f") | (cd "$WORK/tree/treegym" && tar xf -)
+done
+copy_tests "$WORK/tree/tests"
+cd "$WORK/tree"
+sources=""
+for m in "${MODULES[@]}"; do sources="$sources
+    treegym/agents/search/$m.py"; done
+cat > setup.cfg <<EOF
+[mutmut]
+source_paths =$sources
+also_copy = treegym
+pytest_add_cli_args_test_selection =
+    tests/
+pytest_add_cli_args =
+    -p
+    no:cacheprovider
+    -k
+    policy or test_elo.py and (expected_score or elo_update or eq7 or rejection or anneal or bad_option) or test_astar.py and (lcs or cost or memory_scores or bad_weights) or test_mcts.py and uct_by_hand
+EOF
+printf '[pytest]\ntestpaths = tests\nmarkers =\n    slow: slow\n' > pytest.ini
+
+set +e
+"$WORK/venv/bin/mutmut" run > "$WORK/run.log" 2>&1
+status=$?
+set -e
+[ $status -eq 0 ] || echo "mutmut run exited with $status (see $WORK/run.log); reporting what it finished"
+fi
+
+"$WORK/venv/bin/mutmut" results --all true > "$WORK/results.txt" 2>&1 || "$WORK/venv/bin/mutmut" results > "$WORK/results.txt" 2>&1
+"$WORK/venv/bin/python" - "$REPORT" "$WORK" "${MODULES[@]}" <<'EOF'
+import collections, re, subprocess, sys
+report, work, modules = sys.argv[1], sys.argv[2], sys.argv[3:]
+lines = open(f"{work}/results.txt").read().splitlines()
+status = {}
+for line in lines:
+    m = re.match(r"\s*(treegym\.agents\.search\.(\w+)\.\S+): (.+)$", line)
+    if m:
+        status[m.group(1)] = (m.group(2), m.group(3).strip())
+out = [f"mutation check of agents/search ({', '.join(modules)}) with mutmut; tests: tests/test_policy_*.py "
+       "and the pure-function tests (see scripts/mutation_check.sh)", ""]
+survivors = []
+for mod in modules:
+    counts = collections.Counter(s for k, (m, s) in status.items() if m == mod)
+    killed = counts.get("killed", 0)
+    total = sum(v for s, v in counts.items() if s != "not checked")
+    rate = 100.0 * killed / total if total else 0.0
+    out.append(f"{mod}.py: {killed}/{total} mutants killed = {rate:.1f} %  ({dict(counts)})")
+    survivors += [k for k, (m, s) in status.items() if m == mod and s not in ("killed", "not checked")]
+allc = collections.Counter(s for _, s in status.values())
+total = sum(v for s, v in allc.items() if s != "not checked")
+out.append(f"all: {allc.get('killed', 0)}/{total} killed = {100.0 * allc.get('killed', 0) / max(1, total):.1f} %")
+out += ["", f"survivors ({len(survivors)}):", ""]
+mutmut = f"{work}/venv/bin/mutmut"
+for k in survivors:
+    diff = subprocess.run([mutmut, "show", k], capture_output=True, text=True, cwd=f"{work}/tree").stdout
+    changed = [ln for ln in diff.splitlines() if ln[:2] in ("- ", "+ ")]
+    out.append(f"{k} [{status[k][1]}]")
+    out += ["    " + ln for ln in changed]
+open(report, "w").write("\n".join(out) + "\n")
+print("\n".join(out[: len(modules) + 4]))
+print(f"wrote {report}")
+EOF

@@ -1,0 +1,246 @@
+"""The MCTS policy on hand-built trees with scripted values (not the truth).
+
+Checks UCT selection and running-mean back-propagation step by step, the
+visit-weighted-mean invariant on a larger search, ``output``, rollout depth,
+MCTS@N per decision step, and that no oracle is read without ``peek_success``.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from support.tree_world import TreeLLM, run
+from treegym.agents.search.base import SearchNode, SearchTree
+from treegym.agents.search.mcts import LATSAgent, MCTSAgent
+
+SMALL = {"": ["a", "b"], "a": ["a1", "a2"], "b": ["b1"]}
+SMALL_VALUES = {"a": 0.8, "b": 0.2, "a/a1": 0.4, "a/a2": 0.6, "b/b1": 0.1}
+
+WIDE = {"": ["a", "b", "c"], "a": ["a1", "a2"], "b": ["b1", "b2"], "c": ["c1"], "a/a1": ["x", "y"],
+        "a/a2": ["z"], "b/b1": ["w"], "b/b2": ["v"], "c/c1": ["u"]}
+WIDE_VALUES = {"a": 0.5, "b": 0.75, "c": 0.25, "a/a1": 0.5, "a/a2": 1.0, "b/b1": 0.25, "b/b2": 0.5, "c/c1": 0.75,
+               "a/a1/x": 0.0, "a/a1/y": 1.0, "a/a2/z": 0.25, "b/b1/w": 0.5, "b/b2/v": 0.0, "c/c1/u": 1.0}
+
+
+def _path(node) -> str:
+    return "/".join(node.actions())
+
+
+def _by_path(agent) -> dict:
+    return {_path(n): n for n in agent.result.tree.nodes}
+
+
+def test_three_iterations_by_hand():
+    llm = TreeLLM(proposals=SMALL, values=SMALL_VALUES)
+    agent = run(MCTSAgent, SMALL, llm, n_iters=3, n_actions=2, w_exp=1.0)
+    n = _by_path(agent)
+    # 1: expand the root (a 0.8, b 0.2), simulate a: 0.8 backs up to the root and a
+    # 2: UCT at the root: a 0.8 + sqrt(ln 1 / 1) = 0.8 beats b's prior 0.2 + 0 -> expand a (a1 0.4, a2 0.6),
+    #    simulate a2: 0.6
+    # 3: a 0.7 + sqrt(ln 2 / 2) > b 0.2 + sqrt(ln 2); below a, a2 0.6 + sqrt(ln 2) > a1 0.4 + sqrt(ln 2);
+    #    a2 ended the episode and was simulated, so it is closed: a1 (fresh, ended the episode too) is
+    #    simulated with its value: 0.4; now nothing below a is open
+    assert (n[""].visits, n["a"].visits, n["a/a2"].visits, n["b"].visits, n["a/a1"].visits) == (3, 3, 1, 0, 1)
+    assert n[""].value == pytest.approx((0.8 + 0.6 + 0.4) / 3)
+    assert n["a"].value == pytest.approx((0.8 + 0.6 + 0.4) / 3)
+    assert n["a/a2"].value == pytest.approx(0.6) and n["a/a1"].value == pytest.approx(0.4)
+    assert n["a/a2"].stats["closed"] and n["a"].stats["closed"] and not n[""].stats.get("closed")
+    assert [e[1] for e in llm.log if e[0] == "value"] == ["a", "b", "a/a1", "a/a2"]
+    assert agent.result.chosen is n["a/a2"]
+
+
+def test_backed_up_values_are_visit_weighted_means_of_the_simulations():
+    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
+    agent = run(MCTSAgent, WIDE, llm, n_iters=7, n_actions=2, w_exp=0.5)
+    tree = agent.result.tree
+    assert tree.root.visits == agent.stats()["mcts_iterations"] == 7
+    for node in tree.nodes:
+        if not node.visits:
+            continue
+        below = sum(c.visits for c in node.children)
+        own = node.visits - below  # simulations that ended at this node, each worth its prior
+        assert own >= 0
+        total = sum(c.visits * c.value for c in node.children) + own * node.stats.get("prior", 0.0)
+        assert node.visits * node.value == pytest.approx(total), _path(node)
+    assert len([n for n in tree.nodes if n.visits]) >= 6
+
+
+def test_max_children_per_expansion_is_n_actions():
+    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
+    agent = run(MCTSAgent, WIDE, llm, n_iters=6, n_actions=2)
+    assert max(len(n.children) for n in agent.result.tree.nodes) == 2
+
+
+def _hand_tree(visits_values: list[tuple[int, float]]) -> SearchTree:
+    root = SearchNode(snapshot=None, observation={}, visits=sum(v for v, _ in visits_values))  # type: ignore[arg-type]
+    tree = SearchTree(root)
+    for visits, value in visits_values:
+        child = SearchNode(snapshot=None, observation={}, action=f"c{len(root.children)}",  # type: ignore[arg-type]
+                           parent=root, depth=1, visits=visits, value=value)
+        root.children.append(child)
+        tree.add(child)
+    return tree
+
+
+def test_output_max_reward_follows_q_and_max_visit_follows_visits():
+    llm = TreeLLM()
+    tree = _hand_tree([(5, 0.3), (2, 0.9), (0, 0.0)])
+    tree.root.children[2].stats["prior"] = 0.95  # unvisited: its prior stands for Q
+    assert MCTSAgent("t", llm, prompts=object())._best_child(tree.root) is tree.root.children[2]
+    tree.root.children[2].stats["prior"] = 0.5
+    assert MCTSAgent("t", llm, prompts=object()).choose(tree) is tree.root.children[1]
+    assert MCTSAgent("t", llm, prompts=object(), output="max_visit").choose(tree) is tree.root.children[0]
+
+
+def test_rollout_depth_bounds_each_simulation():
+    chain = {"": ["a", "b"], "a": ["a1"], "a/a1": ["a2"], "a/a1/a2": ["a3"], "a/a1/a2/a3": ["a4"], "b": ["b1"]}
+    values = {"a": 0.9, "b": 0.1}
+    llm = TreeLLM(proposals=chain, values=values)
+    agent = run(MCTSAgent, chain, llm, n_iters=1, n_actions=2, simulate="rollout", rollout_depth=2, depth_limit=10)
+    rolled = [n for n in agent.result.tree.nodes if n.stats.get("rollout")]
+    assert [_path(n) for n in rolled] == ["a/a1", "a/a1/a2"]
+    assert agent.result.tree.root.visits == 1 and rolled[-1].visits == 1  # backed up from the rollout's end
+
+    llm = TreeLLM(proposals=chain, values=values)
+    agent = run(MCTSAgent, chain, llm, n_iters=1, n_actions=2, simulate="rollout", rollout_depth="none",
+                depth_limit=10)
+    rolled = [n for n in agent.result.tree.nodes if n.stats.get("rollout")]
+    assert _path(rolled[-1]) == "a/a1/a2/a3/a4" and rolled[-1].terminal  # to the end of the episode
+    assert ("value", "a/a1/a2/a3/a4") in llm.log  # the final state is valued by the model, not the env
+
+
+def test_rollout_width_values_the_candidates_and_keeps_the_best():
+    tree = {"": ["a"], "a": ["p", "q"], "a/p": ["p1"], "a/q": ["q1"]}
+    llm = TreeLLM(proposals=tree, values={"a": 0.5, "a/p": 0.2, "a/q": 0.7})
+    agent = run(MCTSAgent, tree, llm, n_iters=1, n_actions=1, simulate="rollout", rollout_depth=1, rollout_width=2)
+    rolled = [_path(n) for n in agent.result.tree.nodes if n.stats.get("rollout")]
+    assert rolled == ["a/q"]
+    assert agent.result.tree.root.value == pytest.approx(0.7)
+
+
+def test_per_step_runs_n_simulations_before_every_decision():
+    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
+    agent = run(MCTSAgent, WIDE, llm, n_iters=3, n_actions=2, per_step=True)
+    decisions = agent.decisions
+    assert len(decisions) == 3 and decisions[-1].terminal
+    assert [d.parent for d in decisions] == [agent.result.tree.root] + decisions[:-1]
+    assert agent.result.chosen is decisions[-1]
+    assert agent.stats()["mcts_decisions"] == 3 and agent.stats()["mcts_iterations"] > 3
+    # back-propagation stops at the current decision step: the root saw only its own 3 simulations
+    assert agent.result.tree.root.visits == 3
+    assert decisions[0].visits > decisions[1].visits >= 1
+
+
+def test_no_oracle_by_default_and_the_env_verdict_with_peek():
+    tree = {"": ["a", "b"], "a": ["a1"]}
+    values = {"a": 0.5, "b": 0.0, "a/a1": 0.9}  # the model dislikes b, which wins
+    llm = TreeLLM(proposals=tree, values=values)
+    agent = run(MCTSAgent, tree, llm, ["b"], n_iters=4, n_actions=2)
+    assert ("value", "b") in llm.log and not agent.result.chosen.success
+    assert agent.stats()["mcts_iterations"] == 3  # then everything is closed; the win was not a reason to stop
+    llm = TreeLLM(proposals=tree, values=values)
+    agent = run(MCTSAgent, tree, llm, ["b"], n_iters=4, n_actions=2, peek_success=True)
+    assert ("value", "b") not in llm.log and agent.result.chosen.success
+    assert agent.stats()["mcts_iterations"] == 1  # stopped at the won step
+    with pytest.raises(ValueError, match="peek_success"):
+        MCTSAgent("t", llm, prompts=object(), stop_on_success=True)
+
+
+def test_lats_reflects_after_each_simulation_that_the_model_does_not_rate_a_win():
+    tree = {"": ["a", "b"], "a": ["a1"], "b": ["b1"]}
+    llm = TreeLLM(proposals=tree, values={"a": 0.5, "b": 0.4, "a/a1": 1.0, "b/b1": 0.2})
+    agent = run(LATSAgent, tree, llm, n_iters=3, n_actions=2, depth_limit=3)
+    reflected = [_path(n) for n in agent.result.tree.nodes if "reflection" in n.stats]
+    assert "a/a1" not in reflected and reflected  # rated 1.0 by the model: no reflection
+    assert math.isclose(agent.result.tree.root.visits, agent.stats()["mcts_iterations"])
+
+
+def test_lats_shows_its_latest_reflections_in_later_prompts():
+    tree = {"": ["a", "b", "c"], "a": ["a1"], "b": ["b1"], "c": ["c1"]}
+    llm = TreeLLM(proposals=tree, values={"a": 0.5, "b": 0.4, "c": 0.3, "a/a1": 0.0, "b/b1": 0.0, "c/c1": 0.0})
+    agent = run(LATSAgent, tree, llm, n_iters=4, n_actions=3, depth_limit=3, max_reflections=2)
+    assert agent.stats()["reflections"] == 2  # the latest max_reflections are kept
+    reflected_at = [i for i, (kind, _) in enumerate(llm.prompts) if kind == "reflect"]
+    assert len(reflected_at) >= 3
+    later = [text for kind, text in llm.prompts[reflected_at[0] + 1:] if kind == "propose"]
+    assert later and all(text.startswith("Lessons from earlier attempts:\n- lesson\n") for text in later)
+    # never more than the latest max_reflections (2) lessons
+    assert max(text.count("- lesson") for kind, text in llm.prompts if kind == "propose") == 2
+    first = [text for kind, text in llm.prompts[: reflected_at[0]] if kind == "propose"]
+    assert first and not any("Lessons" in text for text in first)
+    ended = [n for n in agent.result.tree.nodes if "reflection" in n.stats]
+    assert all(n.stats["reflection"] == "lesson" for n in ended)
+
+
+def test_the_reflection_prompt_shows_the_models_value_not_the_envs_verdict():
+    tree = {"": ["a", "b"], "a": ["a1"], "b": ["b1"]}
+    values = {"a": 0.5, "b": 0.25, "a/a1": 0.5, "b/b1": 0.25}
+    llm = TreeLLM(proposals=tree, values=values)
+    run(LATSAgent, tree, llm, ["a/a1"], n_iters=2, n_actions=2, depth_limit=3, rollout_depth=1)
+    outcomes = [text.splitlines()[0] for kind, text in llm.prompts if kind == "reflect"]
+    assert outcomes[0] == "outcome: the episode ended in a state valued 0.50"  # a/a1 won; the model said 0.5
+    llm = TreeLLM(proposals=tree, values=values)
+    run(LATSAgent, tree, llm, ["b/b1"], n_iters=2, n_actions=2, depth_limit=3, rollout_depth=0)
+    assert [t.splitlines()[0] for k, t in llm.prompts if k == "reflect"][0] == \
+        "outcome: after 1 steps the state was valued 0.50"
+    llm = TreeLLM(proposals=tree, values=values)
+    run(LATSAgent, tree, llm, ["b/b1"], n_iters=2, n_actions=2, depth_limit=3, rollout_depth=1, peek_success=True,
+        stop_on_success=False)
+    outcomes = [t.splitlines()[0] for k, t in llm.prompts if k == "reflect"]
+    assert outcomes[0] == "outcome: the episode ended without success (reward 0)"
+    llm = TreeLLM(proposals=tree, values=dict(values, a=1.0))  # the model is sure about a; the env is not
+    run(LATSAgent, tree, llm, ["b/b1"], n_iters=1, n_actions=2, depth_limit=3, rollout_depth=0, peek_success=True)
+    assert [t.splitlines()[0] for k, t in llm.prompts if k == "reflect"] == ["outcome: no success after 1 steps"]
+
+
+def test_lats_reflections_reach_sampled_react_prompts_too():
+    tree = {"": ["a", "b"], "a": ["a1"], "b": ["b1"]}
+    samples = {"": ["a", "b"], "a": ["a1"], "b": ["b1"]}
+    llm = TreeLLM(samples=samples, values={"a": 0.5, "b": 0.4, "a/a1": 0.0, "b/b1": 0.0})
+    run(LATSAgent, tree, llm, n_iters=3, n_actions=2, depth_limit=3, propose_mode="sample")
+    first_reflection = next(i for i, (kind, _) in enumerate(llm.prompts) if kind == "reflect")
+    later = [text for kind, text in llm.prompts[first_reflection:] if kind == "react"]
+    assert later and all(t.startswith("Lessons from earlier attempts:\n- lesson\n") and "\n\nat " in t
+                         for t in later)
+
+
+def test_uct_with_a_parent_visited_once_has_no_exploration_bonus():
+    agent = MCTSAgent("t", TreeLLM(), prompts=object())
+    parent = SearchNode(snapshot=None, observation={}, visits=1)  # type: ignore[arg-type]
+    child = SearchNode(snapshot=None, observation={}, visits=1, value=0.5)  # type: ignore[arg-type]
+    assert agent.uct(parent, child) == 0.5
+    fresh = SearchNode(snapshot=None, observation={})  # type: ignore[arg-type]
+    assert agent.uct(parent, fresh) == 0.0  # no prior yet: 0
+
+
+def test_depth_limit_and_dead_steps():
+    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
+    agent = run(MCTSAgent, WIDE, llm, n_iters=6, n_actions=2, depth_limit=1)
+    assert [e[1] for e in llm.log if e[0] == "propose"] == [""]  # only the root is expanded
+    assert agent.result.tree.root.stats["closed"]
+    tree = {"": ["a"], "a": ["a1"]}
+    llm = TreeLLM(proposals={"": ["a"]}, values={"a": 0.5})
+    agent = run(MCTSAgent, tree, llm, n_iters=5, n_actions=2)
+    a = agent.result.tree.root.children[0]
+    assert a.stats["dead"] and a.stats["closed"] and agent.stats()["mcts_iterations"] == 2
+    assert agent.result.chosen is a
+
+
+def test_per_step_with_peek_stops_at_a_win_and_numbers_its_decisions():
+    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
+    agent = run(MCTSAgent, WIDE, llm, n_iters=3, n_actions=2, per_step=True)
+    assert [d.stats["decision"] for d in agent.decisions] == [0, 1, 2]
+    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
+    agent = run(MCTSAgent, WIDE, llm, ["b"], n_iters=3, n_actions=2, per_step=True, peek_success=True)
+    assert agent.result.chosen.success and agent.decisions == [] and agent.stats()["mcts_decisions"] == 0
+    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
+    agent = run(MCTSAgent, WIDE, llm, n_iters=3, n_actions=2, per_step=True, peek_success=True)
+    assert len(agent.decisions) == 3  # nothing won: the decisions go on to the end
+
+
+def test_fresh_stats_and_rollout_depth_parsing():
+    agent = MCTSAgent("t", TreeLLM(), prompts=object(), per_step=True)
+    assert agent.stats() == {"mcts_iterations": 0, "mcts_decisions": 0}
+    assert LATSAgent("t", TreeLLM(), prompts=object()).stats() == {"mcts_iterations": 0, "reflections": 0}
+    assert MCTSAgent("t", TreeLLM(), prompts=object(), rollout_depth="").rollout_depth is None

@@ -1,0 +1,149 @@
+"""The Tree-of-Thoughts BFS and DFS policies on a hand-built tree with scripted values (not the truth)."""
+from __future__ import annotations
+
+import pytest
+
+from support.tree_world import TreeLLM, run
+from treegym.agents.search.tot import ToTBFSAgent, ToTDFSAgent
+
+TREE = {"": ["a", "b", "c"], "a": ["a1", "a2"], "b": ["b1", "b2"], "c": ["c1"],
+        "a/a1": ["x"], "a/a2": ["y"], "b/b1": ["z"], "b/b2": ["q"], "c/c1": ["u"]}
+VALUES = {"a": 0.6, "b": 0.9, "c": 0.1, "a/a1": 0.5, "a/a2": 0.7, "b/b1": 0.2, "b/b2": 0.8, "c/c1": 0.9,
+          "a/a1/x": 0.3, "a/a2/y": 0.95, "b/b2/q": 0.4, "b/b1/z": 0.0, "c/c1/u": 0.0}
+WINS = ["b/b1/z"]  # the model values the only winning leaf at 0
+
+
+def _llm(**kw) -> TreeLLM:
+    return TreeLLM(proposals=TREE, values=VALUES, **kw)
+
+
+def _path(node) -> str:
+    return "/".join(node.actions())
+
+
+def _proposed(llm: TreeLLM) -> list[str]:
+    return [e[1] for e in llm.log if e[0] == "propose"]
+
+
+def test_bfs_keeps_the_best_breadth_states_per_level():
+    llm = _llm()
+    agent = run(ToTBFSAgent, TREE, llm, WINS, breadth=2, n_propose=3, n_evaluate=1, max_depth=3)
+    assert _proposed(llm) == ["", "b", "a", "b/b2", "a/a2"]
+    levels = {_path(n): n.stats["level"] for n in agent.result.tree.nodes if "level" in n.stats}
+    assert levels == {"b": 1, "a": 1, "b/b2": 2, "a/a2": 2}
+    for node in agent.result.tree.nodes[1:]:
+        assert node.value == pytest.approx(VALUES[_path(node)])  # final states too: valued by the model
+        assert node.visits == 1
+    # the answer: the highest-valued state; the env's win (valued 0) was never even reached
+    assert _path(agent.result.chosen) == "a/a2/y"
+    assert agent.stats()["bfs_levels"] == 3
+
+
+def test_bfs_averages_n_evaluate_value_calls():
+    llm = _llm()
+    agent = run(ToTBFSAgent, TREE, llm, breadth=1, n_propose=3, n_evaluate=3, max_depth=1)
+    assert llm.request_kinds().count("value") == 3 * 3
+    assert [_path(n) for n in agent.result.tree.nodes if "level" in n.stats] == ["b"]
+
+
+def test_bfs_select_compare_ranks_by_pairwise_wins():
+    llm = _llm(judge={"a": 3, "b": 1, "c": 2})
+    agent = run(ToTBFSAgent, TREE, llm, breadth=2, n_propose=3, max_depth=2, select="compare")
+    nodes = {_path(n): n for n in agent.result.tree.nodes}
+    assert (nodes["a"].value, nodes["c"].value, nodes["b"].value) == (1.0, 0.5, 0.0)
+    assert _proposed(llm)[:3] == ["", "a", "c"]
+    # 3 pairs on each level (a, b, c; then a1, a2, c1), two order-swapped calls each, no value call
+    assert ("value", "a") not in llm.log and llm.request_kinds().count("compare") == 2 * 3 + 2 * 3
+    # the judge ties every pair on level 2 (no scores): all get 0.5, the first two made are kept
+    assert [nodes[p].value for p in ("a/a1", "a/a2", "c/c1")] == [0.5, 0.5, 0.5]
+    assert [p for p in ("a/a1", "a/a2", "c/c1") if nodes[p].stats.get("level") == 2] == ["a/a1", "a/a2"]
+
+
+def test_bfs_select_compare_skips_the_judge_when_all_states_fit():
+    llm = _llm(judge={"a": 3, "b": 1, "c": 2})
+    run(ToTBFSAgent, TREE, llm, breadth=3, n_propose=3, max_depth=1, select="compare")
+    assert "compare" not in llm.request_kinds()
+
+
+def test_bfs_with_peek_stops_at_the_first_won_step_without_valuing_it():
+    tree = {"": ["a", "b"], "a": ["a1"], "b": ["b1"]}
+    llm = TreeLLM(proposals=tree, values={"a": 0.1, "b": 0.9})
+    agent = run(ToTBFSAgent, tree, llm, ["a/a1"], breadth=2, n_propose=2, n_evaluate=1, peek_success=True)
+    assert agent.result.chosen.success and ("value", "a/a1") not in llm.log
+    assert _proposed(llm) == ["", "b", "a"]  # b's final state lost (value 0 from the env), then a won
+
+
+def test_dfs_descends_best_first_prunes_below_the_threshold_and_backtracks():
+    llm = _llm()
+    agent = run(ToTDFSAgent, TREE, llm, WINS, n_propose=3, n_evaluate=1, max_depth=3, value_threshold=0.3)
+    assert _proposed(llm) == ["", "b", "b/b2", "a", "a/a2", "a/a1"]
+    pruned = sorted(_path(n) for n in agent.result.tree.nodes if n.stats.get("pruned"))
+    assert pruned == ["b/b1", "c"] and agent.stats()["dfs_pruned"] == 2
+    assert not agent.result.chosen.success and _path(agent.result.chosen) == "a/a2/y"
+
+
+def test_dfs_max_children_and_max_sequences():
+    llm = _llm()
+    run(ToTDFSAgent, TREE, llm, n_propose=3, n_evaluate=1, max_depth=3, max_children=1)
+    assert _proposed(llm) == ["", "b", "b/b2"]
+    llm = _llm()
+    agent = run(ToTDFSAgent, TREE, llm, n_propose=3, n_evaluate=1, max_depth=3, max_sequences=2)
+    assert _proposed(llm) == ["", "b", "b/b2", "a", "a/a2"]
+    assert agent.stats()["dfs_sequences"] == 2
+    llm = _llm()
+    agent = run(ToTDFSAgent, TREE, llm, n_propose=3, n_evaluate=1, max_depth=1, max_sequences=2)
+    assert _proposed(llm) == [""] and agent.stats()["dfs_sequences"] == 2  # depth-1 states end sequences
+
+
+def test_the_answer_prefers_a_finished_state_on_a_tie():
+    tree = {"": ["a", "b"], "a": ["a1"]}
+    llm = TreeLLM(proposals=tree, values={"a": 0.5, "b": 0.5})
+    agent = run(ToTBFSAgent, tree, llm, breadth=2, n_propose=2, n_evaluate=1, max_depth=1)
+    assert _path(agent.result.chosen) == "b"  # b ended the episode; a did not
+
+
+def test_stop_on_success_needs_peek():
+    with pytest.raises(ValueError, match="peek_success"):
+        run(ToTDFSAgent, TREE, _llm(), stop_on_success=True)
+
+
+def test_dfs_threshold_is_inclusive_and_a_stop_deep_down_ends_the_whole_search():
+    llm = _llm()
+    run(ToTDFSAgent, TREE, llm, n_propose=3, n_evaluate=1, max_depth=3, value_threshold=0.5, max_children=5)
+    assert "a/a1" in _proposed(llm)  # valued exactly 0.5: kept
+    llm = _llm()
+    run(ToTDFSAgent, TREE, llm, n_propose=3, n_evaluate=1, max_depth=3, value_threshold=0.0, max_sequences=2)
+    assert _proposed(llm) == ["", "b", "b/b2", "b/b1"]  # the 2nd sequence (below b/b1) ends everything
+
+
+def test_dfs_with_peek_stops_at_the_first_win_deep_down():
+    llm = _llm()
+    agent = run(ToTDFSAgent, TREE, llm, ["a/a2/y"], n_propose=3, n_evaluate=1, max_depth=3, value_threshold=0.0,
+                peek_success=True)
+    assert _proposed(llm) == ["", "b", "b/b2", "b/b1", "a", "a/a2"] and agent.result.chosen.success
+
+
+def test_dfs_stats_before_and_parsing_of_max_sequences():
+    agent = ToTDFSAgent("t", TreeLLM(), prompts=object())
+    assert agent.stats() == {"dfs_pruned": 0, "dfs_sequences": 0}
+    for text in ("none", ""):
+        assert ToTDFSAgent("t", TreeLLM(), prompts=object(), max_sequences=text).max_sequences is None
+    assert ToTDFSAgent("t", TreeLLM(), prompts=object(), max_sequences=1).max_sequences == 1
+
+
+def test_with_peek_a_lost_final_state_is_never_the_answer_and_ties_go_to_the_first():
+    tree = {"": ["a", "b"], "b": ["b1"]}
+    llm = TreeLLM(proposals=tree, values={"b": 0.0})
+    agent = run(ToTBFSAgent, tree, llm, [], breadth=2, n_propose=2, n_evaluate=1, max_depth=1, peek_success=True)
+    assert _path(agent.result.chosen) == "b"  # a lost (0 from the env) and ties with b: b is not lost
+    llm = TreeLLM(proposals={"": ["a", "b"]}, values={"a": 0.5, "b": 0.5})
+    agent = run(ToTBFSAgent, {"": ["a", "b"], "a": ["x"], "b": ["y"]}, llm, breadth=2, n_propose=2, n_evaluate=1,
+                max_depth=1)
+    assert _path(agent.result.chosen) == "a"
+
+
+def test_bfs_levels_count_finished_levels():
+    assert ToTBFSAgent("t", TreeLLM(), prompts=object()).stats() == {"bfs_levels": 0}
+    tree = {"": ["a", "b"], "b": ["b1"]}
+    agent = run(ToTBFSAgent, tree, TreeLLM(proposals=tree), ["a"], n_propose=2, peek_success=True)
+    assert agent.stats()["bfs_levels"] == 0 and agent.result.chosen.success  # won inside level 1
