@@ -26,6 +26,12 @@ MARKERS = "os^vD<>phx*+"
 SIMULATED_NOTE = "simulated LLM (synthetic model over the env's oracle), not a real model"
 
 
+def _wrap(title: str, width: int = 110) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.fill(line, width) for line in title.split("\n"))
+
+
 def _pyplot():
     try:
         import matplotlib
@@ -72,7 +78,7 @@ def plot_pass_rate_vs_budget(series: Mapping[str, Mapping[int, float | tuple[flo
     ax.set_xlabel(xlabel)
     ax.set_ylabel("pass rate (%)")
     ax.set_ylim(0, 100)
-    ax.set_title(title, fontsize=9)
+    ax.set_title(_wrap(title), fontsize=8)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, ncol=2)
     fig.tight_layout()
@@ -149,7 +155,7 @@ def plot_elo_calibration(cal: Calibration, path: str | Path) -> Path:
                                                     if cal.excluded else ""))
     if c.simulated:
         title += "\n" + SIMULATED_NOTE
-    ax.set_title(title, fontsize=8)
+    ax.set_title(_wrap(title), fontsize=8)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, ncol=2)
     fig.tight_layout()

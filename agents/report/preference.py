@@ -11,7 +11,8 @@ table reports each method's average rank over the tasks (lower is better).
 Judges (``judge.prefer(task, first, second) -> True`` when ``first`` is better):
 
 * :class:`OutcomeComparator` - deterministic, no LLM: success first, then
-  reward, then the shorter sequence; equal on all three is a tie (it answers
+  reward, then an episode that ended without an error, then (between
+  successes) the shorter sequence; equal on all of these is a tie (it answers
   "first" for a tie, so both orders give 0.5).
 * :class:`LLMJudge` - any treegym LLM asked in ToolEval's style (the task,
   two candidate decision sequences with what the env answered to each step,
@@ -59,13 +60,17 @@ class Judge(Protocol):
 
 
 def _outcome(c: Candidate) -> tuple:
-    return (bool(c.record.get("success")), float(c.record.get("reward") or 0.0), -len(c.actions))
+    """Success, then reward, then an episode the env ended (no error: budget spent, gave up), then, among
+    successes, the shorter sequence; failures equal on the rest are a tie."""
+    success = bool(c.record.get("success"))
+    return (success, float(c.record.get("reward") or 0.0), not c.record.get("error"),
+            -len(c.actions) if success else 0)
 
 
 class OutcomeComparator:
     """Deterministic judge: success, then reward, then fewer steps (see module docstring)."""
 
-    name = "outcome (success, reward, fewer steps)"
+    name = "outcome comparator (success, reward, no error, fewer steps; deterministic)"
     simulated = False
 
     def prefer(self, task: dict, first: Candidate, second: Candidate) -> bool:
