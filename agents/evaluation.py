@@ -189,7 +189,9 @@ class RunConfig:
     llm_kwargs: dict | None = None
     cache_path: str | None = None
     cache_mode: str = "auto"
-    backend: str = "thread"  # "thread" or "process" when workers > 1
+    backend: str = "thread"  # "thread", "process" or "ray" (agents/executors.py)
+    max_in_flight: int | None = None  # episodes running at once (default: workers)
+    ray_address: str | None = None  # backend "ray": ray.init address ("auto"); None starts a local instance
 
 
 def summarize(records: Iterable[dict]) -> dict[str, Any]:
@@ -313,7 +315,7 @@ def evaluate(
     bar = _progress(len(todo), config, progress)
     new: list[dict] = []
     try:
-        if config.workers <= 1:
+        if config.workers <= 1 and not config.max_in_flight and config.backend != "ray":
             for task_id, seed in todo:
                 rec = one(task_id, seed)
                 results.append(rec)
@@ -323,7 +325,7 @@ def evaluate(
                     on_record(rec)
         else:
             with _executor(config) as pool:
-                if config.backend == "process":
+                if config.backend in ("process", "ray"):
                     futures = [pool.submit(run_task, config, llm if spec.needs_llm else None, cached, llm_name, t, s)
                                for t, s in todo]
                 else:
@@ -353,16 +355,10 @@ def _failed(exc: BaseException) -> dict[str, Any]:
 
 
 def _executor(config: RunConfig) -> Any:
-    if config.backend == "thread":
-        return ThreadPoolExecutor(max_workers=config.workers)
-    if config.backend == "process":
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor
+    from .executors import make_executor
 
-        # spawn: safe with threads, JVMs and servers in the parent; workers
-        # re-register the ids on `import treegym.envs`.
-        return ProcessPoolExecutor(max_workers=config.workers, mp_context=mp.get_context("spawn"))
-    raise ValueError(f"unknown backend {config.backend!r}; use 'thread' or 'process'")
+    return make_executor(config.backend, config.workers, max_in_flight=config.max_in_flight,
+                         ray_address=config.ray_address)
 
 
 class _NoBar:

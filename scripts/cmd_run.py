@@ -24,8 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks", default=None, help="task ids: A:B (range), or a comma list 3,5,9")
     p.add_argument("--budget", type=int, default=None, help="LLM calls per episode (default: the agent's own)")
     p.add_argument("--workers", type=int, default=1, help="episodes run in parallel (default 1)")
-    p.add_argument("--backend", default="thread", choices=("thread", "process"),
-                   help="how --workers run: threads (LLM-bound work) or spawned processes (CPU-bound envs)")
+    add_backend_args(p)
     p.add_argument("--seed", type=int, default=0, help="run seed; per-episode seeds derive from it")
     p.add_argument("--out", default=None, help="results JSONL (default runs/<env>-<agent>-<llm>.jsonl)")
     p.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="agent option (repeatable)")
@@ -36,6 +35,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="auto: replay hits, record misses; replay: fail on a miss; record: always call")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
+
+
+def add_backend_args(p: argparse.ArgumentParser) -> None:
+    """--backend, --max-in-flight and --ray-address (shared by run and sweep)."""
+    p.add_argument("--backend", default="thread", choices=("thread", "process", "ray"),
+                   help="where episodes run: threads (LLM-bound work), spawned processes (CPU-bound envs) "
+                        "or Ray actors (--workers of them; the ray extra)")
+    p.add_argument("--max-in-flight", type=int, default=None, metavar="N",
+                   help="episodes running at once, whatever the worker count (default: --workers)")
+    p.add_argument("--ray-address", default=None, metavar="ADDR",
+                   help="--backend ray: the cluster to join ('auto' = the one this machine is in); "
+                        "default: start a local Ray instance")
 
 
 def parse_tasks(text: str) -> list[Any]:
@@ -100,11 +111,12 @@ def run(args: argparse.Namespace) -> int:
         env_id=args.env_id, agent=args.agent, llm_spec=args.llm, task_ids=task_ids, budget=args.budget,
         workers=max(1, args.workers), seed=args.seed, agent_options=agent_options, env_kwargs=env_kwargs,
         cache_path=args.cache, cache_mode=args.cache_mode, backend=args.backend,
+        max_in_flight=args.max_in_flight, ray_address=args.ray_address,
     )
     print(f"treegym run: {args.env_id}, agent {args.agent}, LLM {llm_name}, {len(task_ids)} tasks -> {out}", file=sys.stderr)
     try:
         records = evaluate(config, out, llm=llm, progress=not args.no_progress)
-    except (ValueError, KeyError) as exc:
+    except (ValueError, KeyError, RuntimeError) as exc:
         print(f"treegym: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     print(format_summary(summarize(records), title=f"{args.env_id} | agent {args.agent} | LLM {llm_name}"))
