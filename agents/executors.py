@@ -156,8 +156,11 @@ def _ray_executor(workers: int, limit: int, address: str | None) -> BoundedExecu
 
 
 def make_executor(backend: str, workers: int, *, max_in_flight: int | None = None,
-                  ray_address: str | None = None) -> BoundedExecutor:
-    """An executor for ``backend`` (see module docstring). Use it as a context manager."""
+                  ray_address: str | None = None, initializer: Callable | None = None,
+                  initargs: tuple = ()) -> BoundedExecutor:
+    """An executor for ``backend`` (see module docstring). Use it as a context manager.
+
+    ``initializer(*initargs)`` runs once in each worker process of the process backend."""
     workers = max(1, int(workers))
     limit = int(max_in_flight) if max_in_flight else workers
     if limit < 1:
@@ -170,8 +173,8 @@ def make_executor(backend: str, workers: int, *, max_in_flight: int | None = Non
 
         # spawn: safe with threads, JVMs and servers in the parent; workers
         # re-register the ids on `import treegym.envs`.
-        return _pool_executor(ProcessPoolExecutor(max_workers=min(workers, limit),
-                                                  mp_context=mp.get_context("spawn")), limit)
+        return _pool_executor(ProcessPoolExecutor(max_workers=min(workers, limit), mp_context=mp.get_context("spawn"),
+                                                  initializer=initializer, initargs=initargs), limit)
     if backend == "ray":
         return _ray_executor(workers, limit, ray_address)
     raise ValueError(f"unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}")

@@ -53,13 +53,11 @@ def build_report(paths: Sequence[str | Path], out_dir: str | Path, *, prices: st
     if not runs.records:
         raise ValueError(f"no episode records in {', '.join(map(str, paths))}; pass treegym run/sweep JSONL files")
     rep = Report(out, episodes=len(runs.records))
-    if runs.duplicates:
-        rep.notes.append(f"{runs.duplicates} records appeared more than once (same episode, same outcome) "
-                         "and were counted once.")
+    rep.notes += runs.warnings()
     price_table = tables.load_prices(prices)
     by_env = tables.env_tables(runs, price_table)
 
-    md = ["# Results", ""]
+    md = ["# Results", ""] + [f"> Note: {w}.\n" for w in runs.warnings()]
     for env_id, rows in by_env.items():
         text = tables.to_markdown(rows, env_id)
         md += [text, ""]

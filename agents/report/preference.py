@@ -217,7 +217,7 @@ class LLMJudge:
         r = c.record
         key = json.dumps([r.get("env_id"), r.get("task_id"), r.get("seed"), c.actions], default=str)
         if key not in self._replays:
-            env_kwargs = (r.get("config") or {}).get("env_kwargs") if isinstance(r.get("config"), dict) else None
+            env_kwargs = (r.get("config") or {}).get("env_options") if isinstance(r.get("config"), dict) else None
             try:
                 self._replays[key] = replay(r["env_id"], r.get("task_id"), r.get("seed"), c.actions, env_kwargs)
             except Exception as exc:  # noqa: BLE001 - an env that cannot replay still gets judged on its actions

@@ -6,14 +6,24 @@ one episode record per line. ``load_runs(paths)`` reads any number of them
 mid-write, reported on stderr, the file is not touched), and refuses a line
 that is not JSON with the file and line number.
 
-A *cell* is one experimental condition: env, agent (with its options), LLM and
-LLM call budget. The budget and options come from the record's ``config``
-(written by runs that record their full experiment config) or from top-level
-``budget`` / ``agent_options`` fields; a record with neither has budget
-``None`` ("the agent's own"). An episode is identified by (cell, task, seed):
-the same episode met twice (the same file passed twice, a copied file) is
-counted once; two *different* outcomes for one episode are an error, since
-averaging them would report a number no single run produced.
+A *cell* is one experimental condition: env (with its options), agent (with
+its options), LLM and LLM call budget. They come from the record's ``config``
+(``agents/runs.py``: every record of treegym run/sweep carries it) or, for
+older records, from top-level ``budget`` / ``agent_options`` fields; a record
+with neither has budget ``None`` ("the agent's own"). Records of different run
+seeds of one condition are replicates of one cell.
+
+Which records count, following ``agents/runs.py``:
+
+* within a file, the *last* record of an episode (config hash, task, seed)
+  supersedes earlier ones (a rerun of an infrastructure failure);
+* a record whose ``config`` does not hash to its ``config_hash`` (edited) is
+  left out, and so is an episode whose final record is an infrastructure
+  error (LLM unreachable, worker died: not the agent's result; rerun the
+  command to retry it); both are counted and reported;
+* the same episode met in two files (a file passed twice, a copy) is counted
+  once; two *different* outcomes for one episode are an error, since
+  averaging them would report a number no single run produced.
 """
 from __future__ import annotations
 
@@ -37,14 +47,19 @@ class Cell:
     llm: str
     budget: int | None = None
     options: str = ""  # the agent options as canonical JSON ("" when none)
+    env_options: str = ""  # the gym.make kwargs as canonical JSON ("" when none)
 
     @property
     def agent_label(self) -> str:
-        """The agent name with its options, e.g. ``elo(explorations=10)``."""
-        if not self.options:
-            return self.agent
-        opts = json.loads(self.options)
-        return f"{self.agent}(" + ",".join(f"{k}={v}" for k, v in sorted(opts.items())) + ")"
+        """The agent name with its options (and env options), e.g. ``elo(explorations=10)``."""
+        label = self.agent
+        if self.options:
+            opts = json.loads(self.options)
+            label += "(" + ",".join(f"{k}={v}" for k, v in sorted(opts.items())) + ")"
+        if self.env_options:
+            opts = json.loads(self.env_options)
+            label += " [env " + ",".join(f"{k}={v}" for k, v in sorted(opts.items())) + "]"
+        return label
 
     @property
     def simulated(self) -> bool:
@@ -78,10 +93,12 @@ def record_options(record: dict) -> dict:
 
 def cell_of(record: dict) -> Cell:
     opts = record_options(record)
+    env_opts = record_config(record).get("env_options") or {}
     return Cell(
         env_id=str(record["env_id"]), agent=str(record["agent"]), llm=str(record.get("llm") or "none"),
         budget=record_budget(record),
         options=json.dumps(opts, sort_keys=True, default=str) if opts else "",
+        env_options=json.dumps(env_opts, sort_keys=True, default=str) if env_opts else "",
     )
 
 
@@ -90,7 +107,14 @@ def _task_key(task_id: Any) -> Any:
 
 
 def episode_key(record: dict) -> tuple:
-    return (cell_of(record), json.dumps(_task_key(record.get("task_id")), default=str), record.get("seed"))
+    return (record.get("config_hash") or cell_of(record), json.dumps(_task_key(record.get("task_id")), default=str),
+            record.get("seed"))
+
+
+def is_retryable(record: dict) -> bool:
+    from ..runs import is_retryable as retryable
+
+    return retryable(record)
 
 
 OUTCOME_FIELDS = ("success", "reward", "steps", "actions", "error")
@@ -103,6 +127,22 @@ class Runs:
     records: list[dict] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
     duplicates: int = 0
+    superseded: int = 0  # earlier records of an episode rerun later in the same file
+    tampered: int = 0  # config does not hash to config_hash
+    infra_errors: int = 0  # episodes whose final record is an infrastructure error (left out)
+
+    def warnings(self) -> list[str]:
+        out = []
+        if self.infra_errors:
+            out.append(f"{self.infra_errors} episodes ended with an infrastructure error (LLM unreachable, worker "
+                       "died) and are left out of every number; rerun the same command to retry them")
+        if self.tampered:
+            out.append(f"{self.tampered} records whose config does not match their config_hash (edited?) "
+                       "are left out")
+        if self.duplicates:
+            out.append(f"{self.duplicates} records appeared more than once (same episode, same outcome) "
+                       "and were counted once")
+        return out
 
     def cells(self) -> dict[Cell, list[dict]]:
         out: dict[Cell, list[dict]] = {}
@@ -127,8 +167,9 @@ def _files(paths: Sequence[str | Path]) -> list[Path]:
     return files
 
 
-def read_run_file(path: Path) -> list[dict]:
-    """Episode records of one file (lines without ``env_id``/``agent``, such as headers, are skipped)."""
+def read_run_file(path: Path, runs: "Runs | None" = None) -> list[dict]:
+    """The final episode records of one file (see module docstring; lines without ``env_id``/``agent``
+    are skipped). Counts of superseded and edited records go to ``runs``."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -147,7 +188,21 @@ def read_run_file(path: Path) -> list[dict]:
             raise RunFileError(f"{path}:{no}: not JSON ({exc}); is this a treegym run file?") from None
         if isinstance(rec, dict) and "env_id" in rec and "agent" in rec:
             out.append(rec)
-    return out
+    from ..runs import config_hash, record_key
+
+    final: dict[Any, dict] = {}
+    for i, rec in enumerate(out):
+        key = record_key(rec)
+        if key is not None:
+            cfg = rec.get("config")
+            if not isinstance(cfg, dict) or config_hash(cfg) != key[0]:
+                if runs is not None:
+                    runs.tampered += 1
+                continue
+            if key in final and runs is not None:
+                runs.superseded += 1
+        final[key if key is not None else ("legacy", i)] = rec
+    return list(final.values())
 
 
 def load_runs(paths: Iterable[str | Path]) -> Runs:
@@ -156,7 +211,10 @@ def load_runs(paths: Iterable[str | Path]) -> Runs:
     seen: dict[tuple, tuple[dict, str]] = {}
     for path in _files(list(paths)):
         runs.sources.append(str(path))
-        for rec in read_run_file(path):
+        for rec in read_run_file(path, runs):
+            if is_retryable(rec):
+                runs.infra_errors += 1
+                continue
             key = episode_key(rec)
             if key in seen:
                 first, where = seen[key]
