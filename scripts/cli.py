@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "treegym.scripts.cmd_webshop",
     "treegym.scripts.cmd_tree",
     "treegym.scripts.cmd_report",
+    "treegym.scripts.cmd_sweep",
 ]
 
 
