@@ -236,3 +236,29 @@ def test_report_cli_refuses_an_empty_input(tmp_path, capsys):
     empty.write_text("")
     assert main(["report", str(empty), "--out", str(tmp_path / "r")]) == 2
     assert "no episode records" in capsys.readouterr().err
+
+
+def test_report_reads_records_as_resume_does(tmp_path):
+    """Last record per episode wins, edited configs and infrastructure failures are left out and reported."""
+    from treegym.agents.runs import config_hash
+
+    def rec(task, success, **extra):
+        cfg = {"env_id": ENV, "agent": "elo", "budget": 30, "agent_options": {}, "seed": 0}
+        r = _rec("elo", task, success, budget=None, config=cfg, config_hash=config_hash(cfg))
+        r.update(extra)
+        return r
+
+    records = [
+        rec(1, False, error="LLM error: connection refused", error_kind="llm"),
+        rec(1, True),  # the rerun of task 1 supersedes the failure
+        rec(2, False, error="LLM error: timeout", error_kind="llm"),  # never rerun: left out
+        rec(3, True),
+        {**rec(4, True), "config": {"env_id": ENV, "agent": "elo", "budget": 999}},  # edited: left out
+    ]
+    runs = load_runs([_write(tmp_path / "a.jsonl", records)])
+    assert sorted(r["task_id"] for r in runs.records) == [1, 3]
+    assert (runs.superseded, runs.infra_errors, runs.tampered) == (1, 1, 1)
+    warnings = " ".join(runs.warnings())
+    assert "1 episodes ended with an infrastructure error" in warnings and "does not match" in warnings
+    rows = env_tables(runs)[ENV]
+    assert rows[0].pass_rate == 1.0 and rows[0].episodes == 2

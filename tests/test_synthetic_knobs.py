@@ -40,6 +40,7 @@ def _autogpt_agreement(tmp_path, follow: float) -> tuple[float, float]:
     return sum(r["success"] for r in recs) / len(recs), followed / given
 
 
+@pytest.mark.slow
 def test_a_model_that_follows_opinions_solves_with_an_oracle_expert(tmp_path):
     follow_rate, follow_share = _autogpt_agreement(tmp_path, 1.0)
     ignore_rate, ignore_share = _autogpt_agreement(tmp_path, 0.0)
