@@ -11,7 +11,8 @@ same code on every backend:
   arguments are pickled;
 * ``ray`` - ``workers`` Ray actors (processes, on any node of the cluster),
   each running up to ``ceil(max_in_flight / workers)`` episodes at once on
-  threads. ``ray_address`` is passed to ``ray.init`` (``"auto"``: join the
+  threads. Actors live as long as this process and are reused by later
+  executors of the same shape (their start-up and imports are paid once). ``ray_address`` is passed to ``ray.init`` (``"auto"``: join the
   cluster this machine belongs to); without one a local Ray instance is
   started (or the one this process already started is reused). Nodes need
   treegym installed, as every Ray job needs its code. ``fn`` must be a
@@ -127,11 +128,24 @@ class _EpisodeWorker:
         return fn(*args, **kwargs)
 
 
+_ACTORS: dict[int, list[Any]] = {}  # max_concurrency -> live actors, reused by later executors
+_ACTORS_LOCK = threading.Lock()
+
+
+def _actors(ray: Any, workers: int, per_actor: int) -> list[Any]:
+    """``workers`` episode actors running up to ``per_actor`` calls each; kept for the process's lifetime
+    (a sweep or benchmark that makes several executors pays the actors' start and imports once)."""
+    with _ACTORS_LOCK:
+        pool = _ACTORS.setdefault(per_actor, [])
+        actor_cls = ray.remote(num_cpus=0, max_concurrency=per_actor)(_EpisodeWorker)
+        while len(pool) < workers:
+            pool.append(actor_cls.remote())
+        return pool[:workers]
+
+
 def _ray_executor(workers: int, limit: int, address: str | None) -> BoundedExecutor:
     ray = _ensure_ray(address, workers)
-    per_actor = max(1, math.ceil(limit / workers))
-    actor_cls = ray.remote(num_cpus=0, max_concurrency=per_actor)(_EpisodeWorker)
-    actors = [actor_cls.remote() for _ in range(workers)]
+    actors = _actors(ray, workers, max(1, math.ceil(limit / workers)))
     load = [0] * workers
     lock = threading.Lock()
 
@@ -148,11 +162,7 @@ def _ray_executor(workers: int, limit: int, address: str | None) -> BoundedExecu
         fut.add_done_callback(release)
         return fut
 
-    def stop(wait: bool) -> None:
-        for a in actors:
-            ray.kill(a)
-
-    return BoundedExecutor(start, limit, on_shutdown=stop)
+    return BoundedExecutor(start, limit)
 
 
 def make_executor(backend: str, workers: int, *, max_in_flight: int | None = None,
