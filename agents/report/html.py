@@ -28,7 +28,9 @@ body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 7px;font-size:13px}
 th{background:#f3f3f3}td.num{text-align:right}.sim{color:#a15c00;font-weight:600}
 img{max-width:100%;border:1px solid #ddd;margin:.5em 0}
-#tree{border:1px solid #bbb;padding:.5em;min-height:3em;font-family:monospace;font-size:13px;background:#fafafa}
+#tree{border:1px solid #bbb;padding:.5em;min-height:3em;font-family:monospace;font-size:13px;background:#fafafa;
+position:sticky;top:0;max-height:45vh;overflow:auto;z-index:1}
+td.clip{max-width:22em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 #tree details{margin-left:1.2em}#tree summary{cursor:pointer}
 .chosen{font-weight:bold;color:#0a5}.solved{color:#0a5}.failed{color:#c00}
 button{font-size:12px}
@@ -65,7 +67,7 @@ function showTree(id){
     return d;
   }
   (kids[null] || [data.tree.nodes[0]]).forEach(function(r){ box.appendChild(build(r)); });
-  box.scrollIntoView();
+  box.scrollTop = 0;
 }
 """
 
@@ -184,10 +186,12 @@ def write_page(out_dir: str | Path, runs: Runs, tables: dict[str, list[Row]], fi
                                     f"{_script_json({'title': title_t, 'tree': tree})}</script>")
                     tree_cell = f"<button class='open-tree' onclick='showTree({i})'>open tree</button>"
         parts.append(
-            f"<tr><td>{_e(cell.env_id)}</td><td>{_e(cell.agent_label)}</td><td>{_e(cell.llm)}</td>"
+            f"<tr><td>{_e(cell.env_id)}</td><td>{_e(cell.agent_label)}</td>"
+            f"<td class='clip' title='{_e(cell.llm)}'>{_e(cell.llm)}</td>"
             f"<td>{_e(cell.budget if cell.budget is not None else 'own')}</td><td>{_e(r.get('task_id'))}</td>"
             f"<td>{'yes' if r.get('success') else 'no'}</td><td class='num'>{float(r.get('reward') or 0):.3f}</td>"
-            f"<td class='num'>{int(r.get('llm_calls') or 0)}</td><td>{_e(r.get('error') or '')}</td>"
+            f"<td class='num'>{int(r.get('llm_calls') or 0)}</td>"
+            f"<td class='clip' title='{_e(r.get('error') or '')}'>{_e(r.get('error') or '')}</td>"
             f"<td>{tree_cell}</td></tr>")
     parts.append("</table>")
     if skipped:
