@@ -51,8 +51,9 @@ from .accounting import CostTracker
 from .base import Message, Usage, approx_tokens
 from .spec import register_llm_backend
 
-DEFAULTS: dict[str, float] = {"p_correct": 0.8, "judge_acc": 0.9, "position_bias": 0.1, "value_noise": 0.2, "seed": 0,
-                               "follow_opinions": 0.0}
+DEFAULTS: dict[str, float] = {"p_correct": 0.8, "judge_acc": 0.9, "position_bias": 0.1, "value_noise": 0.2, "seed": 0}
+#: Study knobs (module docstring): accepted in a spec, passed on only when given.
+STUDY_KNOBS: dict[str, float] = {"follow_opinions": 0.0}
 _PROBABILITIES = ("p_correct", "judge_acc", "position_bias")
 
 
@@ -204,9 +205,9 @@ def parse_spec(arg: str) -> dict[str, float]:
     for part in filter(None, (p.strip() for p in (arg or "").split(","))):
         key, sep, value = part.partition("=")
         key = key.strip()
-        if not sep or key not in DEFAULTS:
+        if not sep or (key not in DEFAULTS and key not in STUDY_KNOBS):
             raise ValueError(f"synthetic LLM spec: bad part {part!r}; use key=value with keys "
-                             f"{', '.join(DEFAULTS)} (e.g. synthetic:p_correct=0.8,seed=0)")
+                             f"{', '.join([*DEFAULTS, *STUDY_KNOBS])} (e.g. synthetic:p_correct=0.8,seed=0)")
         try:
             knobs[key] = int(value) if key == "seed" else float(value)
         except ValueError:
