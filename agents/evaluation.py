@@ -12,7 +12,9 @@
 * runs episodes sequentially, on ``workers`` threads (the default: LLM-bound
   work is I/O) or on ``workers`` spawned processes (``backend="process"``,
   for CPU-heavy envs; the LLM object is pickled into each worker; each worker
-  exits on its own when the parent process dies, even by ``kill -9``),
+  exits on its own when the parent process dies, even by ``kill -9``), or on
+  Ray actors (``backend="ray"``); ``max_in_flight`` bounds the episodes
+  running at once (:mod:`treegym.agents.executors`),
 * appends each finished record to ``out`` as one line under a lock, flushed
   and fsync-ed, so a killed run loses at most the episodes in flight,
 * on restart reuses only records of the very same experiment (the resume key
