@@ -12,7 +12,9 @@
 * runs episodes sequentially, on ``workers`` threads (the default: LLM-bound
   work is I/O) or on ``workers`` spawned processes (``backend="process"``,
   for CPU-heavy envs; the LLM object is pickled into each worker; each worker
-  exits on its own when the parent process dies, even by ``kill -9``),
+  exits on its own when the parent process dies, even by ``kill -9``), or on
+  Ray actors (``backend="ray"``); ``max_in_flight`` bounds the episodes
+  running at once (:mod:`treegym.agents.executors`),
 * appends each finished record to ``out`` as one line under a lock, flushed
   and fsync-ed, so a killed run loses at most the episodes in flight,
 * on restart reuses only records of the very same experiment (the resume key
@@ -152,7 +154,9 @@ class RunConfig:
     llm_kwargs: dict | None = None
     cache_path: str | None = None
     cache_mode: str = "auto"
-    backend: str = "thread"  # "thread" or "process" when workers > 1
+    backend: str = "thread"  # "thread", "process" or "ray" (agents/executors.py)
+    max_in_flight: int | None = None  # episodes running at once (default: workers)
+    ray_address: str | None = None  # backend "ray": ray.init address ("auto"); None starts a local instance
     split: str | None = None
     retry_errors: bool = True
     preflight: bool = True
@@ -373,12 +377,12 @@ def evaluate(
 
     bar = _progress(len(todo), config, progress)
     try:
-        if config.workers <= 1:
+        if config.workers <= 1 and not config.max_in_flight and config.backend != "ray":
             for task_id, seed in todo:
                 keep(one(task_id, seed))
         else:
             with _executor(config) as pool:
-                if config.backend == "process":
+                if config.backend in ("process", "ray"):
                     futures = [pool.submit(run_task, config, llm, cached, llm_name, t, s, experiment) for t, s in todo]
                 else:
                     futures = [pool.submit(one, t, s) for t, s in todo]
@@ -419,17 +423,11 @@ def _watch_parent(parent_pid: int, interval: float = 0.5) -> None:
 
 
 def _executor(config: RunConfig) -> Any:
-    if config.backend == "thread":
-        return ThreadPoolExecutor(max_workers=config.workers)
-    if config.backend == "process":
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor
+    from .executors import make_executor
 
-        # spawn: safe with threads, JVMs and servers in the parent; workers
-        # re-register the ids on `import treegym.envs`.
-        return ProcessPoolExecutor(max_workers=config.workers, mp_context=mp.get_context("spawn"),
-                                   initializer=_watch_parent, initargs=(os.getpid(),))
-    raise ValueError(f"unknown backend {config.backend!r}; use 'thread' or 'process'")
+    # process workers watch this process and exit when it dies (_watch_parent)
+    return make_executor(config.backend, config.workers, max_in_flight=config.max_in_flight,
+                         ray_address=config.ray_address, initializer=_watch_parent, initargs=(os.getpid(),))
 
 
 class _NoBar:

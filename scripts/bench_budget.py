@@ -135,31 +135,14 @@ def table(summary: dict[str, dict[int, dict]], budgets: Sequence[int], title: st
 
 
 def plot(summary: dict[str, dict[int, dict]], budgets: Sequence[int], path: Path, title: str) -> Path:
-    import matplotlib
+    """The pass-rate-vs-budget figure, drawn by ``treegym report``'s figure code."""
+    from treegym.agents.report.figures import SIMULATED_NOTE, plot_pass_rate_vs_budget
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 5))
-    markers = "os^vD<>phx*+"
-    for i, (agent, by_budget) in enumerate(summary.items()):
-        xs = [b for b in budgets if b in by_budget and by_budget[b].get("episodes")]
-        ys = [by_budget[b]["pass_rate"] * 100 for b in xs]
-        ax.plot(xs, ys, marker=markers[i % len(markers)], label=agent)
-    ax.set_xscale("log")
-    ax.minorticks_off()
-    ax.set_xticks(list(budgets))
-    ax.set_xticklabels([str(b) for b in budgets])
-    ax.set_xlabel("LLM call budget per puzzle")
-    ax.set_ylabel("pass rate (%)")
-    ax.set_ylim(0, 100)
-    ax.set_title(title, fontsize=9)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    series = {agent: {b: s["pass_rate"] for b, s in by_budget.items() if b in budgets and s.get("episodes")}
+              for agent, by_budget in summary.items()}
+    if "synthetic" in title:
+        title += "\n" + SIMULATED_NOTE
+    return plot_pass_rate_vs_budget(series, path, title, xlabel="LLM call budget per puzzle")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

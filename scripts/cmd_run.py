@@ -32,8 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks", default=None, help="task ids: A:B (range, end excluded), or a comma list 3,5,9")
     p.add_argument("--budget", type=positive_int, default=None, help="LLM calls per episode (default: the agent's own)")
     p.add_argument("--workers", type=positive_int, default=1, help="episodes run in parallel (default 1)")
-    p.add_argument("--backend", default="thread", choices=("thread", "process"),
-                   help="how --workers run: threads (LLM-bound work) or spawned processes (CPU-bound envs)")
+    add_backend_args(p)
     p.add_argument("--seed", type=nonnegative_int, default=0, help="run seed; per-episode seeds derive from it")
     p.add_argument("--out", default=None, help="results JSONL (default runs/<env>-<agent>-<llm>.jsonl)")
     p.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="agent option (repeatable)")
@@ -54,6 +53,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="auto: replay hits, record misses; replay: fail on a miss; record: always call")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
+
+
+def add_backend_args(p: argparse.ArgumentParser) -> None:
+    """--backend, --max-in-flight and --ray-address (shared by run and sweep)."""
+    p.add_argument("--backend", default="thread", choices=("thread", "process", "ray"),
+                   help="where episodes run: threads (LLM-bound work), spawned processes (CPU-bound envs) "
+                        "or Ray actors (--workers of them; the ray extra)")
+    p.add_argument("--max-in-flight", type=positive_int, default=None, metavar="N",
+                   help="episodes running at once, whatever the worker count (default: --workers)")
+    p.add_argument("--ray-address", default=None, metavar="ADDR",
+                   help="--backend ray: the cluster to join ('auto' = the one this machine is in); "
+                        "default: start a local Ray instance")
 
 
 def default_out(env_id: str, agent: str, llm: str) -> Path:
@@ -117,13 +128,14 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers, seed=args.seed, agent_options=agent_options, env_kwargs=env_kwargs,
         cache_path=args.cache, cache_mode=args.cache_mode, backend=args.backend, split=split,
         retry_errors=not args.no_retry_errors, preflight=not args.no_preflight,
+        max_in_flight=args.max_in_flight, ray_address=args.ray_address,
     )
     print(f"treegym run: {args.env_id}, agent {args.agent}, LLM {llm_name}, {len(task_ids)} tasks -> {out}", file=sys.stderr)
     try:
         records = evaluate(config, out, llm=llm, progress=not args.no_progress)
     except LLMError as exc:
         return _fail(f"the LLM check before the first episode failed, so nothing ran: {exc}", 1)
-    except (ValueError, KeyError) as exc:
+    except (ValueError, KeyError, RuntimeError) as exc:
         return _fail(str(exc.args[0] if exc.args else exc))
     print(format_summary(summarize(records), title=f"{args.env_id} | agent {args.agent} | LLM {llm_name}"))
     warning = budget_warning(records, args.budget)

@@ -30,6 +30,16 @@ run record. One ``complete`` counts as one call; tokens are estimated.
 
 Spec: ``synthetic:p_correct=0.8,judge_acc=0.9,position_bias=0.1,value_noise=0.2,seed=0``
 (any subset; the env id comes from the run).
+
+Study knobs (off by default; a knob that is on appears in the name):
+
+* ``follow_opinions=P`` (the Auto-GPT additional-opinions study): when a
+  ReAct-style prompt carries the ``autogpt`` agent's suggestions, each reply
+  takes the first suggestion with probability P instead of the model's own
+  answer (drawn from an RNG of its own, so P = 0 changes nothing).
+* :func:`simulated_verdict` is the judge corruption (accuracy and position
+  bias) as a function, for judges outside the LLM protocol (the report's
+  preference ranking).
 """
 from __future__ import annotations
 
@@ -44,6 +54,8 @@ from .base import Message, Usage, approx_tokens
 from .spec import register_llm_backend
 
 DEFAULTS: dict[str, float] = {"p_correct": 0.8, "judge_acc": 0.9, "position_bias": 0.1, "value_noise": 0.2, "seed": 0}
+#: Study knobs (module docstring): accepted in a spec, passed on only when given.
+STUDY_KNOBS: dict[str, float] = {"follow_opinions": 0.0}
 _PROBABILITIES = ("p_correct", "judge_acc", "position_bias")
 
 
@@ -63,6 +75,7 @@ class SyntheticLLM:
         value_noise: float = 0.2,
         seed: int = 0,
         prompts: Any = None,
+        follow_opinions: float = 0.0,
     ) -> None:
         knobs = {"p_correct": p_correct, "judge_acc": judge_acc, "position_bias": position_bias}
         for key, v in knobs.items():
@@ -83,6 +96,9 @@ class SyntheticLLM:
         self.seed = int(seed)
         self.name = (f"synthetic(p_correct={self.p_correct:g},judge_acc={self.judge_acc:g},"
                      f"position_bias={self.position_bias:g},value_noise={self.value_noise:g},seed={self.seed})")
+        self.follow_opinions = _probability("follow_opinions", follow_opinions)
+        if self.follow_opinions:
+            self.name = self.name[:-1] + f",follow_opinions={self.follow_opinions:g})"
         self._cost = CostTracker()
         self.usage: Usage = self._cost.usage
 
@@ -117,12 +133,29 @@ class SyntheticLLM:
             replies = [UNREADABLE_PROMPT_REPLY] * max(1, int(n))
         else:
             replies = [self._reply(truth, self._rng(key, seed, i)) for i in range(max(1, int(n)))]
+            if self.follow_opinions and truth.kind == "react":
+                replies = self._follow_opinions(replies, msgs, key, seed)
         self._cost.charge(
             calls=1,
             prompt_tokens=sum(approx_tokens(str(m.get("content") or "")) for m in msgs),
             completion_tokens=sum(approx_tokens(r) for r in replies),
         )
         return replies
+
+    # ------------------------------------------------------------ study knobs
+    def _follow_opinions(self, replies: list[str], msgs: list[dict], key: str, seed: int | None) -> list[str]:
+        """Replace each reply by the prompt's first additional opinion with probability ``follow_opinions``."""
+        from ..autogpt import parse_opinions
+
+        user = next((str(m.get("content") or "") for m in reversed(msgs) if m.get("role") == "user"), "")
+        opinions = parse_opinions(user)
+        if not opinions:
+            return replies
+        out = []
+        for i, reply in enumerate(replies):
+            rng = self._rng("opinions\x00" + key, seed, i)
+            out.append(self.prompts.render_react(opinions[0]) if rng.random() < self.follow_opinions else reply)
+        return out
 
     # ------------------------------------------------------------ corruption
     def _rng(self, key: str, call_seed: int | None, index: int) -> random.Random:
@@ -173,9 +206,9 @@ def parse_spec(arg: str) -> dict[str, float]:
     for part in filter(None, (p.strip() for p in (arg or "").split(","))):
         key, sep, value = part.partition("=")
         key = key.strip()
-        if not sep or key not in DEFAULTS:
+        if not sep or (key not in DEFAULTS and key not in STUDY_KNOBS):
             raise ValueError(f"synthetic LLM spec: bad part {part!r}; use key=value with keys "
-                             f"{', '.join(DEFAULTS)} (e.g. synthetic:p_correct=0.8,seed=0)")
+                             f"{', '.join([*DEFAULTS, *STUDY_KNOBS])} (e.g. synthetic:p_correct=0.8,seed=0)")
         try:
             knobs[key] = int(value) if key == "seed" else float(value)
         except ValueError:
@@ -193,3 +226,24 @@ def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> SyntheticLLM
 
 
 register_llm_backend("synthetic", _factory)
+
+
+def _probability(name: str, value: Any) -> float:
+    if not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"synthetic LLM: {name} must be a probability in [0, 1], got {value}")
+    return float(value)
+
+
+def simulated_verdict(truth: float, rng: random.Random, *, judge_acc: float, position_bias: float) -> float:
+    """A simulated judge's verdict on "is the first shown better?" (1.0 first, 0.0 second).
+
+    ``truth`` is 1.0 / 0.0 when the first / second really is better, 0.5 when
+    they are equal. With probability ``position_bias`` the judge says "first"
+    whatever it is shown; otherwise it is right with probability ``judge_acc``
+    (equal ones: a coin flip). The same rule as the synthetic LLM's compare answers.
+    """
+    if rng.random() < position_bias:
+        return 1.0
+    if truth == 0.5:
+        return 1.0 if rng.random() < 0.5 else 0.0
+    return truth if rng.random() < judge_acc else 1.0 - truth

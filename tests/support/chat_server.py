@@ -31,6 +31,9 @@ Contract:
 * ``inject(*faults)`` queues faults; each chat-completions request takes the
   next queued fault instead of (or, for ``Fault.delay``, before) its normal
   answer. ``/v1/models`` is never faulted.
+* ``latency``: seconds every chat-completions request waits before it is
+  answered (a model's response time, for throughput benchmarks); requests
+  wait concurrently, each on its own thread.
 * ``requests`` is the log of every request received (``LoggedRequest``),
   including faulted ones; ``chat_requests()`` filters the chat completions.
 """
@@ -130,6 +133,7 @@ class ChatServer:
     api_key: str | None = None
     honour_n: bool = True
     send_usage: bool = True
+    latency: float = 0.0
     requests: list[LoggedRequest] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -303,6 +307,8 @@ class _Handler(BaseHTTPRequestHandler):
         model = body.get("model")
         if state.models is not None and model not in state.models:
             self._send_json(404, _error_body(404, "model_not_found", f"The model `{model}` does not exist."))
+            return
+        if state.latency > 0 and state._stopping.wait(state.latency):
             return
         n = int(body.get("n") or 1) if state.honour_n else 1
         messages = body["messages"]

@@ -1,0 +1,230 @@
+"""Reading run files for ``treegym report``: records, cells and their episodes.
+
+A *run file* is the JSONL that ``treegym run`` / ``treegym sweep`` append to,
+one episode record per line. ``load_runs(paths)`` reads any number of them
+(folders are searched for ``*.jsonl``), skips a torn last line (a run killed
+mid-write, reported on stderr, the file is not touched), and refuses a line
+that is not JSON with the file and line number.
+
+A *cell* is one experimental condition: env (with its options), agent (with
+its options), LLM and LLM call budget. They come from the record's ``config``
+(``agents/runs.py``: every record of treegym run/sweep carries it) or, for
+older records, from top-level ``budget`` / ``agent_options`` fields; a record
+with neither has budget ``None`` ("the agent's own"). Records of different run
+seeds of one condition are replicates of one cell.
+
+Which records count, following ``agents/runs.py``:
+
+* within a file, the *last* record of an episode (config hash, task, seed)
+  supersedes earlier ones (a rerun of an infrastructure failure);
+* a record whose ``config`` does not hash to its ``config_hash`` (edited) is
+  left out, and so is an episode whose final record is an infrastructure
+  error (LLM unreachable, worker died: not the agent's result; rerun the
+  command to retry it); both are counted and reported;
+* the same episode met in two files (a file passed twice, a copy) is counted
+  once; two *different* outcomes for one episode are an error, since
+  averaging them would report a number no single run produced.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+
+class RunFileError(ValueError):
+    """A run file cannot be read as treegym records; the message says which file and line."""
+
+
+@dataclass(frozen=True, order=True)
+class Cell:
+    """One condition of an experiment (see module docstring)."""
+
+    env_id: str
+    agent: str
+    llm: str
+    budget: int | None = None
+    options: str = ""  # the agent options as canonical JSON ("" when none)
+    env_options: str = ""  # the gym.make kwargs as canonical JSON ("" when none)
+
+    @property
+    def agent_label(self) -> str:
+        """The agent name with its options (and env options), e.g. ``elo(explorations=10)``."""
+        label = self.agent
+        if self.options:
+            opts = json.loads(self.options)
+            label += "(" + ",".join(f"{k}={v}" for k, v in sorted(opts.items())) + ")"
+        if self.env_options:
+            opts = json.loads(self.env_options)
+            label += " [env " + ",".join(f"{k}={v}" for k, v in sorted(opts.items())) + "]"
+        return label
+
+    @property
+    def simulated(self) -> bool:
+        return is_simulated(self.llm)
+
+
+def is_simulated(llm_name: str) -> bool:
+    """Whether an LLM name is a simulated model (the synthetic or scripted LLM), not a real one."""
+    name = str(llm_name or "")
+    return name.startswith("synthetic") or name.startswith("scripted")
+
+
+def record_config(record: dict) -> dict:
+    """The experiment config a record carries (``config``), or the empty dict."""
+    cfg = record.get("config")
+    return cfg if isinstance(cfg, dict) else {}
+
+
+def record_budget(record: dict) -> int | None:
+    cfg = record_config(record)
+    budget = cfg.get("budget", record.get("budget"))
+    return None if budget in (None, "", "none") else int(budget)
+
+
+def record_options(record: dict) -> dict:
+    cfg = record_config(record)
+    opts = cfg.get("agent_options", record.get("agent_options")) or {}
+    # tree_out names a file, not a condition: two runs differing only there are one cell
+    return {k: v for k, v in dict(opts).items() if k != "tree_out"}
+
+
+def cell_of(record: dict) -> Cell:
+    opts = record_options(record)
+    env_opts = record_config(record).get("env_options") or {}
+    return Cell(
+        env_id=str(record["env_id"]), agent=str(record["agent"]), llm=str(record.get("llm") or "none"),
+        budget=record_budget(record),
+        options=json.dumps(opts, sort_keys=True, default=str) if opts else "",
+        env_options=json.dumps(env_opts, sort_keys=True, default=str) if env_opts else "",
+    )
+
+
+def _task_key(task_id: Any) -> Any:
+    return tuple(task_id) if isinstance(task_id, list) else task_id
+
+
+def episode_key(record: dict) -> tuple:
+    return (record.get("config_hash") or cell_of(record), json.dumps(_task_key(record.get("task_id")), default=str),
+            record.get("seed"))
+
+
+def is_retryable(record: dict) -> bool:
+    from ..runs import is_retryable as retryable
+
+    return retryable(record)
+
+
+OUTCOME_FIELDS = ("success", "reward", "steps", "actions", "error")
+
+
+@dataclass
+class Runs:
+    """Records read from run files, one per episode, grouped by cell."""
+
+    records: list[dict] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    duplicates: int = 0
+    superseded: int = 0  # earlier records of an episode rerun later in the same file
+    tampered: int = 0  # config does not hash to config_hash
+    infra_errors: int = 0  # episodes whose final record is an infrastructure error (left out)
+
+    def warnings(self) -> list[str]:
+        out = []
+        if self.infra_errors:
+            out.append(f"{self.infra_errors} episodes ended with an infrastructure error (LLM unreachable, worker "
+                       "died) and are left out of every number; rerun the same command to retry them")
+        if self.tampered:
+            out.append(f"{self.tampered} records whose config does not match their config_hash (edited?) "
+                       "are left out")
+        if self.duplicates:
+            out.append(f"{self.duplicates} records appeared more than once (same episode, same outcome) "
+                       "and were counted once")
+        return out
+
+    def cells(self) -> dict[Cell, list[dict]]:
+        out: dict[Cell, list[dict]] = {}
+        for r in self.records:
+            out.setdefault(cell_of(r), []).append(r)
+        return dict(sorted(out.items(), key=lambda kv: (kv[0].env_id, kv[0].agent_label, kv[0].llm,
+                                                         kv[0].budget if kv[0].budget is not None else -1)))
+
+    def envs(self) -> list[str]:
+        return sorted({str(r["env_id"]) for r in self.records})
+
+
+def _files(paths: Sequence[str | Path]) -> list[Path]:
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files += sorted(x for x in p.rglob("*.jsonl") if not x.name.endswith(".cache.jsonl"))
+        elif p.exists():
+            files.append(p)
+        else:
+            raise RunFileError(f"{p}: no such file or folder")
+    return files
+
+
+def read_run_file(path: Path, runs: "Runs | None" = None) -> list[dict]:
+    """The final episode records of one file (see module docstring; lines without ``env_id``/``agent``
+    are skipped). Counts of superseded and edited records go to ``runs``."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise RunFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    lines = raw.split(b"\n")
+    if lines and lines[-1].strip():
+        print(f"treegym report: {path}: ignoring an unfinished last line (a run was killed mid-write)",
+              file=sys.stderr)
+    out = []
+    for no, line in enumerate(lines[:-1], 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise RunFileError(f"{path}:{no}: not JSON ({exc}); is this a treegym run file?") from None
+        if isinstance(rec, dict) and "env_id" in rec and "agent" in rec:
+            out.append(rec)
+    from ..runs import config_hash, record_key
+
+    final: dict[Any, dict] = {}
+    for i, rec in enumerate(out):
+        key = record_key(rec)
+        if key is not None:
+            cfg = rec.get("config")
+            if not isinstance(cfg, dict) or config_hash(cfg) != key[0]:
+                if runs is not None:
+                    runs.tampered += 1
+                continue
+            if key in final and runs is not None:
+                runs.superseded += 1
+        final[key if key is not None else ("legacy", i)] = rec
+    return list(final.values())
+
+
+def load_runs(paths: Iterable[str | Path]) -> Runs:
+    """All episode records in ``paths`` (files or folders), each episode once (see module docstring)."""
+    runs = Runs()
+    seen: dict[tuple, tuple[dict, str]] = {}
+    for path in _files(list(paths)):
+        runs.sources.append(str(path))
+        for rec in read_run_file(path, runs):
+            if is_retryable(rec):
+                runs.infra_errors += 1
+                continue
+            key = episode_key(rec)
+            if key in seen:
+                first, where = seen[key]
+                if any(first.get(f) != rec.get(f) for f in OUTCOME_FIELDS):
+                    raise RunFileError(
+                        f"{path}: episode {rec.get('env_id')} task {rec.get('task_id')} seed {rec.get('seed')} "
+                        f"agent {rec.get('agent')} LLM {rec.get('llm')} appears again with a different outcome "
+                        f"(first in {where}); report one of the runs, not both")
+                runs.duplicates += 1
+                continue
+            seen[key] = (rec, str(path))
+            runs.records.append(rec)
+    return runs

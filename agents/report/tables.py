@@ -1,0 +1,184 @@
+"""Per-env result tables: one row per cell (agent x LLM x budget), as Markdown and CSV.
+
+Columns: episodes, pass rate with its bootstrap 95% interval (percentile
+method, 2,000 resamples of the episodes, a fixed RNG seed so the same records
+give the same interval), mean reward, CPR (correct path rate: the share of
+episodes whose record says ``correct_path`` is true; only for envs whose
+records carry it), mean LLM calls, mean tokens (prompt + completion), mean
+cost in USD (tokens x the price table; empty for a model without a price),
+mean and total wall time, episodes that ended with an error.
+
+Episodes that ended with an error (budget spent, LLM down) count as failures:
+they are what the agent achieved. The error column shows how many there were.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from .records import Cell, Runs
+
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+
+#: USD per 1M tokens (input, output) by model-name prefix, as published by
+#: OpenAI in 2025. Prices change: override with ``--prices FILE.json``
+#: (``{"model-prefix": [input, output], ...}``). Simulated, scripted and local
+#: models cost nothing to call (their cost column reads 0).
+DEFAULT_PRICES: dict[str, tuple[float, float]] = {
+    "openai:gpt-4o-mini": (0.15, 0.60),
+    "openai:gpt-4o": (2.50, 10.00),
+    "openai:gpt-4.1-mini": (0.40, 1.60),
+    "openai:gpt-4.1": (2.00, 8.00),
+    "openai:gpt-3.5-turbo": (0.50, 1.50),
+    "synthetic": (0.0, 0.0),
+    "scripted": (0.0, 0.0),
+    "local": (0.0, 0.0),
+    "none": (0.0, 0.0),
+}
+
+
+def load_prices(path: str | Path | None) -> dict[str, tuple[float, float]]:
+    """The default price table updated with the JSON file at ``path`` (ValueError names a bad entry)."""
+    prices = dict(DEFAULT_PRICES)
+    if path is None:
+        return prices
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"price table {path}: {exc}; expected JSON like "
+                         '{"openai:gpt-4o-mini": [0.15, 0.60]} (USD per 1M input, output tokens)') from None
+    if not isinstance(data, dict):
+        raise ValueError(f"price table {path}: expected a JSON object of model prefix -> [input, output]")
+    for key, value in data.items():
+        if (not isinstance(value, (list, tuple)) or len(value) != 2
+                or not all(isinstance(v, (int, float)) and v >= 0 for v in value)):
+            raise ValueError(f"price table {path}: {key!r} must map to [input, output] USD per 1M tokens, "
+                             f"got {value!r}")
+        prices[str(key)] = (float(value[0]), float(value[1]))
+    return prices
+
+
+def price_of(llm: str, prices: dict[str, tuple[float, float]]) -> tuple[float, float] | None:
+    """The longest price-table prefix matching ``llm``, or None (unknown price: no cost is shown)."""
+    match = max((p for p in prices if llm.startswith(p)), key=len, default=None)
+    return prices[match] if match is not None else None
+
+
+def bootstrap_ci(successes: Sequence[bool], resamples: int = BOOTSTRAP_RESAMPLES,
+                 seed: int = BOOTSTRAP_SEED, level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of ``successes`` (0/1 values)."""
+    import numpy as np
+
+    x = np.asarray([1.0 if s else 0.0 for s in successes])
+    if x.size == 0:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    means = x[rng.integers(0, x.size, size=(resamples, x.size))].mean(axis=1)
+    lo, hi = np.quantile(means, [(1 - level) / 2, 1 - (1 - level) / 2])
+    return float(lo), float(hi)
+
+
+@dataclass(frozen=True)
+class Row:
+    cell: Cell
+    episodes: int
+    pass_rate: float
+    ci_low: float
+    ci_high: float
+    mean_reward: float
+    cpr: float | None
+    mean_calls: float
+    mean_tokens: float
+    mean_cost: float | None
+    mean_wall_s: float
+    total_wall_s: float
+    errors: int
+
+
+def correct_path(record: dict) -> bool | None:
+    """The record's correct-path flag (top level or in ``reward_parts``), None when it has none."""
+    for src in (record, record.get("reward_parts") or {}):
+        if isinstance(src, dict) and "correct_path" in src:
+            return bool(src["correct_path"])
+    return None
+
+
+def row_of(cell: Cell, records: Sequence[dict], prices: dict[str, tuple[float, float]]) -> Row:
+    n = len(records)
+    succ = [bool(r.get("success")) for r in records]
+    lo, hi = bootstrap_ci(succ)
+    paths = [correct_path(r) for r in records]
+    cpr = (sum(bool(p) for p in paths) / n) if any(p is not None for p in paths) else None
+    price = price_of(cell.llm, prices)
+    tokens_in = sum(int(r.get("prompt_tokens") or 0) for r in records)
+    tokens_out = sum(int(r.get("completion_tokens") or 0) for r in records)
+    cost = None if price is None else (tokens_in * price[0] + tokens_out * price[1]) / 1e6 / n
+    wall = sum(float(r.get("wall_s") or 0.0) for r in records)
+    return Row(cell, n, sum(succ) / n, lo, hi, sum(float(r.get("reward") or 0.0) for r in records) / n, cpr,
+               sum(int(r.get("llm_calls") or 0) for r in records) / n, (tokens_in + tokens_out) / n, cost,
+               wall / n, wall, sum(1 for r in records if r.get("error")))
+
+
+def env_tables(runs: Runs, prices: dict[str, tuple[float, float]] | None = None) -> dict[str, list[Row]]:
+    """Rows per env id."""
+    prices = prices if prices is not None else dict(DEFAULT_PRICES)
+    out: dict[str, list[Row]] = {}
+    for cell, recs in runs.cells().items():
+        out.setdefault(cell.env_id, []).append(row_of(cell, recs, prices))
+    return out
+
+
+COLUMNS = ("agent", "llm", "budget", "episodes", "pass_rate", "ci95_low", "ci95_high", "mean_reward", "cpr",
+           "mean_llm_calls", "mean_tokens", "mean_cost_usd", "mean_wall_s", "total_wall_s", "errors", "simulated")
+
+
+def _values(row: Row) -> dict[str, Any]:
+    return {
+        "agent": row.cell.agent_label, "llm": row.cell.llm,
+        "budget": "" if row.cell.budget is None else row.cell.budget, "episodes": row.episodes,
+        "pass_rate": round(row.pass_rate, 4), "ci95_low": round(row.ci_low, 4), "ci95_high": round(row.ci_high, 4),
+        "mean_reward": round(row.mean_reward, 4), "cpr": "" if row.cpr is None else round(row.cpr, 4),
+        "mean_llm_calls": round(row.mean_calls, 2), "mean_tokens": round(row.mean_tokens, 1),
+        "mean_cost_usd": "" if row.mean_cost is None else round(row.mean_cost, 6),
+        "mean_wall_s": round(row.mean_wall_s, 4), "total_wall_s": round(row.total_wall_s, 3), "errors": row.errors,
+        "simulated": row.cell.simulated,
+    }
+
+
+def to_csv(rows: Sequence[Row], env_id: str) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=("env_id",) + COLUMNS, lineterminator="\n")
+    w.writeheader()
+    for row in rows:
+        w.writerow({"env_id": env_id, **_values(row)})
+    return buf.getvalue()
+
+
+def to_markdown(rows: Sequence[Row], env_id: str) -> str:
+    show_cpr = any(r.cpr is not None for r in rows)
+    show_budget = any(r.cell.budget is not None for r in rows)
+    head = ["agent", "LLM"] + (["budget"] if show_budget else []) + ["episodes", "pass rate (95% CI)", "mean reward"]
+    head += (["CPR"] if show_cpr else []) + ["LLM calls", "tokens", "cost (USD)", "wall s", "errors"]
+    lines = [f"### {env_id}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        llm = r.cell.llm + (" (simulated)" if r.cell.simulated else "")
+        cells = [r.cell.agent_label, llm] + ([str(r.cell.budget if r.cell.budget is not None else "own")]
+                                             if show_budget else [])
+        cells += [str(r.episodes), f"{r.pass_rate * 100:.1f}% [{r.ci_low * 100:.1f}, {r.ci_high * 100:.1f}]",
+                  f"{r.mean_reward:.3f}"]
+        cells += ([("-" if r.cpr is None else f"{r.cpr * 100:.1f}%")] if show_cpr else [])
+        cells += [f"{r.mean_calls:.1f}", f"{r.mean_tokens:.0f}",
+                  "-" if r.mean_cost is None else f"{r.mean_cost:.4f}", f"{r.mean_wall_s:.2f}", str(r.errors)]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "Pass rate with a bootstrap 95% interval over episodes; LLM calls, tokens, cost and wall time "
+              "are means per episode; episodes with errors count as failures."]
+    if any(r.cell.simulated for r in rows):
+        lines.append("Rows marked (simulated) use a simulated LLM over the env's oracle, not a real model.")
+    if any(r.mean_cost is None for r in rows):
+        lines.append("Cost '-': no price for that model in the price table (--prices FILE.json).")
+    return "\n".join(lines)

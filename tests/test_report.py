@@ -1,0 +1,264 @@
+"""treegym report: reading runs, tables with bootstrap intervals, figures, preference ranks, the HTML page."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from treegym.agents.report import preference as pref
+from treegym.agents.report.build import build_report
+from treegym.agents.report.figures import elo_calibration
+from treegym.agents.report.records import RunFileError, load_runs
+from treegym.agents.report.tables import bootstrap_ci, env_tables, load_prices, price_of, to_csv, to_markdown
+
+ENV = "treegym/Game24-v0"
+LLM = "synthetic:p_correct=0.5,judge_acc=0.75,value_noise=0.6"
+
+
+def _rec(agent: str, task: int, success: bool, *, budget: int | None = 30, llm: str = "synthetic(x)", **extra) -> dict:
+    r = {"env_id": ENV, "task_id": task, "agent": agent, "llm": llm, "seed": task, "success": success,
+         "reward": float(success), "steps": 3, "llm_calls": 10, "prompt_tokens": 1000, "completion_tokens": 100,
+         "wall_s": 0.5, "actions": [f"{agent}-{task}"], "error": None}
+    if budget is not None:
+        r["budget"] = budget
+    r.update(extra)
+    return r
+
+
+def _write(path: Path, records: list[dict], tail: str = "") -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records) + tail)
+    return path
+
+
+# ----------------------------------------------------------------- statistics and tables
+def test_bootstrap_interval_brackets_the_mean_and_is_reproducible():
+    xs = [True] * 7 + [False] * 13
+    lo, hi = bootstrap_ci(xs)
+    assert lo < 0.35 < hi and 0.0 <= lo and hi <= 1.0
+    assert (lo, hi) == bootstrap_ci(xs)
+    assert bootstrap_ci([True] * 5) == (1.0, 1.0)
+    narrow = bootstrap_ci([True, False] * 200)
+    assert narrow[1] - narrow[0] < hi - lo  # more episodes, tighter interval
+
+
+def test_tables_markdown_and_csv(tmp_path):
+    recs = [_rec("elo", t, t % 2 == 0) for t in range(10)] + [_rec("react", t, t < 2, llm="openai:gpt-4o-mini")
+                                                             for t in range(10)]
+    runs = load_runs([_write(tmp_path / "a.jsonl", recs)])
+    rows = env_tables(runs)[ENV]
+    by_agent = {r.cell.agent: r for r in rows}
+    assert by_agent["elo"].pass_rate == 0.5 and by_agent["react"].pass_rate == 0.2
+    # gpt-4o-mini: 1000 input and 100 output tokens at 0.15 / 0.60 USD per 1M
+    assert by_agent["react"].mean_cost == pytest.approx((1000 * 0.15 + 100 * 0.60) / 1e6)
+    md = to_markdown(rows, ENV)
+    assert "synthetic(x) (simulated)" in md and "openai:gpt-4o-mini |" in md and "50.0% [" in md
+    assert "CPR" not in md  # no record carries correct_path
+    table = list(csv.DictReader(io.StringIO(to_csv(rows, ENV))))
+    assert {r["agent"]: r["simulated"] for r in table} == {"elo": "True", "react": "False"}
+    assert float(table[0]["ci95_low"]) <= float(table[0]["pass_rate"]) <= float(table[0]["ci95_high"])
+
+
+def test_cpr_column_when_records_carry_correct_path(tmp_path):
+    recs = [_rec("elo", t, True, correct_path=t < 3) for t in range(4)]
+    rows = env_tables(load_runs([_write(tmp_path / "a.jsonl", recs)]))[ENV]
+    assert rows[0].cpr == 0.75 and "CPR" in to_markdown(rows, ENV)
+
+
+def test_price_table_override_and_bad_file(tmp_path):
+    good = tmp_path / "p.json"
+    good.write_text(json.dumps({"openai:my-model": [1.0, 2.0]}))
+    prices = load_prices(good)
+    assert price_of("openai:my-model-v2", prices) == (1.0, 2.0)
+    assert price_of("openai:unknown", prices) is None  # no price: no cost shown, never a guess
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"openai:x": [1.0]}))
+    with pytest.raises(ValueError, match="openai:x"):
+        load_prices(bad)
+
+
+# ----------------------------------------------------------------- reading runs
+def test_torn_last_line_is_ignored_and_duplicates_count_once(tmp_path, capsys):
+    recs = [_rec("elo", t, True) for t in range(3)]
+    a = _write(tmp_path / "a.jsonl", recs, tail='{"env_id": "treeg')
+    runs = load_runs([a, a])
+    assert len(runs.records) == 3 and runs.duplicates == 3
+    assert "unfinished last line" in capsys.readouterr().err
+    assert a.read_text().endswith('{"env_id": "treeg')  # the report never edits run files
+
+
+def test_garbage_and_conflicting_duplicates_are_refused(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(_rec("elo", 1, True)) + "\nnot json\n")
+    with pytest.raises(RunFileError, match=r"bad.jsonl:2"):
+        load_runs([bad])
+    a = _write(tmp_path / "a.jsonl", [_rec("elo", 1, True)])
+    b = _write(tmp_path / "b.jsonl", [_rec("elo", 1, False)])
+    with pytest.raises(RunFileError, match="different outcome"):
+        load_runs([a, b])
+    with pytest.raises(RunFileError, match="no such file"):
+        load_runs([tmp_path / "missing.jsonl"])
+
+
+def test_budget_and_options_come_from_the_record_config(tmp_path):
+    r1 = _rec("elo", 1, True, budget=None, config={"budget": 50, "agent_options": {"explorations": 5,
+                                                                                  "tree_out": "t/{task}.json"}})
+    r2 = _rec("elo", 1, False, budget=None, config={"budget": 50, "agent_options": {"explorations": 9}})
+    cells = list(load_runs([_write(tmp_path / "a.jsonl", [r1, r2])]).cells())
+    assert sorted(c.agent_label for c in cells) == ["elo(explorations=5)", "elo(explorations=9)"]
+    assert {c.budget for c in cells} == {50}
+
+
+# ----------------------------------------------------------------- preference ranks
+def test_ranks_share_ties():
+    assert pref.ranks({"a": 2.0, "b": 1.0, "c": 1.0, "d": 0.0}) == {"a": 1.0, "b": 2.5, "c": 2.5, "d": 4.0}
+
+
+def test_outcome_comparator_ranks_success_first(tmp_path):
+    recs = []
+    for t in range(6):
+        recs += [_rec("good", t, True), _rec("mid", t, t < 3), _rec("bad", t, False, error="budget exhausted: x")]
+    res = pref.preference_ranks(load_runs([_write(tmp_path / "a.jsonl", recs)]), pref.OutcomeComparator())
+    assert len(res) == 1 and res[0].tasks == 6
+    ranks = res[0].mean_rank
+    assert ranks["good"] < ranks["mid"] < ranks["bad"]
+    assert sum(ranks.values()) == pytest.approx(6.0)  # ranks 1..3 per task
+
+
+def test_a_fully_position_biased_judge_cannot_rank(tmp_path):
+    recs = [r for t in range(5) for r in (_rec("good", t, True), _rec("bad", t, False))]
+    runs = load_runs([_write(tmp_path / "a.jsonl", recs)])
+    biased = pref.preference_ranks(runs, pref.make_judge("synthetic:judge_acc=1,position_bias=1"))
+    assert biased[0].mean_rank == {"bad": 1.5, "good": 1.5}  # both orders cancel the bias: all ties
+    assert biased[0].simulated
+    fair = pref.preference_ranks(runs, pref.make_judge("synthetic:judge_acc=1,position_bias=0"))
+    assert fair[0].mean_rank == {"bad": 2.0, "good": 1.0}
+
+
+@pytest.mark.slow
+def test_llm_judge_tooleval_prompt_both_orders_and_cache(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from support.chat_server import ChatServer
+
+    from treegym.agents.llm.openai_client import OpenAICompatibleLLM
+
+    def reply(messages):
+        # a judge that prefers the answer holding the first puzzle step of "good" (wherever it is shown)
+        user = messages[-1]["content"]
+        a0 = user.split("Answer 0:")[1].split("Answer 1:")[0]
+        return '{"preference": 0}' if "4 + 4" in a0 else '{"preference": 1}'
+
+    recs = []
+    for t in (900, 901):
+        recs.append(_rec("good", t, True, actions=["4 + 4 = 8 (left: 8 x)"]))
+        recs.append(_rec("bad", t, False, actions=["1 + 1 = 2 (left: 2 x)"]))
+    runs = load_runs([_write(tmp_path / "a.jsonl", recs)])
+    with ChatServer(reply=reply) as server:
+        llm = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY")
+        judge = pref.LLMJudge(llm, cache_path=tmp_path / "cache.jsonl")
+        res = pref.preference_ranks(runs, judge)
+        assert res[0].mean_rank == {"good": 1.0, "bad": 2.0}
+        assert len(server.chat_requests()) == 4  # 2 tasks x 1 pair x 2 orders
+        body = server.chat_requests()[0].body["messages"]
+        assert "Answer 0:" in body[1]["content"] and '"preference"' in body[0]["content"]
+        again = pref.preference_ranks(runs, pref.LLMJudge(llm, cache_path=tmp_path / "cache.jsonl"))
+        assert again[0].mean_rank == res[0].mean_rank
+        assert len(server.chat_requests()) == 4  # all answers came from the cache
+
+
+def test_parse_preference():
+    assert pref.parse_preference('{"preference": 1}') == 1
+    assert pref.parse_preference("Reasoning...\npreference: 0") == 0
+    assert pref.parse_preference("I cannot tell") is None
+
+
+# ----------------------------------------------------------------- elo calibration
+def test_elo_calibration_bins_tasks_by_the_chosen_elo(tmp_path):
+    recs = []
+    for t in range(10):
+        recs.append(_rec("elo", t, t >= 5, agent_stats={"chosen_elo": float(t * 10)}))
+        recs.append(_rec("react", t, t >= 8))
+    recs.append(_rec("elo", 99, False, agent_stats={}))  # no chosen sequence: left out
+    runs = load_runs([_write(tmp_path / "a.jsonl", recs)])
+    elo_cell = next(c for c in runs.cells() if c.agent == "elo")
+    cal = elo_calibration(runs, elo_cell)
+    assert cal.counts == [1] * 10 and cal.excluded == 1
+    assert cal.rates["elo"] == [0.0] * 5 + [1.0] * 5
+    assert cal.rates["react"] == [0.0] * 8 + [1.0] * 2
+
+
+# ----------------------------------------------------------------- the whole report from real runs
+@pytest.fixture(scope="module")
+def real_runs(tmp_path_factory):
+    """elo and react with the synthetic LLM on 6 puzzles at two budgets, elo saving its trees."""
+    from treegym.agents.evaluation import RunConfig, evaluate
+
+    d = tmp_path_factory.mktemp("runs")
+    for budget in (20, 40):
+        for agent, opts in (("elo", {"tree_out": str(d / f"trees/elo-b{budget}-{{task}}.json")}), ("react", {})):
+            out = d / f"b{budget}.jsonl"
+            evaluate(RunConfig(env_id=ENV, agent=agent, llm_spec=LLM, task_ids=list(range(900, 906)),
+                               budget=budget, agent_options=opts), out, progress=False)
+    for f in d.glob("*.jsonl"):  # runs from before records carried their config: add the budget
+        budget = int(f.stem[1:])
+        recs = [json.loads(x) for x in f.read_text().splitlines()]
+        _write(f, [r if "config" in r else {**r, "budget": budget} for r in recs])
+    return d
+
+
+@pytest.mark.slow
+def test_report_writes_every_output(real_runs, tmp_path):
+    rep = build_report([real_runs], tmp_path / "rep", judge="synthetic:judge_acc=0.9,position_bias=0.2")
+    names = {p.name for p in rep.files}
+    assert {"results.md", "table_Game24-v0.md", "table_Game24-v0.csv", "pass_rate_vs_budget_Game24-v0.png",
+            "elo_calibration_Game24-v0_b20.png", "elo_calibration_Game24-v0_b40.png", "preference.md",
+            "preference.json", "index.html"} <= names
+    for p in rep.files:
+        assert p.stat().st_size > 0
+    assert rep.episodes == 24
+    assert all(r["simulated"] for r in json.loads((tmp_path / "rep/preference.json").read_text()))
+    page = (tmp_path / "rep/index.html").read_text()
+    assert page.count("class='open-tree'") == 12 and "simulated-note" in page
+    assert "pass_rate_vs_budget_Game24-v0.png" in page
+    recs = [json.loads(x) for x in (real_runs / "b20.jsonl").read_text().splitlines()]
+    elo = [r for r in recs if r["agent"] == "elo" and r["agent_stats"].get("chosen_elo") is not None]
+    assert elo and all(0.0 < r["agent_stats"]["chosen_elo_normalized"] < 1.0 for r in elo)
+
+
+def test_report_cli_refuses_an_empty_input(tmp_path, capsys):
+    from treegym.scripts.cli import main
+
+    empty = tmp_path / "e.jsonl"
+    empty.write_text("")
+    assert main(["report", str(empty), "--out", str(tmp_path / "r")]) == 2
+    assert "no episode records" in capsys.readouterr().err
+
+
+def test_report_reads_records_as_resume_does(tmp_path):
+    """Last record per episode wins, edited configs and infrastructure failures are left out and reported."""
+    from treegym.agents.runs import config_hash
+
+    def rec(task, success, **extra):
+        cfg = {"env_id": ENV, "agent": "elo", "budget": 30, "agent_options": {}, "seed": 0}
+        r = _rec("elo", task, success, budget=None, config=cfg, config_hash=config_hash(cfg))
+        r.update(extra)
+        return r
+
+    records = [
+        rec(1, False, error="LLM error: connection refused", error_kind="llm"),
+        rec(1, True),  # the rerun of task 1 supersedes the failure
+        rec(2, False, error="LLM error: timeout", error_kind="llm"),  # never rerun: left out
+        rec(3, True),
+        {**rec(4, True), "config": {"env_id": ENV, "agent": "elo", "budget": 999}},  # edited: left out
+    ]
+    runs = load_runs([_write(tmp_path / "a.jsonl", records)])
+    assert sorted(r["task_id"] for r in runs.records) == [1, 3]
+    assert (runs.superseded, runs.infra_errors, runs.tampered) == (1, 1, 1)
+    warnings = " ".join(runs.warnings())
+    assert "1 episodes ended with an infrastructure error" in warnings and "does not match" in warnings
+    rows = env_tables(runs)[ENV]
+    assert rows[0].pass_rate == 1.0 and rows[0].episodes == 2
