@@ -166,7 +166,7 @@ def evaluate(gold: Mapping[str, Any], initial: WorldState, final: WorldState, fi
     return_type = (finish or {}).get("return_type")
     answer = str((finish or {}).get("final_answer") or "")
     changed = changed_collections(initial, final)
-    ok_calls = [c["name"] for c in calls if c.get("ok")]
+    ok_calls = [c["name"] for c in calls if c.get("code") == 0]  # answered calls (a business failure counts)
     fn_set = set(functions)
     out: dict[str, Any] = {
         "finished": finish is not None, "return_type": return_type, "solvable": bool(gold.get("solvable", True)),
