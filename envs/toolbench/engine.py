@@ -236,8 +236,9 @@ class ToolBenchEngine:
             "success": bool(ev and ev.get("pass")), "status_code": state.status_code, "tool_calls": len(state.calls),
             "query_id": state.task_id, "group": view.task.get("group"), "finished": state.done,
             "give_up": bool(state.finish and dict(state.finish).get("return_type") == "give_up_and_restart"),
-            "functions": json.loads(view.functions_json),
         }
+        if not state.calls:  # the functions never change in an episode: ToolBench gives them once, at the start
+            info["functions"] = json.loads(view.functions_json)
         if ev is not None:
             info["evaluation"] = ev
         return obs, info

@@ -12,7 +12,8 @@
   ``valid_actions`` (one example call per function with its example values,
   and Finish give-up; any call that fits the functions is legal).
 * **info**: ``success``, ``status_code`` (ToolBench's 0-12), ``functions``
-  (OpenAI function schemas, ToolBench's conversion, Finish last),
+  (after reset: OpenAI function schemas, ToolBench's conversion, Finish last;
+  also in ``task_fields()``),
   ``tool_calls``, ``finished``, ``give_up``, ``group``, and ``evaluation``
   at the end (pass, answer/state/forbidden checks, correct path,
   hallucinated and invalid calls).

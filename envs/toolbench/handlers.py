@@ -47,9 +47,20 @@ class Fixtures:
         self.index: dict[str, dict[str, Mapping[str, Any]]] = {}
         for table, key in self.KEYS.items():
             self.index[table] = {str(r[key]).lower(): r for r in data.get(table, [])}
+        self._value_index: dict[tuple[str, str], dict[str, list]] = {}
 
     def table(self, name: str) -> list[Mapping[str, Any]]:
         return self.data[name]
+
+    def by_value(self, table: str, field: str, value: Any) -> list[Mapping[str, Any]]:
+        """Records whose ``field`` equals ``value`` case-insensitively (an index built on first use)."""
+        key = (table, field)
+        index = self._value_index.get(key)
+        if index is None:
+            index = self._value_index[key] = {}
+            for r in self.data[table]:
+                index.setdefault(str(r[field]).strip().lower(), []).append(r)
+        return index.get(str(value).strip().lower(), [])
 
     def get(self, table: str, key: Any) -> Mapping[str, Any] | None:
         return self.index[table].get(str(key).strip().lower())
@@ -136,18 +147,22 @@ def generic_get(ctx: Ctx, args: dict) -> Any:
 
 @handler("generic.search")
 def generic_search(ctx: Ctx, args: dict) -> Any:
+    live = ctx.mock.get("live") or {}
+    tests = [(field, _OPS[op], args[param]) for param, (field, op) in ctx.mock.get("match", {}).items()
+             if args.get(param) is not None and args.get(param) != ""]
+    static = [t for t in tests if t[0] not in live]
+    dynamic = [t for t in tests if t[0] in live]
     rows = []
-    for rec in ctx.fx.table(ctx.mock["table"]):
-        rec = _live(ctx, rec)
-        ok = True
-        for param, (field, op) in ctx.mock.get("match", {}).items():
-            if args.get(param) is None or args.get(param) == "":
-                continue
-            if not _OPS[op](rec[field], args[param]):
-                ok = False
-                break
-        if ok:
-            rows.append(rec)
+    candidates = ctx.fx.table(ctx.mock["table"])
+    for i, (field, op, want) in enumerate(static):
+        if op in (_OPS["ieq"], _OPS["eq"]):  # narrow by the index, then test the rest
+            candidates = ctx.fx.by_value(ctx.mock["table"], field, want)
+            break
+    for rec in candidates:
+        if all(op(rec[field], want) for field, op, want in static):
+            rec = _live(ctx, rec) if live else rec
+            if all(op(rec[field], want) for field, op, want in dynamic):
+                rows.append(rec)
     sort = ctx.mock.get("sort")
     if sort:
         desc = sort.startswith("-")
