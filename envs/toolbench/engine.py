@@ -57,9 +57,11 @@ class CallRecord:
     code: int
     ok: bool
     response: str = ""
+    error: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "arguments": self.arguments, "code": self.code, "ok": self.ok, "response": self.response}
+        return {"name": self.name, "arguments": self.arguments, "code": self.code, "ok": self.ok,
+                "response": self.response, "error": self.error}
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,18 @@ class ToolBenchEngine:
             raise ValueError(f"unknown ToolBench task {task_id!r}; ids look like {list(self.tasks)[:3]}")
         return task_id
 
+    def group_of(self, task_id: Any) -> str | None:
+        return self.tasks[task_id].get("group")
+
+    def task_fields(self, state: ToolState) -> dict[str, Any]:
+        view = self.view(state.task_id)
+        return {"query": view.task["query"], "query_id": view.task["query_id"], "group": view.task.get("group"),
+                "functions": json.loads(view.functions_json), "system_prompt": view.system_prompt}
+
+    def evaluate_state(self, state: ToolState) -> dict[str, Any]:
+        """The evaluation at the end, or as if the agent stopped now without a Finish."""
+        return json.loads(state.evaluation) if state.evaluation else self.evaluate(state, None)
+
     def view(self, task_id: Any) -> TaskView:
         v = self._views.get(task_id)
         if v is None:
@@ -186,7 +200,7 @@ class ToolBenchEngine:
         obs = json.dumps(reply, ensure_ascii=False)
         if len(obs) > self.max_observation_length:
             obs = obs[: self.max_observation_length] + "..."
-        rec = CallRecord(name or call.name, args_text, code, ok, reply["response"])
+        rec = CallRecord(name or call.name, args_text, code, ok, reply["response"], reply["error"])
         return replace(state, world=world, calls=state.calls + (rec,), observation=obs, status_code=code)
 
     def _finish(self, state: ToolState, view: TaskView, call: ParsedCall) -> StepResult[ToolState]:
@@ -300,7 +314,8 @@ class ToolBenchEngine:
             raise ValueError("a ToolBench state is a JSON object")
         try:
             task_id = self.task(data["task_id"])
-            calls = tuple(CallRecord(str(c["name"]), str(c["arguments"]), int(c["code"]), bool(c["ok"]), str(c.get("response", "")))
+            calls = tuple(CallRecord(str(c["name"]), str(c["arguments"]), int(c["code"]), bool(c["ok"]),
+                                     str(c.get("response", "")), str(c.get("error", "")))
                           for c in data.get("calls", []))
             finish = data.get("finish")
             return ToolState(task_id, WorldState.from_json(data.get("world", {})), calls, str(data.get("observation", "")),

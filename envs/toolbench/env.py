@@ -24,6 +24,9 @@
 * **Snapshot** (native): the engine's immutable :class:`ToolState` (world
   collections + call log); fixtures and tool files are shared.
 * **Expert**: the gold reference plan from the current state (``expert()``).
+* **HTTP mode**: ``server_url="http://127.0.0.1:PORT"`` plays the same tasks on
+  a running ``treegym serve tools`` (one session per env; the state travels as
+  its lossless JSON, so snapshots stay exact and native).
 """
 from __future__ import annotations
 
@@ -51,20 +54,25 @@ class ToolBenchEnv(EngineEnv):
     """ToolBench-style tool use on offline stateful mock APIs (see the module docstring)."""
 
     def __init__(self, split: str | None = None, task_ids: Sequence[Any] | None = None, group: str | None = None,
-                 reward_mode: str = "terminal", max_steps: int = DEFAULT_MAX_STEPS,
-                 max_observation_length: int = DEFAULT_MAX_OBSERVATION, render_mode: str | None = None):
-        engine = shipped_engine(reward_mode, max_observation_length)
+                 reward_mode: str = "terminal", max_steps: int | None = DEFAULT_MAX_STEPS,
+                 max_observation_length: int = DEFAULT_MAX_OBSERVATION, server_url: str | None = None,
+                 render_mode: str | None = None):
+        if server_url is not None:
+            from .http_client import RemoteToolBenchEngine
+            engine = RemoteToolBenchEngine(server_url, reward_mode, max_observation_length)
+        else:
+            engine = shipped_engine(reward_mode, max_observation_length)
         if group is not None:
             if group not in ("G1", "G2", "G3"):
                 raise ValueError(f"group must be G1, G2 or G3, got {group!r}")
             pool = task_ids if task_ids is not None else engine.task_ids(split or "test")
-            task_ids = [t for t in pool if engine.tasks[engine.task(t)].get("group") == group]
+            task_ids = [t for t in pool if engine.group_of(engine.task(t)) == group]
         elif task_ids is not None:
             task_ids = [engine.task(t) for t in task_ids]
         super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode)
         self._init_kwargs = {"split": split, "task_ids": task_ids, "group": group, "reward_mode": reward_mode,
                              "max_steps": max_steps, "max_observation_length": max_observation_length,
-                             "render_mode": render_mode}
+                             "server_url": server_url, "render_mode": render_mode}
 
     @classmethod
     def task_counts(cls) -> dict[str, int]:
@@ -91,9 +99,7 @@ class ToolBenchEnv(EngineEnv):
     def task_fields(self) -> dict[str, Any]:
         if self.state is None:
             return {}
-        view = self.engine.view(self.state.task_id)
-        return {"query": view.task["query"], "query_id": view.task["query_id"], "group": view.task.get("group"),
-                "functions": json.loads(view.functions_json), "system_prompt": view.system_prompt}
+        return self.engine.task_fields(self.state)
 
     def action_templates(self) -> tuple[str, ...]:
         return ('{"name": "<function name>", "arguments": <JSON object>}',
@@ -112,6 +118,4 @@ class ToolBenchEnv(EngineEnv):
         """The gold evaluation of the current state as if the agent gave up now (None before reset)."""
         if self.state is None:
             return None
-        if self.state.evaluation:
-            return json.loads(self.state.evaluation)
-        return self.engine.evaluate(self.state, None)
+        return self.engine.evaluate_state(self.state)

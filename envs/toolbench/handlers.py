@@ -56,10 +56,11 @@ class Fixtures:
         """Records whose ``field`` equals ``value`` case-insensitively (an index built on first use)."""
         key = (table, field)
         index = self._value_index.get(key)
-        if index is None:
-            index = self._value_index[key] = {}
+        if index is None:  # built completely before it is published: server threads share fixtures
+            index = {}
             for r in self.data[table]:
                 index.setdefault(str(r[field]).strip().lower(), []).append(r)
+            self._value_index[key] = index
         return index.get(str(value).strip().lower(), [])
 
     def get(self, table: str, key: Any) -> Mapping[str, Any] | None:

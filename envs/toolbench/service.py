@@ -191,7 +191,9 @@ class ToolService:
 
 
 def _dump(payload: Any) -> str:
-    return json.dumps(payload, ensure_ascii=False)[:RESPONSE_MAX]
+    # sorted keys: a response never depends on the insertion order of records, which a JSON
+    # round trip of the world (snapshots over HTTP) may change
+    return json.dumps(payload, ensure_ascii=False, sort_keys=True)[:RESPONSE_MAX]
 
 
 # ------------------------------------------------------------------ loading
