@@ -196,7 +196,7 @@ class ToolBenchEngine:
             world, reply = self.service.call_spec(state.world, spec, call.arguments)
             err = reply["error"]
             code = ERROR_CODES.get(err, 2 if err.startswith(("Function executing", "Tool input parse error")) else (11 if err else 0))
-        ok = code == 0 and not reply["response"].startswith('{"status": "failed"')
+        ok = code == 0 and not _failed(reply["response"])
         obs = json.dumps(reply, ensure_ascii=False)
         if len(obs) > self.max_observation_length:
             obs = obs[: self.max_observation_length] + "..."
@@ -323,6 +323,17 @@ class ToolBenchEngine:
                              bool(data.get("done", False)), data.get("evaluation"))
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"not a ToolBench state: {exc}") from exc
+
+
+def _failed(response: str) -> bool:
+    """True when a service response is a business failure (``{"status": "failed", "reason": ...}``)."""
+    if '"failed"' not in response:
+        return False
+    try:
+        payload = json.loads(response)
+    except ValueError:
+        return False
+    return isinstance(payload, dict) and payload.get("status") == "failed"
 
 
 def _same_args(recorded: str, want: Any) -> bool:
