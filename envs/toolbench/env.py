@@ -24,6 +24,16 @@
 * **Snapshot** (native): the engine's immutable :class:`ToolState` (world
   collections + call log); fixtures and tool files are shared.
 * **Expert**: the gold reference plan from the current state (``expert()``).
+* **Upstream data**: ``queries=PATH`` loads a ToolBench query file unchanged
+  (``G1_instruction.json``, StableToolBench ``solvable_queries/...``; our own
+  ``data/queries/G*_query.json`` too, with gold), ``tools_dir=`` ToolBench's
+  ``data/toolenv/tools``, ``transport=`` ``"mock"`` (the shipped services,
+  when they know every API), ``"schema"`` (deterministic simulated answers
+  from ``template_response``), ``"stabletoolbench"`` (``cache_dir=``) or
+  ``"http"`` (``service_url=``, ``toolbench_key=``; ``exact_restore`` is then
+  False). Queries without gold are evaluated for Finish, hallucinated and
+  invalid calls only (``evaluation["pass"]`` is None); ``test_ids=`` a
+  ``test_query_ids`` file makes a ``test`` split.
 * **HTTP mode**: ``server_url="http://127.0.0.1:PORT"`` plays the same tasks on
   a running ``treegym serve tools`` (one session per env; the state travels as
   its lossless JSON, so snapshots stay exact and native).
@@ -56,11 +66,22 @@ class ToolBenchEnv(EngineEnv):
     def __init__(self, split: str | None = None, task_ids: Sequence[Any] | None = None, group: str | None = None,
                  reward_mode: str = "terminal", max_steps: int | None = DEFAULT_MAX_STEPS,
                  max_observation_length: int = DEFAULT_MAX_OBSERVATION, server_url: str | None = None,
-                 render_mode: str | None = None):
+                 queries: str | None = None, tools_dir: str | None = None, transport: str | None = None,
+                 cache_dir: str | None = None, service_url: str | None = None, toolbench_key: str = "",
+                 test_ids: str | None = None, render_mode: str | None = None):
+        self.exact_restore = True
+        self.transport = "mock"
         if server_url is not None:
             from .http_client import RemoteToolBenchEngine
             engine = RemoteToolBenchEngine(server_url, reward_mode, max_observation_length)
+        elif queries is not None:
+            engine = self._upstream_engine(queries, tools_dir, transport, cache_dir, service_url, toolbench_key,
+                                           test_ids, reward_mode, max_observation_length)
+            if split is None and task_ids is None:
+                split = "test" if "test" in engine.splits() else "all"
         else:
+            if transport not in (None, "mock"):
+                raise ValueError(f"transport={transport!r} applies to upstream data: pass queries=PATH too")
             engine = shipped_engine(reward_mode, max_observation_length)
         if group is not None:
             if group not in ("G1", "G2", "G3"):
@@ -72,7 +93,44 @@ class ToolBenchEnv(EngineEnv):
         super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode)
         self._init_kwargs = {"split": split, "task_ids": task_ids, "group": group, "reward_mode": reward_mode,
                              "max_steps": max_steps, "max_observation_length": max_observation_length,
-                             "server_url": server_url, "render_mode": render_mode}
+                             "server_url": server_url, "queries": queries, "tools_dir": tools_dir,
+                             "transport": transport, "cache_dir": cache_dir, "service_url": service_url,
+                             "toolbench_key": toolbench_key, "test_ids": test_ids, "render_mode": render_mode}
+
+    def _upstream_engine(self, queries, tools_dir, transport, cache_dir, service_url, toolbench_key, test_ids,
+                         reward_mode, max_observation_length) -> ToolBenchEngine:
+        """An engine over a ToolBench query file (see ``transports.py``); the shipped mock answers when it knows every API."""
+        import warnings
+
+        from .tasks import load_query_file
+        from .transports import make_transport
+        tasks = load_query_file(queries)
+        ids = [t["query_id"] for t in tasks]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"query file {queries} repeats query ids; ToolBench ids must be unique")
+        splits: dict[str, Any] = {"all": ids}
+        if test_ids is not None:
+            wanted = json.loads(open(test_ids, encoding="utf-8").read())
+            keep = {str(k) for k in (wanted if isinstance(wanted, (list, dict)) else [])}
+            splits = {"test": [i for i in ids if str(i) in keep], "all": ids}
+        mock = default_service()
+        knows_all = all(mock.find(a.get("category_name", ""), a.get("tool_name", ""), a.get("api_name", "")) is not None
+                        for t in tasks for a in t.get("api_list", []) or [])
+        if transport is None:
+            transport = "mock" if knows_all and tools_dir is None else "schema"
+        if transport == "mock":
+            if not knows_all:
+                raise ValueError(f"transport='mock' answers only the shipped catalog's APIs, and {queries} names others; "
+                                 "use transport='schema', 'stabletoolbench' (cache_dir=) or 'http' (service_url=)")
+            service = mock
+        else:
+            service = make_transport(transport, tasks, tools_dir, cache_dir, service_url, toolbench_key)
+            self.exact_restore = service.exact_restore
+            if not self.exact_restore:
+                warnings.warn(f"transport={transport!r} calls a live server: snapshots restore the episode's call log, "
+                              "not the remote service's state", stacklevel=3)
+        self.transport = transport
+        return ToolBenchEngine(service, tasks, splits, reward_mode, max_observation_length)
 
     @classmethod
     def task_counts(cls) -> dict[str, int]:

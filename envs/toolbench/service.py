@@ -124,17 +124,10 @@ class ToolService:
         return self.call_spec(world, spec, tool_input)
 
     def call_spec(self, world: WorldState, spec: ApiSpec, tool_input: Any) -> tuple[WorldState, dict[str, str]]:
-        if isinstance(tool_input, str):
-            if tool_input.strip() == "":
-                tool_input = {}
-            else:
-                try:
-                    tool_input = json.loads(tool_input, strict=False)
-                except ValueError:
-                    return world, {"error": ERR_PARSE, "response": ""}
-        if not isinstance(tool_input, dict):
+        tool_input = parse_tool_input(tool_input)
+        if tool_input is None:
             return world, {"error": ERR_PARSE, "response": ""}
-        args, problem = self._bind(spec, tool_input)
+        args, problem = bind_arguments(spec, tool_input)
         if problem is None:
             tx = Tx(world)
             try:
@@ -147,47 +140,65 @@ class ToolService:
                 problem = f"{spec.pure_name}() {type(exc).__name__}: {exc}"
             else:
                 return tx.commit(), {"error": "", "response": _dump(payload)}
-        code = f"from my_tools.{standard_category(spec.category)}.{spec.standard_tool}.api import {spec.pure_name}"
-        return world, {"error": f"Function executing {code} error...\n{problem}", "response": ""}
+        return world, function_error(spec, problem)
 
-    def _bind(self, spec: ApiSpec, given: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
-        """Arguments by parameter name, converted to the declared types, or a Python-style message."""
-        params = {change_name(standardize(p["name"])): (p, True) for p in spec.required}
-        params.update({change_name(standardize(p["name"])): (p, False) for p in spec.optional})
-        for key in given:
-            if key not in params:
-                return {}, f"{spec.pure_name}() got an unexpected keyword argument '{key}'"
-        missing = [k for k, (_, req) in params.items() if req and (given.get(k) is None or given.get(k) == "")]
-        if missing:
-            names = " and ".join(f"'{m}'" for m in missing)
-            plural = "s" if len(missing) > 1 else ""
-            return {}, f"{spec.pure_name}() missing {len(missing)} required positional argument{plural}: {names}"
-        args: dict[str, Any] = {}
-        for key, (p, _) in params.items():
-            value = given.get(key)
-            if value is None or value == "":
-                continue
-            if p["type"] == "NUMBER":
-                if isinstance(value, bool):
-                    return {}, f"{spec.pure_name}() argument '{key}' must be a number, got {value!r}"
-                try:
-                    num = float(value)
-                except (TypeError, ValueError):
-                    return {}, f"{spec.pure_name}() argument '{key}' must be a number, got {value!r}"
-                if num != num or num in (float("inf"), float("-inf")):
-                    return {}, f"{spec.pure_name}() argument '{key}' must be a finite number, got {value!r}"
-                value = int(num) if num.is_integer() else num
-            elif p["type"] == "BOOLEAN":
-                if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-                    value = value.strip().lower() == "true"
-                elif not isinstance(value, bool):
-                    return {}, f"{spec.pure_name}() argument '{key}' must be true or false, got {value!r}"
-            elif isinstance(value, (dict, list)):
-                return {}, f"{spec.pure_name}() argument '{key}' must be a string, got {type(value).__name__}"
-            else:
-                value = str(value)
-            args[key] = value
-        return args, None
+
+def parse_tool_input(tool_input: Any) -> dict | None:
+    """The tool input as a dict (JSON text parsed; empty text is ``{}``), or None when it is no JSON object."""
+    if isinstance(tool_input, str):
+        if tool_input.strip() == "":
+            return {}
+        try:
+            tool_input = json.loads(tool_input, strict=False)
+        except ValueError:
+            return None
+    return tool_input if isinstance(tool_input, dict) else None
+
+
+def function_error(spec: ApiSpec, problem: str) -> dict[str, str]:
+    """The reply of ToolBench's service when the API function raised (its ``exec``/``eval`` message)."""
+    code = f"from my_tools.{standard_category(spec.category)}.{spec.standard_tool}.api import {spec.pure_name}"
+    return {"error": f"Function executing {code} error...\n{problem}", "response": ""}
+
+
+def bind_arguments(spec: ApiSpec, given: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """Arguments by parameter name, converted to the declared types, or a Python-style message."""
+    params = {change_name(standardize(p["name"])): (p, True) for p in spec.required}
+    params.update({change_name(standardize(p["name"])): (p, False) for p in spec.optional})
+    for key in given:
+        if key not in params:
+            return {}, f"{spec.pure_name}() got an unexpected keyword argument '{key}'"
+    missing = [k for k, (_, req) in params.items() if req and (given.get(k) is None or given.get(k) == "")]
+    if missing:
+        names = " and ".join(f"'{m}'" for m in missing)
+        plural = "s" if len(missing) > 1 else ""
+        return {}, f"{spec.pure_name}() missing {len(missing)} required positional argument{plural}: {names}"
+    args: dict[str, Any] = {}
+    for key, (p, _) in params.items():
+        value = given.get(key)
+        if value is None or value == "":
+            continue
+        if p["type"] == "NUMBER":
+            if isinstance(value, bool):
+                return {}, f"{spec.pure_name}() argument '{key}' must be a number, got {value!r}"
+            try:
+                num = float(value)
+            except (TypeError, ValueError):
+                return {}, f"{spec.pure_name}() argument '{key}' must be a number, got {value!r}"
+            if num != num or num in (float("inf"), float("-inf")):
+                return {}, f"{spec.pure_name}() argument '{key}' must be a finite number, got {value!r}"
+            value = int(num) if num.is_integer() else num
+        elif p["type"] == "BOOLEAN":
+            if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+                value = value.strip().lower() == "true"
+            elif not isinstance(value, bool):
+                return {}, f"{spec.pure_name}() argument '{key}' must be true or false, got {value!r}"
+        elif isinstance(value, (dict, list)):
+            return {}, f"{spec.pure_name}() argument '{key}' must be a string, got {type(value).__name__}"
+        else:
+            value = str(value)
+        args[key] = value
+    return args, None
 
 
 def _dump(payload: Any) -> str:
