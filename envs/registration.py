@@ -22,6 +22,7 @@ ENVS: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "treegym/WebShop-v0": ("treegym.envs.webshop.env:WebShopEnv", {}, "webshop"),
     "treegym/ToolBench-v0": ("treegym.envs.toolbench.env:ToolBenchEnv", {}, None),
     "treegym/RestBench-v0": ("treegym.envs.restbench.env:RestBenchEnv", {}, None),
+    "treegym/ToolTasks-v0": ("treegym.envs.tooltasks.env:ToolTasksEnv", {}, None),
 }
 
 
