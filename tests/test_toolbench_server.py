@@ -125,3 +125,24 @@ def test_http_mode_refuses_an_unreachable_server():
     from treegym.envs.toolbench.http_client import ToolServerError
     with pytest.raises(ToolServerError, match="treegym serve tools"):
         gym.make("treegym/ToolBench-v0", server_url="http://127.0.0.1:9")
+
+
+def test_rest_routes_serve_the_restbench_mocks(server):
+    with urllib.request.urlopen(server.url + "/rest/tmdb/search/movie?query=the") as r:
+        body = json.loads(r.read())
+    assert r.status == 200 and body["total_results"] >= 1
+    mid = body["results"][0]["id"]
+    with urllib.request.urlopen(f"{server.url}/rest/tmdb/movie/{mid}/credits") as r:
+        assert json.loads(r.read())["crew"][0]["job"] == "Director"
+    status, created = _post(server.url + "/rest/spotify/users/treegym_user/playlists", {"name": "Server Mix"})
+    assert status == 201 and created["name"] == "Server Mix"
+    with urllib.request.urlopen(server.url + "/rest/spotify/me/playlists") as r:
+        assert "Server Mix" in [p["name"] for p in json.loads(r.read())["items"]]
+    status, body = _post(server.url + "/rest/spotify/me", {})
+    assert status == 405
+    try:
+        urllib.request.urlopen(server.url + "/rest/tmdb/movie/999999")
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 404 and "could not be found" in json.loads(exc.read())["status_message"]
+    else:
+        raise AssertionError("expected 404")

@@ -15,6 +15,11 @@ can set ``SERVICE_URL=http://127.0.0.1:PORT/virtual`` or point its
   one shared world (like a real service: bookings persist); with it, the call
   is a step of that session's episode (recorded, evaluated).
 
+**RestBench routes**: ``/rest/tmdb/<path>`` and ``/rest/spotify/<path>`` answer
+the RestBench mocks' endpoints (``GET /rest/tmdb/search/person?query=...``,
+``POST /rest/spotify/users/treegym_user/playlists``) with their HTTP status
+codes, on one shared world.
+
 **Sessions API** (the env's HTTP mode and multi-process agents):
 
 * ``POST /sessions`` ``{task_id, reward_mode?, max_steps?, max_observation_length?}`` -> ``{session_id, observation, info}``
@@ -294,6 +299,34 @@ def create_app(ttl: float = 3600.0, max_sessions: int = 10_000) -> Flask:
         if not store.remove(sid):
             return _bad(f"no session {sid!r}", 404)
         return jsonify({"closed": sid})
+
+    rest_world = {}
+    rest_lock = threading.Lock()
+
+    @bp.route("/rest/<api>/<path:path>", methods=["GET", "POST", "PUT", "DELETE"])
+    def rest(api, path):
+        """RestBench's TMDB and Spotify mocks as real REST routes (one shared world, like a live service)."""
+        from treegym.envs.restbench.api import call as rest_call
+        from treegym.envs.restbench.env import shipped_engine as rest_engine
+        from treegym.envs.toolbench.world import Tx
+        if api not in ("tmdb", "spotify"):
+            return _bad(f"unknown API {api!r}; use /rest/tmdb/... or /rest/spotify/...", 404)
+        engine = rest_engine()
+        endpoint, params, known = engine.routers[api].match(request.method, "/" + path)
+        if endpoint is None:
+            return (_bad(f"{request.method} is not allowed on /{path}", 405) if known
+                    else _bad(f"no endpoint {request.method} /{path} in the {api} API", 404))
+        args = dict(request.args)
+        body = request.get_json(silent=True)
+        if isinstance(body, dict):
+            args.update(body)
+        with rest_lock:
+            world = rest_world.setdefault(api, engine.initial_world)
+            tx = Tx(world)
+            status, payload = rest_call(engine.data, tx, endpoint, params, args)
+            if status < 400:
+                rest_world[api] = tx.commit()
+        return jsonify(payload), status
 
     app = Flask("treegym-tools")
     app.json.sort_keys = False
