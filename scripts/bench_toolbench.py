@@ -11,10 +11,10 @@
 
 2. **Server under concurrency** (``--server``): starts ``treegym serve tools``'
    app on 127.0.0.1 in this process, runs ``--sessions`` (default 32) client
-   threads, each creating its own session, playing its task's gold plan with
-   a snapshot/restore in the middle, and checking that its observations equal
-   the in-process env's (no cross-session leakage). Prints errors, requests
-   per second and the mismatch count.
+   threads, each an HTTP-mode env (``server_url=``, its own session) playing
+   its tasks' gold plans with a snapshot/restore detour, and checks that its
+   observations equal the in-process env's (no cross-session leakage). Prints
+   errors, requests per second and the mismatch count.
 
     python scripts/bench_toolbench.py [--depth 8] [--repeats 300] [--server] [--sessions 32] [--rounds 3]
 """
@@ -106,15 +106,12 @@ def bench_server(sessions: int, rounds: int) -> int:
     import threading
 
     from treegym.envs.toolbench.data import shipped_splits
-    from treegym.servers.toolbench import BackgroundToolServer, create_app
-    from treegym.envs.toolbench.http_client import ToolServerClient
+    from treegym.servers.run import BackgroundServer
+    from treegym.servers.toolbench import create_app
 
-    app = create_app()
-    server = BackgroundToolServer(app, "127.0.0.1", 0, quiet=True)
-    server.start()
+    server = BackgroundServer(create_app(), "127.0.0.1", 0, quiet=True).start()
     ids = list(shipped_splits()["dev"])
-    # reference observations, in-process
-    ref: dict = {}
+    ref: dict = {}  # reference observations, in-process
     env = gym.make("treegym/ToolBench-v0", split="all")
     for tid in ids:
         env.reset(options={"task_id": tid})
@@ -129,31 +126,28 @@ def bench_server(sessions: int, rounds: int) -> int:
     lock = threading.Lock()
 
     def worker(k: int) -> None:
-        client = ToolServerClient(server.url)
         try:
+            remote = gym.make("treegym/ToolBench-v0", split="all", server_url=server.url)
             for r in range(rounds):
                 tid = ids[(k * rounds + r) % len(ids)]
-                sid = client.create(tid)["session_id"]
-                texts, n = [], 1
-                snap = None
+                remote.reset(options={"task_id": tid})
+                texts, n, snap = [], 1, None
                 while True:
-                    advice = client.expert(sid)
-                    step = client.step(sid, advice["next_action"])
+                    o, rew, t, tr, i = remote.step(remote.unwrapped.expert_action())  # expert + step
                     n += 2
-                    texts.append(step["observation"]["text"])
-                    if len(texts) == 1:
-                        snap = client.snapshot(sid)["state"]
-                        client.step(sid, '{"name": "Finish", "arguments": {}}')  # a detour ...
-                        client.restore(sid, snap)                              # ... undone
+                    texts.append(o["text"])
+                    if snap is None:
+                        snap = te.snapshot(remote)                                     # 1 request
+                        remote.step('{"name": "Finish", "arguments": {}}')             # a detour ...
+                        te.restore(remote, snap)                                       # ... undone
                         n += 3
-                    if step["terminated"] or step["truncated"]:
+                    if t or tr:
                         break
-                client.close(sid)
-                n += 1
                 with lock:
                     requests[0] += n
                     if texts != ref[tid]:
                         mismatches[0] += 1
+            remote.close()
         except Exception as exc:  # noqa: BLE001 - counted and printed
             with lock:
                 errors.append(f"{type(exc).__name__}: {exc}")

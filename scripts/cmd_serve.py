@@ -63,9 +63,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_tools(args: argparse.Namespace) -> int:
-    """``treegym serve tools``: the ToolBench-compatible tool server (``/rapidapi``, ``/virtual``, ``/sessions``)."""
+    """``treegym serve tools``: the ToolBench-compatible tool server (``/rapidapi``, ``/virtual``, ``/rest``, ``/api/sessions``)."""
     try:
-        from treegym.servers.toolbench import BackgroundToolServer, create_app
+        from treegym.servers.run import BackgroundServer
+        from treegym.servers.toolbench import create_app
     except ImportError as exc:
         print(f"treegym serve tools needs Flask: pip install 'treegym[tools]' ({exc})", file=sys.stderr)
         return 2
@@ -73,15 +74,15 @@ def run_tools(args: argparse.Namespace) -> int:
         print(f"--port must be in 0..65535, got {args.port}", file=sys.stderr)
         return 2
     try:
-        srv = BackgroundToolServer(create_app(ttl=args.ttl, max_sessions=args.max_sessions), args.host, args.port,
-                                   quiet=args.quiet)
+        srv = BackgroundServer(create_app(ttl=args.ttl, max_sessions=args.max_sessions), args.host, args.port,
+                               quiet=args.quiet)
     except OSError as exc:
         print(f"cannot listen on {args.host}:{args.port} ({exc}); pick another --port", file=sys.stderr)
         return 1
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
     print(f"tool server at {srv.url}  (ToolBench: {srv.url}/rapidapi, StableToolBench: SERVICE_URL={srv.url}/virtual, "
-          f"sessions: {srv.url}/sessions; Ctrl-C to stop)", flush=True)
+          f"sessions: {srv.url}/api/sessions, RestBench: {srv.url}/rest/tmdb|spotify/...; Ctrl-C to stop)", flush=True)
     try:
         srv.server.serve_forever()
     except KeyboardInterrupt:

@@ -12,12 +12,13 @@ pytest.importorskip("flask")
 
 import treegym.envs as te  # noqa: E402
 from treegym.envs.toolbench.data import shipped_tasks  # noqa: E402
-from treegym.servers.toolbench import BackgroundToolServer, create_app  # noqa: E402
+from treegym.servers.run import BackgroundServer  # noqa: E402
+from treegym.servers.toolbench import create_app  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def server():
-    srv = BackgroundToolServer(create_app(), "127.0.0.1", 0).start()
+    srv = BackgroundServer(create_app(), "127.0.0.1", 0).start()
     yield srv
     srv.stop()
 
@@ -61,24 +62,27 @@ def test_upstream_routes_answer_like_the_toolbench_service(server):
     assert status == 422 and "missing field" in body["error"]
 
 
+def _get(url):
+    with urllib.request.urlopen(url) as r:
+        return json.loads(r.read())
+
+
 def test_sessions_snapshot_restore_fork_and_isolation(server):
     tid = next(t["query_id"] for t in shipped_tasks() if t["template"] == "book_cheapest_flight")
-    status, a = _post(server.url + "/sessions", {"task_id": tid})
-    assert status == 200 and a["observation"]["text"].startswith("Book the cheapest")
+    status, a = _post(server.url + "/api/sessions", {"task_id": tid})
+    assert status == 201 and a["observation"]["text"].startswith("Book the cheapest")
     sid = a["session_id"]
-    with urllib.request.urlopen(f"{server.url}/sessions/{sid}/expert") as r:
-        plan = json.loads(r.read())["plan"]
-    _post(f"{server.url}/sessions/{sid}/step", {"action": plan[0]})
-    with urllib.request.urlopen(f"{server.url}/sessions/{sid}/snapshot") as r:
-        snap = json.loads(r.read())
-    _, booked = _post(f"{server.url}/sessions/{sid}/step", {"action": plan[1]})
+    plan = _get(f"{server.url}/api/sessions/{sid}/expert")["plan"]
+    _post(f"{server.url}/api/sessions/{sid}/step", {"action": plan[0]})
+    _, snap = _post(f"{server.url}/api/sessions/{sid}/snapshot", {})
+    _, booked = _post(f"{server.url}/api/sessions/{sid}/step", {"action": plan[1]})
     assert json.loads(json.loads(booked["observation"]["text"])["response"])["booking_id"] == "BK-0001"
-    _, fork = _post(f"{server.url}/sessions/{sid}/fork", {})
-    _post(f"{server.url}/sessions/{sid}/restore", snap)
-    _, again = _post(f"{server.url}/sessions/{sid}/step", {"action": plan[1]})
+    _, fork = _post(f"{server.url}/api/sessions/{sid}/fork", {})
+    _post(f"{server.url}/api/sessions/{sid}/restore", snap)
+    _, again = _post(f"{server.url}/api/sessions/{sid}/step", {"action": plan[1]})
     assert again["observation"] == booked["observation"]  # the booking was undone, then redone identically
     # the fork kept its own world: a second booking there gets the next id
-    _, second = _post(f"{server.url}/sessions/{fork['session_id']}/step", {"action": plan[1]})
+    _, second = _post(f"{server.url}/api/sessions/{fork['session_id']}/step", {"action": plan[1]})
     assert json.loads(json.loads(second["observation"]["text"])["response"])["booking_id"] == "BK-0002"
     # an upstream-style call bound to a session is a step of that episode
     call = json.loads(plan[0])
@@ -86,13 +90,23 @@ def test_sessions_snapshot_restore_fork_and_isolation(server):
                                                 "tool_input": call["arguments"], "strip": "", "toolbench_key": "",
                                                 "session_id": sid})
     assert status == 200 and r["error"] == ""
-    with urllib.request.urlopen(f"{server.url}/sessions/{sid}/log") as resp:
-        assert len(json.loads(resp.read())["calls"]) == 3
-    req = urllib.request.Request(f"{server.url}/sessions/{sid}", method="DELETE")
+    assert len(_get(f"{server.url}/api/sessions/{sid}")["state"]["calls"]) == 3
+    # the hidden-reward variant
+    _, h = _post(server.url + "/api/sessions", {"task_id": tid, "variant": "hidden"})
+    for action in plan:
+        _, out = _post(f"{server.url}/api/sessions/{h['session_id']}/step", {"action": action})
+    assert out["reward"] == 0.0 and out["info"]["success"] is True
+    req = urllib.request.Request(f"{server.url}/api/sessions/{sid}", method="DELETE")
     urllib.request.urlopen(req).close()
-    status, body = _post(f"{server.url}/sessions/{sid}/step", {"action": plan[1]})
-    assert status == 404 and "POST /sessions" in body["error"]
-    status, body = _post(server.url + "/sessions", {"task_id": 1})
+    status, body = _post(f"{server.url}/api/sessions/{sid}/step", {"action": plan[1]})
+    assert status == 404 and "POST /api/sessions" in body["error"]
+    status, body = _post(server.url + "/virtual", {"category": "Travel", "tool_name": "skyroutes", "api_name": "x",
+                                                   "tool_input": "{}", "session_id": sid})
+    assert status == 200 and body["error"] == "API not working error..."
+    status, body = _post(server.url + "/virtual", {"category": "Travel", "tool_name": "skyroutes",
+                                                   "api_name": call["name"], "tool_input": "{}", "session_id": sid})
+    assert status == 404
+    status, body = _post(server.url + "/api/sessions", {"task_id": 1})
     assert status == 400 and "unknown ToolBench task" in body["error"]
 
 
@@ -122,9 +136,9 @@ def test_http_mode_env_gives_the_same_observations_as_in_process(server):
 
 
 def test_http_mode_refuses_an_unreachable_server():
-    from treegym.envs.toolbench.http_client import ToolServerError
-    with pytest.raises(ToolServerError, match="treegym serve tools"):
-        gym.make("treegym/ToolBench-v0", server_url="http://127.0.0.1:9")
+    with pytest.raises(Exception, match="treegym serve tools"):
+        env = gym.make("treegym/ToolBench-v0", server_url="http://127.0.0.1:9")
+        env.reset()
 
 
 def test_rest_routes_serve_the_restbench_mocks(server):

@@ -90,11 +90,12 @@ def test_stabletoolbench_cache_hits_and_misses(upstream):
 def test_http_transport_against_our_virtual_route_warns_about_restore(tmp_path):
     pytest.importorskip("flask")
     from treegym.envs.toolbench.data import shipped_tasks
-    from treegym.servers.toolbench import BackgroundToolServer, create_app
+    from treegym.servers.run import BackgroundServer
+    from treegym.servers.toolbench import create_app
     task = next(t for t in shipped_tasks() if t["template"] == "weather")
     q = tmp_path / "q.json"
     q.write_text(json.dumps([{k: task[k] for k in ("query", "query_id", "api_list", "relevant APIs")}]))
-    srv = BackgroundToolServer(create_app()).start()
+    srv = BackgroundServer(create_app()).start()
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -35,8 +35,9 @@
   invalid calls only (``evaluation["pass"]`` is None); ``test_ids=`` a
   ``test_query_ids`` file makes a ``test`` split.
 * **HTTP mode**: ``server_url="http://127.0.0.1:PORT"`` plays the same tasks on
-  a running ``treegym serve tools`` (one session per env; the state travels as
-  its lossless JSON, so snapshots stay exact and native).
+  a running ``treegym serve tools`` (the generic session server: one session
+  per env, ``reward_mode`` picks the server's variant; snapshots are the
+  server's lossless state JSON, so they stay exact).
 """
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from treegym.envs.core import EngineEnv
+from treegym.envs.core.engine_env import RemoteState
 
 from .actions import parse_action
 from .data import shipped_splits, shipped_tasks
@@ -71,10 +73,10 @@ class ToolBenchEnv(EngineEnv):
                  test_ids: str | None = None, render_mode: str | None = None):
         self.exact_restore = True
         self.transport = "mock"
-        if server_url is not None:
-            from .http_client import RemoteToolBenchEngine
-            engine = RemoteToolBenchEngine(server_url, reward_mode, max_observation_length)
-        elif queries is not None:
+        if server_url is not None and (queries is not None or max_observation_length != DEFAULT_MAX_OBSERVATION):
+            raise ValueError("server_url= plays the shipped tasks with the server's settings; drop queries= and "
+                             "max_observation_length= (or run in-process)")
+        if queries is not None:
             engine = self._upstream_engine(queries, tools_dir, transport, cache_dir, service_url, toolbench_key,
                                            test_ids, reward_mode, max_observation_length)
             if split is None and task_ids is None:
@@ -90,7 +92,8 @@ class ToolBenchEnv(EngineEnv):
             task_ids = [t for t in pool if engine.group_of(engine.task(t)) == group]
         elif task_ids is not None:
             task_ids = [engine.task(t) for t in task_ids]
-        super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode)
+        super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode,
+                         server_url=server_url, variant=reward_mode if server_url is not None else None)
         self._init_kwargs = {"split": split, "task_ids": task_ids, "group": group, "reward_mode": reward_mode,
                              "max_steps": max_steps, "max_observation_length": max_observation_length,
                              "server_url": server_url, "queries": queries, "tools_dir": tools_dir,
@@ -154,10 +157,17 @@ class ToolBenchEnv(EngineEnv):
         return super().step(action)
 
     # ------------------------------------------------------------ contract
+    server_hint = "start the tool server with `treegym serve tools --port PORT` or fix server_url"
+
+    def engine_state(self) -> Any:
+        """The engine state, in-process or fetched from the server (remote mode)."""
+        state = self.state
+        return self.engine.state_from_json(json.loads(state.json)) if isinstance(state, RemoteState) else state
+
     def task_fields(self) -> dict[str, Any]:
-        if self.state is None:
+        if self.task is None:
             return {}
-        return self.engine.task_fields(self.state)
+        return self.engine.task_fields(self.engine.initial_state(self.task.task_id, None))
 
     def action_templates(self) -> tuple[str, ...]:
         return ('{"name": "<function name>", "arguments": <JSON object>}',
@@ -174,6 +184,6 @@ class ToolBenchEnv(EngineEnv):
 
     def evaluate(self) -> dict[str, Any] | None:
         """The gold evaluation of the current state as if the agent gave up now (None before reset)."""
-        if self.state is None:
+        if self.task is None:
             return None
-        return self.engine.evaluate_state(self.state)
+        return self.engine.evaluate_state(self.engine_state())

@@ -29,9 +29,9 @@ import numpy as np
 def episode_record(env: Any, llm_calls: int | None = None, tokens: int | None = None) -> dict[str, Any]:
     """The record of the env's current episode (see the module docstring)."""
     u = getattr(env, "unwrapped", env)
-    state = u.state
-    if state is None:
+    if u.task is None:
         raise ValueError("the env has no episode yet; call reset() and play first")
+    state = u.engine_state()
     fields = u.task_fields()
     calls = [{"name": c.name, "arguments": c.arguments, "code": c.code, "response": c.response} for c in state.calls]
     rec = {"query_id": fields["query_id"], "query": fields["query"], "group": fields.get("group"),

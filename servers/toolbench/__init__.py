@@ -1,5 +1,4 @@
 """The ToolBench-compatible tool server (``treegym serve tools``): see ``app.py``."""
 from .app import create_app
-from .run import BackgroundToolServer
 
-__all__ = ["create_app", "BackgroundToolServer"]
+__all__ = ["create_app"]
