@@ -75,7 +75,10 @@ class RestBenchEngine:
             "spotify": ("GET /me", "GET /me/playlists", "GET /search?q=night&type=track",
                         'POST /users/treegym_user/playlists {"name": "New Mix"}',
                         'POST /playlists/pl0001chill/tracks {"uris": ["spotify:track:%s"]}' % first_track,
-                        'PUT /playlists/pl0002gym {"name": "Renamed"}')}
+                        'PUT /playlists/pl0002gym {"name": "Renamed"}',
+                        'DELETE /playlists/pl0001chill/tracks {"tracks": [{"uri": "spotify:track:%s"}]}' % first_track)}
+        for k in self.examples:  # the answer action too, so every action form has a listed example
+            self.examples[k] += ("Final Answer: I could not find it.",)
 
     def splits(self) -> Sequence[str]:
         return tuple(self._splits)
@@ -188,7 +191,11 @@ class RestBenchEngine:
                     responses.append(json.loads(c.body))
                     i += 1
         actions = [self._text(plan, ref, k, responses) for k in range(i, len(plan))]
-        return ExpertAdvice(tuple(actions), 1.0, True)
+        sim = state  # check by simulation: an off-plan mutation can make the rest fail
+        for a in actions:
+            sim = self.step(sim, a).state
+        ok = bool(sim.evaluation and json.loads(sim.evaluation)["pass"])
+        return ExpertAdvice(tuple(actions), 1.0 if ok else 0.0, ok)
 
     @staticmethod
     def _text(plan, ref, k, responses) -> str:

@@ -109,7 +109,9 @@ class RestBenchEnv(EngineEnv):
         return {"query": t["query"], "query_id": t["query_id"], "api": t["api"], "endpoints": self.engine.endpoints(t["api"])}
 
     def action_templates(self) -> tuple[str, ...]:
-        return ("GET <path>?<param>=<value>", "POST <path> <JSON body>", "PUT <path> <JSON body>",
+        if self.task is not None and self.engine.tasks[self.task.task_id]["api"] == "tmdb":
+            return ("GET <path and query>", "Final Answer: <answer>")  # TMDB's endpoints are all GET
+        return ("GET <path and query>", "POST <path> <JSON body>", "PUT <path> <JSON body>",
                 "DELETE <path> <JSON body>", "Final Answer: <answer>")
 
     def canonical_action(self, action: str) -> str | None:

@@ -153,16 +153,35 @@ class ToolTasksEngine:
         return obs, info
 
     def expert(self, state: TaskState) -> ExpertAdvice | None:
+        """The gold plan from here: for forms, the setters whose value differs from gold; otherwise the
+        unexecuted rest of the reference plan. Checked by simulating it: when it cannot pass any more
+        (a form field gold does not have, a diverged sheet or house), the advice is unsolvable, value 0."""
         if state.done:
             ok = bool(json.loads(state.evaluation or "{}").get("pass"))
             return ExpertAdvice((), 1.0 if ok else 0.0, ok)
-        plan = self.tasks[state.task_id]["gold"]["plan"]
-        done_calls = [c for c in state.calls if c[2]]
-        i = 0
-        for c in done_calls:  # the executed prefix of the gold plan
-            if i < len(plan) and _same(plan[i], c, self.functions(state.task_id)):
-                i += 1
-        return ExpertAdvice(tuple(plan[i:]), 1.0, True)
+        task = self.tasks[state.task_id]
+        gold, fns = task["gold"], self.functions(state.task_id)
+        if task["domain"] in ("home_search", "trip_booking"):
+            form = state.world.get("criteria", "form", {})
+            plan = []
+            for step in gold["plan"][:-1]:
+                name, args = parse_call(step, fns)
+                key = name[len("set_"):] if name.startswith("set_") else name[len("select_"):]
+                if form.get(key) != gold["form"].get(key):
+                    plan.append(step)
+            plan.append(gold["plan"][-1])
+        else:
+            i = 0
+            for c in (c for c in state.calls if c[2]):  # the executed prefix of the gold plan
+                if i < len(gold["plan"]) and _same(gold["plan"][i], c, fns):
+                    i += 1
+            plan = list(gold["plan"][i:])
+        sim = state
+        for step in plan:
+            sim = self.step(sim, step).state
+        if not (sim.evaluation and json.loads(sim.evaluation)["pass"]):
+            return ExpertAdvice(tuple(plan), 0.0, False)
+        return ExpertAdvice(tuple(plan), 1.0, True)
 
     def state_to_json(self, state: TaskState) -> dict:
         return {"task_id": state.task_id, "world": state.world.to_json(), "calls": [list(c) for c in state.calls],

@@ -164,10 +164,28 @@ def house_task(rng: random.Random) -> dict:
 
 MAKERS = {"home_search": (home_task, 25), "trip_booking": (trip_task, 25), "sheets": (sheet_task, 20),
           "virtual_home": (house_task, 20)}
-EXAMPLES = {"home_search": ['set_location("Boston")', 'set_buy_or_rent("rent")', "set_num_beds(2)", "search()"],
-            "trip_booking": ['select_booking_type("hotel")', 'set_hotel_location("Miami")', "set_num_rooms(1)", "search()"],
-            "sheets": ["get_sheet()", 'update_cell("B2", 5)', 'set_bold("A1")', "sort_rows(\"C\", false)", "done()"],
-            "virtual_home": ["look()", 'walk("kitchen")', 'grab("cup")', 'open("fridge")', 'switch_on("tv")', "done()"]}
+SAMPLE_ARGS = {"value": ["Boston", 2, "2026-04-10", "rent", "hotel"], "cell": "B2", "values": ["Tea", 1, 2.5], "row": 2,
+               "column": "C", "ascending": False, "room": "kitchen", "obj": "cup", "target": "sink"}
+
+
+def examples(domain: str) -> list[str]:
+    """One example call per function of ``domain`` (so every action form has a listed example)."""
+    from .domains import FUNCTIONS
+    out = []
+    for name, fn in FUNCTIONS[domain].items():
+        args = []
+        for p in fn["parameters"]:
+            v = SAMPLE_ARGS[p]
+            if p == "value":
+                v = 2 if name.replace("set_", "") in ("num_beds", "num_baths", "min_price", "max_price", "min_square_feet",
+                                                      "max_square_feet", "num_rooms", "num_adults", "num_children") \
+                    else "2026-04-10" if name.endswith("date") else "rent" if name == "set_buy_or_rent" \
+                    else "hotel" if name == "select_booking_type" else "condo" if name == "set_property_type" else "Boston"
+            if p == "obj":
+                v = "fridge" if name in ("open", "close") else "tv" if name.startswith("switch") else "cup"
+            args.append(json.dumps(v))
+        out.append(f"{name}({', '.join(args)})")
+    return out
 
 
 def build_tasks() -> list[dict]:
@@ -185,7 +203,7 @@ def build_tasks() -> list[dict]:
             seen.add(draft["query"])
             tid = f"{domain}-{k:03d}"
             task = {"task_id": tid, "domain": domain, "query": draft["query"], "split": "dev" if k % 5 == 0 else "test",
-                    "initial_world": draft["initial_world"], "examples": EXAMPLES[domain],
+                    "initial_world": draft["initial_world"], "examples": examples(domain),
                     "gold": {"plan": draft["plan"], "form": {}, "rows": [], "bold": [], "goals": draft.get("goals", [])}}
             eng = ToolTasksEngine([task], {"all": [tid]})
             state = eng.initial_state(tid, None)
