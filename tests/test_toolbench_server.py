@@ -160,3 +160,23 @@ def test_rest_routes_serve_the_restbench_mocks(server):
         assert exc.code == 404 and "could not be found" in json.loads(exc.read())["status_message"]
     else:
         raise AssertionError("expected 404")
+
+
+@pytest.mark.parametrize("env_id,prefix,task_id", [("treegym/RestBench-v0", "/restbench", 50020),
+                                                    ("treegym/ToolTasks-v0", "/tooltasks", "virtual_home-003")])
+def test_restbench_and_tooltasks_http_mode_match_in_process(server, env_id, prefix, task_id):
+    local = gym.make(env_id, split="all")
+    remote = gym.make(env_id, split="all", server_url=server.url + prefix)
+    assert local.reset(options={"task_id": task_id}) == remote.reset(options={"task_id": task_id})
+    snaps = None
+    while True:
+        act = local.unwrapped.expert_action()
+        assert act == remote.unwrapped.expert_action()
+        a, b = local.step(act), remote.step(act)
+        assert a == b
+        if snaps is None:
+            snaps = (te.snapshot(local), te.snapshot(remote))
+        if a[2] or a[3]:
+            break
+    assert te.restore(local, snaps[0]) == te.restore(remote, snaps[1])
+    remote.close()

@@ -16,6 +16,7 @@
   (RestGPT's CPR: the gold path contained in order, matched structurally with
   path parameters, alternatives allowed). ``reward_mode`` as ToolBench-v0.
 * **Snapshot** (native): the immutable engine state; **expert**: the reference plan.
+* **HTTP mode**: ``server_url="http://HOST:PORT/restbench"`` on ``treegym serve tools``.
 """
 from __future__ import annotations
 
@@ -59,7 +60,9 @@ class RestBenchEnv(EngineEnv):
 
     def __init__(self, split: str | None = None, task_ids: Sequence[Any] | None = None, api: str | None = None,
                  reward_mode: str = "terminal", max_steps: int = 10, max_observation_length: int = 2048,
-                 render_mode: str | None = None):
+                 server_url: str | None = None, render_mode: str | None = None):
+        if server_url is not None and max_observation_length != 2048:
+            raise ValueError("server_url= uses the server's max_observation_length; drop max_observation_length=")
         engine = shipped_engine(reward_mode, max_observation_length)
         if api is not None:
             if api not in ("tmdb", "spotify"):
@@ -68,10 +71,11 @@ class RestBenchEnv(EngineEnv):
             task_ids = [t for t in pool if engine.tasks[engine.task(t)]["api"] == api]
         elif task_ids is not None:
             task_ids = [engine.task(t) for t in task_ids]
-        super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode)
+        super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode,
+                         server_url=server_url, variant=reward_mode if server_url is not None else None)
         self._init_kwargs = {"split": split, "task_ids": task_ids, "api": api, "reward_mode": reward_mode,
                              "max_steps": max_steps, "max_observation_length": max_observation_length,
-                             "render_mode": render_mode}
+                             "server_url": server_url, "render_mode": render_mode}
 
     @classmethod
     def task_counts(cls) -> dict[str, int]:
@@ -99,13 +103,13 @@ class RestBenchEnv(EngineEnv):
 
     def openapi(self, api: str | None = None) -> dict:
         """The OpenAPI 3 spec of ``api`` (default: the current task's)."""
-        api = api or self.engine.tasks[self.state.task_id]["api"]
+        api = api or self.engine.tasks[self.task.task_id]["api"]
         return json.loads((DATA_DIR / f"{api}_oas.json").read_text(encoding="utf-8"))
 
     def task_fields(self) -> dict[str, Any]:
-        if self.state is None:
+        if self.task is None:
             return {}
-        t = self.engine.tasks[self.state.task_id]
+        t = self.engine.tasks[self.task.task_id]
         return {"query": t["query"], "query_id": t["query_id"], "api": t["api"], "endpoints": self.engine.endpoints(t["api"])}
 
     def action_templates(self) -> tuple[str, ...]:

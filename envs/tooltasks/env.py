@@ -14,7 +14,8 @@
   the sheet and its bold cells equal gold, every household goal predicate
   holds (plus SambaNova's LCS score against the gold plan as a diagnostic).
 * ``info["functions"]`` (after reset) lists the domain's functions;
-  ``expert()`` follows the gold plan; snapshots are native.
+  ``expert()`` follows the gold plan; snapshots are native. HTTP mode:
+  ``server_url="http://HOST:PORT/tooltasks"`` on ``treegym serve tools``.
 """
 from __future__ import annotations
 
@@ -55,16 +56,18 @@ class ToolTasksEnv(EngineEnv):
     """ToolChain*-style tool tasks judged on the final state (see the module docstring)."""
 
     def __init__(self, split: str | None = None, task_ids: Sequence[Any] | None = None, domain: str | None = None,
-                 reward_mode: str = "terminal", max_steps: int = 20, render_mode: str | None = None):
+                 reward_mode: str = "terminal", max_steps: int = 20, server_url: str | None = None,
+                 render_mode: str | None = None):
         engine = shipped_engine(reward_mode)
         if domain is not None:
             if domain not in DOMAINS:
                 raise ValueError(f"domain must be one of {DOMAINS}, got {domain!r}")
             pool = task_ids if task_ids is not None else engine.task_ids(split or "test")
             task_ids = [t for t in pool if engine.tasks[engine.task(t)]["domain"] == domain]
-        super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode)
+        super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode,
+                         server_url=server_url, variant=reward_mode if server_url is not None else None)
         self._init_kwargs = {"split": split, "task_ids": task_ids, "domain": domain, "reward_mode": reward_mode,
-                             "max_steps": max_steps, "render_mode": render_mode}
+                             "max_steps": max_steps, "server_url": server_url, "render_mode": render_mode}
 
     @classmethod
     def task_counts(cls) -> dict[str, int]:
@@ -78,22 +81,22 @@ class ToolTasksEnv(EngineEnv):
         return list(splits[split])
 
     def task_fields(self) -> dict[str, Any]:
-        if self.state is None:
+        if self.task is None:
             return {}
-        t = self.engine.tasks[self.state.task_id]
+        t = self.engine.tasks[self.task.task_id]
         return {"query": t["query"], "domain": t["domain"],
                 "functions": [{"name": k, **v} for k, v in self.engine.functions(t["task_id"]).items()]}
 
     def action_templates(self) -> tuple[str, ...]:
-        if self.state is None:
+        if self.task is None:
             return ()
         return tuple(f"{k}(" + ", ".join(f"<{p}>" for p in v["parameters"]) + ")"
-                     for k, v in self.engine.functions(self.state.task_id).items())
+                     for k, v in self.engine.functions(self.task.task_id).items())
 
     def canonical_action(self, action: str) -> str | None:
-        if self.state is None:
+        if self.task is None:
             return None
-        parsed = parse_call(action, self.engine.functions(self.state.task_id))
+        parsed = parse_call(action, self.engine.functions(self.task.task_id))
         return None if isinstance(parsed, str) else json.dumps({"name": parsed[0], "arguments": parsed[1]}, sort_keys=True)
 
     def expert_action(self) -> str | None:

@@ -19,6 +19,8 @@ It exposes the env's core and never re-implements it:
   it the call is a step of that session's episode.
 * **RestBench**: ``/rest/tmdb/<path>`` and ``/rest/spotify/<path>`` answer the
   RestBench mocks' endpoints with their HTTP status codes, on one shared world.
+* **RestBench-v0 / ToolTasks-v0 sessions**: the generic session server mounted
+  under ``/restbench`` and ``/tooltasks`` (``server_url="http://HOST:PORT/restbench"``).
 
 Nothing is ``eval``-ed; bind to 127.0.0.1 (the default of ``treegym serve``).
 """
@@ -109,4 +111,15 @@ def create_app(ttl: float = 3600.0, max_sessions: int = 10_000) -> Flask:
         return jsonify(payload), status
 
     app.register_blueprint(bp)
+    # RestBench-v0 and ToolTasks-v0 sessions: the same generic session server, mounted under a prefix
+    # (their HTTP-mode envs take server_url="http://HOST:PORT/restbench" or ".../tooltasks").
+    from werkzeug.middleware.dispatcher import DispatcherMiddleware
+
+    from treegym.envs.restbench.env import shipped_engine as rest_engine
+    from treegym.envs.tooltasks.env import shipped_engine as task_engine
+    mounts = {"/restbench": create_session_app({"terminal": rest_engine("terminal"), "hidden": rest_engine("hidden")},
+                                               ttl=ttl, max_sessions=max_sessions, import_name="treegym-restbench"),
+              "/tooltasks": create_session_app({"terminal": task_engine("terminal"), "hidden": task_engine("hidden")},
+                                               ttl=ttl, max_sessions=max_sessions, import_name="treegym-tooltasks")}
+    app.wsgi_app = DispatcherMiddleware(app.wsgi_app, {k: v.wsgi_app for k, v in mounts.items()})
     return app
