@@ -178,6 +178,9 @@ def parse_command(text: str) -> tuple[dict | None, str]:
         if not isinstance(cmd, dict) and isinstance(obj.get("action"), str):
             cmd = {"name": "act", "args": {"action": obj["action"]}}
         if not isinstance(cmd, dict):
+            line = _ACTION_LINE_RE.findall(text[:_MAX_REPLY_CHARS])
+            if line:  # an 'Action:' line whose action is itself JSON (a tool call), not a command object
+                return {"name": "act", "args": {"action": line[-1]}, "thoughts": {}, "repaired": True}, ""
             return None, 'the JSON object has no "command" object'
         name = cmd.get("name")
         args = cmd.get("args") if isinstance(cmd.get("args"), dict) else {}

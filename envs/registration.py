@@ -20,6 +20,9 @@ NAMESPACE = "treegym"
 ENVS: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "treegym/Game24-v0": ("treegym.envs.game24.env:Game24Env", {}, None),
     "treegym/WebShop-v0": ("treegym.envs.webshop.env:WebShopEnv", {}, "webshop"),
+    "treegym/ToolBench-v0": ("treegym.envs.toolbench.env:ToolBenchEnv", {}, None),
+    "treegym/RestBench-v0": ("treegym.envs.restbench.env:RestBenchEnv", {}, None),
+    "treegym/ToolTasks-v0": ("treegym.envs.tooltasks.env:ToolTasksEnv", {}, None),
 }
 
 

@@ -1,20 +1,21 @@
-"""``treegym serve webshop [--port P] [--host 127.0.0.1] [--catalog PATH]``: run the WebShop site."""
+"""``treegym serve webshop|tools [--port P] [--host 127.0.0.1]``: run the WebShop site or the ToolBench tool server."""
 from __future__ import annotations
 
 import argparse
 import sys
 
-SITES = ("webshop",)
+SITES = ("webshop", "tools")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("serve", help="run a site (the WebShop shop) on this machine",
+    p = subparsers.add_parser("serve", help="run a site (the WebShop shop, the ToolBench tool server) on this machine",
                               description="Serve the WebShop site: pages to shop on at http://HOST:PORT/ and the "
                                           "JSON API that WebShop-v0's HTTP mode (server_url=...) drives.")
     p.add_argument("site", choices=SITES, help="which site to serve")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1; anything else exposes the site to your network)")
-    p.add_argument("--port", type=int, default=3000, help="port (default 3000, upstream WebShop's; 0 = any free port)")
+    p.add_argument("--port", type=int, default=None,
+                   help="port (default 3000 for webshop, upstream WebShop's; 8080 for tools, StableToolBench's; 0 = any free port)")
     p.add_argument("--catalog", default=None, help="catalog directory (default: the shipped catalog)")
     p.add_argument("--ttl", type=float, default=3600.0, help="seconds an unused session lives (default 3600)")
     p.add_argument("--max-sessions", type=int, default=10_000, help="live sessions at most (default 10000)")
@@ -23,6 +24,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.site == "tools":
+        if args.port is None:
+            args.port = 8080
+        return run_tools(args)
+    if args.port is None:
+        args.port = 3000
     try:
         from treegym.envs.webshop.catalog import CatalogError
         from treegym.servers.webshop import create_app
@@ -46,6 +53,36 @@ def run(args: argparse.Namespace) -> int:
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
     print(f"WebShop at {srv.url}/  (JSON API under {srv.url}/api/; Ctrl-C to stop)", flush=True)
+    try:
+        srv.server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        srv.server.server_close()
+    return 0
+
+
+def run_tools(args: argparse.Namespace) -> int:
+    """``treegym serve tools``: the ToolBench-compatible tool server (``/rapidapi``, ``/virtual``, ``/rest``, ``/api/sessions``)."""
+    try:
+        from treegym.servers.run import BackgroundServer
+        from treegym.servers.toolbench import create_app
+    except ImportError as exc:
+        print(f"treegym serve tools needs Flask: pip install 'treegym[tools]' ({exc})", file=sys.stderr)
+        return 2
+    if not 0 <= args.port <= 65535:
+        print(f"--port must be in 0..65535, got {args.port}", file=sys.stderr)
+        return 2
+    try:
+        srv = BackgroundServer(create_app(ttl=args.ttl, max_sessions=args.max_sessions), args.host, args.port,
+                               quiet=args.quiet)
+    except OSError as exc:
+        print(f"cannot listen on {args.host}:{args.port} ({exc}); pick another --port", file=sys.stderr)
+        return 1
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
+    print(f"tool server at {srv.url}  (ToolBench: {srv.url}/rapidapi, StableToolBench: SERVICE_URL={srv.url}/virtual, "
+          f"sessions: {srv.url}/api/sessions, RestBench: {srv.url}/rest/tmdb|spotify/...; Ctrl-C to stop)", flush=True)
     try:
         srv.server.serve_forever()
     except KeyboardInterrupt:

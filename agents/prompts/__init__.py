@@ -16,6 +16,9 @@ _SPECS: dict[str, type[PromptSpec]] = {}
 _SPEC_MODULES: dict[str, str] = {
     "treegym/Game24-v0": "treegym.agents.prompts.specs.game24",
     "treegym/WebShop-v0": "treegym.agents.prompts.specs.webshop",
+    "treegym/ToolBench-v0": "treegym.agents.prompts.specs.tools",
+    "treegym/RestBench-v0": "treegym.agents.prompts.specs.tools",
+    "treegym/ToolTasks-v0": "treegym.agents.prompts.specs.tools",
 }
 
 

@@ -1,0 +1,1 @@
+"""RestBench-style REST tasks on mock TMDB and Spotify APIs (see env.py)."""

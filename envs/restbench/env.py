@@ -1,0 +1,127 @@
+"""``treegym/RestBench-v0``: RestBench (Song et al. 2023, RestGPT) on offline mock TMDB and Spotify APIs.
+
+* **Tasks**: 150 shipped instructions with gold call paths (92 TMDB, 58
+  Spotify; ``split="test"`` 119, ``"dev"`` 31, ``"all"``); ``api="tmdb"`` or
+  ``"spotify"`` selects one service. Spotify tasks mutate the user's playlists
+  and are judged on the final state too.
+* **Action** (``str``): one HTTP request, ``GET /search/person?query=Sofia Coppola``
+  or ``POST /playlists/{id}/tracks {"uris": [...]}`` or JSON
+  ``{"method", "url", "params", "data"}``; ``Final Answer: ...`` ends the episode.
+* **Observation**: ``text`` = ``{"status_code": N, "response": body}`` (JSON,
+  cut to 2048 characters); ``info["endpoints"]`` after reset lists
+  ``METHOD /path: summary``; the OpenAPI specs ship as
+  ``data/tmdb_oas.json`` / ``data/spotify_oas.json`` (:meth:`openapi`).
+* **Evaluation** at the end (``info["evaluation"]``): pass (answer checks,
+  state checks, no mutation outside the gold plan's) and ``correct_path``
+  (RestGPT's CPR: the gold path contained in order, matched structurally with
+  path parameters, alternatives allowed). ``reward_mode`` as ToolBench-v0.
+* **Snapshot** (native): the immutable engine state; **expert**: the reference plan.
+* **HTTP mode**: ``server_url="http://HOST:PORT/restbench"`` on ``treegym serve tools``.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Sequence
+
+from treegym.envs.core import EngineEnv
+
+from .actions import parse_action
+from .api import RestData
+from .engine import RestBenchEngine
+
+DATA_DIR = Path(__file__).with_name("data")
+
+
+@lru_cache(maxsize=1)
+def shipped_tasks() -> tuple[dict, ...]:
+    path = DATA_DIR / "tasks.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing; run python -m treegym.envs.restbench.tasks")
+    return tuple(json.loads(path.read_text(encoding="utf-8")))
+
+
+@lru_cache(maxsize=4)
+def shipped_engine(reward_mode: str = "terminal", max_observation_length: int = 2048) -> RestBenchEngine:
+    from treegym.envs.toolbench.service import default_service
+    from treegym.envs.toolbench.world import WorldState
+
+    from .tasks import INITIAL_WORLD
+    tasks = shipped_tasks()
+    splits = {s: [t["query_id"] for t in tasks if t["split"] == s] for s in ("test", "dev")}
+    splits["all"] = [t["query_id"] for t in tasks]
+    return RestBenchEngine(RestData(default_service().fixtures), tasks, splits, WorldState.from_json(INITIAL_WORLD),
+                           reward_mode, max_observation_length)
+
+
+class RestBenchEnv(EngineEnv):
+    """RestBench-style REST tasks on mock TMDB and Spotify (see the module docstring)."""
+
+    def __init__(self, split: str | None = None, task_ids: Sequence[Any] | None = None, api: str | None = None,
+                 reward_mode: str = "terminal", max_steps: int = 10, max_observation_length: int = 2048,
+                 server_url: str | None = None, render_mode: str | None = None):
+        if server_url is not None and max_observation_length != 2048:
+            raise ValueError("server_url= uses the server's max_observation_length; drop max_observation_length=")
+        engine = shipped_engine(reward_mode, max_observation_length)
+        if api is not None:
+            if api not in ("tmdb", "spotify"):
+                raise ValueError(f"api must be 'tmdb' or 'spotify', got {api!r}")
+            pool = task_ids if task_ids is not None else engine.task_ids(split or "test")
+            task_ids = [t for t in pool if engine.tasks[engine.task(t)]["api"] == api]
+        elif task_ids is not None:
+            task_ids = [engine.task(t) for t in task_ids]
+        super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode,
+                         server_url=server_url, variant=reward_mode if server_url is not None else None)
+        self._init_kwargs = {"split": split, "task_ids": task_ids, "api": api, "reward_mode": reward_mode,
+                             "max_steps": max_steps, "max_observation_length": max_observation_length,
+                             "server_url": server_url, "render_mode": render_mode}
+
+    @classmethod
+    def task_counts(cls) -> dict[str, int]:
+        tasks = shipped_tasks()
+        return {"test": sum(t["split"] == "test" for t in tasks), "dev": sum(t["split"] == "dev" for t in tasks),
+                "all": len(tasks)}
+
+    @classmethod
+    def split_task_ids(cls, split: str) -> list:
+        if split == "all":
+            return [t["query_id"] for t in shipped_tasks()]
+        if split not in ("test", "dev"):
+            raise ValueError(f"unknown split {split!r}; choose test, dev or all")
+        return [t["query_id"] for t in shipped_tasks() if t["split"] == split]
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        if options and options.get("task_id") is not None:
+            options = dict(options, task_id=self.engine.task(options["task_id"]))
+        return super().reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
+        if isinstance(action, dict):
+            action = json.dumps(action, ensure_ascii=False)
+        return super().step(action)
+
+    def openapi(self, api: str | None = None) -> dict:
+        """The OpenAPI 3 spec of ``api`` (default: the current task's)."""
+        api = api or self.engine.tasks[self.task.task_id]["api"]
+        return json.loads((DATA_DIR / f"{api}_oas.json").read_text(encoding="utf-8"))
+
+    def task_fields(self) -> dict[str, Any]:
+        if self.task is None:
+            return {}
+        t = self.engine.tasks[self.task.task_id]
+        return {"query": t["query"], "query_id": t["query_id"], "api": t["api"], "endpoints": self.engine.endpoints(t["api"])}
+
+    def action_templates(self) -> tuple[str, ...]:
+        if self.task is not None and self.engine.tasks[self.task.task_id]["api"] == "tmdb":
+            return ("GET <path and query>", "Final Answer: <answer>")  # TMDB's endpoints are all GET
+        return ("GET <path and query>", "POST <path> <JSON body>", "PUT <path> <JSON body>",
+                "DELETE <path> <JSON body>", "Final Answer: <answer>")
+
+    def canonical_action(self, action: str) -> str | None:
+        parsed = parse_action(action)
+        return None if isinstance(parsed, str) else parsed.canonical()
+
+    def expert_action(self) -> str | None:
+        advice = self.expert()
+        return advice.next_action if advice is not None else None

@@ -1,0 +1,138 @@
+"""The world state of the mock tool services: immutable values, copy-on-write transactions.
+
+* **Fixtures** (flights, products, movies, ...) are read-only tables loaded once
+  per process and shared by every episode; they are never part of a state.
+* A :class:`WorldState` holds only what APIs *mutate*: collections such as
+  ``flight_bookings``, ``cart``, ``orders``, ``wallet``, ``events``, ``playlists``
+  and the id counters, each a ``{key: JSON value}`` map. Values that start from a
+  fixture (seats left on a flight, units in stock) are stored only once touched;
+  readers pass the fixture value as the default. A state is never mutated after
+  it is built, so a snapshot is a reference and states are shared across branches.
+* A :class:`Tx` is one API call's view of a state: reads return copies, writes go
+  to per-collection copies, and :meth:`Tx.commit` returns a new state (or the same
+  object when nothing changed).
+* Determinism: no wall clock, no uuid; ids come from per-prefix counters in the
+  state (``BK-0001``), numbers are rounded at the API boundary.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+COUNTERS = "_counters"
+
+
+def _frozen_copy(value: Any) -> Any:
+    """A deep copy of a JSON value (tuples become lists), so callers never alias state."""
+    if isinstance(value, dict):
+        return {str(k): _frozen_copy(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_frozen_copy(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, eq=False)
+class WorldState:
+    """Mutable-world collections as an immutable value (never mutate ``collections``)."""
+
+    collections: Mapping[str, Mapping[str, Any]]
+
+    def get(self, collection: str, key: str, default: Any = None) -> Any:
+        """A copy of one value (``default`` when absent)."""
+        coll = self.collections.get(collection)
+        if coll is None or key not in coll:
+            return _frozen_copy(default)
+        return _frozen_copy(coll[key])
+
+    def items(self, collection: str) -> list[tuple[str, Any]]:
+        """``(key, value copy)`` pairs of a collection, sorted by key."""
+        coll = self.collections.get(collection) or {}
+        return [(k, _frozen_copy(coll[k])) for k in sorted(coll)]
+
+    def to_json(self) -> dict[str, dict[str, Any]]:
+        return {name: {k: _frozen_copy(v) for k, v in sorted(coll.items())}
+                for name, coll in sorted(self.collections.items())}
+
+    @classmethod
+    def from_json(cls, data: Any) -> "WorldState":
+        if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+            raise ValueError("a world state is a JSON object of collections, each a JSON object")
+        return cls({str(name): {str(k): _frozen_copy(v) for k, v in coll.items()} for name, coll in data.items()})
+
+    def digest(self) -> str:
+        """A content hash (blake2b) of the state: equal states, equal digests."""
+        text = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+        return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+    def __eq__(self, other: Any) -> bool:
+        if not isinstance(other, WorldState):
+            return NotImplemented
+        return self is other or self.to_json() == other.to_json()
+
+    def __hash__(self) -> int:
+        return hash(self.digest())
+
+
+EMPTY_WORLD = WorldState({})
+
+
+class Tx:
+    """One API call's copy-on-write view of a :class:`WorldState` (see module docstring)."""
+
+    def __init__(self, world: WorldState):
+        self.base = world
+        self.changed: dict[str, dict[str, Any]] = {}
+
+    def _coll(self, collection: str) -> Mapping[str, Any]:
+        if collection in self.changed:
+            return self.changed[collection]
+        return self.base.collections.get(collection) or {}
+
+    def get(self, collection: str, key: str, default: Any = None) -> Any:
+        coll = self._coll(collection)
+        return _frozen_copy(coll[key]) if key in coll else _frozen_copy(default)
+
+    def has(self, collection: str, key: str) -> bool:
+        return key in self._coll(collection)
+
+    def items(self, collection: str) -> Iterator[tuple[str, Any]]:
+        coll = self._coll(collection)
+        for k in sorted(coll):
+            yield k, _frozen_copy(coll[k])
+
+    def _writable(self, collection: str) -> dict[str, Any]:
+        if collection not in self.changed:
+            self.changed[collection] = dict(self.base.collections.get(collection) or {})
+        return self.changed[collection]
+
+    def put(self, collection: str, key: str, value: Any) -> None:
+        self._writable(collection)[str(key)] = _frozen_copy(value)
+
+    def delete(self, collection: str, key: str) -> None:
+        self._writable(collection).pop(str(key), None)
+
+    def next_id(self, prefix: str, width: int = 4) -> str:
+        n = int(self.get(COUNTERS, prefix, 0)) + 1
+        self.put(COUNTERS, prefix, n)
+        return f"{prefix}-{n:0{width}d}"
+
+    def commit(self) -> WorldState:
+        if not self.changed:
+            return self.base
+        merged = dict(self.base.collections)
+        merged.update(self.changed)
+        return WorldState(merged)
+
+
+def changed_collections(before: WorldState, after: WorldState) -> list[str]:
+    """Names of collections (counters excluded) whose content differs between two states."""
+    names = set(before.collections) | set(after.collections)
+    out = []
+    for name in sorted(names - {COUNTERS}):
+        a = before.collections.get(name) or {}
+        b = after.collections.get(name) or {}
+        if a is not b and a != b:
+            out.append(name)
+    return out

@@ -1,0 +1,101 @@
+"""treegym/RestBench-v0: mock TMDB/Spotify, RestGPT's correct path rate, gold plans, snapshots."""
+from __future__ import annotations
+
+import json
+import re
+
+import gymnasium as gym
+import pytest
+
+import treegym.envs as te
+from treegym.envs.restbench.cpr import correct_path, path_contained, step_matches
+from treegym.envs.restbench.env import shipped_tasks
+
+
+def test_cpr_matches_path_parameters_structurally_in_order_with_alternatives():
+    gold = ["GET /search/person", "GET /person/{person_id}/movie_credits"]
+    assert path_contained(gold, ["GET /search/person?query=Sofia", "GET /person/501/movie_credits"])
+    assert not path_contained(gold, ["GET /person/501/movie_credits", "GET /search/person"])  # order matters
+    assert not step_matches("GET /person/{person_id}/movie_credits", "GET /person/501/tv_credits")
+    assert not step_matches("GET /movie/{movie_id}/credits", "GET /movie/1/2/credits")       # one segment per param
+    assert not step_matches("GET /movie/{movie_id}/credits", "POST /movie/1/credits")
+    # RaD-Agent's conversion collapses any templated path to ".*", so a wrong endpoint passed there
+    collapsed = re.sub(r".*\{.*?\}.*", ".*", "/movie/{movie_id}/credits")
+    assert collapsed == ".*" and re.match(collapsed, "/person/7/movie_credits")
+    assert not step_matches("GET /movie/{movie_id}/credits", "GET /person/7/movie_credits")
+    assert correct_path([["GET /a/{x}"], ["GET /b"]], ["GET /b"])
+
+
+def _play(env, tid, actions):
+    env.reset(options={"task_id": tid})
+    for a in actions:
+        out = env.step(a)
+        if out[2] or out[3]:
+            return out
+    return out
+
+
+def test_every_reference_plan_passes_and_an_empty_answer_fails():
+    env = gym.make("treegym/RestBench-v0", split="all")
+    tasks = shipped_tasks()
+    assert len(tasks) >= 150 and {t["api"] for t in tasks} == {"tmdb", "spotify"}
+    for t in tasks:
+        env.reset(options={"task_id": t["query_id"]})
+        while True:
+            obs, r, term, trunc, info = env.step(env.unwrapped.expert_action())
+            if term or trunc:
+                break
+        assert term and r == 1.0 and info["evaluation"]["correct_path"], (t["query_id"], info["evaluation"])
+        out = _play(env, t["query_id"], ["Final Answer: "])
+        assert out[2] and not out[4]["success"]
+
+
+def test_requests_errors_and_spotify_state_with_snapshots():
+    env = gym.make("treegym/RestBench-v0", split="all", api="spotify")
+    tid = next(t["query_id"] for t in shipped_tasks() if t["template"] == "add_song_to_playlist")
+    obs, info = env.reset(options={"task_id": tid})
+    assert any(e.startswith("POST /playlists/{playlist_id}/tracks") for e in info["endpoints"])
+    nf = env.step("GET /nowhere")
+    assert json.loads(nf[0]["text"])["status_code"] == 404
+    na = env.step("DELETE /me")
+    assert json.loads(na[0]["text"])["status_code"] == 405
+    bad = env.step("GET /search?type=track")
+    assert json.loads(bad[0]["text"])["status_code"] == 400 and "Missing required parameter: q" in bad[0]["text"]
+    garbage = env.step("please add the song")
+    assert "Invalid action" in garbage[0]["text"] and not garbage[2]
+    snap = te.snapshot(env)
+    plan = env.unwrapped.expert().plan
+    for a in plan[:-1]:
+        env.step(a)
+    pl = next(iter(env.unwrapped.engine.tasks[tid]["gold"]["state"]))["key"]
+    assert env.unwrapped.state.world.get("sp_playlists", pl)["tracks"]
+    te.restore(env, snap)
+    assert env.unwrapped.state.world.get("sp_playlists", pl)["tracks"] == []  # the addition is undone
+    # JSON request form reaches the same answer as the text form
+    a = env.step({"method": "GET", "url": "/search", "params": {"q": "night", "type": "track", "limit": 2}})
+    te.restore(env, snap)
+    b = env.step("GET https://api.spotify.com/v1/search?q=night&type=track&limit=2")
+    assert a[0] == b[0] and json.loads(a[0]["text"])["status_code"] == 200
+
+
+def test_openapi_specs_and_api_filter():
+    env = gym.make("treegym/RestBench-v0", api="tmdb")
+    env.reset()
+    spec = env.unwrapped.openapi()
+    assert spec["openapi"].startswith("3.") and "/movie/{movie_id}/credits" in spec["paths"]
+    params = spec["paths"]["/movie/{movie_id}/credits"]["get"]["parameters"]
+    assert params[0] == {"name": "movie_id", "in": "path", "required": True, "schema": {"type": "string"}}
+    sp = env.unwrapped.openapi("spotify")
+    assert "requestBody" in sp["paths"]["/users/{user_id}/playlists"]["post"]
+    assert all(t >= 40000 and t < 50000 for t in env.unwrapped._pool)
+    with pytest.raises(ValueError, match="api must be"):
+        gym.make("treegym/RestBench-v0", api="github")
+    assert te.check_rollback(gym.make("treegym/RestBench-v0", api="spotify"), n_trajectories=3).steps_checked > 0
+
+
+@pytest.mark.slow
+def test_builder_reproduces_the_shipped_tasks():
+    from treegym.envs.restbench.api import RestData
+    from treegym.envs.restbench.tasks import build_tasks
+    from treegym.envs.toolbench.service import default_service
+    assert json.loads(json.dumps(build_tasks(RestData(default_service().fixtures)))) == list(shipped_tasks())

@@ -1,0 +1,72 @@
+"""treegym/ToolTasks-v0: the four ToolChain*-style domains, final-state success, parsing, snapshots."""
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import pytest
+
+import treegym.envs as te
+from treegym.envs.tooltasks.domains import dict_f1
+from treegym.envs.tooltasks.env import shipped_tasks
+
+
+def test_counts_and_every_reference_plan_passes_while_doing_nothing_fails():
+    tasks = shipped_tasks()
+    assert {t["domain"] for t in tasks} == {"home_search", "trip_booking", "sheets", "virtual_home"} and len(tasks) == 90
+    env = gym.make("treegym/ToolTasks-v0", split="all")
+    for t in tasks:
+        env.reset(options={"task_id": t["task_id"]})
+        while True:
+            obs, r, term, trunc, info = env.step(env.unwrapped.expert_action())
+            if term or trunc:
+                break
+        assert term and r == 1.0 and info["evaluation"]["executable"], t["task_id"]
+        env.reset(options={"task_id": t["task_id"]})
+        final = "search()" if t["domain"] in ("home_search", "trip_booking") else "done()"
+        assert not env.step(final)[4]["success"]
+
+
+def test_home_search_order_rules_f1_and_call_forms():
+    tid = next(t["task_id"] for t in shipped_tasks() if t["domain"] == "home_search")
+    env = gym.make("treegym/ToolTasks-v0", split="all")
+    obs, info = env.reset(options={"task_id": tid})
+    assert {f["name"] for f in info["functions"]} >= {"set_location", "search"}
+    o = env.step("set_num_beds(2)")[0]
+    assert o["text"] == "Error: call set_location first"
+    a = env.step('API.set_location("Boston")')[0]["text"]
+    env.reset(options={"task_id": tid})
+    b = env.step('{"name": "set_location", "arguments": {"value": "Boston"}}')[0]["text"]
+    env.reset(options={"task_id": tid})
+    c = env.step('Action: set_location\nAction Input: {"value": "Boston"}')[0]["text"]
+    assert a == b == c == "OK: location = 'Boston'"
+    assert env.step("__import__('os').system('true')")[0]["text"].startswith("Error")  # never executed
+    assert env.step("set_location(value=open('x'))")[0]["text"].startswith("Error: arguments must be literals")
+    assert dict_f1({"a": 1, "b": 2}, {"a": 1, "b": 3}) == 0.5
+
+
+def test_sheets_and_virtual_home_state_with_snapshot():
+    env = gym.make("treegym/ToolTasks-v0", domain="virtual_home", split="all")
+    tid = next(t["task_id"] for t in shipped_tasks() if t["domain"] == "virtual_home" and "milk" in t["query"])
+    env.reset(options={"task_id": tid})
+    env.step('walk("kitchen")')
+    assert env.step('grab("milk")')[0]["text"] == "Error: the milk is inside the closed fridge"
+    snap = te.snapshot(env)
+    env.step('open("fridge")')
+    env.step('grab("milk")')
+    te.restore(env, snap)
+    assert env.unwrapped.state.world.get("objects", "fridge")["open"] is False
+    assert env.unwrapped.expert().next_action == 'open("fridge")'
+    sheets = gym.make("treegym/ToolTasks-v0", domain="sheets", split="all")
+    sheets.reset()
+    assert sheets.step('update_cell("Z9", 1)')[0]["text"].startswith("Error: cell Z9 is outside")
+    assert sheets.step("delete_row(1)")[0]["text"].startswith("Error: row 1 is not a data row")
+    assert sheets.unwrapped.canonical_action('update_cell("B2", 3)') == '{"arguments": {"cell": "B2", "value": 3}, "name": "update_cell"}'
+    with pytest.raises(ValueError, match="domain must be"):
+        gym.make("treegym/ToolTasks-v0", domain="kitchen")
+
+
+@pytest.mark.slow
+def test_builder_reproduces_the_shipped_tasks():
+    from treegym.envs.tooltasks.tasks import build_tasks
+    assert json.loads(json.dumps(build_tasks())) == list(shipped_tasks())
