@@ -111,7 +111,7 @@ def run_episode(
         error, error_kind = f"agent gave up: {exc}", classify_error(exc)
     except LLMError as exc:
         error, error_kind = f"LLM error: {exc}", classify_error(exc)
-    return {
+    record = {
         "success": success,
         "reward": reward_total,
         "steps": steps,
@@ -121,6 +121,9 @@ def run_episode(
         "wall_s": round(time.perf_counter() - t0, 4),
         "reward_parts": _jsonable(info.get("reward_parts")) if isinstance(info, dict) and "reward_parts" in info else None,
     }
+    if error is None and isinstance(info, dict) and "correct_path" in info:
+        record["correct_path"] = bool(info["correct_path"])  # RestBench's path grade (report: CPR)
+    return record
 
 
 def _jsonable(x: Any) -> Any:

@@ -262,3 +262,25 @@ def test_report_reads_records_as_resume_does(tmp_path):
     assert "1 episodes ended with an infrastructure error" in warnings and "does not match" in warnings
     rows = env_tables(runs)[ENV]
     assert rows[0].pass_rate == 1.0 and rows[0].episodes == 2
+
+
+def test_restbench_runs_carry_correct_path_into_the_report(tmp_path):
+    """End to end: RestBench grades the call path, the run record copies it, the report shows CPR."""
+    import gymnasium as gym
+
+    from treegym.agents.evaluation import run_episode
+    from treegym.agents.registry import make_agent
+
+    env = gym.make("treegym/RestBench-v0", split="all")
+    ids = list(env.unwrapped.split_task_ids("all"))[:2]
+    recs = []
+    for task_id in ids:
+        record = run_episode(env, make_agent("oracle", "treegym/RestBench-v0"), task_id=task_id, seed=0)
+        assert record["success"] and record["correct_path"] is True, record
+        recs.append(_rec("oracle", task_id, True, correct_path=record["correct_path"]))
+    env.close()
+    random_record = run_episode(gym.make("treegym/RestBench-v0", split="all"),
+                                make_agent("random", "treegym/RestBench-v0", seed=0), task_id=ids[0], seed=0)
+    assert random_record.get("correct_path") in (None, False)  # never claimed for an unfinished/wrong path
+    rows = env_tables(load_runs([_write(tmp_path / "rest.jsonl", recs)]))[ENV]
+    assert rows[0].cpr == 1.0 and "CPR" in to_markdown(rows, ENV)

@@ -11,6 +11,9 @@ Every treegym env
   ``check_rollback`` checks it.
 * returns observations with ``text``, ``instruction`` and ``valid_actions``
   (empty when the env cannot list them).
+* may put ``correct_path: bool`` in the final ``info`` when the benchmark grades
+  the call path (RestBench's correct path rate); run records copy it and
+  ``treegym report`` shows a CPR column for it.
 
 Optional capabilities (methods of :class:`~treegym.envs.core.ForkableEnv`; the
 defaults say "not available", so an env implements only what it can):

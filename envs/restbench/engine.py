@@ -173,6 +173,7 @@ class RestBenchEngine:
             info["endpoints"] = self.endpoints(task["api"])
         if ev is not None:
             info["evaluation"] = ev
+            info["correct_path"] = bool(ev["correct_path"])  # the record's CPR flag (envs/core/contract.py)
         return obs, info
 
     def expert(self, state: RestState) -> ExpertAdvice | None:

@@ -255,6 +255,8 @@ class ToolBenchEngine:
             info["functions"] = json.loads(view.functions_json)
         if ev is not None:
             info["evaluation"] = ev
+            if "correct_path" in ev:
+                info["correct_path"] = bool(ev["correct_path"])  # the record's CPR flag (envs/core/contract.py)
         return obs, info
 
     # ------------------------------------------------------------ expert
