@@ -246,8 +246,16 @@ class BMoCAEnv(ForkableEnv):
         return ExpertAdvice(plan=tuple(plan), value=1.0)
 
     def expert_action(self) -> str | None:
-        adv = self.expert()
-        return adv.next_action if adv is not None else None
+        """The expert's next action only (cheaper than ``expert().plan``)."""
+        from .expert import next_intent, to_action
+        from .sim.phone import SimPhone, render
+
+        if not isinstance(self.backend, SimPhone) or self.state is None or self.state.success:
+            return None
+        st = self.backend.state
+        tree = render(st)
+        cfg = st.config
+        return to_action(next_intent(self.task.task.name, st, tree), tree, cfg.width, cfg.height, cfg.rtl)
 
 
 def plan_from(phone_state: Any, spec: EpisodeSpec, budget: int, cursor: int) -> list[str] | None:

@@ -24,7 +24,7 @@ APP_OF = {
     "contact": "com.android.contacts", "chrome": "com.android.chrome", "google": "com.google.android.googlequicksearchbox",
     "map": "com.google.android.apps.maps", "message": "com.google.android.apps.messaging",
     "youtube": "com.google.android.youtube", "setting": "com.android.settings", "clock": "com.google.android.deskclock",
-    "dial": "com.android.dialer", "phone": "com.android.dialer", "photo": "com.google.android.apps.photos",
+    "dial": "com.android.dialer", "phone": "com.android.dialer", "photo": "com.google.android.apps.photos", "photos": "com.google.android.apps.photos",
     "file": "com.android.documentsui", "calendar": "com.google.android.calendar", "camera": "com.android.camera2",
     "gmail": "com.google.android.gm", "music": "com.google.android.music",
 }
@@ -85,8 +85,8 @@ def task_package(name: str) -> str:
     if name == "go_to_the_trash_page_in_photo":
         return "com.google.android.apps.photos"
     if name.startswith("open_the_"):
-        word = name[len("open_the_"):-len("_app")].split("_")[-1]
-        return APP_OF[word]
+        words = name[len("open_the_"):-len("_app")].split("_")
+        return APP_OF["file" if words[0] == "file" else words[-1]]
     raise KeyError(f"no expert route for task {name!r}")
 
 

@@ -226,21 +226,22 @@ def _render_picker(state: PhoneState, ctx: Ctx, screen: Screen) -> Node:
     root = Node(FRAME, (0, 0, ctx.W, ctx.cb), package=CLOCK, style="scrim")
     dlg = Node(FRAME, (x1, y1, x1 + w, y1 + total), rid=f"{A}content", package=CLOCK, style="dialog")
     head = Node(LINEAR, (x1, y1, x1 + w, y1 + head_h), rid=f"{A}time_header", style="pickerhead")
-    head.add(Node(TEXT, (x1 + ctx.dp(24), y1 + ctx.dp(16), x1 + ctx.dp(90), y1 + ctx.dp(80)), rid=f"{A}hours",
+    head.add(Node(TEXT, (x1 + w * 6 // 100, y1 + ctx.dp(16), x1 + w * 30 // 100, y1 + ctx.dp(80)), rid=f"{A}hours",
                   text=str((h % 12) or 12), clickable=True, selected=mode == "hour", key="picker_hours",
                   action=lambda s: s.with_screen(Screen("clock.picker", arg=(s.screen.arg[0], s.screen.arg[1], "hour"))),
                   style="huge"))
-    head.add(Node(TEXT, (x1 + ctx.dp(100), y1 + ctx.dp(16), x1 + ctx.dp(170), y1 + ctx.dp(80)), rid=f"{A}minutes",
+    head.add(Node(TEXT, (x1 + w * 34 // 100, y1 + ctx.dp(16), x1 + w * 60 // 100, y1 + ctx.dp(80)), rid=f"{A}minutes",
                   text=f"{m:02d}", clickable=True, selected=mode == "minute", key="picker_minutes",
                   action=lambda s: s.with_screen(Screen("clock.picker", arg=(s.screen.arg[0], s.screen.arg[1], "minute"))),
                   style="huge"))
-    ampm = Node(LINEAR, (x1 + w - ctx.dp(72), y1 + ctx.dp(16), x1 + w - ctx.dp(16), y1 + ctx.dp(80)),
+    ax1, ax2 = x1 + w * 70 // 100, x1 + w * 94 // 100
+    ampm = Node(LINEAR, (ax1, y1 + ctx.dp(16), ax2, y1 + ctx.dp(80)),
                 rid=f"{A}ampm_layout")
-    ampm.add(Node("android.widget.RadioButton", (x1 + w - ctx.dp(72), y1 + ctx.dp(16), x1 + w - ctx.dp(16),
+    ampm.add(Node("android.widget.RadioButton", (ax1, y1 + ctx.dp(16), ax2,
                                                  y1 + ctx.dp(48)), rid=f"{A}am_label", text="AM", checkable=True,
                   checked=h < 12, clickable=True, key="picker_am", action=lambda s: _picker_ampm(s, False),
                   style="text"))
-    ampm.add(Node("android.widget.RadioButton", (x1 + w - ctx.dp(72), y1 + ctx.dp(48), x1 + w - ctx.dp(16),
+    ampm.add(Node("android.widget.RadioButton", (ax1, y1 + ctx.dp(48), ax2,
                                                  y1 + ctx.dp(80)), rid=f"{A}pm_label", text="PM", checkable=True,
                   checked=h >= 12, clickable=True, key="picker_pm", action=lambda s: _picker_ampm(s, True),
                   style="text"))
