@@ -24,6 +24,7 @@
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -41,6 +42,7 @@ from .observation import ParsedScreen, parse
 from .tasks import EpisodeSpec, episode, episode_ids
 
 SPLITS = ("train", "test")
+OBS_CACHE = 512  # screens (dump + parse) kept per env, keyed by the simulator's immutable state
 FIXED_ACTIONS = ('swipe("up")', 'swipe("down")', 'swipe("left")', 'swipe("right")', 'press("HOME")',
                  'press("BACK")', 'press("OVERVIEW")')
 
@@ -97,6 +99,7 @@ class BMoCAEnv(ForkableEnv):
         self.state: AndroidState | None = None
         self._parsed: ParsedScreen | None = None
         self._xml = ""
+        self._cache: OrderedDict = OrderedDict()
 
     # ------------------------------------------------------------------ tasks
     @classmethod
@@ -144,10 +147,26 @@ class BMoCAEnv(ForkableEnv):
             self.backend.load_snapshot(ref)
             self.state = state
 
-    def _observe(self) -> tuple[dict, dict]:
+    def _screen(self) -> tuple[str, ParsedScreen]:
+        """The dump and its parse; on a native backend cached by the (immutable) device state."""
         w, h = self.backend.screen_size()
-        self._xml = self.backend.dump_ui()
-        self._parsed = parse(self._xml, w, h)
+        if self.snapshot_kind != "native":
+            xml = self.backend.dump_ui()
+            return xml, parse(xml, w, h)
+        ref = self.backend.save_snapshot()
+        hit = self._cache.get(id(ref))
+        if hit is not None and hit[0] is ref:
+            self._cache.move_to_end(id(ref))
+            return hit[1], hit[2]
+        xml = self.backend.dump_ui()
+        parsed = parse(xml, w, h)
+        self._cache[id(ref)] = (ref, xml, parsed)  # the entry keeps ref alive, so its id is not reused
+        if len(self._cache) > OBS_CACHE:
+            self._cache.popitem(last=False)
+        return xml, parsed
+
+    def _observe(self) -> tuple[dict, dict]:
+        self._xml, self._parsed = self._screen()
         st = self.state
         n = len(self._parsed.elements)
         over = self.task is not None and self.steps >= self.max_steps
