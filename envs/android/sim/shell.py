@@ -251,6 +251,23 @@ def _logcat(phone: "SimPhone", args: list[str]) -> str:
     return "".join(line + "\n" for line in filter_lines(lines, filters))
 
 
+def _log(phone: "SimPhone", args: list[str]) -> str:
+    """Android's ``log [-p PRIORITY] [-t TAG] MESSAGE``: write one logcat line."""
+    pri, tag, rest, i = "I", "log", [], 0
+    while i < len(args):
+        if args[i] == "-p" and i + 1 < len(args):
+            pri = args[i + 1][:1].upper()
+            i += 2
+        elif args[i] == "-t" and i + 1 < len(args):
+            tag = args[i + 1]
+            i += 2
+        else:
+            rest.append(args[i])
+            i += 1
+    phone.state = phone.state.emit("shell", pri if pri in "VDIWEF" else "I", tag, " ".join(rest))
+    return ""
+
+
 def _echo(phone: "SimPhone", args: list[str]) -> str:
     return " ".join(args) + "\n"
 
@@ -268,7 +285,7 @@ def _content(phone: "SimPhone", args: list[str]) -> str:
 _COMMANDS = {
     "settings": _settings, "input": _input, "uiautomator": _uiautomator, "cat": _cat, "rm": _rm,
     "screencap": _screencap, "am": _am, "dumpsys": _dumpsys, "date": _date, "getprop": _getprop, "wm": _wm,
-    "cmd": _cmd, "logcat": _logcat, "echo": _echo, "content": _content, "true": lambda p, a: "",
+    "cmd": _cmd, "logcat": _logcat, "echo": _echo, "log": _log, "content": _content, "true": lambda p, a: "",
 }
 
 __all__ = ["run", "Screen"]
