@@ -29,6 +29,7 @@ Run standalone: ``python -m treegym.servers.android.fake_adb --config test_env_1
 from __future__ import annotations
 
 import argparse
+import shlex
 import socket
 import socketserver
 import struct
@@ -233,8 +234,15 @@ class FakeAdbServer:
             return
 
     def _run_shell(self, sock: socket.socket, cmd: str) -> None:
-        argv = cmd.split()
-        if argv[:1] == ["logcat"] and "-d" not in argv and "-c" not in argv and not cmd.strip().endswith("--help"):
+        # `adb logcat` sends `export ANDROID_LOG_TAGS="..." ; exec logcat ARGS`
+        last = cmd.split(";")[-1].strip()
+        if last.startswith("exec "):
+            last = last[len("exec "):]
+        try:
+            argv = shlex.split(last)
+        except ValueError:
+            argv = last.split()
+        if argv[:1] == ["logcat"] and "-d" not in argv and "-c" not in argv and "--help" not in argv:
             self._stream_logcat(sock, [a for a in argv[1:] if ":" in a and not a.startswith("-")])
             return
         with self.lock:
