@@ -59,6 +59,8 @@ class AndroidState:
 
 
 class BMoCAEnv(ForkableEnv):
+    """B-MoCA Android control on a simulated phone or a device (see the module docstring)."""
+
     metadata = {"render_modes": ["ansi", "rgb_array"]}
     snapshot_kind = "native"
 
