@@ -27,6 +27,9 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
+from treegym.envs.core.contract import ExpertAdvice
+
+from .catalog import NO_PRICE_LIMIT
 from .reward import fuzzy_score, get_reward, FUZZY_THRESHOLD
 
 SEARCH_RETURN_N = 50      # products a search returns
@@ -38,6 +41,8 @@ PAGE_KINDS = (PAGE_SEARCH, PAGE_RESULTS, PAGE_ITEM, PAGE_SUB, PAGE_DONE)
 BACK_TO_SEARCH, NEXT_PAGE, PREV_PAGE, BUY_NOW = "Back to Search", "Next >", "< Prev", "Buy Now"
 SUB_PAGES = ("Description", "Features", "Reviews")
 SEARCH_TEMPLATE = "search[...]"   # how valid_actions lists the search bar
+ACTION_TEMPLATES = ("search[<query>]",)  # the free-text action (contract.py's action_templates)
+GOLD_PATH_LIMIT = 30      # actions the expert plans at most (a gold path takes 3-8)
 
 _ACTION_RE = re.compile(r"^\s*(search|click)\s*\[(.*)\]\s*$", re.IGNORECASE | re.DOTALL)
 
@@ -302,11 +307,11 @@ class WebShopEngine:
         if s.done:
             return replace(s, notice="The episode is over: you already bought a product. Reset to shop again."), 0.0
         text = bounded_action(action)
-        m = _ACTION_RE.match(text)
-        if not m:
+        parsed = parse_action(text)
+        if parsed is None:
             return replace(s, notice=f"Invalid action {_short(text)!r}: write search[keywords] or "
                                      f"click[a button, product or option on this page]."), 0.0
-        verb, arg = m.group(1).lower(), _clean(m.group(2))
+        verb, arg = parsed
         if verb == "search":
             return self._search(s, arg), 0.0
         return self._click(s, arg)
@@ -400,7 +405,7 @@ class WebShopEngine:
         if session.page == PAGE_ITEM:
             if session.asin != goal.asin:
                 return f"click[{PREV_PAGE}]"
-            needed = self._goal_option_values(goal)
+            needed = self.goal_option_values(goal)
             selected = dict(session.options)
             for name, value in needed:
                 if selected.get(name) != value:
@@ -424,7 +429,43 @@ class WebShopEngine:
                 return q[:MAX_QUERY_CHARS]
         return candidates[0][:MAX_QUERY_CHARS]
 
-    def _goal_option_values(self, goal: Any) -> list[tuple[str, str]]:
+    def expert(self, session: Session, steps_left: int | None = None) -> ExpertAdvice:
+        """The gold path from ``session`` to Buy Now and its worth (contract.py's ``expert``).
+
+        ``plan`` follows :meth:`expert_action` to the end; ``value`` is the reward
+        the plan earns (the reward earned, once done). With ``steps_left`` (the
+        env's step limit minus its steps), a plan that does not fit is marked
+        ``solvable=False`` with value 0.
+        """
+        if session.done:
+            return ExpertAdvice(plan=(), value=session.reward, solvable=session.reward == 1.0)
+        plan, s = [], session
+        while not s.done and len(plan) < GOLD_PATH_LIMIT:
+            action = self.expert_action(s)
+            plan.append(action)
+            s, _ = self.step(s, action)
+        if not s.done or (steps_left is not None and len(plan) > steps_left):
+            return ExpertAdvice(plan=tuple(plan), value=0.0, solvable=False)
+        return ExpertAdvice(plan=tuple(plan), value=s.reward, solvable=True)
+
+    def task_fields(self, goal_index: int) -> dict[str, Any]:
+        """What the goal's instruction asks for, as fields (contract.py's ``task_fields``).
+
+        ``instruction``; ``attributes`` (the qualities asked for); ``options``
+        (``[name, value]`` pairs for synthetic goals, free strings for human ones);
+        ``price_upper`` in dollars or None without a price limit. Never the answer:
+        the target product's ASIN, name, query and category stay out.
+        """
+        goal = self.catalog.goal(goal_index)
+        options = [list(o) if isinstance(o, tuple) else str(o) for o in goal.goal_options]
+        return {
+            "instruction": _clean(goal.instruction_text),
+            "attributes": list(goal.attributes),
+            "options": options,
+            "price_upper": None if goal.price_upper >= NO_PRICE_LIMIT else float(goal.price_upper),
+        }
+
+    def goal_option_values(self, goal: Any) -> list[tuple[str, str]]:
         """The (option name, value) pairs of the goal product that satisfy the goal's options."""
         product = self.catalog.product(goal.asin)
         pairs: list[tuple[str, str]] = []
@@ -446,6 +487,34 @@ class WebShopEngine:
             if best and best[0] not in dict(pairs):
                 pairs.append(best)
         return pairs
+
+    _goal_option_values = goal_option_values  # the old private name, until agents/adapters/webshop.py moves off it
+
+
+def parse_action(action: Any) -> tuple[str, str] | None:
+    """The engine's parser: ``(verb, argument)`` with the verb lower-case (``search`` or
+    ``click``) and the argument's whitespace collapsed, or None when malformed."""
+    m = _ACTION_RE.match(action if isinstance(action, str) else str(action))
+    if not m:
+        return None
+    return m.group(1).lower(), _clean(m.group(2))
+
+
+def canonical_action(action: Any) -> str | None:
+    """The canonical form of an action (contract.py's ``canonical_action``), or None when malformed.
+
+    Two actions with the same canonical form do the same thing on every page:
+    the verb and argument are lower-cased (search text is lower-cased, click
+    labels match case-insensitively) and whitespace runs collapsed. An empty
+    argument is malformed (an empty search and an empty label do nothing).
+    """
+    parsed = parse_action(bounded_action(action))
+    if parsed is None or not parsed[1]:
+        return None
+    verb, arg = parsed
+    if verb == "search":
+        arg = arg[:MAX_QUERY_CHARS]
+    return f"{verb}[{arg.lower()}]"
 
 
 def bounded_action(action: Any) -> str:

@@ -27,8 +27,13 @@
   (in HTTP mode, the same record as the site's JSON snapshot returns it; the site
   copies the record, so snapshots cost one small request). The base class adds
   the step counter, the step limit, the RNG state and the task.
-* **Expert**: :meth:`WebShopEnv.expert_action` follows the gold path (search the
-  target product, open it, select the goal options, Buy Now).
+* **Contract** (``envs/core/contract.py``): ``expert()`` is the gold path from the
+  current page (search the target product, open it, select the goal options,
+  Buy Now) with the reward it earns as ``value``; ``expert_action()`` is its
+  first action. ``task_fields()`` is what the instruction asks for (instruction,
+  attributes, options, price limit; never the target product).
+  ``action_templates()`` is ``("search[<query>]",)`` on a page with a search
+  bar, else empty; ``canonical_action(a)`` runs the engine's own parser.
 """
 from __future__ import annotations
 
@@ -40,7 +45,10 @@ from typing import Any, Sequence
 from treegym.envs.core import ForkableEnv, action_space, text_observation_space
 
 from .catalog import Catalog, load_catalog, load_default_catalog
-from .engine import Node, Session, WebShopEngine, bounded_action, valid_actions_from_nodes
+from treegym.envs.core.contract import ExpertAdvice
+
+from .engine import (ACTION_TEMPLATES, PAGE_SEARCH, Node, Session, WebShopEngine, bounded_action,
+                     canonical_action, valid_actions_from_nodes)
 from .render import OBSERVATION_MODES, render
 
 DEFAULT_MAX_STEPS = 15
@@ -114,6 +122,11 @@ class WebShopEnv(ForkableEnv):
         counts = load_default_catalog().task_counts()
         counts.pop("products", None)
         return counts
+
+    @classmethod
+    def split_task_ids(cls, split: str, catalog: str | os.PathLike | Catalog | None = None) -> list[int]:
+        """Goal indices of ``split`` (test, dev, train, all) in ``catalog`` (default: the packaged one)."""
+        return list(_catalog(catalog).split(split))
 
     def _make_pool(self, split: str, task_ids: Sequence[int] | None) -> tuple[int, ...]:
         n = len(self.catalog.goals)
@@ -226,6 +239,33 @@ class WebShopEnv(ForkableEnv):
         if self.site is not None:
             return self.site.expert_action()
         return self.engine.expert_action(self.session)
+
+    # ------------------------------------------------------------------ the env-agent contract
+    def _current_session(self) -> Session:
+        if self.site is not None:
+            return self.engine.session_from_json(self.site.snapshot())
+        return self.session
+
+    def expert(self) -> ExpertAdvice | None:
+        """The gold path from the current page and the reward it earns (None before ``reset``)."""
+        if self.task is None:
+            return None
+        return self.engine.expert(self._current_session(), steps_left=self.max_steps - self.steps)
+
+    def task_fields(self) -> dict[str, Any]:
+        """What the current goal asks for (see :meth:`WebShopEngine.task_fields`); {} before ``reset``."""
+        if self.task is None:
+            return {}
+        return self.engine.task_fields(self.task.goal_index)
+
+    def action_templates(self) -> tuple[str, ...]:
+        """``("search[<query>]",)`` where the page has a search bar (and before ``reset``), else ()."""
+        if self.task is None or self._current_session().page == PAGE_SEARCH:
+            return ACTION_TEMPLATES
+        return ()
+
+    def canonical_action(self, action: str) -> str | None:
+        return canonical_action(action)
 
     def close(self) -> None:
         if self.site is not None:
