@@ -135,3 +135,26 @@ def test_missing_adb_binary_is_a_clear_error():
     b = AdbBackend(adb="/nonexistent/adb")
     with pytest.raises(AdbError, match="apt-get install adb"):
         b.shell("true")
+
+
+def _raw(server: FakeAdbServer, payload: bytes) -> bytes:
+    import socket
+
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(payload)
+        data = b""
+        while True:
+            chunk = s.recv(4096)
+            if not chunk:
+                return data
+            data += chunk
+
+
+def test_fake_server_answers_garbage_with_fail_and_keeps_serving(server):
+    assert _raw(server, b"zzzz").startswith(b"FAIL") and b"not 4 hex digits" in _raw(server, b"zzzz")
+    assert _raw(server, b"0005hello").startswith(b"FAIL")
+    assert b"unknown service" in _raw(server, b"0012host:transport-any" + b"0007frob:xx")
+    assert b"not found" in _raw(server, b"0015host:transport:nobody")
+    assert _raw(server, b"000chost:version") == b"OKAY00040029"
+    r = adb(server, "shell", "frobnicate")
+    assert b"/system/bin/sh: frobnicate: not found" in r.stdout

@@ -283,3 +283,15 @@ def test_snapshot_restores_state_logcat_cursor_and_detector_latch():
     # a restored winning state stays won (the latch is in the snapshot)
     _o, info = env.restore(pickle.loads(pickle.dumps(won)))
     assert info["success"] is True and env.backend.shell("settings get global airplane_mode_on") == "1\n"
+
+
+def test_screenshot_observation_and_rgb_render():
+    env = BMoCAEnv(split="test", screenshot=True, render_mode="rgb_array")
+    obs, _ = env.reset(options={"task_id": "test_env_109/open_the_youtube_app"})
+    assert obs["screenshot"].shape == (800, 1200, 3) and env.observation_space.contains(obs)
+    obs, *_ = env.step('swipe("up")')
+    assert env.observation_space.contains(obs)
+    assert np.array_equal(env.render(), obs["screenshot"])
+    assert env.canonical_action("Action: swipe('UP')") == 'swipe("up")' and env.canonical_action("tap(x)") is None
+    assert env.task_fields() == {"instruction": "Goal: open the youtube app", "config": "test_env_109",
+                                 "task": "open_the_youtube_app"}

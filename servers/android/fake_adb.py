@@ -153,14 +153,22 @@ class FakeAdbServer:
         self.stop()
 
     # ------------------------------------------------------------------ adb host protocol
-    def _read_request(self, sock: socket.socket) -> str:
-        n = int(_recv_exact(sock, 4).decode("ascii"), 16)
+    def _read_request(self, sock: socket.socket) -> str | None:
+        """The next request, or None (after answering FAIL) when its length prefix is not 4 hex digits."""
+        head = _recv_exact(sock, 4)
+        try:
+            n = int(head.decode("ascii"), 16)
+        except (UnicodeDecodeError, ValueError):
+            _fail(sock, f"bad request: length prefix {head!r} is not 4 hex digits")
+            return None
         return _recv_exact(sock, n).decode("utf-8", "replace")
 
     def _serve_adb(self, sock: socket.socket) -> None:
         transport = False
         while True:
             req = self._read_request(sock)
+            if req is None:
+                return
             self.requests.append(req)
             if not transport:
                 if req == "host:version":
