@@ -194,12 +194,22 @@ def test_rtl_configuration_mirrors_the_layout():
     ltr = SimPhone(replace(get_config("test_env_108"), locale="en-US"))
     for p in (rtl, ltr):
         p.shell("am start -n com.android.settings/.Settings")
-    def title_x(p):
-        parsed = parse(p.dump_ui(), p.config.width, p.config.height)
-        i = next(i for i, e in enumerate(parsed.elements) if e["description"].startswith("android.id_title_network"))
-        return parsed.bboxes[i]
-    r, l = title_x(rtl), title_x(ltr)
-    assert r[2] == 1080 - l[0]
+    def title_box(p):
+        row = next(n for n in p.tree().walk() if n.key == "network")
+        return next(n for n in row.walk() if n.rid == "android:id/title").bounds
+    r, l = title_box(rtl), title_box(ltr)
+    assert r[2] == 1080 - l[0] and r[0] == 1080 - l[2] and r[1] == l[1]
+
+
+def test_labels_follow_the_configuration_language():
+    fr, ko, ak = SimPhone("test_env_104"), SimPhone("test_env_105"), SimPhone("train_env_032")
+    for p in (fr, ko, ak):
+        p.shell("am start -n com.android.settings/.Settings")
+    assert 'text="Réseau et Internet"' in fr.dump_ui() and 'text="네트워크 및 인터넷"' in ko.dump_ui()
+    assert 'text="Network &amp; internet"' in ak.dump_ui()  # no Akan table: English, as a fallback
+    fr.keyevent("HOME")
+    fr.gesture(540, 1700, 540, 400)  # the drawer lists every app by its French name
+    assert 'text="Paramètres"' in fr.dump_ui() and 'text="Horloge"' in fr.dump_ui()
 
 
 # ---------------------------------------------------------------- env

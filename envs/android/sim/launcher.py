@@ -47,15 +47,16 @@ def render_home(state: PhoneState, ctx: Ctx) -> Node:
         if it.hotseat or _package_of(it.component) not in system.APPS:
             continue
         x1, y1 = int(it.cell_x * cw), int(ws_top + it.cell_y * ch)
-        page.add(_icon(ctx, (x1, y1, int(x1 + cw), int(y1 + ch)), it.title, _package_of(it.component), True))
+        pkg = _package_of(it.component)
+        page.add(_icon(ctx, (x1, y1, int(x1 + cw), int(y1 + ch)), system.APPS[pkg].label, pkg, True))
     workspace.add(page)
     hot_top = ws_bottom
     hotseat = Node(VIEW_GROUP, (0, hot_top, W, hot_top + hot_h), rid=f"{LID}hotseat", package=L)
     for it in c.home:
         if it.hotseat and _package_of(it.component) in system.APPS:
             x1 = int(it.cell_x * cw)
-            hotseat.add(_icon(ctx, (x1, hot_top, int(x1 + cw), hot_top + hot_h), it.title,
-                              _package_of(it.component), False))
+            pkg = _package_of(it.component)
+            hotseat.add(_icon(ctx, (x1, hot_top, int(x1 + cw), hot_top + hot_h), system.APPS[pkg].label, pkg, False))
     search = Node(FRAME, (ctx.dp(16), bottom - search_h + ctx.dp(8), W - ctx.dp(16), bottom - ctx.dp(8)),
                   rid=f"{LID}search_container_hotseat", desc="Search", clickable=True, key="home_search",
                   action=lambda s: system.launch(s, "com.google.android.googlequicksearchbox"), style="searchbar")
@@ -74,7 +75,9 @@ def render_drawer(state: PhoneState, ctx: Ctx) -> Node:
                        rid=f"{LID}search_container_all_apps", text="Search apps", clickable=True,
                        key="drawer_search", action=lambda s: system.activate_ime(s, L, "search_box", "Search apps"),
                        style="searchbar"))
-    pkgs = list(system.DRAWER_ORDER)
+    from .locale import translate
+
+    pkgs = sorted(system.DRAWER_ORDER, key=lambda p: translate(state.config.locale, system.APPS[p].label).lower())
     rows = []
     cw = W // 5
     for r in range(0, len(pkgs), 5):

@@ -20,6 +20,7 @@ from ..device import DeviceConfig, get_config
 from ..ui import Node, find_scrollable, hit_test, mirror, set_package, to_xml
 from . import apps, launcher, settings_app, system
 from .layout import Ctx
+from .locale import TABLES
 from .state import PhoneState, Screen
 
 # 2016-01-01 (a Friday) 05:00:00 UTC: B-MoCA pins the device clock to a 2015/2016 date.
@@ -44,7 +45,7 @@ _APP_RENDER = {
 
 
 def render(state: PhoneState) -> Node:
-    """The node tree of the focused window (pixels; mirrored for right-to-left locales)."""
+    """The node tree of the focused window (pixels; labels in the locale's language; mirrored for RTL)."""
     ctx = Ctx(state.config)
     ov = state.overlay
     if ov is not None:
@@ -64,6 +65,13 @@ def render(state: PhoneState) -> Node:
     else:
         root = launcher.render_home(state, ctx) if state.launcher.name == "home" else launcher.render_drawer(state, ctx)
         set_package(root, system.LAUNCHER)
+    table = TABLES.get(state.config.locale.replace("_", "-").split("-")[0].lower())
+    if table:
+        for n in root.walk():
+            if n.text in table:
+                n.text = table[n.text]
+            if n.desc in table:
+                n.desc = table[n.desc]
     if state.config.rtl:
         mirror(root, ctx.W)
     return root
