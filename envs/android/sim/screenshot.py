@@ -56,21 +56,29 @@ def draw(state: PhoneState, tree: Node) -> Image.Image:
     sub = (154, 160, 166) if dark else (95, 99, 104)
     accent = (138, 180, 248) if dark else (26, 115, 232)
     s = c.scale * c.font_scale
-    img = Image.new("RGB", (c.width, c.height), WALLPAPERS.get(c.wallpaper, (40, 40, 40)))
+    if state.overlay is not None:
+        # System UI windows sit over the dimmed app or launcher below them
+        from dataclasses import replace
+
+        from .phone import render
+
+        below = replace(state, overlay=None)
+        img = Image.blend(draw(below, render(below)), Image.new("RGB", (c.width, c.height), (0, 0, 0)), 0.55)
+    else:
+        img = Image.new("RGB", (c.width, c.height), WALLPAPERS.get(c.wallpaper, (40, 40, 40)))
     d = ImageDraw.Draw(img)
     pkg = tree.package
     on_launcher = pkg == "com.google.android.apps.nexuslauncher" and state.overlay is None
     if not on_launcher and state.overlay is None:
         d.rectangle((0, 0, c.width, c.height), fill=bg)
-    if state.overlay is not None and state.overlay.name in ("brightness",):
-        pass
     for n in tree.walk():
         x1, y1, x2, y2 = n.bounds
         if x2 <= x1 or y2 <= y1:
             continue
         st = n.style
         if st in ("shade", "scrim"):
-            d.rectangle(n.bounds, fill=(0, 0, 0) if st == "shade" else (60, 60, 60))
+            if state.overlay is None:  # an in-app dialog (time picker) dims its own window
+                d.rectangle(n.bounds, fill=(60, 60, 60))
         elif st == "qs":
             d.rectangle(n.bounds, fill=(48, 49, 52) if dark else (241, 243, 244))
         elif st in ("dialog", "menu", "drawerpanel"):
@@ -121,8 +129,9 @@ def draw(state: PhoneState, tree: Node) -> Image.Image:
         elif st == "tile":
             d.rounded_rectangle((x1 + 8, y1 + 8, x2 - 8, y2 - 8), radius=int(16 * c.scale),
                                 fill=accent if n.checked else ((95, 99, 104) if dark else (218, 220, 224)))
-            _text(d, (x1 + 8, y1 + 8, x2 - 8, y1 + (y2 - y1) // 2 + 8), n.desc[:10], (255, 255, 255) if n.checked else fg,
-                  int(11 * s), center=True)
+            if not n.children:  # the expanded panel labels tiles with a child TextView
+                _text(d, (x1 + 8, y1 + 8, x2 - 8, y2 - 8), n.desc[:10], (255, 255, 255) if n.checked else fg,
+                      int(11 * s), center=True)
         elif st in ("card", "recents"):
             if st == "card":
                 d.rounded_rectangle(n.bounds, radius=int(8 * c.scale), fill=(48, 49, 52) if dark else (241, 243, 244))
