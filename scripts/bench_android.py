@@ -101,7 +101,19 @@ def main(argv: list[str] | None = None) -> int:
                 subprocess.run(["adb", "-s", srv.serial, "pull", "/sdcard/window_dump.xml", tmp], env=envv, check=True,
                                capture_output=True)
             t_adb = median_time(adb_step, max(5, args.repeats // 3))
-            print(f"  adb CLI step via fake server {t_adb * 1e6:8.1f} us  ({t_adb / t_step_restore:.1f}x a simulator step)")
+            print(f"  adb CLI tap+dump+pull via fake server {t_adb * 1e6:10.1f} us  "
+                  f"({t_adb / t_step_restore:.1f}x a simulator env.step)")
+            from treegym.envs.android.adb import AdbBackend
+
+            backend = AdbBackend(serial=srv.serial, server=f"tcp:127.0.0.1:{srv.port}")
+            adb_env = BMoCAEnv(split="test", backend=backend, max_steps=1000)
+            adb_env.reset(options={"task_id": "test_env_100/open_the_youtube_app"})
+            moves = ['swipe("up")', 'swipe("down")']
+            counter = iter(range(10 ** 9))
+            t_env = median_time(lambda: adb_env.step(moves[next(counter) % 2]), max(5, args.repeats // 3))
+            backend.close()
+            print(f"  env.step through AdbBackend -> fake server {t_env * 1e6:10.1f} us  "
+                  f"({t_env / t_step_restore:.1f}x a simulator env.step)")
     return 0
 
 
