@@ -305,3 +305,20 @@ def test_screenshot_observation_and_rgb_render():
     assert env.canonical_action("Action: swipe('UP')") == 'swipe("up")' and env.canonical_action("tap(x)") is None
     assert env.task_fields() == {"instruction": "Goal: open the youtube app", "config": "test_env_109",
                                  "task": "open_the_youtube_app"}
+
+
+def test_long_logs_pickle_and_devices_are_not_shared():
+    phone = SimPhone("test_env_100")
+    for i in range(3000):
+        phone.shell(f"log -t X line{i}")
+    back = pickle.loads(pickle.dumps(phone.state))
+    assert back == phone.state and back.log_lines(2990) == phone.state.log_lines(2990)
+    env = BMoCAEnv(split="test", backend=phone)
+    with pytest.raises(ValueError, match="already drives another BMoCAEnv"):
+        BMoCAEnv(split="test", backend=phone)
+    env.close()
+    BMoCAEnv(split="test", backend=phone).close()
+    sim_env = BMoCAEnv(split="test")
+    sim_env.reset(options={"task_id": "test_env_100/call_911"})
+    twin = sim_env.clone()
+    assert twin.backend is not sim_env.backend and twin.backend.state is sim_env.backend.state

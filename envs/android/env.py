@@ -24,6 +24,7 @@
 """
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -41,6 +42,7 @@ from .logcat import matching_messages
 from .observation import ParsedScreen, parse
 from .tasks import EpisodeSpec, episode, episode_ids
 
+_LIVE_ENVS: "weakref.WeakSet[BMoCAEnv]" = weakref.WeakSet()
 SPLITS = ("train", "test")
 OBS_CACHE = 512  # screens (dump + parse) kept per env, keyed by the simulator's immutable state
 FIXED_ACTIONS = ('swipe("up")', 'swipe("down")', 'swipe("left")', 'swipe("right")', 'press("HOME")',
@@ -79,7 +81,11 @@ class BMoCAEnv(ForkableEnv):
             from .sim.phone import SimPhone
 
             backend = SimPhone()
+        elif any(other.backend is backend for other in list(_LIVE_ENVS)):
+            raise ValueError("this device backend already drives another BMoCAEnv; one device (or SimPhone) per env "
+                             "(clone() of an env on a real device is not possible: make a second device)")
         self.backend = backend
+        _LIVE_ENVS.add(self)
         self.snapshot_kind = getattr(backend, "snapshot_kind", "native")
         self.split = split
         self.pool = tuple(task_ids) if task_ids is not None else tuple(episode_ids(split))
@@ -230,6 +236,10 @@ class BMoCAEnv(ForkableEnv):
         if success:
             info["detector_match"] = hit[0]
         return obs, 1.0 if success else 0.0, success, truncated and not success, info
+
+    def close(self) -> None:
+        _LIVE_ENVS.discard(self)
+        super().close()
 
     def render(self) -> Any:
         if self.render_mode == "rgb_array":

@@ -91,10 +91,32 @@ class PhoneState:
     field_text: str = ""
     alive: frozenset[str] = frozenset({"com.android.systemui", "com.google.android.apps.nexuslauncher",
                                        "com.android.phone"})
-    log: tuple | None = None                     # (line, previous) linked list, newest first
+    # (line, previous) linked list, newest first; left out of ==/repr (both would recurse once per line);
+    # equal states have equal log_count, compare log_lines() for the text
+    log: tuple | None = field(default=None, compare=False, repr=False)
     log_count: int = 0                           # lines ever written (absolute sequence)
     log_cleared: int = 0                         # lines below this sequence were cleared (logcat -c)
     files: tuple[str, ...] = field(default=())   # paths written by uiautomator dump / screencap
+
+    # ----------------------------------------------------------------- pickling
+    # The log is a linked list as deep as it is long; pickle it flat (pickling
+    # recurses per nesting level and would overflow the stack after ~1,000 lines).
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        lines: list[str] = []
+        node = self.log
+        while node is not None:
+            lines.append(node[0])
+            node = node[1]
+        state["log"] = tuple(lines)  # newest first
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        node = None
+        for line in reversed(state["log"]):
+            node = (line, node)
+        self.__dict__.update(state)
+        self.__dict__["log"] = node
 
     # ----------------------------------------------------------------- settings
     def setting(self, key: str, default: str = "null") -> str:
