@@ -102,7 +102,7 @@ def run_episode(
             reward_total += float(reward)
             if terminated or truncated:
                 break
-        success = bool(info.get("success", info.get("won", False)))
+        success = bool(info["success"])  # every treegym env reports it (envs/core/contract.py)
     except BudgetExceeded as exc:
         error, error_kind = f"budget exhausted: {exc}", classify_error(exc)
     except AgentGaveUp as exc:
@@ -217,7 +217,9 @@ def budget_warning(records: Sequence[dict], budget: int | None) -> str | None:
     """A hint when the LLM call budget ran out in every episode and none succeeded."""
     def ran_out(r: dict) -> bool:
         stats = r.get("agent_stats") or {}
-        return r.get("error_kind") == "budget" or stats.get("search_stopped") == "budget"
+        return (r.get("error_kind") == "budget" or stats.get("search_stopped") == "budget"
+                or (r.get("error_kind") == "gave_up" and "budget" in str(r.get("error")))
+                or (budget is not None and int(r.get("llm_calls") or 0) >= budget))
 
     if not records or any(r.get("success") for r in records) or not all(ran_out(r) for r in records):
         return None

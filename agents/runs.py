@@ -40,7 +40,8 @@ unreachable, refused the credentials or model, timed out, answered garbage; a
 connection or OS error; a worker process that died) are run again, and the new
 record is appended after the old one. Records of other configs, and records
 without a ``config`` (written by treegym before resume keys existed), are never
-reused; they stay in the file untouched.
+reused; they stay in the file untouched. Readers that tabulate a file (reports)
+take :func:`latest_records`: one record per episode, the last one written.
 
 Error kinds (``error_kind`` in a record, see :func:`classify_error`):
 ``"budget"`` (the call budget ran out), ``"gave_up"`` (the agent found nothing
@@ -204,8 +205,12 @@ class ResultsFile:
                             f"{self.path}: line at byte {pos} is not JSON ({exc}); fix or move the file, "
                             "it is not a treegym results file"
                         ) from None
-                    if isinstance(rec, dict):
-                        records.append(rec)
+                    if not isinstance(rec, dict):
+                        raise ValueError(
+                            f"{self.path}: line at byte {pos} is JSON but not an object; fix or move the file, "
+                            "it is not a treegym results file"
+                        )
+                    records.append(rec)
                 good_end = end
             pos = end
         if good_end < len(raw):
