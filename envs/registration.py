@@ -23,6 +23,7 @@ ENVS: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "treegym/ToolBench-v0": ("treegym.envs.toolbench.env:ToolBenchEnv", {}, None),
     "treegym/RestBench-v0": ("treegym.envs.restbench.env:RestBenchEnv", {}, None),
     "treegym/ToolTasks-v0": ("treegym.envs.tooltasks.env:ToolTasksEnv", {}, None),
+    "treegym/BMoCA-v0": ("treegym.envs.android.env:BMoCAEnv", {}, None),
 }
 
 

@@ -10,4 +10,13 @@ TREEGYM_EXTRAS="${TREEGYM_EXTRAS:-dev,ray}" bash scripts/setup.sh "$VENV"
 if ! PYTHON="$VENV/bin/python" bash scripts/install_browser.sh; then
     echo "treegym: could not install chromium/chromium-driver; the browser tests will be skipped" >&2
 fi
+# Debian's adb client for the Android ADB-path tests (tests/test_android_adb.py), as root like chromium.
+if ! command -v adb >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y adb) \
+            || echo "treegym: could not install adb; the ADB-path tests will be skipped" >&2
+    else
+        echo "treegym: adb is not installed (apt-get install adb, as root); the ADB-path tests will be skipped" >&2
+    fi
+fi
 exec "$VENV/bin/python" -m pytest -n 2 "$@"

@@ -10,16 +10,16 @@ import pytest
 from treegym.agents.evaluation import run_episode
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.prompts import PromptSpec, get_prompts, spec_env_ids
+from support.agent_runs import required_options
 from treegym.agents.registry import agent_names, make_agent
 
 ENV = "treegym/NumberWalk-v0"  # registered by conftest.py, as the README tells a user to
 LLM = "synthetic:p_correct=0.9,judge_acc=0.9,position_bias=0,value_noise=0.1,seed=0"
 ENV_SCOPED = {"rule", "gold"}  # WebShop's own baselines: a clear error elsewhere
 AGENTS = [n.replace("@K", "@3") for n in agent_names() if n not in ENV_SCOPED]
-# Options an agent needs here: cot@K and reflexion are defined by the env's success signal;
 # bfs spends 3 value calls on each of 8 proposals per kept state, so it needs more calls
 # than its default budget to reach the walk's depth without peeking at success.
-OPTIONS = {"cot@3": {"peek_success": True}, "reflexion": {"peek_success": True}, "bfs": {"budget": 400}}
+OPTIONS = {"bfs": {"budget": 400}}
 
 
 def test_the_new_env_has_no_agent_side_code():
@@ -30,7 +30,7 @@ def test_the_new_env_has_no_agent_side_code():
 def test_every_agent_runs_on_the_new_env_with_the_synthetic_llm(agent):
     env = gym.make(ENV)
     llm = make_llm(LLM, env_id=ENV) if agent not in ("oracle", "random") else None
-    policy = make_agent(agent, ENV, llm, seed=0, **OPTIONS.get(agent, {}))
+    policy = make_agent(agent, ENV, llm, seed=0, **OPTIONS.get(agent, {}), **required_options(agent))
     record = run_episode(env, policy, seed=0)
     env.close()
     if agent == "random":

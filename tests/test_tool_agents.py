@@ -9,18 +9,15 @@ import treegym.envs  # noqa: F401
 from treegym.agents.evaluation import run_episode
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.prompts import get_prompts
+from support.agent_runs import required_options
 from treegym.agents.registry import agent_names, make_agent
 
 CASES = [("treegym/ToolBench-v0", 20015), ("treegym/RestBench-v0", 50020), ("treegym/ToolTasks-v0", "sheets-001")]
 WEBSHOP_ONLY = {"gold", "rule"}
 
 
-# cot@K and reflexion are defined by the env's success signal and refuse to run without it
-PEEKING = {"cot@2", "reflexion"}
-
-
 def _agent(name, env_id, llm):
-    extra = {"peek_success": True} if name in PEEKING else {}
+    extra = required_options(name)
     try:
         return make_agent(name, env_id, llm, seed=0, budget=60, **extra)
     except ValueError as exc:

@@ -19,6 +19,7 @@ _SPEC_MODULES: dict[str, str] = {
     "treegym/ToolBench-v0": "treegym.agents.prompts.specs.tools",
     "treegym/RestBench-v0": "treegym.agents.prompts.specs.tools",
     "treegym/ToolTasks-v0": "treegym.agents.prompts.specs.tools",
+    "treegym/BMoCA-v0": "treegym.agents.prompts.specs.bmoca",
 }
 
 

@@ -91,3 +91,10 @@ def garbage_episode(agent: str, task_id: int = 901, **options: Any) -> tuple[dic
     llm = ScriptedLLM(list(GARBAGE), cycle=True, name="garbage")
     record, _ = episode(agent, llm, task_id, budget=40, **options)
     return record, llm
+
+
+def required_options(agent: str) -> dict:
+    """Options ``agent`` cannot run without: cot@K and reflexion are defined by the env's
+    success signal (pass@K, Reflexion's failure feedback) and refuse to run unless
+    ``peek_success`` allows that oracle."""
+    return {"peek_success": True} if agent.split("@")[0] in ("cot", "reflexion") else {}
