@@ -118,6 +118,24 @@ class ALFWorldEnv(EngineEnv):
                              "data_dir": None if data_dir is None else os.fspath(data_dir), "render_mode": render_mode}
         self.style = style
 
+    # ------------------------------------------------------------------ tasks
+    @classmethod
+    def task_counts(cls) -> dict[str, int]:
+        return {SHIPPED_SPLIT: len(shipped_games())}
+
+    @classmethod
+    def split_task_ids(cls, split: str) -> list[str]:
+        if split == SHIPPED_SPLIT:
+            return list(shipped_games())
+        data_dir = os.environ.get("ALFWORLD_DATA")
+        if not data_dir:
+            raise ValueError(f"ALFWorld split {split!r} is not shipped (the shipped split is {SHIPPED_SPLIT!r}); "
+                             "set ALFWORLD_DATA to your own data tree to use other splits")
+        engine = _user_engine(data_dir, "2.1.1")
+        if split not in engine.splits():
+            raise ValueError(f"split {split!r} not found under {data_dir}; found {', '.join(engine.splits())}")
+        return list(engine.task_ids(split))
+
     # ------------------------------------------------------------------ contract
     def task_fields(self) -> dict[str, Any]:
         if self.state is None:
