@@ -199,12 +199,14 @@ def examine_object_text(game: Game, facts: frozenset, o: str) -> str:
     return f"There's nothing special about {on}."
 
 
-def look_text(game: Game, facts: frozenset) -> str:
+def look_text(game: Game, facts: frozenset, intro: bool = False) -> str:
+    """The ``look`` sentence. In the intro the location is unbound, so "middle of a room" lists every
+    receptacle; after a ``look`` command it is bound to the agent's location, which has none: "nothing"."""
     v = View(game, facts)
     here = v.receptacles_here()
     if not here:
-        return ("You are in the middle of a room. Looking quickly around you, you see "
-                f"{display_list([f'a {game.names[r]}' for r in game.receptacles])}.")
+        listed = [f"a {game.names[r]}" for r in game.receptacles] if intro else []
+        return f"You are in the middle of a room. Looking quickly around you, you see {display_list(listed)}."
     facing = display_list([game.names[r] for r in here])
     floor = []
     objs_here = sorted(f[1] for f in facts if f[0] == "objectatlocation" and f[2] == v.loc)
@@ -260,4 +262,4 @@ def feedback(game: Game, before: frozenset, after: frozenset, action: Action) ->
 
 
 def intro_text(game: Game, facts: frozenset) -> str:
-    return f"-= Welcome to TextWorld, ALFRED! =-\n\n{look_text(game, facts)}\n\n{game.task_text}"
+    return f"-= Welcome to TextWorld, ALFRED! =-\n\n{look_text(game, facts, intro=True)}\n\n{game.task_text}"
