@@ -20,6 +20,7 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=None, help="first N games only (default: all 134)")
+    ap.add_argument("--every", type=int, default=1, help="every K-th game only (a spread sample; default: all)")
     ap.add_argument("--walk-steps", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="write per-game results as JSON lines here")
@@ -30,12 +31,15 @@ def main(argv: list[str] | None = None) -> int:
               "pip install 'treegym[alfworld-official]'", file=sys.stderr)
         return 2
     games = shipped_games()
-    ids = list(games)[: args.games] if args.games else list(games)
+    ids = list(games)[:: max(1, args.every)]
+    ids = ids[: args.games] if args.games else ids
     out = open(args.out, "w", encoding="utf-8") if args.out else None
     steps = bad_steps = games_ok = plans_ok = 0
     start = time.perf_counter()
     for i, tid in enumerate(ids, 1):
+        t = time.perf_counter()
         r = compare_game(tid, games[tid], seed=args.seed, walk_steps=args.walk_steps)
+        took = time.perf_counter() - t
         steps += r.steps
         bad_steps += len(r.mismatches)
         games_ok += r.ok
@@ -45,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         if out:
             out.write(json.dumps(line) + "\n")
             out.flush()
-        print(f"[{i}/{len(ids)}] {'OK ' if r.ok else 'DIFF'} {tid}: {r.steps} steps"
+        print(f"[{i}/{len(ids)}] {'OK ' if r.ok else 'DIFF'} {tid}: {r.steps} steps, {took:.0f} s"
               + (f", first mismatch {r.mismatches[0]['where']} ({r.mismatches[0]['field']})" if r.mismatches else ""),
               flush=True)
     print(f"parity: {games_ok}/{len(ids)} games match at every step; {steps} compared steps, "
