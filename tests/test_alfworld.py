@@ -214,3 +214,36 @@ def test_oracle_wins_all_134_games():
         if not info["won"]:
             lost.append(tid)
     assert lost == []
+
+
+def test_generator_is_deterministic_solvable_and_never_won_at_reset():
+    from treegym.envs.alfworld.engine import initial_state, step_state
+    from treegym.envs.alfworld.expert import plan_from
+    from treegym.envs.alfworld.game import TASK_TYPES
+    from treegym.envs.alfworld.generate import generate_game
+
+    for i, task_type in enumerate(TASK_TYPES):
+        data = generate_game(task_type, 100 + i)
+        assert data == generate_game(task_type, 100 + i)
+        assert data != generate_game(task_type, 200 + i)
+        state = initial_state(Game.from_data(data, source="gen", task_type=task_type))
+        assert not state.won
+        plan = plan_from(state)
+        assert plan
+        for cmd in plan:
+            state = step_state(state, cmd)
+        assert state.won, task_type
+
+
+def test_generated_splits_play_through_the_env():
+    ids = ALFWorldEnv.split_task_ids("generated_train")
+    assert len(ids) == 6000 and ids[:2] == ["gen/pick_and_place_simple/0", "gen/look_at_obj_in_light/1"]
+    assert len(ALFWorldEnv.split_task_ids("generated_valid")) == 300
+    env = gym.make("treegym/ALFWorld-v0", split="generated_valid")
+    obs, info = env.reset(seed=4)
+    assert info["task_id"] == "gen/pick_clean_then_place_in_recep/1000004"  # seed 1,000,004: 1,000,004 % 6 == 2
+    assert info["task_type"] == "pick_clean_then_place_in_recep" and not info["won"]
+    term = False
+    while not term:
+        obs, r, term, trunc, info = env.step(env.unwrapped.expert_action())
+    assert info["won"] and r == 1.0

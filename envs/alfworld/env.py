@@ -1,7 +1,10 @@
 """``treegym/ALFWorld-v0``: ALFWorld's text household tasks as a forkable Gymnasium env.
 
 * **Tasks**: ``split="valid_unseen"`` (default): the 134 games of ALFWorld's
-  ``eval_out_of_distribution`` set, shipped in the package. ``split="user"``
+  ``eval_out_of_distribution`` set, shipped in the package.
+  ``split="generated_train"`` / ``"generated_valid"``: games made offline by
+  :mod:`.generate` from fixed seed sets (made on first use, deterministic).
+  ``split="user"``
   with ``data_dir=`` (or the ``ALFWORLD_DATA`` environment variable): every game
   under that tree kept by ALFWorld's own filtering rules (see :mod:`.tasks`).
   Task ids are ``"<task dir>/<trial>"``.
@@ -32,6 +35,9 @@ from typing import Any, Sequence
 from ..core.engine_env import EngineEnv
 from .engine import ALFWorldEngine, commands
 from .game import STYLES, Game
+from .generate import GENERATED_SPLITS, generate_game
+from .generate import parse_task_id as parse_generated_id
+from .generate import split_task_ids as generated_split_ids
 from .tasks import SHIPPED_SPLIT, scan_data_tree, shipped_games, task_type_of
 
 DEFAULT_MAX_STEPS = 50
@@ -63,6 +69,18 @@ def _shipped_game(task_id: str) -> Game:
 @lru_cache(maxsize=8)
 def _shipped_engine(style: str) -> ALFWorldEngine:
     return ALFWorldEngine({SHIPPED_SPLIT: tuple(shipped_games())}, _shipped_game, style=style)
+
+
+@lru_cache(maxsize=4096)
+def _generated_game(task_id: str) -> Game:
+    task_type, seed = parse_generated_id(task_id)
+    return Game.from_data(generate_game(task_type, seed), source=task_id, task_type=task_type, task_id=task_id)
+
+
+@lru_cache(maxsize=8)
+def _generated_engine(style: str) -> ALFWorldEngine:
+    splits = {name: generated_split_ids(name) for name in GENERATED_SPLITS}
+    return ALFWorldEngine(splits, _generated_game, style=style)
 
 
 def _user_engine(data_dir: str, style: str) -> ALFWorldEngine:
@@ -102,7 +120,7 @@ class ALFWorldEnv(EngineEnv):
     ):
         if style not in STYLES:
             raise ValueError(f"style must be one of {', '.join(STYLES)}, got {style!r}")
-        if split not in (None, SHIPPED_SPLIT) and data_dir is None:
+        if split not in (None, SHIPPED_SPLIT, *GENERATED_SPLITS) and data_dir is None:
             data_dir = os.environ.get("ALFWORLD_DATA") or None
             if data_dir is None:
                 raise ValueError(f"split {split!r} needs your own ALFWorld data: pass data_dir= or set ALFWORLD_DATA "
@@ -110,6 +128,8 @@ class ALFWorldEnv(EngineEnv):
         if data_dir is not None:
             engine = _user_engine(os.fspath(data_dir), style)
             split = split or "user"
+        elif split in GENERATED_SPLITS:
+            engine = _generated_engine(style)
         else:
             engine = _shipped_engine(style)
         super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode)
@@ -121,12 +141,14 @@ class ALFWorldEnv(EngineEnv):
     # ------------------------------------------------------------------ tasks
     @classmethod
     def task_counts(cls) -> dict[str, int]:
-        return {SHIPPED_SPLIT: len(shipped_games())}
+        return {SHIPPED_SPLIT: len(shipped_games()), **{k: len(v) for k, v in GENERATED_SPLITS.items()}}
 
     @classmethod
     def split_task_ids(cls, split: str) -> list[str]:
         if split == SHIPPED_SPLIT:
             return list(shipped_games())
+        if split in GENERATED_SPLITS:
+            return generated_split_ids(split)
         data_dir = os.environ.get("ALFWORLD_DATA")
         if not data_dir:
             raise ValueError(f"ALFWorld split {split!r} is not shipped (the shipped split is {SHIPPED_SPLIT!r}); "
