@@ -21,6 +21,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=None, help="first N games only (default: all 134)")
     ap.add_argument("--every", type=int, default=1, help="every K-th game only (a spread sample; default: all)")
+    ap.add_argument("--generated", type=int, default=0,
+                    help="also the first N games of the generated_valid split (one task type after another)")
     ap.add_argument("--walk-steps", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="write per-game results as JSON lines here")
@@ -30,9 +32,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"parity_alfworld: the official engine is not installed ({why}); "
               "pip install 'treegym[alfworld-official]'", file=sys.stderr)
         return 2
-    games = shipped_games()
+    games = dict(shipped_games())
     ids = list(games)[:: max(1, args.every)]
     ids = ids[: args.games] if args.games else ids
+    if args.generated:
+        from treegym.envs.alfworld.generate import generate_game, parse_task_id, split_task_ids
+
+        for tid in split_task_ids("generated_valid")[: args.generated]:
+            games[tid] = generate_game(*parse_task_id(tid))
+            ids.append(tid)
     out = open(args.out, "w", encoding="utf-8") if args.out else None
     steps = bad_steps = games_ok = plans_ok = 0
     start = time.perf_counter()
