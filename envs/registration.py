@@ -21,6 +21,7 @@ ENVS: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "treegym/Game24-v0": ("treegym.envs.game24.env:Game24Env", {}, None),
     "treegym/WebShop-v0": ("treegym.envs.webshop.env:WebShopEnv", {}, "webshop"),
     "treegym/ALFWorld-v0": ("treegym.envs.alfworld.env:ALFWorldEnv", {}, None),
+    "treegym/TextWorld-v0": ("treegym.envs.textworld.env:TextWorldEnv", {}, "textworld"),
 }
 
 

@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${TREEGYM_VENV:-.venv}"
-bash scripts/setup.sh "$VENV"
+# textworld (treegym[textworld]) so the TextWorld-v0 tests run in CI too.
+TREEGYM_EXTRAS="${TREEGYM_EXTRAS:-dev,textworld}" bash scripts/setup.sh "$VENV"
 if ! PYTHON="$VENV/bin/python" bash scripts/install_browser.sh; then
     echo "treegym: could not install chromium/chromium-driver; the browser tests will be skipped" >&2
 fi
