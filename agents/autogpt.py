@@ -24,10 +24,10 @@ no usable command is retried ``retries`` times, the prompt's last message
 saying what was wrong with the previous reply; after that the policy raises
 :class:`AgentGaveUp` naming the problem, and the run record says so.
 
-The prompt is the env adapter's ReAct prompt (task, few-shot, history) with
-the Auto-GPT format and the opinions appended, so every env with an adapter
-works, and the scripted/synthetic LLMs (which read the ReAct request tag)
-can drive it.
+The prompt is the env's ReAct prompt (``agents/prompts``: task, few-shot,
+history) with the Auto-GPT format and the opinions appended, so every env
+works, and the scripted/synthetic LLMs (told through the side channel that it
+is a ReAct request about the live state) can drive it.
 """
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ import json
 import re
 from typing import Any, Sequence
 
-from .adapters import Step, get_adapter
+from .llm.about import About, asking
+from .prompts import Step, get_prompts
 from .llm.base import LLM, BudgetExceeded, LLMError, Message
 from .policy import AgentGaveUp, BasePolicy
 from .registry import make_agent, register_agent
@@ -188,7 +189,7 @@ class AutoGPTPolicy(BasePolicy):
         retries: int = 2,
         temperature: float = 0.0,
         seed: int | None = None,
-        adapter: Any = None,
+        prompts: Any = None,
     ):
         if int(top_k) < 1:
             raise ValueError(f"autogpt: top_k must be at least 1, got {top_k}")
@@ -196,7 +197,7 @@ class AutoGPTPolicy(BasePolicy):
             raise ValueError(f"autogpt: retries must be 0 or more, got {retries}")
         self.env_id = env_id
         self.llm = llm
-        self.adapter = adapter or get_adapter(env_id)
+        self.prompts = prompts or get_prompts(env_id)
         self.expert = expert
         self.top_k = int(top_k)
         self.retries = int(retries)
@@ -214,6 +215,7 @@ class AutoGPTPolicy(BasePolicy):
 
     def bind(self, env: Any) -> None:
         self.env = env
+        self.prompts.bind(env)
         if self.expert is not None and callable(getattr(self.expert, "bind", None)):
             self.expert.bind(env)
 
@@ -241,7 +243,7 @@ class AutoGPTPolicy(BasePolicy):
 
     # ---- the prompt
     def messages(self, observation: dict, opinions: Sequence[str]) -> list[Message]:
-        base = [dict(m) for m in self.adapter.react_messages(observation, self.history, ())]
+        base = [dict(m) for m in self.prompts.react_messages(observation, self.history, ())]
         base[0]["content"] = base[0]["content"].rstrip() + "\n\n" + FORMAT_INSTRUCTIONS
         tail = (opinion_prompt(opinions) + "\n" if opinions else "") + DECIDE
         if base[-1]["role"] == "user":
@@ -275,7 +277,8 @@ class AutoGPTPolicy(BasePolicy):
         for attempt in range(self.retries + 1):
             if attempt:
                 self.counts["json_retries"] += 1
-            text = self.llm.complete(messages, n=1, temperature=self.temperature, seed=self.seed)[0]
+            with asking(About("react", self.env) if self.env is not None else None):
+                text = self.llm.complete(messages, n=1, temperature=self.temperature, seed=self.seed)[0]
             cmd, problem = parse_command(text)
             if cmd is not None:
                 action = command_to_action(cmd, observation)

@@ -1,10 +1,10 @@
 """The simple policies: ``oracle`` (the env's expert), ``random``, and ``react``.
 
-* ``oracle`` asks the bound env's ``expert_action()`` (each env provides one:
-  Game of 24 solver, WebShop gold path, ...). No LLM.
+* ``oracle`` plays the next action of the bound env's ``expert()`` (the
+  env-agent contract: Game of 24's solver, WebShop's gold path, ...). No LLM.
 * ``random`` picks uniformly among ``observation["valid_actions"]``.
-* ``react`` is Thought/Action prompting through the env's adapter
-  (``agents/adapters``): one LLM call per step, the adapter builds the prompt
+* ``react`` is Thought/Action prompting through the env's prompt spec
+  (``agents/prompts``): one LLM call per step, the spec builds the prompt
   from the observation and the episode so far and parses the action. When the
   LLM can constrain its output (``supports_grammar``) and the env lists valid
   actions, the answer is constrained to them.
@@ -15,27 +15,31 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .adapters import Step, get_adapter
+from .llm.about import About, asking
 from .llm.base import LLM
+from .prompts import Step, get_prompts
 from .policy import AgentGaveUp, BasePolicy
 from .registry import register_agent
 
 
 class OraclePolicy(BasePolicy):
-    """Plays the env's scripted expert (``env.unwrapped.expert_action()``)."""
+    """Plays the next action of the bound env's ``expert()`` (``envs/core/contract.py``)."""
 
     name = "oracle"
 
     def act(self, observation: dict, info: dict) -> str:
         if self.env is None:
-            raise RuntimeError("the oracle policy must be bound to its env: call policy.bind(env) after reset")
-        expert = getattr(self.env.unwrapped, "expert_action", None)
-        if expert is None:
-            raise AgentGaveUp(f"{type(self.env.unwrapped).__name__} has no expert_action(); the oracle cannot play it")
-        action = expert()
-        if action is None:
+            raise RuntimeError(f"the {self.name} policy must be bound to its env: call policy.bind(env) after reset")
+        advice = self.env.unwrapped.expert()
+        if advice is None:
+            raise AgentGaveUp(f"{type(self.env.unwrapped).__name__} has no expert(); the oracle cannot play it")
+        if advice.next_action is None:
             raise AgentGaveUp("the expert has no action from this state (unsolvable or finished)")
-        return action
+        return advice.next_action
+
+    def propose_actions(self, observation: dict, info: dict, k: int) -> list[str]:
+        """The expert's next action (for Auto-GPT's additional opinions)."""
+        return [self.act(observation, info)]
 
 
 class RandomPolicy(BasePolicy):
@@ -54,7 +58,7 @@ class RandomPolicy(BasePolicy):
 
 
 class ReactPolicy(BasePolicy):
-    """ReAct: one LLM call per step through the env adapter's prompt and parser.
+    """ReAct: one LLM call per step through the env's prompt spec (prompt and parser).
 
     ``reflections`` (Reflexion's lessons from earlier attempts) are put in the
     prompt. ``history`` is the list of :class:`Step` of the current episode.
@@ -71,11 +75,11 @@ class ReactPolicy(BasePolicy):
         reflections: Sequence[str] = (),
         constrain: bool | None = None,
         seed: int | None = None,
-        adapter: Any = None,
+        prompts: Any = None,
     ):
         self.env_id = env_id
         self.llm = llm
-        self.adapter = adapter or get_adapter(env_id)
+        self.prompts = prompts or get_prompts(env_id)
         self.temperature = float(temperature)
         self.reflections = list(reflections)
         self.constrain = bool(getattr(llm, "supports_grammar", False)) if constrain is None else bool(constrain)
@@ -89,16 +93,22 @@ class ReactPolicy(BasePolicy):
         self.transcript = []
         self._pending = None
 
+    def bind(self, env: Any) -> None:
+        self.env = env
+        self.prompts.bind(env)
+
     def act(self, observation: dict, info: dict) -> str:
+        """One ReAct step; the LLM request is about the bound env's live state."""
         if self._pending is not None:
             action, thought = self._pending
             self.history.append(Step(action, str(observation.get("text", "")), float(info.get("reward", 0.0) or 0.0), thought))
-        messages = self.adapter.react_messages(observation, self.history, self.reflections)
+        messages = self.prompts.react_messages(observation, self.history, self.reflections)
         valid = tuple(observation.get("valid_actions") or ())
         choices = valid if (self.constrain and valid) else None
-        text = self.llm.complete(messages, n=1, temperature=self.temperature, choices=choices, seed=self.seed)[0]
+        with asking(About("react", self.env) if self.env is not None else None):
+            text = self.llm.complete(messages, n=1, temperature=self.temperature, choices=choices, seed=self.seed)[0]
         self.transcript.append(text)
-        action = self.adapter.parse_action(text, observation)
+        action = self.prompts.parse_action(text, observation)
         self._pending = (action, text)
         return action
 
@@ -106,7 +116,7 @@ class ReactPolicy(BasePolicy):
         return {"reflections": len(self.reflections)}
 
 
-@register_agent("oracle", needs_llm=False, help="the env's scripted expert (solver, gold path)")
+@register_agent("oracle", needs_llm=False, help="the env's expert (solver, gold path): env.expert()'s next action")
 def _make_oracle(env_id: str, llm: Any = None, **options: Any) -> OraclePolicy:
     _no_options("oracle", options, allowed={"seed"})
     return OraclePolicy()

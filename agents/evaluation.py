@@ -2,22 +2,30 @@
 
 ``evaluate(...)`` is what ``treegym run`` calls. It
 
+* builds one agent up front (a bad name or option fails the run at once) and,
+  unless told not to, sends the LLM one tiny request (``preflight``) so a bad
+  key, model or endpoint fails the run before any episode,
 * builds one env and one agent per episode (``gym.make`` + ``make_agent``),
   gives the agent a per-episode budgeted view of the shared LLM so calls and
-  tokens are counted per episode,
+  tokens are counted per episode, and counts the LLM client's retries (and
+  their causes) per episode,
 * runs episodes sequentially, on ``workers`` threads (the default: LLM-bound
   work is I/O) or on ``workers`` spawned processes (``backend="process"``,
-  for CPU-heavy envs; the LLM object is pickled into each worker),
+  for CPU-heavy envs; the LLM object is pickled into each worker; each worker
+  exits on its own when the parent process dies, even by ``kill -9``),
 * appends each finished record to ``out`` as one line under a lock, flushed
   and fsync-ed, so a killed run loses at most the episodes in flight,
-* on restart skips the episodes already in ``out`` (key: env, task, seed,
-  agent, llm) and drops a torn last line left by a kill,
+* on restart reuses only records of the very same experiment (the resume key
+  is the whole config: see :mod:`treegym.agents.runs`), reruns episodes that
+  failed for an infrastructure reason (unless ``retry_errors=False``), and
+  drops a torn last line left by a kill,
 * never lets one episode's failure (LLM down, budget spent, env error) stop
-  the others: the record says what went wrong in ``error``.
+  the others: the record says what went wrong in ``error`` and ``error_kind``.
 
 Record fields: ``env_id, task_id, agent, llm, seed, success, reward, steps,
-llm_calls, prompt_tokens, completion_tokens, wall_s, actions, error`` plus
-whatever the agent's ``stats()`` adds under ``agent_stats``.
+llm_calls, prompt_tokens, completion_tokens, llm_retries, llm_retry_causes,
+wall_s, actions, error, error_kind, config, config_hash`` plus whatever the
+agent's ``stats()`` adds under ``agent_stats``.
 """
 from __future__ import annotations
 
@@ -30,7 +38,6 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import gymnasium as gym
@@ -40,23 +47,16 @@ import treegym.envs  # noqa: F401 - registers the ids, also inside spawned worke
 from .llm.base import LLM, BudgetExceeded, LLMError
 from .llm.cache import CachedLLM as CachedLLMType
 from .policy import AgentGaveUp
-
-
-@dataclass(frozen=True)
-class EpisodeKey:
-    env_id: str
-    task_id: Any
-    seed: int
-    agent: str
-    llm: str
-
-    @classmethod
-    def of(cls, record: dict) -> "EpisodeKey":
-        return cls(record["env_id"], _task_key(record["task_id"]), int(record["seed"]), record["agent"], record["llm"])
-
-
-def _task_key(task_id: Any) -> Any:
-    return tuple(task_id) if isinstance(task_id, list) else task_id
+from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of this module
+    ResultsFile,
+    ResumeState,
+    classify_error,
+    config_hash,
+    episode_key,
+    experiment_config,
+    llm_config,
+    resume_state,
+)
 
 
 def episode_seed(base_seed: int, task_id: Any) -> int:
@@ -78,14 +78,15 @@ def run_episode(
     """Run ``policy`` on ``env`` for one episode; returns the outcome fields of a record.
 
     ``max_actions`` is a safety net for envs with no step limit; treegym envs
-    end episodes themselves.
+    end episodes themselves. Budget, give-up and LLM errors end the episode
+    with ``error`` and ``error_kind`` set; other exceptions propagate.
     """
     options = dict(reset_options or {})
     if task_id is not None:
         options.setdefault("task_id", task_id)
     t0 = time.perf_counter()
     actions: list[str] = []
-    reward_total, success, error = 0.0, False, None
+    reward_total, success, error, error_kind = 0.0, False, None, None
     obs, info = env.reset(seed=seed, options=options or None)
     if callable(getattr(policy, "reset", None)):
         policy.reset()
@@ -101,19 +102,20 @@ def run_episode(
             reward_total += float(reward)
             if terminated or truncated:
                 break
-        success = bool(info.get("success", info.get("won", False)))
+        success = bool(info["success"])  # every treegym env reports it (envs/core/contract.py)
     except BudgetExceeded as exc:
-        error = f"budget exhausted: {exc}"
+        error, error_kind = f"budget exhausted: {exc}", classify_error(exc)
     except AgentGaveUp as exc:
-        error = f"agent gave up: {exc}"
+        error, error_kind = f"agent gave up: {exc}", classify_error(exc)
     except LLMError as exc:
-        error = f"LLM error: {exc}"
+        error, error_kind = f"LLM error: {exc}", classify_error(exc)
     return {
         "success": success,
         "reward": reward_total,
         "steps": steps,
         "actions": actions,
         "error": error,
+        "error_kind": error_kind,
         "wall_s": round(time.perf_counter() - t0, 4),
         "reward_parts": _jsonable(info.get("reward_parts")) if isinstance(info, dict) and "reward_parts" in info else None,
     }
@@ -127,56 +129,17 @@ def _jsonable(x: Any) -> Any:
         return json.loads(json.dumps(x, default=str))
 
 
-# ----------------------------------------------------------------- the results file
-class ResultsFile:
-    """Append-only JSONL of episode records, safe to resume after a kill."""
-
-    def __init__(self, path: str | os.PathLike):
-        self.path = Path(path)
-        self._lock = threading.Lock()
-
-    def load(self) -> list[dict]:
-        """Records already written. A torn last line (killed mid-write) is removed from the file."""
-        if not self.path.exists():
-            return []
-        raw = self.path.read_bytes()
-        records, good_end = [], 0
-        pos = 0
-        for line in raw.splitlines(keepends=True):
-            end = pos + len(line)
-            if line.endswith(b"\n"):
-                text = line.strip()
-                if text:
-                    try:
-                        records.append(json.loads(text))
-                    except json.JSONDecodeError as exc:
-                        raise ValueError(
-                            f"{self.path}: line at byte {pos} is not JSON ({exc}); fix or move the file, "
-                            "it is not a treegym results file"
-                        ) from None
-                good_end = end
-            pos = end
-        if good_end < len(raw):
-            print(f"treegym: dropping an unfinished last line of {self.path} (a run was killed mid-write)", file=sys.stderr)
-            with open(self.path, "r+b") as fh:
-                fh.truncate(good_end)
-        return records
-
-    def append(self, record: dict) -> None:
-        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
-        with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                os.write(fd, line)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-
-
 # ----------------------------------------------------------------- a run
 @dataclass
 class RunConfig:
+    """One ``treegym run``: what to evaluate and how.
+
+    ``split`` is recorded in the experiment config (the split the tasks come
+    from or were checked against; None when tasks were given by id alone).
+    ``retry_errors`` reruns stored episodes that failed for an infrastructure
+    reason; ``preflight`` sends the LLM one tiny request before any episode.
+    """
+
     env_id: str
     agent: str
     llm_spec: str | None = None
@@ -190,6 +153,19 @@ class RunConfig:
     cache_path: str | None = None
     cache_mode: str = "auto"
     backend: str = "thread"  # "thread" or "process" when workers > 1
+    split: str | None = None
+    retry_errors: bool = True
+    preflight: bool = True
+
+    def experiment(self, llm: Any) -> dict[str, Any]:
+        """The experiment config of this run with ``llm`` (see :func:`treegym.agents.runs.experiment_config`)."""
+        return experiment_config(
+            env_id=self.env_id, env_options=self.env_kwargs, split=self.split, agent=self.agent,
+            agent_options=self.agent_options, budget=self.budget, llm=llm_config(llm), seed=self.seed,
+        )
+
+
+_FAILED_KINDS = frozenset({"llm", "infra", "exception"})
 
 
 def summarize(records: Iterable[dict]) -> dict[str, Any]:
@@ -204,6 +180,7 @@ def summarize(records: Iterable[dict]) -> dict[str, Any]:
         "mean_calls": sum(int(r.get("llm_calls") or 0) for r in recs) / n,
         "mean_tokens": sum(int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0) for r in recs) / n,
         "errors": sum(1 for r in recs if r.get("error")),
+        "llm_retries": sum(int(r.get("llm_retries") or 0) for r in recs),
         "wall_s": sum(float(r.get("wall_s") or 0.0) for r in recs),
     }
 
@@ -218,6 +195,7 @@ def format_summary(summary: dict[str, Any], title: str = "") -> str:
         ("mean LLM calls", f"{summary['mean_calls']:.1f}"),
         ("mean tokens", f"{summary['mean_tokens']:.0f}"),
         ("episodes with errors", f"{summary['errors']}"),
+        ("LLM retries", f"{summary.get('llm_retries', 0)}"),
         ("episode wall time (sum)", f"{summary['wall_s']:.1f} s"),
     ]
     width = max(len(k) for k, _ in rows)
@@ -226,14 +204,44 @@ def format_summary(summary: dict[str, Any], title: str = "") -> str:
     return "\n".join(lines)
 
 
-def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, task_id: Any, seed: int) -> dict:
+def all_failed(records: Sequence[dict]) -> str | None:
+    """When every episode failed (an LLM, infrastructure or code error, not a spent budget), the message to exit with."""
+    if not records or not all(r.get("error_kind") in _FAILED_KINDS for r in records):
+        return None
+    first = records[0]
+    return (f"every episode failed ({len(records)} of {len(records)}); the first error "
+            f"(task {first.get('task_id')!r}): {first.get('error')}")
+
+
+def budget_warning(records: Sequence[dict], budget: int | None) -> str | None:
+    """A hint when the LLM call budget ran out in every episode and none succeeded."""
+    def ran_out(r: dict) -> bool:
+        stats = r.get("agent_stats") or {}
+        return (r.get("error_kind") == "budget" or stats.get("search_stopped") == "budget"
+                or (r.get("error_kind") == "gave_up" and "budget" in str(r.get("error")))
+                or (budget is not None and int(r.get("llm_calls") or 0) >= budget))
+
+    if not records or any(r.get("success") for r in records) or not all(ran_out(r) for r in records):
+        return None
+    used = f"--budget {budget}" if budget is not None else "the agent's default budget"
+    calls = max(int(r.get("llm_calls") or 0) for r in records)
+    return (f"warning: the LLM call budget ran out in every episode ({len(records)} of {len(records)}, "
+            f"up to {calls} calls) with no success at {used}; try a larger --budget")
+
+
+def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, task_id: Any, seed: int,
+             experiment: dict | None = None) -> dict:
     """One episode of ``config`` as a finished record. Never raises for an episode's own failure.
 
+    ``experiment`` is the run's experiment config (computed when not given).
     Module-level (not a closure) so a process pool can run it.
     """
+    from .llm.openai_client import count_retries
     from .llm.wrappers import BudgetedLLM
     from .registry import make_agent
 
+    if experiment is None:
+        experiment = config.experiment(llm)
     record: dict[str, Any] = {
         "env_id": config.env_id, "task_id": task_id, "agent": config.agent, "llm": llm_name, "seed": seed,
     }
@@ -244,22 +252,25 @@ def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, tas
         inner = cached.session() if cached is not None else llm
         episode_llm = BudgetedLLM(inner, max_calls=config.budget)
     env = None
-    try:
-        env = gym.make(config.env_id, **(config.env_kwargs or {}))
-        policy = make_agent(config.agent, config.env_id, episode_llm, seed=seed, **dict(config.agent_options or {}))
-        outcome = run_episode(env, policy, task_id=task_id, seed=seed)
-        stats = policy.stats() if callable(getattr(policy, "stats", None)) else {}
-    except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the run
-        outcome = _failed(exc)
-        stats = {}
-    finally:
-        if env is not None:
-            env.close()
+    with count_retries() as retries:
+        try:
+            env = gym.make(config.env_id, **(config.env_kwargs or {}))
+            policy = make_agent(config.agent, config.env_id, episode_llm, seed=seed, **dict(config.agent_options or {}))
+            outcome = run_episode(env, policy, task_id=task_id, seed=seed)
+            stats = policy.stats() if callable(getattr(policy, "stats", None)) else {}
+        except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the run
+            outcome = _failed(exc)
+            stats = {}
+        finally:
+            if env is not None:
+                env.close()
     usage = episode_llm.usage.as_dict() if episode_llm is not None else {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
     record.update(
         success=outcome["success"], reward=outcome["reward"], steps=outcome["steps"],
         llm_calls=usage["calls"], prompt_tokens=usage["prompt_tokens"], completion_tokens=usage["completion_tokens"],
+        llm_retries=sum(retries.values()), llm_retry_causes=dict(sorted(retries.items())),
         wall_s=outcome["wall_s"], actions=outcome["actions"], error=outcome["error"],
+        error_kind=outcome["error_kind"],
     )
     if outcome.get("reward_parts") is not None:
         record["reward_parts"] = outcome["reward_parts"]
@@ -267,7 +278,25 @@ def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, tas
         record["agent_stats"] = _jsonable(stats)
     if isinstance(inner, CachedLLMType):
         record["cache"] = inner.stats()
+    record["config"] = experiment
+    record["config_hash"] = config_hash(experiment)
     return record
+
+
+def _per_task_tree_out(options: dict, log: Callable[[str], None]) -> dict:
+    """``tree_out`` without ``{task}`` would be overwritten by every episode: insert ``-{task}`` before the suffix."""
+    path = options.get("tree_out")
+    if not path or "{task}" in str(path):
+        return options
+    root, ext = os.path.splitext(str(path))
+    fixed = f"{root}-{{task}}{ext}"
+    log(f"treegym: tree_out={path} has no {{task}}, so every episode would overwrite it; "
+        f"writing one file per task instead: tree_out={fixed}")
+    return dict(options, tree_out=fixed)
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr)
 
 
 def evaluate(
@@ -277,79 +306,116 @@ def evaluate(
     llm: LLM | None = None,
     progress: bool = True,
     on_record: Callable[[dict], None] | None = None,
+    log: Callable[[str], None] | None = _stderr,
 ) -> list[dict]:
-    """Run every task of ``config`` not already in ``out``; return all records of this config."""
+    """Run every task of ``config`` that ``out`` holds no reusable record for; return this command's records.
+
+    The returned list has one record per task of ``config.task_ids`` (in that
+    order): the reused record or the new one. ``log`` gets one line saying how
+    many episodes were reused (None: silent). Raises ``ValueError``/``KeyError``
+    for a bad agent or option and :class:`LLMError` when the preflight fails.
+    """
     from .llm.spec import make_llm
     from .registry import agent_spec, make_agent
 
+    log = log or (lambda _m: None)
     spec = agent_spec(config.agent)
     if llm is None and spec.needs_llm:
         llm = make_llm(config.llm_spec, env_id=config.env_id, **(config.llm_kwargs or {}))
-    llm_name = getattr(llm, "name", "none") if (llm is not None and spec.needs_llm) else "none"
+    if not spec.needs_llm:
+        llm = None
+    llm_name = getattr(llm, "name", "none") if llm is not None else "none"
     cached = None
-    if llm is not None and spec.needs_llm and config.cache_path:
+    if llm is not None and config.cache_path:
         cached = CachedLLMType(llm, config.cache_path, mode=config.cache_mode)  # type: ignore[arg-type]
+
+    if config.agent_options and config.agent_options.get("tree_out") and len(config.task_ids) > 1:
+        config = _replace(config, agent_options=_per_task_tree_out(dict(config.agent_options), log))
 
     # Build one agent up front so a bad name or option fails the run at once,
     # with its message, instead of failing every episode.
-    make_agent(config.agent, config.env_id, llm if spec.needs_llm else None, seed=config.seed,
-               **dict(config.agent_options or {}))
+    make_agent(config.agent, config.env_id, llm, seed=config.seed, **dict(config.agent_options or {}))
 
+    experiment = config.experiment(llm)
+    chash = config_hash(experiment)
     results = ResultsFile(out)
-    existing = results.load()
-    done = {EpisodeKey.of(r) for r in existing if "env_id" in r}
-    todo = []
-    for task_id in config.task_ids:
-        seed = episode_seed(config.seed, task_id)
-        key = EpisodeKey(config.env_id, _task_key(task_id), seed, config.agent, llm_name)
-        if key not in done:
+    state = resume_state(results.load(), [experiment], retry_errors=config.retry_errors)
+    plan: list[tuple[Any, int]] = [(t, episode_seed(config.seed, t)) for t in config.task_ids]
+    found: dict[tuple, dict] = {}
+    todo: list[tuple[Any, int]] = []
+    for task_id, seed in plan:
+        rec = state.get(chash, task_id, seed)
+        if rec is not None:
+            found[episode_key(chash, task_id, seed)] = rec
+        else:
             todo.append((task_id, seed))
-    mine = [r for r in existing if "env_id" in r and EpisodeKey.of(r).env_id == config.env_id
-            and r.get("agent") == config.agent and r.get("llm") == llm_name]
+    planned = {episode_key(chash, t, s) for t, s in plan}
+    reused = ResumeState(reusable=dict(found), retry={k: v for k, v in state.retry.items() if k in planned},
+                         other_records=state.other_records, legacy_records=state.legacy_records,
+                         tampered_records=state.tampered_records)
+    if results.path.exists():
+        log("treegym: " + reused.describe(len(plan), results.path))
+
+    if todo and llm is not None and config.preflight and config.cache_mode != "replay":
+        check = getattr(llm, "preflight", None)
+        if callable(check):
+            check()
 
     def one(task_id: Any, seed: int) -> dict:
-        return run_task(config, llm if spec.needs_llm else None, cached, llm_name, task_id, seed)
+        return run_task(config, llm, cached, llm_name, task_id, seed, experiment)
+
+    def keep(rec: dict) -> None:
+        results.append(rec)
+        found[episode_key(chash, rec["task_id"], rec["seed"])] = rec
+        bar.update(1)
+        if on_record:
+            on_record(rec)
 
     bar = _progress(len(todo), config, progress)
-    new: list[dict] = []
     try:
         if config.workers <= 1:
             for task_id, seed in todo:
-                rec = one(task_id, seed)
-                results.append(rec)
-                new.append(rec)
-                bar.update(1)
-                if on_record:
-                    on_record(rec)
+                keep(one(task_id, seed))
         else:
             with _executor(config) as pool:
                 if config.backend == "process":
-                    futures = [pool.submit(run_task, config, llm if spec.needs_llm else None, cached, llm_name, t, s)
-                               for t, s in todo]
+                    futures = [pool.submit(run_task, config, llm, cached, llm_name, t, s, experiment) for t, s in todo]
                 else:
                     futures = [pool.submit(one, t, s) for t, s in todo]
                 try:
                     for fut in as_completed(futures):
-                        rec = fut.result()
-                        results.append(rec)
-                        new.append(rec)
-                        bar.update(1)
-                        if on_record:
-                            on_record(rec)
+                        keep(fut.result())
                 except BaseException:
                     for f in futures:
                         f.cancel()
                     raise
     finally:
         bar.close()
-    return mine + new
+    return [found[episode_key(chash, t, s)] for t, s in plan if episode_key(chash, t, s) in found]
+
+
+def _replace(config: RunConfig, **changes: Any) -> RunConfig:
+    from dataclasses import replace
+
+    return replace(config, **changes)
 
 
 def _failed(exc: BaseException) -> dict[str, Any]:
     tb = traceback.extract_tb(exc.__traceback__)
     where = f" at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
     return {"success": False, "reward": 0.0, "steps": 0, "actions": [], "wall_s": 0.0,
-            "error": f"{type(exc).__name__}: {exc}{where}"}
+            "error": f"{type(exc).__name__}: {exc}{where}", "error_kind": classify_error(exc)}
+
+
+# ----------------------------------------------------------------- process workers
+def _watch_parent(parent_pid: int, interval: float = 0.5) -> None:
+    """Exit this worker as soon as its parent is gone (``kill -9`` on the run leaves no orphans)."""
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(interval)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="treegym-parent-watch", daemon=True).start()
 
 
 def _executor(config: RunConfig) -> Any:
@@ -361,7 +427,8 @@ def _executor(config: RunConfig) -> Any:
 
         # spawn: safe with threads, JVMs and servers in the parent; workers
         # re-register the ids on `import treegym.envs`.
-        return ProcessPoolExecutor(max_workers=config.workers, mp_context=mp.get_context("spawn"))
+        return ProcessPoolExecutor(max_workers=config.workers, mp_context=mp.get_context("spawn"),
+                                   initializer=_watch_parent, initargs=(os.getpid(),))
     raise ValueError(f"unknown backend {config.backend!r}; use 'thread' or 'process'")
 
 

@@ -30,13 +30,13 @@ _AGENTS: dict[str, AgentSpec] = {}
 # Modules that register agents when imported.
 _AGENT_MODULES: list[str] = [
     "treegym.agents.baselines",
-    "treegym.agents.webshop_policies",
+    "treegym.agents.policies.webshop",
     "treegym.agents.search.elo",
     "treegym.agents.search.astar",
     "treegym.agents.search.mcts",
     "treegym.agents.search.dfsdt",
     "treegym.agents.search.tot",
-    "treegym.agents.attempts",
+    "treegym.agents.attempt_baselines",
     "treegym.agents.autogpt",
 ]
 

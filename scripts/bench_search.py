@@ -12,7 +12,7 @@ Per algorithm it prints the median over puzzles of
 
 * ``framework`` - (search CPU time - model CPU time) / expansions, in microseconds;
 * ``baseline``  - restore + step + snapshot per expansion, in microseconds;
-* ``adapter``   - of the framework time, the env adapter's prompt building and parsing;
+* ``adapter``   - of the framework time, the env's prompt spec: prompt building and parsing;
 * ``ratio``     - framework / baseline;
 * ``search code`` - framework - adapter - baseline: what the algorithm and the
   search framework themselves add per expansion.
@@ -59,7 +59,7 @@ class TimedLLM:
 
 
 class TimedAdapter:
-    """An env adapter that forwards every hook and adds up the time spent in them
+    """An env's prompt spec that forwards every hook and adds up the time spent in them
     (prompt building and answer parsing: the LLM-facing part of the framework)."""
 
     def __init__(self, adapter: Any):
@@ -86,7 +86,7 @@ def search_cost(agent: str, task_id: int, spec: str, budget: int) -> tuple[float
     import gymnasium as gym
 
     import treegym.envs  # noqa: F401 - registers the ids
-    from treegym.agents.adapters import get_adapter
+    from treegym.agents.prompts import get_prompts
     from treegym.agents.llm.spec import make_llm
     from treegym.agents.registry import make_agent
 
@@ -94,8 +94,8 @@ def search_cost(agent: str, task_id: int, spec: str, budget: int) -> tuple[float
     try:
         obs, info = env.reset(options={"task_id": task_id})
         llm = TimedLLM(make_llm(spec, env_id=ENV_ID))
-        adapter = TimedAdapter(get_adapter(ENV_ID))
-        options: dict[str, Any] = {"budget": budget, "adapter": adapter}
+        adapter = TimedAdapter(get_prompts(ENV_ID))
+        options: dict[str, Any] = {"budget": budget, "prompts": adapter}
         if agent in ("mcts", "lats", "bfs", "dfs"):
             options["stop_on_success"] = False  # grow a full-size tree
         policy = make_agent(agent, ENV_ID, llm, seed=0, **options)

@@ -60,11 +60,11 @@ class Shopper:
         return resp.status, text
 
     def episode(self) -> None:
-        status, text = self.call("POST", "/api/sessions", {"goal_index": self.goal_index})
+        status, text = self.call("POST", "/api/sessions", {"task_id": self.goal_index})
         if status != 201:
             return
         made = json.loads(text)
-        sid, instruction = made["session_id"], made["instruction"]
+        sid, instruction = made["session_id"], made["observation"]["instruction"]
         query = None
         for _ in range(20):
             action = json.loads(self.call("GET", f"/api/sessions/{sid}/expert")[1])["action"]
@@ -73,10 +73,10 @@ class Shopper:
             if action.startswith("search["):
                 query = action[7:-1].lower()
             out = json.loads(self.call("POST", f"/api/sessions/{sid}/step", {"action": action})[1])
-            if out.get("info", {}).get("goal_index") != self.goal_index or out.get("instruction") != instruction:
+            if out.get("info", {}).get("goal_index") != self.goal_index or out.get("observation", {}).get("instruction") != instruction:
                 self.violations.append(f"session {sid} of goal {self.goal_index} got another session's answer")
             page = self.call("GET", f"/s/{sid}")[1]
-            if out.get("done"):
+            if out.get("terminated"):
                 continue
             if instruction not in unescape(page):
                 self.violations.append(f"session {sid}: page does not show its own instruction")

@@ -18,6 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import treegym.envs as tenvs
+    from treegym.envs.core.snapshot import SnapshotError
+
     from .options import parse_options
 
     try:
@@ -29,6 +31,12 @@ def run(args: argparse.Namespace) -> int:
         report = tenvs.check_rollback(env, n_trajectories=args.trajectories, seed=args.seed)
     except tenvs.RollbackCheckError as exc:
         print(f"FAIL {args.env_id}: {exc}", file=sys.stderr)
+        return 1
+    except SnapshotError as exc:  # not a forkable env at all (e.g. Gymnasium's CartPole-v1)
+        print(f"FAIL {args.env_id}: cannot check rollback: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - an env that crashes during the check is a failed check, said plainly
+        print(f"FAIL {args.env_id}: the env raised during the check: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     finally:
         env.close()

@@ -1,6 +1,12 @@
 """``treegym run ENV_ID --agent NAME ...``: evaluate an agent, one JSON line per episode.
 
-Resumable: rerunning the same command skips the episodes already in ``--out``.
+Inputs are checked before any episode (``run_checks``: exit 2 with one line
+naming what is wrong); the LLM gets one tiny preflight request (exit 1 when it
+fails). Resumable: a rerun into the same ``--out`` reuses only records of the
+very same experiment (see ``treegym.agents.runs``), reruns episodes that failed
+for an infrastructure reason unless ``--no-retry-errors``, and says how many it
+reused. The summary covers the tasks and settings of this command only. Exit
+1 when every episode failed (the first error is printed).
 """
 from __future__ import annotations
 
@@ -8,9 +14,9 @@ import argparse
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
-from .options import parse_options
+from .options import nonnegative_int, parse_options, positive_float, positive_int
+from .run_checks import InputError, parse_tasks  # noqa: F401 - parse_tasks is re-exported
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,16 +26,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--llm", default=None, help="scripted | openai:MODEL | local | synthetic:key=value,... "
                    "(default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else local)")
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for --llm openai:MODEL")
-    p.add_argument("--split", default="test", help="task split when --tasks is not given (default test)")
-    p.add_argument("--tasks", default=None, help="task ids: A:B (range), or a comma list 3,5,9")
-    p.add_argument("--budget", type=int, default=None, help="LLM calls per episode (default: the agent's own)")
-    p.add_argument("--workers", type=int, default=1, help="episodes run in parallel (default 1)")
+    p.add_argument("--split", default=None,
+                   help="task split: every task of it when --tasks is absent (default test); with --tasks, "
+                        "the tasks must belong to it")
+    p.add_argument("--tasks", default=None, help="task ids: A:B (range, end excluded), or a comma list 3,5,9")
+    p.add_argument("--budget", type=positive_int, default=None, help="LLM calls per episode (default: the agent's own)")
+    p.add_argument("--workers", type=positive_int, default=1, help="episodes run in parallel (default 1)")
     p.add_argument("--backend", default="thread", choices=("thread", "process"),
                    help="how --workers run: threads (LLM-bound work) or spawned processes (CPU-bound envs)")
-    p.add_argument("--seed", type=int, default=0, help="run seed; per-episode seeds derive from it")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="run seed; per-episode seeds derive from it")
     p.add_argument("--out", default=None, help="results JSONL (default runs/<env>-<agent>-<llm>.jsonl)")
     p.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="agent option (repeatable)")
     p.add_argument("--env-opt", action="append", default=[], metavar="KEY=VALUE", help="gym.make kwarg (repeatable)")
+    p.add_argument("--timeout", type=positive_float, default=None, metavar="SECONDS",
+                   help="seconds per LLM request (default: TREEGYM_LLM_TIMEOUT or 60; --llm local: "
+                        "TREEGYM_LOCAL_TIMEOUT or 600)")
+    p.add_argument("--max-retries", type=nonnegative_int, default=None, metavar="N",
+                   help="retries per LLM request after a timeout, connection error, 429/5xx or garbled answer "
+                        "(default: TREEGYM_LLM_MAX_RETRIES or 4; --llm local: 1)")
+    p.add_argument("--no-retry-errors", action="store_true",
+                   help="keep stored episodes that failed with an infrastructure error (LLM unreachable, auth, "
+                        "timeout) instead of running them again")
+    p.add_argument("--no-preflight", action="store_true", help="skip the one-request LLM check before the episodes")
     p.add_argument("--cache", default=None, metavar="FILE.jsonl",
                    help="persistent LLM response cache (record/replay); safe with --workers")
     p.add_argument("--cache-mode", default="auto", choices=("auto", "record", "replay"),
@@ -38,75 +56,81 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def parse_tasks(text: str) -> list[Any]:
-    text = text.strip()
-    if re.fullmatch(r"\d+:\d+", text):
-        a, b = (int(x) for x in text.split(":"))
-        if b <= a:
-            raise SystemExit(f"treegym: --tasks {text}: the range end must be greater than its start")
-        return list(range(a, b))
-    items = [t.strip() for t in text.split(",") if t.strip()]
-    if not items:
-        raise SystemExit("treegym: --tasks is empty; use A:B or a comma list")
-    return [int(t) if t.isdigit() else t for t in items]
-
-
 def default_out(env_id: str, agent: str, llm: str) -> Path:
     safe = lambda s: re.sub(r"[^A-Za-z0-9_.@-]+", "_", s).strip("_")  # noqa: E731
     return Path("runs") / f"{safe(env_id.split('/')[-1])}-{safe(agent)}-{safe(llm)}.jsonl"
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"treegym: {message}", file=sys.stderr)
+    return code
 
 
 def run(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
     import treegym.envs as tenvs
-    from treegym.agents.evaluation import RunConfig, evaluate, format_summary, summarize
+    from treegym.agents.evaluation import RunConfig, all_failed, budget_warning, evaluate, format_summary
+    from treegym.agents.evaluation import summarize
     from treegym.agents.llm.base import LLMError
     from treegym.agents.llm.spec import default_spec, make_llm
-    from treegym.agents.registry import agent_spec
+    from treegym.agents.registry import agent_spec, make_agent
+
+    from .run_checks import check_agent_options, check_env_options, select_tasks
 
     try:
         cls = tenvs.env_class(args.env_id)
     except (gym.error.Error, ImportError) as exc:
-        print(f"treegym: {exc}", file=sys.stderr)
-        return 2
-    if args.tasks:
-        task_ids = parse_tasks(args.tasks)
-    else:
-        try:
-            task_ids = list(cls.split_task_ids(args.split))
-        except (KeyError, ValueError, NotImplementedError) as exc:
-            print(f"treegym: {exc}", file=sys.stderr)
-            return 2
-    env_kwargs = parse_options(args.env_opt)
-    agent_options = parse_options(args.agent_opt)
-
+        return _fail(str(exc))
     try:
+        env_kwargs = parse_options(args.env_opt)
+        agent_options = parse_options(args.agent_opt)
+        check_env_options(args.env_id, cls, env_kwargs, make=gym.make)
+        task_ids, split = select_tasks(args.env_id, cls, args.tasks, args.split, env_kwargs)
         spec = agent_spec(args.agent)
-    except (KeyError, ValueError) as exc:
-        print(f"treegym: {exc.args[0] if exc.args else exc}", file=sys.stderr)
-        return 2
+    except (InputError, KeyError, ValueError) as exc:
+        return _fail(str(exc.args[0] if exc.args else exc))
+
     llm = None
+    llm_spec = args.llm or default_spec()
     if spec.needs_llm:
-        llm_kwargs = {"base_url": args.base_url} if args.base_url else {}
+        llm_kwargs = {k: v for k, v in (("base_url", args.base_url), ("timeout", args.timeout),
+                                         ("max_retries", args.max_retries)) if v is not None}
+        backend = llm_spec.partition(":")[0]
+        if backend not in ("openai", "local") and ({"timeout", "max_retries"} & set(llm_kwargs)):
+            return _fail(f"--timeout and --max-retries apply to LLMs reached over HTTP (openai:MODEL, local), "
+                         f"not to --llm {llm_spec}")
         try:
-            llm = make_llm(args.llm or default_spec(), env_id=args.env_id, **llm_kwargs)
-        except (LLMError, ValueError, KeyError) as exc:
-            print(f"treegym: cannot build the LLM {args.llm or default_spec()!r}: {exc}", file=sys.stderr)
-            return 2
+            llm = make_llm(llm_spec, env_id=args.env_id, **llm_kwargs)
+        except (LLMError, ValueError, KeyError, TypeError) as exc:
+            return _fail(f"cannot build the LLM {llm_spec!r}: {exc}")
+    try:
+        check_agent_options(lambda opts: make_agent(args.agent, args.env_id, llm, seed=args.seed, **opts),
+                            args.agent, agent_options)
+    except InputError as exc:
+        return _fail(str(exc))
+
     llm_name = getattr(llm, "name", "none") if llm is not None else "none"
     out = Path(args.out) if args.out else default_out(args.env_id, args.agent, llm_name)
     config = RunConfig(
         env_id=args.env_id, agent=args.agent, llm_spec=args.llm, task_ids=task_ids, budget=args.budget,
-        workers=max(1, args.workers), seed=args.seed, agent_options=agent_options, env_kwargs=env_kwargs,
-        cache_path=args.cache, cache_mode=args.cache_mode, backend=args.backend,
+        workers=args.workers, seed=args.seed, agent_options=agent_options, env_kwargs=env_kwargs,
+        cache_path=args.cache, cache_mode=args.cache_mode, backend=args.backend, split=split,
+        retry_errors=not args.no_retry_errors, preflight=not args.no_preflight,
     )
     print(f"treegym run: {args.env_id}, agent {args.agent}, LLM {llm_name}, {len(task_ids)} tasks -> {out}", file=sys.stderr)
     try:
         records = evaluate(config, out, llm=llm, progress=not args.no_progress)
+    except LLMError as exc:
+        return _fail(f"the LLM check before the first episode failed, so nothing ran: {exc}", 1)
     except (ValueError, KeyError) as exc:
-        print(f"treegym: {exc.args[0] if exc.args else exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc.args[0] if exc.args else exc))
     print(format_summary(summarize(records), title=f"{args.env_id} | agent {args.agent} | LLM {llm_name}"))
+    warning = budget_warning(records, args.budget)
+    if warning:
+        print(warning)
     print(f"results: {out}")
+    failed = all_failed(records)
+    if failed:
+        return _fail(failed, 1)
     return 0

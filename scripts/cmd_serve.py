@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from treegym.envs.webshop.catalog import CatalogError
         from treegym.servers.webshop import create_app
-        from treegym.servers.webshop.run import BackgroundServer
+        from treegym.servers.run import BackgroundServer
     except ImportError as exc:
         print(f"treegym serve webshop needs the webshop extra: pip install 'treegym[webshop]' ({exc})", file=sys.stderr)
         return 2

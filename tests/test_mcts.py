@@ -7,7 +7,6 @@ import math
 import pytest
 
 from support.agent_runs import ACCURATE, ENV, WEAK, garbage_episode, pass_rate, run_with_budget, recording, same_state, searched
-from treegym.agents.adapters.oracle import request_kind
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.registry import make_agent
 from treegym.agents.search.base import SearchNode
@@ -85,13 +84,14 @@ def test_backed_up_values_are_visit_weighted_means():
 def test_lats_shows_reflections_in_later_proposal_prompts():
     llm = recording(WEAK)
     policy, *_ = searched("lats", llm, task_id=904, budget=60)
-    kinds = [request_kind(m) for m in llm.calls]
+    kinds = llm.kinds
     assert "reflect" in kinds
     first_reflect = kinds.index("reflect")
     later = [m for m, k in zip(llm.calls[first_reflect + 1:], kinds[first_reflect + 1:]) if k == "propose"]
     earlier = [m for m, k in zip(llm.calls[:first_reflect], kinds[:first_reflect]) if k == "propose"]
-    assert later and all("Reflection 1:" in m[-1]["content"] for m in later)
-    assert earlier and not any("Reflection 1:" in m[-1]["content"] for m in earlier)
+    lesson = "Lessons from earlier attempts:"
+    assert later and all(lesson in m[-1]["content"] for m in later)
+    assert earlier and not any(lesson in m[-1]["content"] for m in earlier)
     assert policy.stats()["reflections"] >= 1
 
 
@@ -130,11 +130,12 @@ def test_garbage_answers_end_the_episode_cleanly(agent):
 def test_mcts_through_the_real_openai_client_and_a_local_server():
     from support.agent_runs import episode
     from support.chat_server import ChatServer
-    from treegym.agents.adapters import get_adapter
+    from support.oracle_relay import OracleRelay
     from treegym.agents.llm.openai_client import OpenAICompatibleLLM
 
-    with ChatServer(reply=get_adapter(ENV).scripted_reply) as server:
-        llm = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY", backoff=0.001)
+    relay = OracleRelay(ENV)
+    with ChatServer(reply=relay.reply) as server:
+        llm = relay.wrap(OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY", backoff=0.001))
         record, policy = episode("mcts", llm, 904, budget=30)
         served = len(server.chat_requests())
     assert record["success"] and record["error"] is None

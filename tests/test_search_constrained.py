@@ -9,9 +9,9 @@ import gymnasium as gym
 from support.chat_server import ChatServer
 
 import treegym.envs as te
-from treegym.agents.adapters import get_adapter
+from treegym.agents.prompts import get_prompts
 from treegym.agents.llm.openai_client import OpenAICompatibleLLM
-from treegym.agents.search.base import SearchNode, TaskHooks
+from treegym.agents.search.base import SearchConfig, SearchNode
 
 ENV = "treegym/Game24-v0"
 
@@ -30,7 +30,7 @@ def test_compare_value_and_propose_send_their_grammars():
     with server:
         llm = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY",
                                   supports_grammar=True, backoff=0.01)
-        hooks = TaskHooks(env, get_adapter(ENV), llm)
+        hooks = SearchConfig(env, get_prompts(ENV), llm)
         root = SearchNode(snapshot=te.snapshot(env), observation=obs)
         value = hooks.value(root)
         preference = hooks.compare([], [])

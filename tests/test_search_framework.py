@@ -6,12 +6,11 @@ import json
 import gymnasium as gym
 import pytest
 
-from treegym.agents.adapters import get_adapter
-from treegym.agents.adapters.base import EnvAdapter
+from treegym.agents.prompts import PromptSpec, get_prompts
 from treegym.agents.evaluation import run_episode
-from treegym.agents.llm.scripted import ScriptedLLM
+from treegym.agents.llm.scripted import ScriptedLLM, oracle_reply
 from treegym.agents.llm.spec import make_llm
-from treegym.agents.search.base import SearchAgent, SearchNode, SearchTree, TaskHooks
+from treegym.agents.search.base import SearchAgent, SearchConfig, SearchNode, SearchTree
 from treegym.agents.search.elo import EloSearchAgent
 from treegym.envs import snapshot
 from treegym.scripts.cli import main as cli_main
@@ -23,7 +22,7 @@ ENV = "treegym/Game24-v0"
 def _hooks(llm, task_id=900, **opts):
     env = gym.make(ENV)
     obs, info = env.reset(options={"task_id": task_id})
-    hooks = TaskHooks(env, get_adapter(ENV), llm, **opts)
+    hooks = SearchConfig(env, get_prompts(ENV), llm, **opts)
     root = hooks.make_root(obs, info)
     hooks.tree = SearchTree(root, algorithm="test", env_id=ENV)
     return env, hooks, root
@@ -145,7 +144,7 @@ class _PartialSearch(SearchAgent):
 
     name = "partial"
 
-    def search(self, root: SearchNode, hooks: TaskHooks) -> None:
+    def search(self, root: SearchNode, hooks: SearchConfig) -> None:
         hooks.expand(root, hooks.propose(root, 1)[0])
 
     def choose(self, tree: SearchTree) -> SearchNode | None:
@@ -170,18 +169,18 @@ def test_budget_stops_the_search_cleanly_and_restores_the_root(tmp_path):
     agent = EloSearchAgent(ENV, llm, budget=4)
     agent.reset()
     agent.bind(env)
-    agent.act(obs, info)
+    agent.run_search(obs, info)
     assert agent.result.stopped == "budget"
     assert llm.usage.calls == 4
     after = snapshot(env)
     assert (after.payload, after.steps, after.rng_state) == (before.payload, before.steps, before.rng_state)
 
 
-# ----------------------------------------------------------------- env-agnostic: another env, another adapter
-class _WalkAdapter(EnvAdapter):
-    """A minimal adapter for the NumberWalk example env (reach the target with add/sub N)."""
+# ----------------------------------------------------------------- env-agnostic: another env, other prompts
+class _WalkPrompts(PromptSpec):
+    """Minimal prompts for the NumberWalk example env (reach the target with add/sub N)."""
 
-    def propose_messages(self, obs, history, k, avoid=()):
+    def propose_messages(self, obs, history, k, avoid=(), reflections=()):
         return [{"role": "user", "content": f"{obs['text']}|{obs['instruction']}|avoid={','.join(avoid)}"}]
 
     def parse_proposals(self, text, obs):
@@ -203,7 +202,7 @@ def _walk_reply(messages):
 
 
 def test_elo_runs_unchanged_on_another_env(walk_env):
-    agent = EloSearchAgent("treegym/NumberWalk-v0", ScriptedLLM(_walk_reply), adapter=_WalkAdapter(),
+    agent = EloSearchAgent("treegym/NumberWalk-v0", ScriptedLLM(_walk_reply), prompts=_WalkPrompts(),
                            explorations=6, max_steps=4)
     rec = run_episode(walk_env, agent, seed=0)
     assert rec["success"], rec
@@ -235,11 +234,10 @@ class _FailingLLM(ScriptedLLM):
 
 
 def test_a_backend_failure_ends_the_search_not_the_episode():
-    adapter = get_adapter(ENV)
     env = gym.make(ENV)
     obs, info = env.reset(options={"task_id": 900})
     before = snapshot(env)
-    agent = EloSearchAgent(ENV, _FailingLLM(adapter.scripted_reply))
+    agent = EloSearchAgent(ENV, _FailingLLM(oracle_reply(get_prompts(ENV))))
     agent.reset()
     agent.bind(env)
     agent.act(obs, info)
@@ -274,15 +272,16 @@ def test_the_run_budget_becomes_the_search_budget():
 @pytest.mark.parametrize("agent", ["elo", "astar"])
 def test_search_through_the_openai_client_on_a_real_endpoint(agent):
     """The real ``openai`` client against a local OpenAI-compatible server whose answers are
-    the adapter's oracle; a server error and a malformed response on the way are retried."""
+    the env's oracle; a server error and a malformed response on the way are retried."""
     from support.chat_server import ChatServer, Fault
+    from support.oracle_relay import OracleRelay
     from treegym.agents.llm.openai_client import OpenAICompatibleLLM
     from treegym.agents.registry import make_agent
 
-    adapter = get_adapter(ENV)
-    with ChatServer(reply=adapter.scripted_reply) as server:
+    relay = OracleRelay(ENV)
+    with ChatServer(reply=relay.reply) as server:
         server.inject(Fault.status(500), Fault.malformed())
-        llm = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY", backoff=0.01)
+        llm = relay.wrap(OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY", backoff=0.01))
         opts = {"memory_id": "none"} if agent == "astar" else {"explorations": 3}
         policy = make_agent(agent, ENV, llm, **opts)
         rec = run_episode(gym.make(ENV), policy, task_id=908, seed=0)

@@ -1,32 +1,50 @@
-"""The synthetic LLM: oracle truth corrupted by known knobs, deterministic, named as a simulation."""
+"""The synthetic LLM: oracle truth (from the env, through the side channel) corrupted by known knobs,
+deterministic, named as a simulation."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from fractions import Fraction
 
 import gymnasium as gym
 import pytest
 
-from treegym.agents.adapters import Step, get_adapter
-from treegym.agents.adapters.game24 import Board
-from treegym.agents.adapters.oracle import request_kind
+from treegym.agents.llm.about import About, asking
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.llm.synthetic import SyntheticLLM, parse_spec
+from treegym.agents.prompts import Step, get_prompts
+from treegym.envs import snapshot
 from treegym.envs.game24.solver import is_solvable
 
 ENV = "treegym/Game24-v0"
-ADAPTER = get_adapter(ENV)
+PROMPTS = get_prompts(ENV)
+
+
+def _env(task_id):
+    env = gym.make(ENV)
+    obs, _ = env.reset(options={"task_id": task_id})
+    PROMPTS.bind(env)
+    return env, obs
 
 
 def _obs(task_id):
-    env = gym.make(ENV)
-    obs, _ = env.reset(options={"task_id": task_id})
-    return obs
+    return _env(task_id)[1]
 
 
-def _after(puzzle_obs, action):
-    board = Board.start(ADAPTER.puzzle_numbers(puzzle_obs)).apply(action)
-    return board.numbers
+def _ask(llm, kind, env, *states, **kw):
+    """``llm.complete(messages)`` for a ``kind`` request about ``states`` (snapshots; default: the live env)."""
+    messages = kw.pop("messages")
+    n = kw.pop("n", 1)
+    about = About(kind, env, tuple((s, ()) for s in states) or ((None, ()),), **kw)
+    with asking(about):
+        return llm.complete(messages, n=n, temperature=1.0 if n > 1 else 0.0)
+
+
+def _after(env, action):
+    """The numbers left after ``action`` from the env's current state (the env is put back)."""
+    snap = snapshot(env)
+    obs, *_ = env.step(action)
+    from treegym.envs import restore
+    restore(env, snap)
+    return list(obs["left"])
 
 
 def test_spec_name_and_errors():
@@ -43,90 +61,97 @@ def test_spec_name_and_errors():
         make_llm("synthetic:p_correct=0.5")
 
 
-def test_prompts_carry_their_request_kind():
-    obs = _obs(900)
-    assert request_kind(ADAPTER.react_messages(obs, [])) == "react"
-    assert request_kind(ADAPTER.propose_messages(obs, [], 3)) == "propose"
-    assert request_kind(ADAPTER.value_messages(obs, [])) == "value"
-    assert request_kind(ADAPTER.compare_messages(obs, [], [])) == "compare"
-    assert request_kind(ADAPTER.reflect_messages(obs, [], "lost")) == "reflect"
-    assert request_kind([{"role": "user", "content": "hi"}]) is None
-
-
 def test_perfect_and_hopeless_react_actions():
     perfect = SyntheticLLM(ENV, p_correct=1.0, seed=0)
     hopeless = SyntheticLLM(ENV, p_correct=0.0, seed=0)
     for tid in range(900, 920):
-        obs = _obs(tid)
-        messages = ADAPTER.react_messages(obs, [])
-        good = ADAPTER.parse_action(perfect.complete(messages)[0], obs)
-        bad = ADAPTER.parse_action(hopeless.complete(messages)[0], obs)
-        assert good in obs["valid_actions"] and is_solvable(_after(obs, good))
-        assert bad not in obs["valid_actions"] or not is_solvable(_after(obs, bad))
+        env, obs = _env(tid)
+        messages = PROMPTS.react_messages(obs, [])
+        good = PROMPTS.parse_action(_ask(perfect, "react", env, messages=messages)[0], obs)
+        bad = PROMPTS.parse_action(_ask(hopeless, "react", env, messages=messages)[0], obs)
+        assert good in obs["valid_actions"] and is_solvable(_after(env, good))
+        assert bad not in obs["valid_actions"] or not is_solvable(_after(env, bad))
 
 
 def test_p_correct_is_the_rate_of_correct_proposals():
     llm = SyntheticLLM(ENV, p_correct=0.7, seed=1)
     correct = total = 0
     for tid in range(900, 960):
-        obs = _obs(tid)
-        for line in llm.complete(ADAPTER.propose_messages(obs, [], 5))[0].splitlines():
+        env, obs = _env(tid)
+        for line in _ask(llm, "propose", env, k=5, messages=PROMPTS.propose_messages(obs, [], 5))[0].splitlines():
             total += 1
-            correct += line in obs["valid_actions"] and is_solvable(_after(obs, line))
+            correct += line in obs["valid_actions"] and is_solvable(_after(env, line))
     assert total == 300
     assert 0.6 <= correct / total <= 0.8
 
 
+def _good_and_dead(task_id=900):
+    env, obs = _env(task_id)
+    root = snapshot(env)
+    env.step("10 - 4 = 6 (left: 5 6 6)")
+    good = snapshot(env)
+    env.reset(options={"task_id": task_id})
+    env.step("10 * 6 = 60 (left: 4 5 60)")
+    dead = snapshot(env)
+    return env, obs, root, good, dead
+
+
 def test_judge_accuracy_and_position_bias():
-    obs = _obs(900)
-    good = [Step("10 - 4 = 6 (left: 5 6 6)", "")]
-    dead = [Step("10 * 6 = 60 (left: 4 5 60)", "")]
+    env, obs, _root, good, dead = _good_and_dead()
+    msgs = PROMPTS.compare_messages(obs, [Step("10 - 4 = 6 (left: 5 6 6)", "")], [Step("10 * 6 = 60 (left: 4 5 60)", "")])
+    pick = lambda llm, a, b: PROMPTS.parse_comparison(_ask(llm, "compare", env, a, b, messages=msgs)[0])  # noqa: E731
     fair = SyntheticLLM(ENV, judge_acc=1.0, position_bias=0.0)
-    assert fair.complete(ADAPTER.compare_messages(obs, good, dead))[0] == "A"
-    assert fair.complete(ADAPTER.compare_messages(obs, dead, good))[0] == "B"
+    assert pick(fair, good, dead) == 1.0 and pick(fair, dead, good) == 0.0
     biased = SyntheticLLM(ENV, judge_acc=1.0, position_bias=1.0)
-    assert biased.complete(ADAPTER.compare_messages(obs, dead, good))[0] == "A"
+    assert pick(biased, dead, good) == 1.0
     wrong = SyntheticLLM(ENV, judge_acc=0.0, position_bias=0.0)
-    assert wrong.complete(ADAPTER.compare_messages(obs, good, dead))[0] == "B"
+    assert pick(wrong, good, dead) == 0.0
 
 
 def test_value_noise():
-    obs = _obs(900)
+    env, obs, _root, good, dead = _good_and_dead()
+    msgs = PROMPTS.value_messages(obs, [])  # the prompt does not decide: the state does
     exact = SyntheticLLM(ENV, value_noise=0.0)
-    assert exact.complete(ADAPTER.value_messages(obs, [Step("10 - 4 = 6 (left: 5 6 6)", "")]))[0] == "sure"
-    assert exact.complete(ADAPTER.value_messages(obs, [Step("10 * 6 = 60 (left: 4 5 60)", "")]))[0] == "impossible"
+    assert _ask(exact, "value", env, good, messages=msgs)[0] == "sure"
+    assert _ask(exact, "value", env, dead, messages=msgs)[0] == "impossible"
     noisy = SyntheticLLM(ENV, value_noise=1.0, seed=2)
-    msgs = ADAPTER.value_messages(obs, [Step("10 - 4 = 6 (left: 5 6 6)", "")])
-    answers = noisy.complete(msgs, n=40, temperature=1.0)
+    answers = _ask(noisy, "value", env, good, messages=msgs, n=40)
     assert {"sure", "likely", "impossible"} <= set(answers)
 
 
+def test_the_truth_comes_from_the_env_not_from_the_prompt():
+    env, obs, root, good, dead = _good_and_dead()
+    llm = SyntheticLLM(ENV, p_correct=1.0, value_noise=0.0)
+    misleading = [{"role": "user", "content": "Numbers left: 24. Steps: none. This is surely solved."}]
+    assert _ask(llm, "value", env, dead, messages=misleading)[0] == "impossible"
+    plan = _ask(llm, "imagine", env, good, messages=misleading)[0].splitlines()
+    assert len(plan) == 2 and all(" = " in line for line in plan)  # two steps finish 5 6 6
+    assert _ask(llm, "imagine", env, dead, messages=misleading)[0] == "impossible"
+    assert "A plan that works from the start" in _ask(llm, "reflect", env, root, messages=misleading)[0]
+
+
 def test_deterministic_per_request_and_independent_of_thread_order():
-    requests = [ADAPTER.propose_messages(_obs(t), [], 4) for t in range(900, 912)]
+    envs = [_env(t) for t in range(900, 912)]
+    requests = [(env, PROMPTS.propose_messages(obs, [], 4)) for env, obs in envs]
     a = SyntheticLLM(ENV, p_correct=0.5, seed=7)
     b = SyntheticLLM(ENV, p_correct=0.5, seed=7)
-    serial = [a.complete(m)[0] for m in requests]
+    ask = lambda llm, r: _ask(llm, "propose", r[0], k=4, messages=r[1])[0]  # noqa: E731
+    serial = [ask(a, r) for r in requests]
     with ThreadPoolExecutor(4) as pool:
-        threaded = list(pool.map(lambda m: b.complete(m)[0], reversed(requests)))[::-1]
+        threaded = list(pool.map(lambda r: ask(b, r), reversed(requests)))[::-1]
     assert serial == threaded
-    assert [a.complete(m)[0] for m in requests] == serial  # asking again gives the same answer
+    assert [ask(a, r) for r in requests] == serial  # asking again gives the same answer
     other = SyntheticLLM(ENV, p_correct=0.5, seed=8)
-    assert [other.complete(m)[0] for m in requests] != serial
+    assert [ask(other, r) for r in requests] != serial
     # the call's own seed and n give different samples of one prompt
-    assert len(set(a.complete(requests[0], n=8, temperature=1.0))) > 1
+    assert len(set(_ask(a, "propose", requests[0][0], k=4, messages=requests[0][1], n=8))) > 1
 
 
 def test_usage_counts_one_call_per_complete():
     llm = SyntheticLLM(ENV)
-    llm.complete(ADAPTER.react_messages(_obs(900), []), n=3)
+    env, obs = _env(900)
+    _ask(llm, "react", env, messages=PROMPTS.react_messages(obs, []), n=3)
     assert llm.usage.calls == 1 and llm.usage.prompt_tokens > 0 and llm.usage.completion_tokens > 0
-
-
-def test_scripted_oracle_board_tracking():
-    board = Board.start([Fraction(x) for x in (4, 5, 6, 10)])
-    after = board.apply("10 - 4 = 6 (left: 5 6 6)").apply("garbage").apply("6 * 5")
-    assert sorted(after.numbers) == [6, 30]
-    assert after.apply("30 - 6").final_expression() == "(6 * 5) - (10 - 4)"
 
 
 def test_synthetic_llm_answers_an_unreadable_prompt_with_garbage_not_a_crash():

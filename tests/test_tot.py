@@ -6,7 +6,6 @@ import json
 import pytest
 
 from support.agent_runs import ACCURATE, ENV, WEAK, garbage_episode, pass_rate, run_with_budget, recording, same_state, searched
-from treegym.agents.adapters.oracle import request_kind
 from treegym.agents.llm.spec import make_llm
 
 MEDIUM = "synthetic:p_correct=0.5,value_noise=0.4,seed=1"
@@ -34,7 +33,7 @@ def test_bfs_keeps_the_best_b_states_per_level_and_values_each_with_n_samples():
         assert min(n.value for n in kept) >= max((n.value for n in at_level if n not in kept), default=0.0)
         # only kept states were expanded further
         assert all(not n.children for n in at_level if n not in kept)
-    kinds = [request_kind(m) for m in llm.calls]
+    kinds = llm.kinds
     valued = [n for n in tree.nodes if n.parent is not None and not n.terminal]
     assert kinds.count("value") == 2 * len(valued)
     assert kinds.count("propose") == sum(1 for n in tree.nodes if n.children)

@@ -59,7 +59,7 @@ def test_search_and_buy_by_clicking(browser, catalog, tmp_path):
     engine = WebShopEngine(catalog)
     goal = next(g for g in catalog.goals if g.goal_options and get_reward(
         catalog.product(g.asin), g, catalog.product(g.asin).price,
-        dict(engine._goal_option_values(g)))[0] == 1.0)
+        dict(engine.goal_option_values(g)))[0] == 1.0)
     query = engine.expert_query(engine.new_session(goal.index))
 
     def click(role: str, text: str) -> None:
@@ -92,10 +92,10 @@ def test_search_and_buy_by_clicking(browser, catalog, tmp_path):
         assert browser.find_element(By.CSS_SELECTOR, "main").get_attribute("data-page") == "results"
         browser.save_screenshot(str(tmp_path / "results.png"))
         click("product", goal.asin)
-        for _name, value in engine._goal_option_values(goal):
+        for _name, value in engine.goal_option_values(goal):
             click("option", value)
         selected = [el.text for el in browser.find_elements(By.CSS_SELECTOR, '[data-node="option"][data-clicked="1"]')]
-        assert selected == [v for _, v in engine._goal_option_values(goal)]
+        assert selected == [v for _, v in engine.goal_option_values(goal)]
         shot = tmp_path / "item.png"
         assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
         if os.environ.get("TREEGYM_SCREENSHOT_DIR"):  # to look at the pages after a run

@@ -97,7 +97,7 @@ def perfect_goal(engine, skip=0):
     """A goal whose target, bought with the goal options, scores 1 (see the colour quirk below)."""
     for goal in engine.catalog.goals:
         p = engine.catalog.product(goal.asin)
-        if get_reward(p, goal, p.price, dict(engine._goal_option_values(goal)))[0] == 1.0:
+        if get_reward(p, goal, p.price, dict(engine.goal_option_values(goal)))[0] == 1.0:
             if skip == 0:
                 return goal
             skip -= 1
@@ -135,7 +135,7 @@ def test_gold_path_buys_the_target_with_the_goal_options(engine, catalog):
             steps += 1
             assert steps < 15, f"gold path of goal {gi} is too long"
         target = catalog.product(goal.asin)
-        best, _ = get_reward(target, goal, target.price, dict(engine._goal_option_values(goal)))
+        best, _ = get_reward(target, goal, target.price, dict(engine.goal_option_values(goal)))
         assert s.asin == goal.asin and s.reward == best, (gi, dict(s.reward_parts))
         perfect += s.reward == 1.0
     assert perfect >= 0.8 * len(goals)

@@ -148,3 +148,45 @@ def test_reward_is_pure():
 def test_missing_and_odd_inputs_do_not_crash():
     reward, parts = get_reward({}, {"attributes": [], "goal_options": []}, price=5.0, options=None)
     assert 0.0 <= reward <= 1.0 and parts["r_att"] is None and parts["r_option"] is None
+
+
+# ---- upstream's quirks (web_agent_site/engine/goal.py get_attribute_reward), kept by default
+def test_both_attribute_keys_read_capitalised_like_upstream():
+    # upstream reads purchased_product["Attributes"]; a lower-case "attributes" list is ignored
+    product = dict(PRODUCT, Attributes=["long lasting"], attributes=["anti aging", "dry skin", "paraben free"])
+    _, parts = get_reward(product, GOAL, price=20.0, options=ALL_OPTIONS, verbose=True)
+    assert parts["r_att"] == 0.0
+    _, fixed = get_reward(product, GOAL, price=20.0, options=ALL_OPTIONS, verbose=True, strict=False)
+    assert fixed["r_att"] == 1.0, "strict=False reads both lists"
+
+
+def test_lower_case_attributes_alone_are_still_read():
+    product = {k: v for k, v in PRODUCT.items() if k != "Attributes"}
+    product["attributes"] = ["dry skin"]
+    _, parts = get_reward(product, GOAL, price=20.0, options=ALL_OPTIONS)
+    assert parts["r_att"] == pytest.approx(1 / 3)
+
+
+def test_string_bullet_points_are_spread_into_characters_like_upstream():
+    # upstream: " ".join("Anti aging ...") == "A n t i   a g i n g ...", so no attribute is found there
+    product = dict(PRODUCT, Attributes=[], BulletPoints="Anti aging formula for dry skin")
+    reward, parts = get_reward(product, GOAL, price=20.0, options=ALL_OPTIONS)
+    assert parts["r_att"] == 0.0 and reward == pytest.approx(4 / 7)
+    reward, parts = get_reward(product, GOAL, price=20.0, options=ALL_OPTIONS, strict=False)
+    assert parts["r_att"] == pytest.approx(2 / 3) and reward == pytest.approx(6 / 7)
+    # a list of bullet points is joined with spaces in both modes
+    listed = dict(product, BulletPoints=["Anti aging formula", "for dry skin"])
+    assert get_reward(listed, GOAL, 20.0, ALL_OPTIONS)[1]["r_att"] == pytest.approx(2 / 3)
+
+
+def test_single_character_attribute_matches_spread_string_bullets_like_upstream():
+    goal = dict(GOAL, attributes=["x"])
+    product = dict(PRODUCT, Attributes=[], Title="t", Description="d", BulletPoints="box")
+    assert get_reward(product, goal, 20.0, ALL_OPTIONS)[1]["r_att"] == 1.0
+
+
+def test_capitalised_goal_attribute_is_not_found_in_texts_like_upstream():
+    goal = dict(GOAL, attributes=["Dry Skin"])
+    product = dict(PRODUCT, Attributes=[], Description="made for dry skin")
+    assert get_reward(product, goal, 20.0, ALL_OPTIONS)[1]["r_att"] == 0.0
+    assert get_reward(product, goal, 20.0, ALL_OPTIONS, strict=False)[1]["r_att"] == 1.0

@@ -42,8 +42,8 @@ def call(url: str, method: str = "GET", body=None, raw: bytes | None = None,
 
 def test_session_lifecycle_over_json(site, catalog):
     engine = WebShopEngine(catalog)
-    status, made = call(f"{site.url}/api/sessions", "POST", {"goal_index": 3})
-    assert status == 201 and made["instruction"] == engine.instruction(engine.new_session(3))
+    status, made = call(f"{site.url}/api/sessions", "POST", {"task_id": 3})
+    assert status == 201 and made["observation"]["instruction"] == engine.instruction(engine.new_session(3))
     sid = made["session_id"]
     expert = call(f"{site.url}/api/sessions/{sid}/expert")[1]["action"]
     assert expert.startswith("search[")
@@ -57,7 +57,7 @@ def test_session_lifecycle_over_json(site, catalog):
     assert status == 200 and restored["info"]["page"] == "results"
     got = call(f"{site.url}/api/sessions/{sid}")[1]
     assert got["state"] == state
-    assert got["observation"] == render_text(engine.page_nodes(engine.session_from_json(state)))
+    assert got["observation"]["text"] == render_text(engine.page_nodes(engine.session_from_json(state)))
     assert call(f"{site.url}/api/sessions/{sid}", "DELETE") == (200, {"closed": sid})
     status, err = call(f"{site.url}/api/sessions/{sid}")
     assert status == 404 and "no session" in err["error"]
@@ -70,12 +70,12 @@ def test_errors_are_json_and_say_what_to_do(site):
     assert status == 404 and isinstance(err, dict) and "error" in err
     status, err = call(f"{site.url}/api/sessions/{'x' * 100}")
     assert status == 404 and "session ids" in err["error"]
-    sid = call(f"{site.url}/api/sessions", "POST", {"goal_index": 0})[1]["session_id"]
+    sid = call(f"{site.url}/api/sessions", "POST", {"task_id": 0})[1]["session_id"]
     assert call(f"{site.url}/api/sessions/{sid}/step", "POST", raw=b"{not json")[0] == 400
     status, err = call(f"{site.url}/api/sessions/{sid}/step", "POST", {"action": 42})
     assert status == 400 and "string action" in err["error"]
-    status, err = call(f"{site.url}/api/sessions", "POST", {"goal_index": -1})
-    assert status == 400 and "goal_index" in err["error"]
+    status, err = call(f"{site.url}/api/sessions", "POST", {"task_id": -1})
+    assert status == 400 and "not a goal index" in err["error"]
     status, err = call(f"{site.url}/api/sessions", "POST", {"split": "holdout"})
     assert status == 400 and "holdout" in err["error"]
     status, err = call(f"{site.url}/api/sessions/{sid}/restore", "POST", {"state": {"page": "done"}})
@@ -85,8 +85,8 @@ def test_errors_are_json_and_say_what_to_do(site):
     # the session survived every bad request
     assert call(f"{site.url}/api/sessions/{sid}")[1]["state"]["page"] == "search"
     status, stepped = call(f"{site.url}/api/sessions/{sid}/step", "POST", {"action": "dance[]"})
-    assert status == 200 and stepped["reward"] == 0.0 and not stepped["done"]
-    assert "Invalid action" in call(f"{site.url}/api/sessions/{sid}")[1]["observation"]
+    assert status == 200 and stepped["reward"] == 0.0 and not stepped["terminated"]
+    assert "Invalid action" in call(f"{site.url}/api/sessions/{sid}")[1]["observation"]["text"]
 
 
 def test_browsing_with_forms_buys_a_product(site, catalog):
@@ -144,7 +144,7 @@ def test_store_expires_and_bounds_sessions(catalog):
 def test_expired_sessions_give_404_on_the_site(catalog):
     app = create_app(catalog, ttl=0.05)
     client = app.test_client()
-    sid = client.post("/api/sessions", json={"goal_index": 0}).get_json()["session_id"]
+    sid = client.post("/api/sessions", json={"task_id": 0}).get_json()["session_id"]
     assert client.get(f"/api/sessions/{sid}").status_code == 200
     time.sleep(0.1)
     resp = client.get(f"/api/sessions/{sid}")
@@ -157,7 +157,7 @@ def test_concurrent_sessions_stay_separate(site, catalog):
 
     def shopper(gi: int) -> None:
         try:
-            sid = call(f"{site.url}/api/sessions", "POST", {"goal_index": gi})[1]["session_id"]
+            sid = call(f"{site.url}/api/sessions", "POST", {"task_id": gi})[1]["session_id"]
             for _ in range(10):
                 action = call(f"{site.url}/api/sessions/{sid}/expert")[1]["action"]
                 if action is None:
@@ -201,3 +201,51 @@ def test_serve_rejects_a_bad_catalog(tmp_path, capsys):
 
     assert main(["serve", "webshop", "--catalog", str(tmp_path / "missing"), "--port", "0"]) == 1
     assert "cannot load the catalog" in capsys.readouterr().err
+
+
+def test_the_site_is_the_session_server_with_observation_variants(site, catalog):
+    engine = WebShopEngine(catalog)
+    status, health = call(f"{site.url}/api/health")
+    assert health["variants"] == ["text", "text_rich", "html"]
+    assert call(f"{site.url}/api/tasks")[1]["splits"]["test"] == list(catalog.split("test"))
+    status, made = call(f"{site.url}/api/sessions", "POST", {"task_id": 4, "variant": "html"})
+    assert status == 201 and made["observation"]["text"].startswith("<!doctype html>")
+    sid = made["session_id"]
+    expert = call(f"{site.url}/api/sessions/{sid}/expert")[1]
+    gold = engine.expert(engine.new_session(4))
+    assert expert["plan"] == list(gold.plan) and expert["action"] == gold.plan[0] and expert["value"] == gold.value
+    call(f"{site.url}/api/sessions/{sid}/step", "POST", {"action": expert["action"]})
+    status, fork = call(f"{site.url}/api/sessions/{sid}/fork", "POST")
+    assert status == 201 and fork["info"]["page"] == "results"
+    call(f"{site.url}/api/sessions/{fork['session_id']}/step", "POST", {"action": "click[Back to Search]"})
+    assert call(f"{site.url}/api/sessions/{sid}")[1]["state"]["page"] == "results"  # the fork moved alone
+    assert call(f"{site.url}/api/sessions/{fork['session_id']}")[1]["variant"] == "html"
+
+
+# ---- bodies sent without Content-Type: application/json (issue 8)
+def test_json_body_without_a_json_content_type_is_read(site):
+    import http.client
+
+    # urllib and `curl -d` label a body form-urlencoded unless told otherwise
+    status, made = call(f"{site.url}/api/sessions", "POST", {"task_id": 3},
+                        content_type="application/x-www-form-urlencoded")
+    assert status == 201
+    assert call(f"{site.url}/api/sessions/{made['session_id']}")[1]["state"]["goal_index"] == 3
+    # and with no Content-Type header at all
+    host, port = site.url.split("//")[1].split(":")
+    conn = http.client.HTTPConnection(host, int(port))
+    conn.putrequest("POST", "/api/sessions")
+    payload = json.dumps({"task_id": 7}).encode()
+    conn.putheader("Content-Length", str(len(payload)))
+    conn.endheaders(payload)
+    resp = conn.getresponse()
+    made = json.loads(resp.read())
+    conn.close()
+    assert resp.status == 201
+    assert call(f"{site.url}/api/sessions/{made['session_id']}")[1]["state"]["goal_index"] == 7
+
+
+def test_a_form_body_is_refused_not_turned_into_a_random_goal(site):
+    status, answer = call(f"{site.url}/api/sessions", "POST", raw=b"task_id=3",
+                          content_type="application/x-www-form-urlencoded")
+    assert status == 400 and "JSON object" in answer["error"] and "task_id=3" in answer["error"]

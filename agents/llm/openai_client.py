@@ -5,6 +5,8 @@ Built on the ``openai`` package with its own retries switched off
 (``retries``, ``retry_log``) and testable.
 
 Configuration: arguments first, then the environment: ``TREEGYM_MODEL``,
+``TREEGYM_LLM_TIMEOUT`` (seconds per request, default 60),
+``TREEGYM_LLM_MAX_RETRIES`` (retries per request, default 4),
 ``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` (``EMPTY`` is fine for local servers;
 with a base URL and no key, ``EMPTY`` is sent). With neither a key nor a base
 URL there is nothing to talk to and the constructor raises ``LLMAuthError``.
@@ -14,13 +16,21 @@ request; ``name`` stays ``openai:auto`` so cache keys do not depend on it).
 Errors:
 
 * retried with exponential backoff and jitter: timeouts, connection errors,
-  HTTP 408/409/429/5xx and unparsable response bodies; ``Retry-After`` /
+  HTTP 408/409/429/5xx, unparsable or non-JSON response bodies (an HTML
+  page answered with 200: usually a base URL that is not the API root) and
+  answers with no ``choices``; ``Retry-After`` /
   ``retry-after-ms`` is honoured, capped at ``RETRY_AFTER_CAP`` seconds;
 * after ``max_retries`` retries: ``LLMTimeout`` (last error a timeout) or
   ``LLMError``, naming the endpoint, the attempts and the last error;
 * not retried: 401/403 -> ``LLMAuthError`` ("check OPENAI_API_KEY"); 404 ->
   ``LLMAuthError`` naming the model and base URL and listing the served
   models; other 4xx -> ``LLMError`` with the server's message.
+
+Retries are counted on the client (``retries``, ``retry_log``) and, inside a
+:func:`count_retries` block, per cause for the code running in that block
+(``treegym run`` opens one per episode: the record's ``llm_retries`` and
+``llm_retry_causes``). ``preflight()`` sends one tiny request (at most one
+retry) so a run can fail at once on a bad key, model or endpoint.
 
 Usage: ``usage.calls`` counts successful HTTP requests to the model (an
 ``n>1`` request that the server answers in full is one call; extra requests
@@ -29,15 +39,17 @@ response's ``usage``, else ``approx_tokens``.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import email.utils
 import inspect
 import os
 import random
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import openai
 
@@ -46,6 +58,69 @@ from .base import LLMAuthError, LLMError, LLMTimeout, Message, Usage, approx_tok
 from .spec import register_llm_backend
 
 _RETRY_STATUSES = frozenset({408, 409, 429})
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_MAX_RETRIES = 4
+
+# Where retries of the code running in a `count_retries()` block are counted.
+_RETRY_SINK: contextvars.ContextVar[Counter | None] = contextvars.ContextVar("treegym_llm_retries", default=None)
+
+
+@contextlib.contextmanager
+def count_retries() -> Iterator[Counter]:
+    """Count, by cause, the LLM retries made by this thread inside the block.
+
+    Yields a ``Counter`` of cause -> retries (causes: ``timeout``, ``connection``,
+    ``http_<status>``, ``malformed_body``, ``no_choices``, ``server_restart``).
+    Used by ``treegym run`` to put each episode's retries in its record.
+    """
+    sink: Counter = Counter()
+    token = _RETRY_SINK.set(sink)
+    try:
+        yield sink
+    finally:
+        _RETRY_SINK.reset(token)
+
+
+def note_retry(cause: str) -> None:
+    """Count one retry of ``cause`` in the enclosing :func:`count_retries` block, if any."""
+    sink = _RETRY_SINK.get()
+    if sink is not None:
+        sink[cause] += 1
+
+
+class MalformedResponse(ValueError):
+    """The server answered 200 with something that is not a usable chat completion (retried)."""
+
+    def __init__(self, message: str, cause: str = "malformed_body") -> None:
+        super().__init__(message)
+        self.cause = cause
+
+
+def _env_number(name: str, default: float, kind: type, minimum: float) -> Any:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not a {'whole ' if kind is int else ''}number; "
+                         f"unset it or give e.g. {name}={default:g}") from None
+    if value < minimum:
+        raise ValueError(f"{name}={raw!r} must be at least {minimum:g}")
+    return value
+
+
+def _check_chat_completion(response: Any, base_url: str) -> Any:
+    """Raise :class:`MalformedResponse` unless ``response`` is a chat completion with at least one choice."""
+    if not hasattr(response, "choices"):
+        body = str(response).strip().replace("\n", " ")
+        kind = "an HTML page" if body[:200].lower().lstrip().startswith(("<!doctype", "<html")) else "not a chat completion"
+        raise MalformedResponse(
+            f"{base_url} answered HTTP 200 with {kind} ({body[:80]!r}); is the base URL the API root "
+            "(it usually ends in /v1)?")
+    if not response.choices:
+        raise MalformedResponse(f"{base_url} answered a chat completion with no choices", cause="no_choices")
+    return response
 
 
 def _gbnf_literal(text: str) -> str:
@@ -113,7 +188,22 @@ def _retry_after_seconds(error: BaseException) -> float | None:
         return None
 
 
+def _cause(error: BaseException) -> str:
+    """A short, countable name for why an attempt failed."""
+    if isinstance(error, MalformedResponse):
+        return error.cause
+    if isinstance(error, openai.APIStatusError):
+        return f"http_{error.status_code}"
+    if isinstance(error, openai.APITimeoutError):
+        return "timeout"
+    if isinstance(error, openai.APIConnectionError):
+        return "connection"
+    return "malformed_body"
+
+
 def _describe(error: BaseException) -> str:
+    if isinstance(error, MalformedResponse):
+        return str(error)
     if isinstance(error, openai.APIStatusError):
         return f"HTTP {error.status_code}: {error.message}"
     if isinstance(error, openai.APITimeoutError):
@@ -147,8 +237,8 @@ class OpenAICompatibleLLM:
         base_url: str | None = None,
         api_key: str | None = None,
         *,
-        timeout: float = 60.0,
-        max_retries: int = 4,
+        timeout: float | None = None,
+        max_retries: int | None = None,
         backoff: float = 0.5,
         supports_grammar: bool = False,
         name: str | None = None,
@@ -164,8 +254,16 @@ class OpenAICompatibleLLM:
             )
         self.requested_model = model or os.environ.get("TREEGYM_MODEL") or ""
         self.base_url = (base_url or "https://api.openai.com/v1").rstrip("/")
+        if timeout is None:
+            timeout = _env_number("TREEGYM_LLM_TIMEOUT", DEFAULT_TIMEOUT, float, 0.001)
+        if max_retries is None:
+            max_retries = _env_number("TREEGYM_LLM_MAX_RETRIES", DEFAULT_MAX_RETRIES, int, 0)
+        if float(timeout) <= 0:
+            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        if int(max_retries) < 0:
+            raise ValueError(f"max_retries must be 0 or more, got {max_retries!r}")
         self.timeout = float(timeout)
-        self.max_retries = max(0, int(max_retries))
+        self.max_retries = int(max_retries)
         self.backoff = max(0.0, float(backoff))
         self.supports_grammar = supports_grammar
         self.default_max_tokens = default_max_tokens
@@ -201,6 +299,27 @@ class OpenAICompatibleLLM:
     def __repr__(self) -> str:
         return f"OpenAICompatibleLLM(model={self.requested_model or 'auto'!r}, base_url={self.base_url!r})"
 
+    def result_config(self) -> dict[str, Any]:
+        """The settings that can change an answer (the run's resume key; see ``treegym.agents.runs``).
+
+        The timeout and retry count are left out: they change whether an answer
+        arrives, not what it is.
+        """
+        return {"name": self.name, "backend": "openai", "model": self.requested_model or "auto",
+                "base_url": self.base_url, "default_max_tokens": self.default_max_tokens,
+                "grammar": self.supports_grammar}
+
+    def preflight(self) -> None:
+        """One tiny chat request (``max_tokens=1``, at most one retry): raises :class:`LLMError` /
+        :class:`LLMAuthError` naming the problem when the key, model or endpoint is wrong.
+        Its tokens are not counted in ``usage``."""
+        params = {"model": self._resolve_model(max_retries=min(1, self.max_retries)),
+                  "messages": [{"role": "user", "content": "Say OK."}],
+                  "max_tokens": 1, "temperature": 0.0}
+        self._with_retries(
+            lambda: _check_chat_completion(self._client.chat.completions.create(**params), self.base_url),
+            "preflight chat completion", max_retries=min(1, self.max_retries))
+
     def stats(self) -> dict[str, int]:
         """Retries so far (failed attempts that were retried), for run records."""
         return {"retries": self.retries}
@@ -217,11 +336,15 @@ class OpenAICompatibleLLM:
     @property
     def model(self) -> str:
         """The model sent to the server (the server's first listed model when none was given)."""
+        return self._resolve_model()
+
+    def _resolve_model(self, max_retries: int | None = None) -> str:
         if self._model is None:
             with self._model_lock:
                 if self._model is None:
                     try:
-                        served = self._with_retries(lambda: [m.id for m in self._client.models.list()], "list models")
+                        served = self._with_retries(lambda: [m.id for m in self._client.models.list()], "list models",
+                                                    max_retries=max_retries)
                     except LLMAuthError as e:
                         if not isinstance(e.__cause__, openai.NotFoundError):
                             raise
@@ -281,15 +404,15 @@ class OpenAICompatibleLLM:
                 call["n"] = want
             if seed is not None:
                 call["seed"] = seed + request_no
-            response = self._with_retries(lambda: self._client.chat.completions.create(**call), "chat completion")
+            response = self._with_retries(
+                lambda: _check_chat_completion(self._client.chat.completions.create(**call), self.base_url),
+                "chat completion")
             texts = [
                 (c.message.content or "") if getattr(c, "message", None) is not None else ""
-                for c in (response.choices or [])
+                for c in response.choices
             ][:want]
             if want > 1:
                 self.honours_n = len(texts) >= want
-            if not texts:  # a server that answers no choice at all: count it as one empty answer
-                texts = [""]
             used = getattr(response, "usage", None)
             prompt = getattr(used, "prompt_tokens", None)
             completion = getattr(used, "completion_tokens", None)
@@ -303,8 +426,9 @@ class OpenAICompatibleLLM:
         return out
 
     # ---- retries and error mapping
-    def _with_retries(self, send: Callable[[], Any], what: str) -> Any:
-        attempts = self.max_retries + 1
+    def _with_retries(self, send: Callable[[], Any], what: str, max_retries: int | None = None) -> Any:
+        retries = self.max_retries if max_retries is None else max_retries
+        attempts = retries + 1
         last: BaseException | None = None
         for attempt in range(1, attempts + 1):
             retry_after: float | None = None
@@ -340,15 +464,16 @@ class OpenAICompatibleLLM:
             with self._retry_lock:
                 self.retries += 1
                 self.retry_log.append(RetryEvent(attempt, _describe(last), delay))
+            note_retry(_cause(last))
             time.sleep(delay)
         assert last is not None
         message = (
             f"{self.base_url}: {what} failed after {attempts} attempt(s) "
-            f"({self.max_retries} retries); last error: {_describe(last)}"
+            f"({retries} retries); last error: {_describe(last)}"
         )
         if isinstance(last, openai.APITimeoutError):
-            raise LLMTimeout(f"{message}. The server may be overloaded: raise the timeout ({self.timeout:g}s) "
-                             "or max_retries, or use a smaller model") from last
+            raise LLMTimeout(f"{message}. The server may be overloaded: raise the timeout ({self.timeout:g}s; "
+                             "--timeout or TREEGYM_LLM_TIMEOUT) or --max-retries, or use a smaller model") from last
         if isinstance(last, openai.APIConnectionError):
             raise LLMError(f"{message}. Is the server running? Check OPENAI_BASE_URL / --base-url") from last
         raise LLMError(f"{message}. Try again later or check the server's logs") from last

@@ -9,17 +9,20 @@ answers ``""``; an empty list is an LLM that must never be called (e.g. behind a
 replay-only cache).
 
 Every ``complete`` call is recorded in ``calls`` (a copy of its message list)
-and counted as one call in ``usage`` with ``approx_tokens`` token estimates.
+and ``kinds`` (the request kind the caller declared through the side channel,
+``agents/llm/about.py``, or None) and counted as one call in ``usage`` with
+``approx_tokens`` token estimates.
 
-The spec ``scripted`` (``make_llm("scripted", env_id=...)``) builds
-``ScriptedLLM(get_adapter(env_id).scripted_reply)``, so an agent on it plays
-like the env's oracle.
+The spec ``scripted`` (``make_llm("scripted", env_id=...)``) answers every
+request with the truth from the env's expert (``agents/prompts/oracle.py``),
+written in the env's prompt format, so an agent on it plays like the oracle.
 """
 from __future__ import annotations
 
 import threading
 from typing import Any, Callable, Sequence
 
+from .about import current_about
 from .accounting import CostTracker, PerProcessLock
 from .base import LLMError, Message, Usage, approx_tokens
 from .spec import register_llm_backend
@@ -53,6 +56,7 @@ class ScriptedLLM(PerProcessLock):
         self.name = name
         self.cycle = cycle
         self.calls: list[list[Message]] = []
+        self.kinds: list[str | None] = []
         self._cost = CostTracker()
         self.usage: Usage = self._cost.usage
         self._position = 0
@@ -84,8 +88,10 @@ class ScriptedLLM(PerProcessLock):
         self._cost.begin()
         msgs = [dict(m) for m in messages]
         n = max(1, int(n))
+        about = current_about()
         with self._lock:
             self.calls.append(msgs)
+            self.kinds.append(about.kind if about is not None else None)
             if self._reply is None:
                 replies = [self._next_scripted() for _ in range(n)]
         if self._reply is not None:
@@ -110,17 +116,32 @@ class ScriptedLLM(PerProcessLock):
         return reply
 
 
+UNREADABLE_PROMPT_REPLY = "(simulated model: the caller did not say what this prompt is about.)"
+
+
+def oracle_reply(prompts: Any) -> ReplyFn:
+    """A reply function: the truth about the current request, rendered by ``prompts`` (a PromptSpec)."""
+    from ..prompts.oracle import truth  # lazy: the prompts package imports this one
+
+    def reply(messages: list[Message]) -> str:
+        about = current_about()
+        if about is None:
+            return UNREADABLE_PROMPT_REPLY
+        return prompts.render_oracle(truth(about, prompts.malformed_examples))
+
+    return reply
+
+
 def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> ScriptedLLM:
-    """``scripted``: the oracle replies of ``env_id``'s adapter."""
+    """``scripted``: the oracle's replies in ``env_id``'s prompt format."""
     if not env_id:
         raise ValueError(
             "the 'scripted' LLM plays an env's oracle replies and needs an env id: "
             "make_llm('scripted', env_id='treegym/Game24-v0') or treegym run --env ID --llm scripted"
         )
-    from ..adapters import get_adapter  # lazy: the adapters package imports this one
+    from ..prompts import get_prompts
 
-    adapter = get_adapter(env_id)
-    return ScriptedLLM(adapter.scripted_reply, name=f"scripted:{env_id}")
+    return ScriptedLLM(oracle_reply(get_prompts(env_id)), name=f"scripted:{env_id}")
 
 
 register_llm_backend("scripted", _factory)

@@ -1,6 +1,6 @@
 """LLMs by spec string, for ``treegym run --llm SPEC``.
 
-Specs: ``scripted`` (the env adapter's oracle replies), ``openai:MODEL``,
+Specs: ``scripted`` (the env oracle's replies), ``openai:MODEL``,
 ``local`` (the embedded model), ``synthetic:key=value,...`` (a simulated model).
 ``None`` resolves to an OpenAI-compatible endpoint when ``OPENAI_BASE_URL`` or
 ``OPENAI_API_KEY`` is set, otherwise the embedded local model.

@@ -1,11 +1,12 @@
 """A simulated LLM for controlled, offline studies of search algorithms.
 
 ``SyntheticLLM(env_id, p_correct=0.8, judge_acc=0.9, position_bias=0.1,
-value_noise=0.2, seed=0)`` answers the env adapter's prompts the way a model of
-known quality would. For each request it asks the adapter's
-``oracle_answer(messages)`` for the truth (the request kind comes from the tag
-in the system prompt; the truth from the env's exact oracle, e.g. the Game of
-24 solver) and corrupts it:
+value_noise=0.2, seed=0)`` answers agents' prompts the way a model of known
+quality would. For each request it takes the truth from the env's expert
+(``agents/prompts/oracle.py``: the request's kind and env states come through
+the side channel of ``agents/llm/about.py``, never from the prompt text; e.g.
+the Game of 24 solver) and corrupts it, writing the answer in the env's prompt
+format (its prompt spec's ``render_*``):
 
 * **react / propose** - each action (one per ReAct reply, k lines per propose
   reply) is a correct next step with probability ``p_correct``; otherwise it is
@@ -37,6 +38,7 @@ import json
 import random
 from typing import Any, Sequence
 
+from .about import current_about
 from .accounting import CostTracker
 from .base import Message, Usage, approx_tokens
 from .spec import register_llm_backend
@@ -45,7 +47,7 @@ DEFAULTS: dict[str, float] = {"p_correct": 0.8, "judge_acc": 0.9, "position_bias
 _PROBABILITIES = ("p_correct", "judge_acc", "position_bias")
 
 
-UNREADABLE_PROMPT_REPLY = "(simulated model: I cannot tell what this prompt asks for.)"
+UNREADABLE_PROMPT_REPLY = "(simulated model: the caller did not say what this prompt is about.)"
 
 
 class SyntheticLLM:
@@ -60,7 +62,7 @@ class SyntheticLLM:
         position_bias: float = 0.1,
         value_noise: float = 0.2,
         seed: int = 0,
-        adapter: Any = None,
+        prompts: Any = None,
     ) -> None:
         knobs = {"p_correct": p_correct, "judge_acc": judge_acc, "position_bias": position_bias}
         for key, v in knobs.items():
@@ -68,15 +70,12 @@ class SyntheticLLM:
                 raise ValueError(f"synthetic LLM: {key} must be a probability in [0, 1], got {v}")
         if float(value_noise) < 0:
             raise ValueError(f"synthetic LLM: value_noise is a standard deviation and must be >= 0, got {value_noise}")
-        if adapter is None:
-            from ..adapters import get_adapter
+        if prompts is None:
+            from ..prompts import get_prompts
 
-            adapter = get_adapter(env_id)
-        if not callable(getattr(adapter, "oracle_answer", None)):
-            raise ValueError(f"synthetic LLM: the adapter of {env_id} has no oracle_answer(messages); "
-                             "only envs whose adapter implements it can be simulated")
+            prompts = get_prompts(env_id)
         self.env_id = env_id
-        self.adapter = adapter
+        self.prompts = prompts
         self.p_correct = float(p_correct)
         self.judge_acc = float(judge_acc)
         self.position_bias = float(position_bias)
@@ -106,13 +105,15 @@ class SyntheticLLM:
         self._cost.begin()
         msgs = [dict(m) for m in messages]
         key = json.dumps(msgs, sort_keys=True, ensure_ascii=False)
-        try:
-            truth = self.adapter.oracle_answer(msgs)
-        except (ValueError, KeyError, IndexError, TypeError):
-            # A prompt the oracle cannot read (no puzzle, a foreign format): answer
-            # as a confused model would, so the caller's parser sees garbage, not a crash.
-            truth = None
+        about = current_about()
+        truth = None
+        if about is not None:
+            from ..prompts.oracle import truth as oracle_truth
+
+            truth = oracle_truth(about, self.prompts.malformed_examples)
         if truth is None:
+            # A request nobody said anything about: answer as a confused model
+            # would, so the caller's parser sees garbage, not a crash.
             replies = [UNREADABLE_PROMPT_REPLY] * max(1, int(n))
         else:
             replies = [self._reply(truth, self._rng(key, seed, i)) for i in range(max(1, int(n)))]
@@ -138,7 +139,7 @@ class SyntheticLLM:
         return rng.choice(truth.correct) if truth.correct else ""
 
     def _reply(self, truth: Any, rng: random.Random) -> str:
-        render = self.adapter
+        render = self.prompts
         if truth.kind == "react":
             return render.render_react(self._action(truth, rng, list(truth.correct)))
         if truth.kind == "propose":

@@ -17,11 +17,12 @@ in one call (``n=k``), merging duplicates into one child each.
   of the plan and ``h2 = depth(n) / (depth(n) + imagined remaining steps)``
   (0 when it says the task cannot be finished). One LLM call per new node.
 
-Actions are compared through the adapter's ``action_key`` (for Game of 24 the
-operation without the board, so ``12 * 2 = 24`` matches across puzzles).
+Actions are compared through the search config's ``action_key``: the env's
+canonical form (for Game of 24 the operation without the board, ``12 * 2``,
+so it matches across puzzles).
 
-**Long-term memory**: seeded with the adapter's ``demonstrations(n_demos)``
-(Game of 24: solver plans for train-split puzzles) and extended with every
+**Long-term memory**: seeded with the search config's ``demonstrations(n_demos)``
+(the env expert's plans for train-split tasks) and extended with every
 successful plan found; it lives for the process (the run), keyed by env id and
 ``memory_id`` (``memory_id=none`` gives each episode a fresh memory).
 
@@ -186,17 +187,15 @@ class AStarSearchAgent(SearchAgent):
         self.iterations = int(iterations)
         self.max_steps = int(max_steps)
         self.use = {t: _as_bool(v) for t, v in (("g1", use_g1), ("g2", use_g2), ("h1", use_h1), ("h2", use_h2))}
-        if self.use["h2"] and not callable(getattr(self.adapter, "imagine_messages", None)):
-            raise ValueError(f"astar: the {env_id} adapter has no imagine prompt; pass use_h2=false")
         self.n_demos = int(n_demos)
-        self._key: Callable[[str], str] = getattr(self.adapter, "action_key", lambda a: a.strip().lower())
-        self.memory = run_memory(env_id, memory_id, self._demonstrations)
+        self.memory_id = memory_id
+        self.memory: LongTermMemory | None = None  # built on the first search, from the env's expert
+        self._key: Callable[[str], str] = lambda a: a.strip().lower()
 
-    def _demonstrations(self) -> list[list[str]]:
-        demos = getattr(self.adapter, "demonstrations", None)
-        if not callable(demos) or self.n_demos <= 0:
+    def _demonstrations(self, hooks: TaskHooks) -> list[list[str]]:
+        if self.n_demos <= 0:
             return []
-        return [[self._key(a) for a in plan] for plan in demos(self.n_demos)]
+        return [[self._key(a) for a in plan] for plan in hooks.demonstrations(self.n_demos)]
 
     # ------------------------------------------------------------ costs
     def _plan_keys(self, node: SearchNode) -> list[str]:
@@ -219,12 +218,14 @@ class AStarSearchAgent(SearchAgent):
         """h2: depth / (depth + imagined remaining steps); 0 when the model sees no way to finish."""
         if node.terminal:
             return 0.0
-        text = hooks.llm.complete(self.adapter.imagine_messages(node.observation, node.trajectory()))[0]
-        rest = self.adapter.parse_imagined(text)
+        rest = hooks.imagine(node)
         return node.depth / (node.depth + len(rest)) if rest else 0.0
 
     # ------------------------------------------------------------ search
     def search(self, root: SearchNode, hooks: TaskHooks) -> None:
+        self._key = hooks.action_key
+        if self.memory is None:
+            self.memory = run_memory(self.env_id, self.memory_id, lambda: self._demonstrations(hooks))
         root.stats.update({"g": 0.0, "h": 0.0})
         frontier: list[SearchNode] = [root]
         self.goal: SearchNode | None = None
@@ -265,9 +266,9 @@ class AStarSearchAgent(SearchAgent):
 
     def run_search(self, observation: dict, info: dict):
         result = super().run_search(observation, info)
-        if result.chosen is not None and result.chosen.success:
+        if result.chosen is not None and result.chosen.success and self.memory is not None:
             self.memory.add(self._plan_keys(result.chosen))
-        self._stats["astar_memory_plans"] = len(self.memory)
+        self._stats["astar_memory_plans"] = len(self.memory or ())
         return result
 
 

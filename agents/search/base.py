@@ -1,13 +1,14 @@
-"""The search framework: nodes, trees, task hooks and the search-agent policy.
+"""The search framework: nodes, trees, the search config and the search-agent policy.
 
 The split follows LLM-Reasoners (world model / search config / algorithm):
 
 * the **world model** is the forkable env itself, reached only through
-  :meth:`TaskHooks.expand` (restore the node's snapshot, step, snapshot the
-  child) and :meth:`TaskHooks.restore`;
-* the **search config** is :class:`TaskHooks`: ``propose`` candidate actions,
-  ``compare`` two trajectories, ``value`` a state, ``reflect`` on a failure,
-  all through the env's adapter (prompts and parsers) and the LLM;
+  :meth:`SearchConfig.expand` (restore the node's snapshot, step, snapshot the
+  child) and :meth:`SearchConfig.restore`;
+* the **search config** is :class:`SearchConfig` (``TaskHooks`` is its old
+  name): ``propose`` candidate actions, ``compare`` two trajectories, ``value``
+  a state, ``reflect`` on a failure, ``imagine`` the rest of a plan, all through
+  the env's prompt spec (``agents/prompts``) and the LLM;
 * the **algorithm** is a :class:`SearchAgent` subclass implementing
   ``search(root, hooks)`` (grow the tree) and ``choose(tree)`` (the final
   leaf), never touching prompts or env internals.
@@ -30,20 +31,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from ...envs.core import Snapshot, restore, snapshot
-from ..adapters import Step, get_adapter
+from ...envs.core import Snapshot
+from ..llm.about import About, asking
 from ..llm.base import LLM, BudgetExceeded, LLMAuthError, LLMError
+from ..prompts import Step, get_prompts
 from ..policy import AgentGaveUp, BasePolicy
+from .snapshot_store import SnapshotStore, timed_step
 
 OBS_EXCERPT_CHARS = 200
 
 
-def _success(info: dict, reward: float, terminated: bool) -> bool:
-    if "success" in info:
+def _success(info: dict) -> bool:
+    """``info["success"]``, which every treegym env reports (envs/core/contract.py)."""
+    try:
         return bool(info["success"])
-    if "won" in info:
-        return bool(info["won"])
-    return bool(terminated and reward > 0)
+    except KeyError:
+        raise ValueError("the env's info has no 'success' entry; every treegym env must report it after "
+                         "reset and every step (see envs/core/contract.py)") from None
 
 
 @dataclass(eq=False)
@@ -51,12 +55,14 @@ class SearchNode:
     """One state of the search tree.
 
     ``snapshot`` is the env state *after* ``action`` (the root's is the state the
-    search started from); ``observation``/``info`` are what the env returned
+    search started from), or None when the search's :class:`SnapshotStore` reaches
+    the node by replay from an ancestor instead (costly snapshot kinds) or
+    released it; ``observation``/``info`` are what the env returned
     there. ``value`` is the algorithm's main number (Elo, f, Q: the tree names it),
     ``visits`` its visit count; ``stats`` holds anything else per node.
     """
 
-    snapshot: Snapshot
+    snapshot: Snapshot | None
     observation: dict
     info: dict = field(default_factory=dict)
     action: str | None = None
@@ -88,7 +94,7 @@ class SearchNode:
         return [n.action for n in self.path()[1:] if n.action is not None]
 
     def trajectory(self) -> list[Step]:
-        """The path as adapter ``Step`` values (for prompts)."""
+        """The path as prompt ``Step`` values."""
         return [Step(n.action or "", n.text, n.reward, n.thought) for n in self.path()[1:]]
 
     def child(self, action: str) -> "SearchNode | None":
@@ -180,24 +186,38 @@ def _json_safe(x: Any) -> Any:
         return json.loads(json.dumps(x, default=str))
 
 
-class TaskHooks:
-    """What an algorithm may do: env access through snapshots, LLM access through the adapter.
+class SearchConfig:
+    """What an algorithm may do (LLM-Reasoners' search config): env access through
+    snapshots, LLM access through the env's prompt spec (``agents/prompts``).
+
+    Every LLM request goes out with its side channel (``agents/llm/about.py``):
+    the kind and the snapshots it concerns, which simulated models read for the
+    truth and real ones ignore.
 
     Options:
 
     * ``propose_mode``: ``"list"`` - one LLM call asking for k proposals (ToT's
       propose prompt); ``"sample"`` - k ReAct calls at ``temperature`` (> 0).
     * ``filter_valid``: when the observation lists ``valid_actions``, keep only
-      proposals among them (matched case-insensitively, rewritten to the listed form).
+      proposals among them (matched case-insensitively, rewritten to the listed
+      form) or filling one of the env's ``action_templates()`` (a search query).
     * ``value_samples``: LLM calls averaged per ``value``.
 
     Counters: ``expansions`` (env steps taken by ``expand``), ``restores``.
+
+    Snapshots live in ``self.snapshots``, a per-search :class:`SnapshotStore`
+    (``snapshot_store.py``): it decides which nodes hold one by the snapshot
+    kind's declared cost, replays from the nearest stored ancestor otherwise, and
+    frees them on :meth:`prune` and when the search ends.
+
+    ``reflections`` (a list an algorithm may fill, e.g. LATS) are shown in every
+    propose and ReAct prompt.
     """
 
     def __init__(
         self,
         env: Any,
-        adapter: Any,
+        prompts: Any,
         llm: LLM,
         *,
         propose_mode: str = "list",
@@ -209,30 +229,41 @@ class TaskHooks:
         if propose_mode not in ("list", "sample"):
             raise ValueError(f"propose_mode must be 'list' or 'sample', not {propose_mode!r}")
         self.env = env
-        self.adapter = adapter
+        prompts.bind(env)
+        self.prompts = prompts
         self.llm = llm
         self.propose_mode = propose_mode
         self.temperature = float(temperature)
         self.filter_valid = bool(filter_valid)
         self.value_samples = max(1, int(value_samples))
         self.tree = tree
+        self.reflections: list[str] = []
         self.expansions = 0
-        self.restores = 0
-        self._at: SearchNode | None = None
+        self.snapshots = SnapshotStore(env)
+
+    @property
+    def restores(self) -> int:
+        return self.snapshots.restores
+
+    @property
+    def adapter(self) -> Any:
+        """Deprecated name of :attr:`prompts`."""
+        return self.prompts
 
     # ------------------------------------------------------------ env access
     def make_root(self, observation: dict, info: dict) -> SearchNode:
         """The root node: the live env's current state (the env is not moved)."""
-        root = SearchNode(snapshot=snapshot(self.env), observation=observation, info=dict(info))
-        self._at = root
+        root = SearchNode(snapshot=None, observation=observation, info=dict(info))
+        self.snapshots.add_root(root)
         return root
 
     def restore(self, node: SearchNode) -> None:
         """Put the env in ``node``'s state (skipped when it is already there)."""
-        if self._at is not node:
-            restore(self.env, node.snapshot)
-            self.restores += 1
-            self._at = node
+        self.snapshots.restore(node)
+
+    def prune(self, node: SearchNode) -> None:
+        """The search will not come back to ``node``'s subtree: free its snapshots."""
+        self.snapshots.release_subtree(node)
 
     def expand(self, node: SearchNode, action: str, thought: str = "") -> SearchNode:
         """The child of ``node`` reached by ``action`` (an existing one is reused).
@@ -245,18 +276,39 @@ class TaskHooks:
         if node.terminal:
             raise ValueError(f"node {node.id} is terminal; it has no children to expand")
         self.restore(node)
-        obs, reward, terminated, truncated, info = self.env.step(action)
+        (obs, reward, terminated, truncated, info), seconds = timed_step(self.env, action)
         self.expansions += 1
         child = SearchNode(
-            snapshot=snapshot(self.env), observation=obs, info=dict(info), action=action, thought=thought,
+            snapshot=None, observation=obs, info=dict(info), action=action, thought=thought,
             reward=float(reward), terminal=bool(terminated or truncated),
-            success=_success(info, float(reward), bool(terminated)), depth=node.depth + 1, parent=node,
+            success=_success(info), depth=node.depth + 1, parent=node,
         )
+        self.snapshots.add_child(child, seconds)
         node.children.append(child)
         if self.tree is not None:
             self.tree.add(child)
-        self._at = child
         return child
+
+    # ------------------------------------------------------------ the side channel
+    def _ref(self, x: "SearchNode | Sequence[Step]") -> tuple[Any, tuple[str, ...]]:
+        """A state reference for ``x``: the nearest snapshot at or above a node plus the actions from
+        there (the snapshot store may keep no snapshot on the node itself), or the root plus a
+        trajectory's actions. A chain with no snapshot at all is a prompt-only chain ending at the
+        live state."""
+        if isinstance(x, SearchNode):
+            actions: list[str] = []
+            node: SearchNode | None = x
+            while node is not None and node.snapshot is None:
+                actions.append(node.action)
+                node = node.parent
+            if node is None:
+                return (None, ())
+            return (node.snapshot, tuple(reversed(actions)))
+        root = self.snapshots.root
+        return (root.snapshot if root is not None else None, tuple(s.action for s in x))
+
+    def _ask(self, kind: str, *states: Any, k: int = 1, avoid: Sequence[str] = ()) -> Any:
+        return asking(About(kind, self.env, tuple(self._ref(x) for x in states), k=k, avoid=tuple(avoid)))
 
     # ------------------------------------------------------------ LLM hooks
     def propose(self, node: SearchNode, k: int, avoid: Sequence[str] = (), attempt: int = 0) -> list[str]:
@@ -271,10 +323,11 @@ class TaskHooks:
             # sample k single actions, each constrained to the env's valid actions.
             raw = self.sample_actions(node, k, avoid=avoid)
         elif self.propose_mode == "list":
-            text = self.llm.complete(self.adapter.propose_messages(obs, history, k, avoid), n=1,
-                                     temperature=self.temperature if (k > 1 or attempt) else 0.0,
-                                     seed=attempt or None)[0]
-            raw = self.adapter.parse_proposals(text, obs)
+            messages = self.prompts.propose_messages(obs, history, k, avoid, self.reflections)
+            with self._ask("propose", node, k=k, avoid=avoid):
+                text = self.llm.complete(messages, n=1, temperature=self.temperature if (k > 1 or attempt) else 0.0,
+                                         seed=attempt or None)[0]
+            raw = self.prompts.parse_proposals(text, obs)
         else:
             raw = self.sample_actions(node, k, avoid=avoid)
         return self._clean(raw, obs, avoid)[:k]
@@ -282,13 +335,11 @@ class TaskHooks:
     def sample_actions(self, node: SearchNode, k: int, avoid: Sequence[str] = ()) -> list[str]:
         """``k`` i.i.d. ReAct actions at ``temperature`` in one LLM call (``n=k``). Duplicates are
         kept: their counts are the self-consistency frequencies. Unparseable answers are dropped."""
-        messages = self.adapter.react_messages(node.observation, node.trajectory())
-        if avoid:
-            messages = messages[:-1] + [{**messages[-1], "content": messages[-1]["content"]
-                                         + "\nAlready tried from here (choose something else): " + "; ".join(avoid)}]
+        messages = self.prompts.react_messages(node.observation, node.trajectory(), self.reflections, avoid)
         choices = self._valid(node.observation) if self._constrained(node.observation) else None
-        texts = self.llm.complete(messages, n=k, temperature=self.temperature, choices=choices)
-        actions = [self.adapter.parse_action(t, node.observation) for t in texts[:k]]
+        with self._ask("react", node, avoid=avoid):
+            texts = self.llm.complete(messages, n=k, temperature=self.temperature, choices=choices)
+        actions = [self.prompts.parse_action(t, node.observation) for t in texts[:k]]
         return [a for a in actions if a]
 
     def _valid(self, obs: Any) -> tuple[str, ...]:
@@ -301,9 +352,11 @@ class TaskHooks:
     def react(self, node: SearchNode, temperature: float = 0.0, reflections: Sequence[str] = ()) -> str:
         """One ReAct action from ``node`` (greedy by default)."""
         choices = self._valid(node.observation) if self._constrained(node.observation) else None
-        text = self.llm.complete(self.adapter.react_messages(node.observation, node.trajectory(), reflections),
-                                 n=1, temperature=temperature, choices=choices)[0]
-        return self.adapter.parse_action(text, node.observation)
+        messages = self.prompts.react_messages(node.observation, node.trajectory(),
+                                               list(reflections) or self.reflections)
+        with self._ask("react", node):
+            text = self.llm.complete(messages, n=1, temperature=temperature, choices=choices)[0]
+        return self.prompts.parse_action(text, node.observation)
 
     def _clean(self, actions: Sequence[str], obs: dict, avoid: Sequence[str]) -> list[str]:
         valid = obs.get("valid_actions") if isinstance(obs, dict) else None
@@ -312,9 +365,9 @@ class TaskHooks:
         for a in actions:
             a = str(a).strip()
             if lookup is not None:
-                # Listed actions are matched case-insensitively to the env's exact
-                # text; free-form ones (a WebShop search query) pass if the adapter allows them.
-                a = lookup.get(a.lower(), "") or (a if self.adapter.is_free_action(a, obs) else "")
+                # Listed actions are matched case-insensitively to the env's exact text; a
+                # free-text one (a WebShop search query) passes if it fills an action template.
+                a = lookup.get(a.lower(), "") or (a if self.prompts.is_listed_or_templated(a, obs) else "")
             if a and a not in out and a not in avoid:
                 out.append(a)
         return out
@@ -325,11 +378,13 @@ class TaskHooks:
         ta = a.trajectory() if isinstance(a, SearchNode) else list(a)
         tb = b.trajectory() if isinstance(b, SearchNode) else list(b)
         obs = self.tree.root.observation if self.tree is not None else {}
-        choices = self.adapter.compare_choices
-        first = self.adapter.parse_comparison(
-            self.llm.complete(self.adapter.compare_messages(obs, ta, tb), choices=choices)[0])
-        second = self.adapter.parse_comparison(
-            self.llm.complete(self.adapter.compare_messages(obs, tb, ta), choices=choices)[0])
+        choices = self.prompts.compare_choices
+        with self._ask("compare", a, b):
+            first = self.prompts.parse_comparison(
+                self.llm.complete(self.prompts.compare_messages(obs, ta, tb), choices=choices)[0])
+        with self._ask("compare", b, a):
+            second = self.prompts.parse_comparison(
+                self.llm.complete(self.prompts.compare_messages(obs, tb, ta), choices=choices)[0])
         if first == 1.0 and second == 0.0:
             return 1.0
         if first == 0.0 and second == 1.0:
@@ -338,21 +393,65 @@ class TaskHooks:
 
     def value(self, node: SearchNode) -> float:
         """The LLM's value of ``node``'s state in [0, 1], averaged over ``value_samples`` calls."""
-        messages = self.adapter.value_messages(node.observation, node.trajectory())
-        choices = self.adapter.value_choices
-        texts = self.llm.complete(messages, n=1, temperature=self.temperature if self.value_samples > 1 else 0.0,
-                                  choices=choices)
-        scores = [self.adapter.parse_value(texts[0])]
-        for i in range(1, self.value_samples):
-            scores.append(self.adapter.parse_value(
-                self.llm.complete(messages, n=1, temperature=self.temperature, seed=i, choices=choices)[0]))
+        messages = self.prompts.value_messages(node.observation, node.trajectory())
+        choices = self.prompts.value_choices
+        with self._ask("value", node):
+            texts = self.llm.complete(messages, n=1, temperature=self.temperature if self.value_samples > 1 else 0.0,
+                                      choices=choices)
+            scores = [self.prompts.parse_value(texts[0])]
+            for i in range(1, self.value_samples):
+                scores.append(self.prompts.parse_value(
+                    self.llm.complete(messages, n=1, temperature=self.temperature, seed=i, choices=choices)[0]))
         return sum(scores) / len(scores)
 
     def reflect(self, trajectory: SearchNode | Sequence[Step], outcome: str) -> str:
         """A short self-reflection on a failed trajectory (one LLM call)."""
         steps = trajectory.trajectory() if isinstance(trajectory, SearchNode) else list(trajectory)
         obs = self.tree.root.observation if self.tree is not None else {}
-        return self.llm.complete(self.adapter.reflect_messages(obs, steps, outcome))[0].strip()
+        start = trajectory.path()[0] if isinstance(trajectory, SearchNode) else []
+        with self._ask("reflect", start):
+            return self.llm.complete(self.prompts.reflect_messages(obs, steps, outcome))[0].strip()
+
+    def imagine(self, node: SearchNode) -> list[str]:
+        """The model's imagined rest of the plan from ``node`` (A*'s h2); [] when it sees none. One LLM call."""
+        with self._ask("imagine", node):
+            text = self.llm.complete(self.prompts.imagine_messages(node.observation, node.trajectory()))[0]
+        return self.prompts.parse_imagined(text, node.observation)
+
+    # ------------------------------------------------------------ env knowledge algorithms may use
+    def action_key(self, action: str) -> str:
+        """What makes two actions "the same" (dedup, A*'s plan memory): the env's canonical form."""
+        return self.prompts.canonical(action) or str(action).strip().lower()
+
+    def demonstrations(self, n: int, seed: int = 0) -> list[list[str]]:
+        """Up to ``n`` solved plans (the env expert's, on a private clone) of tasks of the env's
+        ``train`` split, shuffled by ``seed``: what seeds A*'s long-term memory. [] when the env
+        lists no train tasks or has no expert."""
+        import random
+
+        from ...envs.core import clone
+
+        base = getattr(self.env, "unwrapped", self.env)
+        try:
+            ids = list(type(base).split_task_ids("train"))
+        except (NotImplementedError, ValueError, KeyError):
+            return []
+        random.Random(seed).shuffle(ids)
+        scratch, plans = clone(self.env), []
+        for task_id in ids:
+            if len(plans) >= n:
+                break
+            scratch.reset(options={"task_id": task_id})
+            advice = scratch.unwrapped.expert()
+            if advice is None:
+                return []
+            if advice.plan:
+                plans.append(list(advice.plan))
+        return plans
+
+
+#: Deprecated name of :class:`SearchConfig`.
+TaskHooks = SearchConfig
 
 
 @dataclass
@@ -382,7 +481,8 @@ class SearchAgent(BasePolicy):
     tree JSON; ``{task}`` in it is replaced by the task id (``info["task_id"]``),
     ``{episode}`` by this agent object's episode count; without either the file
     is overwritten per episode), ``propose_mode``, ``temperature``,
-    ``filter_valid``, ``value_samples`` (passed to :class:`TaskHooks`).
+    ``filter_valid``, ``value_samples`` (passed to :class:`SearchConfig`);
+    ``prompts`` (a prompt spec; default: the env's, ``agents/prompts``).
     """
 
     name = "search"
@@ -405,13 +505,13 @@ class SearchAgent(BasePolicy):
         temperature: float = 0.7,
         filter_valid: bool = True,
         value_samples: int = 1,
-        adapter: Any = None,
+        prompts: Any = None,
     ):
         if llm is None:
             raise ValueError(f"agent {self.name!r} needs an LLM")
         self.env_id = env_id
         self.llm = llm
-        self.adapter = adapter or get_adapter(env_id)
+        self.prompts = prompts or get_prompts(env_id)
         if budget == "default":
             # the run's --budget when the runner handed us a budgeted LLM, else the paper's default
             budget = getattr(llm, "max_calls", None) or self.default_budget
@@ -430,7 +530,12 @@ class SearchAgent(BasePolicy):
         self._llm_view: Any = None
 
     # ------------------------------------------------------------ to implement
-    def search(self, root: SearchNode, hooks: TaskHooks) -> None:  # pragma: no cover - abstract
+    @property
+    def adapter(self) -> Any:
+        """Deprecated name of :attr:`prompts`."""
+        return self.prompts
+
+    def search(self, root: SearchNode, hooks: SearchConfig) -> None:  # pragma: no cover - abstract
         """Grow ``hooks.tree`` from ``root``; may stop any time (``BudgetExceeded`` is caught outside)."""
         raise NotImplementedError
 
@@ -475,7 +580,7 @@ class SearchAgent(BasePolicy):
         import numpy as np
 
         self._llm_view = self._budgeted()
-        hooks = TaskHooks(self.env, self.adapter, self._llm_view, **self.hook_options)
+        hooks = SearchConfig(self.env, self.prompts, self._llm_view, **self.hook_options)
         root = hooks.make_root(observation, info)
         tree = SearchTree(root, algorithm=self.name, value_name=self.value_name, env_id=self.env_id)
         hooks.tree = tree
@@ -493,7 +598,10 @@ class SearchAgent(BasePolicy):
             # episode: the tree so far is kept and the best answer in it is played.
             stopped, llm_error = "llm_error", str(exc)
         finally:
-            restore(self.env, root.snapshot)
+            try:
+                hooks.snapshots.return_to_root()
+            finally:
+                hooks.snapshots.close()  # frees external snapshots; native ones stay on the tree
         chosen = self.choose(tree)
         tree.chosen = chosen
         trajectories = [leaf.actions() for leaf in tree.nodes if not leaf.children and leaf is not root]
@@ -507,6 +615,8 @@ class SearchAgent(BasePolicy):
             "search_llm_calls": self._llm_view.usage.calls,
             "chosen_success": bool(chosen.success) if chosen is not None else False,
         }
+        if hooks.snapshots.kind != "native":
+            self._stats.update(hooks.snapshots.stats())
         if llm_error:
             self._stats["search_llm_error"] = llm_error[:500]
         if self.tree_out:
@@ -517,12 +627,12 @@ class SearchAgent(BasePolicy):
 
     def _greedy_step(self, observation: dict, info: dict) -> str:
         """After the chosen trajectory: one greedy proposal from the live state."""
-        hooks = TaskHooks(self.env, self.adapter, self._llm_view or self._budgeted(), **self.hook_options)
-        live = snapshot(self.env)
-        # A prompt-only chain of the steps played so far, ending at the live state.
-        node = SearchNode(snapshot=live, observation=self._root_obs, info={})
+        hooks = SearchConfig(self.env, self.prompts, self._llm_view or self._budgeted(), **self.hook_options)
+        # A prompt-only chain of the steps played so far, ending at the live state (no snapshots:
+        # nothing restores these nodes; the side channel reads it as the live state).
+        node = SearchNode(snapshot=None, observation=self._root_obs, info={})
         for action, obs in self._played:
-            node = SearchNode(snapshot=live, observation=obs, action=action, parent=node, depth=node.depth + 1)
+            node = SearchNode(snapshot=None, observation=obs, action=action, parent=node, depth=node.depth + 1)
         node.observation, node.info = observation, dict(info)
         try:
             proposals = hooks.propose(node, 1)

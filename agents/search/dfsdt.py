@@ -4,7 +4,7 @@ ToolBench's ``DFS_woFilter_w2``: a recursive depth-first search that grows at
 most ``width`` (2) children per node, one LLM call per child, and descends into
 each new child at once (no ranking of siblings: that is ToT-DFS). From the
 second child on, the proposal prompt lists the actions the earlier siblings
-took and asks for a different one (the *diversity prompt*; here the adapter's
+took and asks for a different one (the *diversity prompt*; here the prompt spec's
 ``avoid`` list). The recursion returns how many levels to go back:
 
 * an **answer** - the env ends the episode with success or with a positive

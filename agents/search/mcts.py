@@ -33,8 +33,8 @@ LATS's settings: w_exp = sqrt(2) (its ``value/visits + sqrt(2 ln N / n)``),
 5 children per expansion, rollouts to a terminal state, and **self-reflection**:
 every rollout that ends without a win gets a reflection (one LLM call,
 ``TaskHooks.reflect``); the latest ``max_reflections`` are shown in every later
-proposal prompt (appended to the adapter's propose/ReAct prompts as
-``Reflection k: ...`` lines).
+proposal prompt (the search config's ``reflections``, which the prompt spec
+shows in its propose and ReAct prompts).
 
 Defaults (each overridable with ``--agent-opt key=value``; ``mcts@40`` /
 ``lats@40`` set ``n_iters``, as RaDAgent names its MCTS@40 and MCTS@100
@@ -65,37 +65,6 @@ from typing import Any, Sequence
 
 from ..registry import register_agent
 from .base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool, build_search_agent
-
-
-class ReflectionsInPrompt:
-    """An adapter view that shows ``reflections`` (a live list) in proposal and ReAct prompts.
-
-    Every other hook is the wrapped adapter's. Lines are written ``Reflection k: ...``
-    at the top of the last user message, so prompt readers keyed on ``Step k:`` or
-    ``- `` lines (the oracle answers of the synthetic LLM) are not confused.
-    """
-
-    def __init__(self, adapter: Any, reflections: list[str]):
-        self._adapter = adapter
-        self.reflections = reflections
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._adapter, name)
-
-    def _with(self, messages: list[dict]) -> list[dict]:
-        if not self.reflections:
-            return messages
-        lines = ["Lessons from earlier failed attempts:"]
-        lines += [f"Reflection {i}: {' '.join(r.split())}" for i, r in enumerate(self.reflections, 1)]
-        last = dict(messages[-1])
-        last["content"] = "\n".join(lines) + "\n\n" + str(last.get("content", ""))
-        return [dict(m) for m in messages[:-1]] + [last]
-
-    def propose_messages(self, obs: dict, history: Sequence[Any], k: int, avoid: Sequence[str] = ()) -> list[dict]:
-        return self._with(self._adapter.propose_messages(obs, history, k, avoid))
-
-    def react_messages(self, obs: dict, history: Sequence[Any], reflections: Sequence[str] = ()) -> list[dict]:
-        return self._with(self._adapter.react_messages(obs, history, reflections))
 
 
 class MCTSAgent(SearchAgent):
@@ -150,7 +119,7 @@ class MCTSAgent(SearchAgent):
     def search(self, root: SearchNode, hooks: TaskHooks) -> None:
         self.reflections, self.iterations, self.won = [], 0, None
         if self.reflect:
-            hooks.adapter = ReflectionsInPrompt(hooks.adapter, self.reflections)
+            hooks.reflections = self.reflections
         for _ in range(self.n_iters):
             path = self._select(root)
             if path is None:

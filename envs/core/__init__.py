@@ -1,5 +1,5 @@
 """The snapshot protocol shared by every treegym env (see DESIGN.md)."""
-from .api import clone, restore, snapshot, snapshot_kind
+from .api import clone, release, restore, snapshot, snapshot_cost, snapshot_kind
 from .contract import Engine, ExpertAdvice, StepResult
 from .engine_env import EngineEnv
 from .check import RollbackCheckError, RollbackReport, check_rollback, first_difference
@@ -11,7 +11,7 @@ from .spaces import UnicodeText, action_space, text_observation_space, valid_act
 __all__ = [
     "ForkableEnv", "EngineEnv", "Engine", "ExpertAdvice", "StepResult", "ReplayForkable", "WithReplaySnapshots", "ReplayRecord", "Snapshot",
     "SnapshotError", "SnapshotDivergence", "SNAPSHOT_KINDS", "SNAPSHOT_COST_SECONDS",
-    "snapshot", "restore", "clone", "snapshot_kind", "check_rollback", "RollbackCheckError",
+    "snapshot", "restore", "release", "clone", "snapshot_kind", "snapshot_cost", "check_rollback", "RollbackCheckError",
     "RollbackReport", "first_difference", "observation_digest", "UnicodeText", "action_space",
     "text_observation_space", "valid_actions_space",
 ]

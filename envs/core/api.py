@@ -17,7 +17,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from .snapshot import Snapshot, SnapshotError
+from .snapshot import SNAPSHOT_COST_SECONDS, Snapshot, SnapshotError
 
 # Attributes of Gymnasium's stateful wrappers that must roll back with the env.
 _KNOWN_WRAPPER_STATE: dict[str, tuple[str, ...]] = {
@@ -135,6 +135,33 @@ def restore(env: gym.Env, snap: Snapshot) -> tuple[Any, dict]:
     return obs, info
 
 
+def release(env: gym.Env, snap: Snapshot) -> None:
+    """Free what ``snap`` holds on ``env`` (an ``external`` snapshot's device handle, disk image...).
+
+    A no-op for ``native`` and ``replay`` snapshots (plain values the garbage
+    collector frees). After a release, restoring ``snap`` raises ``SnapshotError``
+    on envs whose snapshots hold resources; releasing twice is harmless.
+    """
+    if not isinstance(snap, Snapshot):
+        raise SnapshotError(f"release() needs a treegym Snapshot, got {type(snap).__name__}")
+    if snap.kind != "external":
+        return
+    _outer, core = _layers(env)
+    free = getattr(core, "release", None)
+    if callable(free):
+        free(snap)
+
+
+def snapshot_cost(env: gym.Env) -> float:
+    """Declared seconds per snapshot of a (possibly wrapped) env: its ``snapshot_cost_seconds``,
+    else ``SNAPSHOT_COST_SECONDS`` of its kind."""
+    _outer, core = _layers(env)
+    declared = getattr(core, "snapshot_cost_seconds", None)
+    if declared is not None:
+        return float(declared)
+    return float(SNAPSHOT_COST_SECONDS.get(snapshot_kind(env), 1.0))
+
+
 def snapshot_kind(env: gym.Env) -> str:
     """``native``, ``replay`` or ``external`` for a (possibly wrapped) env."""
     _outer, core = _layers(env)
@@ -162,4 +189,6 @@ def clone(env: gym.Env) -> gym.Env:
     except SnapshotError:
         fresh.close()
         raise
+    finally:
+        release(env, snap)  # the fresh env holds its own state now
     return fresh

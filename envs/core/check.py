@@ -9,6 +9,8 @@ Users adding an env run it to prove, on random branching trajectories, that
 4. stepping after a snapshot never changes the snapshot;
 5. observations and infos are fresh objects on every call;
 6. ``clone()`` continues identically;
+7. ``info["success"]`` is a bool after ``reset`` and after every ``step``
+   (the env-agent contract, ``contract.py``);
 
 and it runs Gymnasium's ``check_env``. The first mismatch is named precisely
 (which trajectory, which step, which key) in a :class:`RollbackCheckError`.
@@ -114,8 +116,23 @@ def _pick_action(env: gym.Env, obs: Any, rng: np.random.Generator) -> Any:
     return space.sample()
 
 
+def _check_success(info: Any, where: str) -> None:
+    if not isinstance(info, dict) or "success" not in info:
+        _fail(where, 'info has no "success" key; every env puts success: bool in every info '
+                     "(True exactly when the task is accomplished), see treegym/envs/core/contract.py")
+    if not isinstance(info["success"], (bool, np.bool_)):
+        _fail(where, f'info["success"] must be a bool, got {type(info["success"]).__name__} {_short(info["success"])}')
+
+
+def _reset(env: gym.Env, seed: int, options: dict | None, where: str) -> tuple:
+    obs, info = env.reset(seed=seed, options=options)
+    _check_success(info, f"{where}, after reset")
+    return obs, info
+
+
 def _transition(env: gym.Env, action: Any) -> tuple:
     obs, reward, terminated, truncated, info = env.step(action)
+    _check_success(info, f"after step({_short(action, 60)})")
     return obs, float(reward), bool(terminated), bool(truncated), info
 
 
@@ -154,7 +171,7 @@ def check_rollback(
     for t in range(n_trajectories):
         where_t = f"trajectory {t}"
         ep_seed = int(rng.integers(2**31))
-        obs, info = env.reset(seed=ep_seed, options=reset_options)
+        obs, info = _reset(env, ep_seed, reset_options, where_t)
         done = False
         depth = int(rng.integers(0, max_depth + 1))
         for _ in range(depth):
@@ -163,7 +180,7 @@ def check_rollback(
                 done = True
                 break
         if done:
-            obs, info = env.reset(seed=ep_seed, options=reset_options)
+            obs, info = _reset(env, ep_seed, reset_options, where_t)
         obs_at_snap, info_at_snap = obs, info
 
         snap = api.snapshot(env)

@@ -33,8 +33,9 @@ Engines
 -------
 A family whose simulator is a pure function of an immutable state implements
 :class:`Engine` and gets its Gym class from
-:class:`treegym.envs.core.engine_env.EngineEnv` (in-process, or against a
-session server that exposes the same engine over HTTP).
+:class:`treegym.envs.core.engine_env.EngineEnv` (in-process, or with
+``server_url=`` against the generic session server ``treegym.servers.sessions``
+that exposes the same engine over HTTP, with the same observations).
 """
 from __future__ import annotations
 
@@ -82,6 +83,10 @@ class StepResult(Generic[State]):
     reward: float = 0.0
     terminated: bool = False
 
+    def __iter__(self):
+        """Unpacks as ``state, reward = engine.step(state, action)`` (the common two values)."""
+        return iter((self.state, self.reward))
+
 
 @runtime_checkable
 class Engine(Protocol[State]):
@@ -102,6 +107,17 @@ class Engine(Protocol[State]):
     * ``expert(state)``: :class:`ExpertAdvice` or None.
     * ``state_to_json(state)`` / ``state_from_json(data)``: a lossless JSON form,
       used by session servers for snapshot/restore over HTTP.
+      ``state_from_json`` validates client data and raises ``ValueError`` naming
+      the first bad field (the server answers 400 with that message).
+
+    To be served (``treegym.servers.sessions``), task ids must be JSON values
+    (int or str) and ``observe`` must return JSON-able values; sequences in an
+    observation are tuples (they cross HTTP as lists and come back as tuples).
+
+    Optional methods ``EngineEnv`` uses when present (the contract methods of
+    the env, see the module docstring): ``task_fields(task) -> dict``,
+    ``action_templates() -> tuple[str, ...]``, ``canonical_action(action) ->
+    str | None``.
     """
 
     def splits(self) -> Sequence[str]: ...

@@ -1,13 +1,26 @@
-"""``EngineEnv``: the one Gym class that runs any :class:`~treegym.envs.core.contract.Engine`.
+"""``EngineEnv``: the one Gym class that runs any :class:`~treegym.envs.core.contract.Engine`,
+in-process or against a session server.
 
 An env family writes a pure engine (see ``contract.py``) and a small subclass
 that builds it::
 
     class MyEnv(EngineEnv):
-        def __init__(self, split=None, task_ids=None, max_steps=30, render_mode=None):
-            super().__init__(MyEngine(), split=split, task_ids=task_ids,
-                             max_steps=max_steps, render_mode=render_mode)
+        def __init__(self, split=None, task_ids=None, max_steps=30, render_mode=None, server_url=None):
+            super().__init__(MyEngine(), split=split, task_ids=task_ids, max_steps=max_steps,
+                             render_mode=render_mode, server_url=server_url)
 
+and serves it with ``treegym.servers.sessions.create_session_app(MyEngine())``.
+
+* **Two modes, one class, same observations.** Without ``server_url`` the env
+  holds the engine state itself (:class:`InProcessRunner`). With
+  ``server_url="http://127.0.0.1:PORT"`` it owns one session on a running
+  session server and every reset/step/snapshot/restore is one HTTP request
+  (:class:`RemoteRunner`); the server runs the same engine, so observations,
+  rewards and infos are identical (observation sequences come back as tuples).
+  ``variant=`` picks one of the server's engines. The engine passed in is still
+  used for the task list and the optional contract methods; ``engine=None``
+  with ``server_url`` asks the server for the task list instead (task specs
+  are then the task ids).
 * **Tasks**: ``split=`` (the engine's first split by default) or ``task_ids=``.
   ``reset(options={"task_id": t})`` plays task ``t``; ``options={"split": s}``
   draws from another split; ``reset(seed=s)`` plays the pool's task
@@ -15,20 +28,29 @@ that builds it::
 * **Steps**: the env counts steps and enforces ``max_steps`` itself
   (``truncated``); the engine only says ``terminated``. A step after the end
   leaves the state as it is and says so in ``info["message"]``.
-* **Snapshot** (native): the payload is the engine's immutable state, a
-  reference; the base class adds the step counter, limit, RNG state and the
-  task (an :class:`EngineTask`: id and the engine's task description).
-* **Contract**: ``expert()`` asks the engine; ``info`` always has ``success``,
-  ``task_id`` and ``steps``.
+* **Snapshot** (native): in-process, the payload is the engine's immutable
+  state, a reference; remote, a :class:`RemoteState` holding the server's state
+  JSON (one request; restoring it on another env of the same server, or a clone,
+  creates a session there). The base class adds the step counter, limit, RNG
+  state and the task (an :class:`EngineTask`: id and the engine's task description).
+* **Contract**: ``expert()`` asks the engine (a plan longer than the steps left
+  is marked unsolvable with value 0); ``task_expert(task_id)`` is the expert
+  from the start of any task (demonstrations); ``task_fields()``, ``action_templates()``
+  and ``canonical_action()`` use the engine's optional methods of those names;
+  ``info`` always has ``success``, ``task_id`` and ``steps``.
 """
 from __future__ import annotations
 
+import copy
+import json
 import numbers
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .contract import Engine, ExpertAdvice
 from .forkable import ForkableEnv
+from .session_client import SessionClient, SessionServerError
+from .snapshot import SnapshotError
 from .spaces import action_space, text_observation_space
 
 
@@ -40,20 +62,143 @@ class EngineTask:
     spec: Any
 
 
+@dataclass(frozen=True)
+class RemoteState:
+    """The snapshot payload of a remote-mode env: the server's state JSON, as text (immutable)."""
+
+    json: str
+
+
+# ---------------------------------------------------------------------------- runners
+class InProcessRunner:
+    """Holds one episode's engine state and asks the engine directly."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.state: Any = None
+
+    def start(self, task: EngineTask, seed: int | None) -> None:
+        self.state = self.engine.initial_state(task.spec, seed)
+
+    def step(self, action: str) -> tuple[float, bool]:
+        result = self.engine.step(self.state, action)
+        self.state = result.state
+        return float(result.reward), bool(result.terminated)
+
+    def observe(self) -> tuple[dict, dict]:
+        return self.engine.observe(self.state)
+
+    def is_terminal(self) -> bool:
+        return bool(self.engine.is_terminal(self.state))
+
+    def get_state(self) -> Any:
+        return self.state
+
+    def set_state(self, payload: Any) -> None:
+        if isinstance(payload, RemoteState):
+            raise SnapshotError("this snapshot was taken in remote mode (server_url=); restore it on an env "
+                                "of the same server, not on an in-process one")
+        self.state = payload
+
+    def expert(self) -> ExpertAdvice | None:
+        return self.engine.expert(self.state)
+
+    def close(self) -> None:
+        pass
+
+
+def _tuples(value: Any) -> Any:
+    """JSON lists back to the tuples engines put in observations (fresh containers throughout)."""
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _tuples(v) for k, v in value.items()}
+    return value
+
+
+class RemoteRunner:
+    """Owns one session on a session server; keeps the last answer so observing costs no request."""
+
+    def __init__(self, client: SessionClient):
+        self.client = client
+        self._last: dict | None = None
+
+    def start(self, task: EngineTask, seed: int | None) -> None:
+        self._last = self.client.start(task.task_id, seed)
+
+    def step(self, action: str) -> tuple[float, bool]:
+        self._last = self.client.step(action)
+        return float(self._last["reward"]), bool(self._last["terminated"])
+
+    def observe(self) -> tuple[dict, dict]:
+        return _tuples(self._last["observation"]), copy.deepcopy(self._last["info"])
+
+    def is_terminal(self) -> bool:
+        return bool(self._last["terminated"])
+
+    def get_state(self) -> RemoteState:
+        return RemoteState(json.dumps(self.client.snapshot(), sort_keys=True))
+
+    def set_state(self, payload: Any) -> None:
+        if not isinstance(payload, RemoteState):
+            raise SnapshotError("this env runs against a session server (server_url=); restore a snapshot "
+                                "taken in remote mode, not an in-process one")
+        self._last = self.client.restore(json.loads(payload.json))
+
+    def expert(self) -> ExpertAdvice | None:
+        answer = self.client.expert()
+        if not answer.get("available"):
+            return None
+        return ExpertAdvice(plan=tuple(answer["plan"]), value=answer["value"], solvable=bool(answer["solvable"]))
+
+    def close(self) -> None:
+        self.client.close()
+        self._last = None
+
+
+class RemoteTasks:
+    """The task list of a session server, for a remote env without a local engine (specs are the ids)."""
+
+    def __init__(self, client: SessionClient):
+        self.client = client
+        self._splits: dict[str, tuple] | None = None
+
+    def _all(self) -> dict[str, tuple]:
+        if self._splits is None:
+            self._splits = {k: tuple(v) for k, v in self.client.splits().items()}
+        return self._splits
+
+    def splits(self) -> Sequence[str]:
+        return tuple(self._all())
+
+    def task_ids(self, split: str) -> Sequence[Any]:
+        return self._all()[split]
+
+    def task(self, task_id: Any) -> Any:
+        if not any(task_id in ids for ids in self._all().values()):
+            raise ValueError(f"task id {task_id!r} is not a task of the server at {self.client.base_url}")
+        return task_id
+
+
+# ---------------------------------------------------------------------------- the env
 class EngineEnv(ForkableEnv):
-    """Runs an :class:`Engine` in-process (see the module docstring)."""
+    """Runs an :class:`Engine` in-process or against a session server (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi"]}
     snapshot_kind = "native"
+    #: What the remote-mode error says to do when the server cannot be reached.
+    server_hint = "start a session server (treegym.servers.sessions.create_session_app)"
 
     def __init__(
         self,
-        engine: Engine,
+        engine: Engine | None,
         split: str | None = None,
         task_ids: Sequence[Any] | None = None,
         max_steps: int | None = 30,
         render_mode: str | None = None,
         observation_space: Any = None,
+        server_url: str | None = None,
+        variant: str | None = None,
     ):
         if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, numbers.Integral)
                                       or max_steps < 1):
@@ -61,16 +206,31 @@ class EngineEnv(ForkableEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         super().__init__(max_steps=None if max_steps is None else int(max_steps), render_mode=render_mode)
-        self.engine = engine
         # clone() rebuilds the env from these; a subclass that takes other arguments
         # sets its own _init_kwargs after calling this constructor.
         self._init_kwargs = {"engine": engine, "split": split, "task_ids": task_ids, "max_steps": max_steps,
-                             "render_mode": render_mode, "observation_space": observation_space}
+                             "render_mode": render_mode, "observation_space": observation_space,
+                             "server_url": server_url, "variant": variant}
+        if server_url is None:
+            if engine is None:
+                raise ValueError("EngineEnv needs an engine, or server_url= of a session server that runs one")
+            self.runner: InProcessRunner | RemoteRunner = InProcessRunner(engine)
+        else:
+            client = SessionClient(server_url, variant=variant, start_hint=self.server_hint)
+            self.runner = RemoteRunner(client)
+            if engine is None:
+                engine = RemoteTasks(client)
+        self.engine = engine
+        self.server_url = server_url
         self._pool = self._make_pool(split, task_ids)
         self.observation_space = observation_space if observation_space is not None else text_observation_space()
         self.action_space = action_space()
         self.task: EngineTask | None = None  # set by reset() / restore()
-        self.state: Any = None
+
+    @property
+    def state(self) -> Any:
+        """The current engine state (in-process), or a :class:`RemoteState` (remote: one request)."""
+        return self.runner.get_state()
 
     # ------------------------------------------------------------------ tasks
     def _split_ids(self, split: str) -> tuple:
@@ -115,13 +275,13 @@ class EngineEnv(ForkableEnv):
 
     # ------------------------------------------------------------------ snapshot hooks
     def _get_state(self) -> Any:
-        return self.state
+        return self.runner.get_state()
 
     def _set_state(self, state: Any) -> None:
-        self.state = state
+        self.runner.set_state(state)
 
     def _observe(self) -> tuple[dict, dict]:
-        obs, info = self.engine.observe(self.state)
+        obs, info = self.runner.observe()
         if self.max_steps is not None and self.steps >= self.max_steps:
             obs["valid_actions"] = ()
         info.setdefault("success", False)
@@ -130,35 +290,72 @@ class EngineEnv(ForkableEnv):
         self._last_text = obs.get("text", "")
         return obs, info
 
+    def _encode_action(self, action: Any) -> str:
+        """The action string sent to the engine (both modes). Override to bound huge actions for HTTP."""
+        return action if isinstance(action, str) else str(action)
+
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
         task_id = self._choose_task_id(seed, dict(options or {}))
         self.task = EngineTask(task_id, self.engine.task(task_id))
         self.steps = 0
-        self.state = self.engine.initial_state(self.task.spec, seed)
+        self.runner.start(self.task, seed)
         return self._observe()
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
-        if self.state is None:
+        if self.task is None:
             raise RuntimeError("call reset() before step()")
         over = self.max_steps is not None and self.steps >= self.max_steps
-        done = self.engine.is_terminal(self.state)
+        done = self.runner.is_terminal()
         if over or done:
             obs, info = self._observe()
             why = f"the step limit ({self.max_steps}) is reached" if over else "the episode is over"
             info["message"] = f"Invalid action: {why}; call reset() to play again."
             info["invalid_action"] = True
             return obs, 0.0, done, over and not done, info
-        result = self.engine.step(self.state, str(action))
-        self.state = result.state
+        reward, terminated = self.runner.step(self._encode_action(action))
         truncated = self._count_step()
         obs, info = self._observe()
-        terminated = bool(result.terminated)
-        return obs, float(result.reward), terminated, truncated and not terminated, info
+        return obs, reward, terminated, truncated and not terminated, info
+
+    def close(self) -> None:
+        self.runner.close()
+        super().close()
 
     # ------------------------------------------------------------------ contract
     def expert(self) -> ExpertAdvice | None:
-        if self.state is None:
+        if self.task is None:
             return None
-        return self.engine.expert(self.state)
+        advice = self.runner.expert()
+        if advice is None or self.max_steps is None or not advice.plan:
+            return advice
+        if len(advice.plan) > self.max_steps - self.steps:
+            return ExpertAdvice(plan=advice.plan, value=0.0, solvable=False)
+        return advice
+
+    def task_expert(self, task_id: Any, seed: int | None = None) -> ExpertAdvice | None:
+        """The expert's advice from the start of task ``task_id``, without moving the env
+        (demonstrations for few-shot prompts). Asks the local engine; None without one."""
+        if isinstance(self.engine, RemoteTasks):
+            return None
+        engine = self.engine
+        return engine.expert(engine.initial_state(engine.task(task_id), seed))
+
+    def task_fields(self) -> dict[str, Any]:
+        fields = getattr(self.engine, "task_fields", None)
+        if fields is None or self.task is None:
+            return {}
+        return dict(fields(self.task.spec))
+
+    def action_templates(self) -> tuple[str, ...]:
+        templates = getattr(self.engine, "action_templates", None)
+        return tuple(templates()) if templates is not None else ()
+
+    def canonical_action(self, action: str) -> str | None:
+        canonical = getattr(self.engine, "canonical_action", None)
+        return canonical(action) if canonical is not None else super().canonical_action(action)
+
+
+__all__ = ["EngineEnv", "EngineTask", "RemoteState", "InProcessRunner", "RemoteRunner", "RemoteTasks",
+           "SessionServerError"]

@@ -30,6 +30,9 @@ class ForkableEnv(gym.Env):
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
     snapshot_kind: ClassVar[str] = "native"
+    #: Declared seconds one snapshot + restore costs on this env; None = ``SNAPSHOT_COST_SECONDS[kind]``.
+    #: Search reads it (``treegym.envs.snapshot_cost``) to choose between snapshotting and replaying.
+    snapshot_cost_seconds: ClassVar[float | None] = None
 
     def __init__(self, max_steps: int | None = None, render_mode: str | None = None):
         self.max_steps = max_steps
@@ -142,6 +145,11 @@ class ForkableEnv(gym.Env):
         # state costs more than the rest of a small env's restore.
         self.__dict__["_pending_rng"] = snapshot.rng_state
         return self._observe()
+
+    def release(self, snapshot: Snapshot) -> None:
+        """Free what ``snapshot`` holds (see ``treegym.envs.release``). A no-op here: native
+        snapshots are values. Envs with ``external`` snapshots (device handles) override it."""
+        return None
 
     def _check_snapshot(self, snapshot: Any) -> None:
         if not isinstance(snapshot, Snapshot):

@@ -12,6 +12,13 @@ A :class:`Snapshot` is everything needed to continue an episode exactly:
 
 Snapshots are frozen dataclasses and picklable; later steps never mutate them.
 Large read-only things (catalogs, indices) are referenced by the payload, not copied.
+
+Lifecycle: an ``external`` snapshot holds a resource (an emulator image, a
+device handle) until ``treegym.envs.release(env, snap)`` frees it; releasing a
+native or replay snapshot is a no-op. ``SNAPSHOT_COST_SECONDS`` is the declared
+cost of a snapshot by kind (an env may declare its own with
+``snapshot_cost_seconds``); search reads it to choose between snapshotting a
+state and replaying to it (``agents/search/snapshot_store.py``).
 """
 from __future__ import annotations
 

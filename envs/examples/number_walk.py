@@ -3,12 +3,18 @@
 NumberWalk: start at 0, reach ``target`` by commands ``add N`` / ``sub N``
 (N in 1..3). Observation is the usual dict; reward 1 on reaching the target.
 The whole simulator state is one int, so ``_get_state`` returns it directly.
+
+Besides the snapshot hooks it implements the optional env-agent contract
+(``envs/core/contract.py``): ``task_fields`` (the target), ``canonical_action``
+(its own parser) and ``expert`` (the shortest walk), which is all every agent,
+the ``oracle`` policy and the simulated LLMs need.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from treegym.envs.core import ForkableEnv, text_observation_space, action_space
+from treegym.envs.core.contract import ExpertAdvice
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,24 @@ class NumberWalkEnv(ForkableEnv):
         }
         return obs, {"position": self.position, "success": self.position == self.task.target}
 
+    # --- the env-agent contract (optional; defaults say "not available")
+    def task_fields(self) -> dict:
+        return {"target": self.task.target}
+
+    def canonical_action(self, action: str) -> str | None:
+        parts = str(action).lower().split()
+        ok = len(parts) == 2 and parts[0] in ("add", "sub") and parts[1] in ("1", "2", "3")
+        return " ".join(parts) if ok else None
+
+    def expert(self) -> ExpertAdvice:
+        gap, plan = self.task.target - self.position, []
+        while gap:
+            n = min(3, abs(gap))
+            plan.append(f"{'add' if gap > 0 else 'sub'} {n}")
+            gap -= n if gap > 0 else -n
+        reachable = self.max_steps is None or self.max_steps - self.steps >= len(plan)
+        return ExpertAdvice(tuple(plan) if reachable else (), 1.0 if reachable else 0.0, reachable)
+
     # --- the usual Gymnasium API
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
@@ -50,8 +74,9 @@ class NumberWalkEnv(ForkableEnv):
         return self._observe()
 
     def step(self, action):
-        parts = str(action).split()
-        if len(parts) == 2 and parts[0] in ("add", "sub") and parts[1] in ("1", "2", "3"):
+        canonical = self.canonical_action(action)
+        if canonical is not None:
+            parts = canonical.split()
             n = int(parts[1])
             self.position += n if parts[0] == "add" else -n
             self.message = f"You did {action}."

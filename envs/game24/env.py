@@ -23,8 +23,12 @@ Task: combine the four input numbers with ``+ - * /`` into exactly 24.
 * **Snapshot** (native): the state is a frozen :class:`Game24State` (numbers
   left as Fractions, history of lines, done/won flags, last message); the base
   class adds the step counter, limit, RNG state and task.
-* **Expert**: :meth:`Game24Env.expert_action` / :meth:`Game24Env.expert_plan`
-  follow the exact solver.
+* **Contract** (``envs/core/contract.py``): ``task_fields()`` is
+  ``{"numbers": [...]}`` (the puzzle as written); ``canonical_action`` is the
+  rules' parser (:func:`~treegym.envs.game24.rules.canonical_line`: what an
+  action does, any board); ``expert()`` follows the exact solver: the plan of
+  the first solution, value 1 while 24 can still be made (or was made), else 0.
+  :meth:`Game24Env.expert_action` / :meth:`Game24Env.expert_plan` are its parts.
 """
 from __future__ import annotations
 
@@ -37,6 +41,7 @@ from typing import Any, Sequence
 from gymnasium import spaces
 
 from treegym.envs.core import ForkableEnv, UnicodeText, action_space, text_observation_space
+from treegym.envs.core.contract import ExpertAdvice
 
 from . import solver
 from .arithmetic import format_number
@@ -46,6 +51,7 @@ from .rules import (
     AnswerAction,
     Board,
     check_answer,
+    canonical_line,
     check_operation,
     legal_lines,
     parse_action,
@@ -231,6 +237,27 @@ class Game24Env(ForkableEnv):
         if done:
             msg += " Solved: the last number is 24." if won else f" The last number is {format_number(op.left[0])}, not 24."
         return Game24State(op.left, st.history + (line,), done, won, msg, False)
+
+    # ------------------------------------------------------------------ the env-agent contract
+    def task_fields(self) -> dict[str, Any]:
+        """``{"numbers": ["4", "9", "10", "13"]}``: the puzzle as written (never a solution)."""
+        return {"numbers": [str(n) for n in self.task.numbers]} if self.task is not None else {}
+
+    def canonical_action(self, action: str) -> str | None:
+        """The rules' canonical form of ``action`` (``"13 - 9"``, ``"answer: ..."``), None when malformed."""
+        return canonical_line(str(action)) if isinstance(action, str) else None
+
+    def expert(self) -> ExpertAdvice | None:
+        """The solver's plan from the current numbers; value 1 when 24 is (still) reachable, else 0."""
+        st = self.state
+        if self.task is None:
+            return None
+        if st.done:
+            return ExpertAdvice((), 1.0 if st.won else 0.0, st.won)
+        plan = tuple(self.expert_plan())
+        steps_left = None if self.max_steps is None else self.max_steps - self.steps
+        solvable = bool(plan) and (steps_left is None or steps_left >= len(plan))
+        return ExpertAdvice(plan if solvable else (), 1.0 if solvable else 0.0, solvable)
 
     # ------------------------------------------------------------------ expert
     def expert_action(self) -> str | None:

@@ -163,6 +163,22 @@ def parse_action(text: str) -> OperationAction | AnswerAction:
     """Parse one action string; :class:`ActionError` says what is malformed."""
     if not isinstance(text, str):
         raise ActionError(f"an action must be a string, got {type(text).__name__}; {SYNTAX_HELP}")
+    parsed, error = _parse_cached(text)
+    if error:
+        raise ActionError(error)
+    return parsed
+
+
+@lru_cache(maxsize=1 << 16)
+def _parse_cached(text: str) -> tuple[OperationAction | AnswerAction | None, str]:
+    """(action, "") or (None, what is wrong): parsing is pure, and lines recur across branches."""
+    try:
+        return _parse(text), ""
+    except ActionError as exc:
+        return None, str(exc)
+
+
+def _parse(text: str) -> OperationAction | AnswerAction:
     if len(text) > MAX_ACTION_CHARS:
         raise ActionError(f"the action is {len(text)} characters long (limit {MAX_ACTION_CHARS}); {SYNTAX_HELP}")
     text = normalize(text)
@@ -216,6 +232,24 @@ def _parse_operation(text: str) -> OperationAction:
         raise ParseError("one step combines exactly two numbers with one operator (use 'answer: ...' for a whole expression)")
     claimed = parse_number(claim) if claim is not None else None
     return OperationAction(expr.left.value, expr.op, expr.right.value, claimed, claimed_left)
+
+
+@lru_cache(maxsize=1 << 16)
+def canonical_line(text: str) -> str | None:
+    """What an action does, whatever the board: ``"13 - 9"`` for any spelling of that
+    operation (claims dropped, ``+``/``*`` operands larger first, as
+    :func:`legal_operations` writes them), ``"answer: <expression>"`` for an answer;
+    None when :func:`parse_action` rejects the text."""
+    try:
+        action = parse_action(text)
+    except ActionError:
+        return None
+    if isinstance(action, AnswerAction):
+        return f"answer: {action.text}"
+    a, b = action.a, action.b
+    if action.op in "+*" and a < b:
+        a, b = b, a
+    return f"{format_number(a)} {action.op} {format_number(b)}"
 
 
 # --------------------------------------------------------------------------- checking

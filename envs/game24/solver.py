@@ -82,12 +82,16 @@ def first_step(numbers: Iterable[Fraction | int | str]) -> Operation | None:
 
 def plan(numbers: Iterable[Fraction | int | str]) -> list[Operation]:
     """The operations of the first solution (empty when unsolvable or already done)."""
-    board = _board(numbers)
+    return list(_plan(_board(numbers)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _plan(board: Board) -> tuple[Operation, ...]:
     steps: list[Operation] = []
     while (op := first_step(board)) is not None:
         steps.append(op)
         board = op.left
-    return steps
+    return tuple(steps)
 
 
 def expression_of(numbers: Iterable[Fraction | int | str], path: Iterable[Operation]) -> str:

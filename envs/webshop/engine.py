@@ -20,6 +20,11 @@ the page's clickables (matched case-insensitively, as upstream lower-cases it).
 A malformed action, an unknown click target or an empty search never raises: the
 session stays where it was and the next page carries a notice saying what was
 wrong and what to do.
+
+:class:`WebShopEngine` is a treegym :class:`~treegym.envs.core.contract.Engine`
+(the state is the :class:`Session`; tasks are goal indices; ``observe`` renders
+in the engine's ``observation_mode``), so ``WebShopEnv`` is an ``EngineEnv`` and
+the site is the generic session server plus pages for people.
 """
 from __future__ import annotations
 
@@ -27,6 +32,9 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
+from treegym.envs.core.contract import ExpertAdvice, StepResult
+
+from .catalog import NO_PRICE_LIMIT
 from .reward import fuzzy_score, get_reward, FUZZY_THRESHOLD
 
 SEARCH_RETURN_N = 50      # products a search returns
@@ -38,6 +46,8 @@ PAGE_KINDS = (PAGE_SEARCH, PAGE_RESULTS, PAGE_ITEM, PAGE_SUB, PAGE_DONE)
 BACK_TO_SEARCH, NEXT_PAGE, PREV_PAGE, BUY_NOW = "Back to Search", "Next >", "< Prev", "Buy Now"
 SUB_PAGES = ("Description", "Features", "Reviews")
 SEARCH_TEMPLATE = "search[...]"   # how valid_actions lists the search bar
+ACTION_TEMPLATES = ("search[<query>]",)  # the free-text action (contract.py's action_templates)
+GOLD_PATH_LIMIT = 30      # actions the expert plans at most (a gold path takes 3-8)
 
 _ACTION_RE = re.compile(r"^\s*(search|click)\s*\[(.*)\]\s*$", re.IGNORECASE | re.DOTALL)
 
@@ -108,17 +118,89 @@ class Session:
         }
 
 
+@dataclass(frozen=True)
+class WebShopTask:
+    """The goal an episode is on: its index in the catalog and its instruction."""
+
+    goal_index: int
+    instruction: str
+
+
+TASK_SPLITS = ("test", "dev", "train", "all")
+
+
 class WebShopEngine:
     """Pages, actions, reward and gold path over one shared, read-only :class:`Catalog`.
 
-    Thread-safe: it holds no per-session state; sessions are values passed in and out.
+    ``observation_mode`` (``text``, ``text_rich`` or ``html``) is how
+    :meth:`observe` renders pages. Thread-safe: it holds no per-session state;
+    sessions are values passed in and out (its caches are memo tables).
     """
 
     _PAGE_CACHE_SIZE = 4096  # pages kept per engine; a search tree revisits the same sessions
 
-    def __init__(self, catalog: Any):
+    def __init__(self, catalog: Any, observation_mode: str = "text"):
+        from .render import OBSERVATION_MODES
+
+        if observation_mode not in OBSERVATION_MODES:
+            raise ValueError(f"observation_mode must be one of {', '.join(OBSERVATION_MODES)}, "
+                             f"got {observation_mode!r}")
         self.catalog = catalog
+        self.observation_mode = observation_mode
         self._pages: dict[Session, tuple[Node, ...]] = {}
+        self._renders: dict[Session, tuple[str, tuple[str, ...]]] = {}
+        self._experts: dict[Session, ExpertAdvice] = {}
+
+    # ------------------------------------------------------------------ the Engine protocol
+    def splits(self) -> tuple[str, ...]:
+        return tuple(s for s in TASK_SPLITS if s in self.catalog.splits) + \
+            tuple(s for s in self.catalog.splits if s not in TASK_SPLITS)
+
+    def task_ids(self, split: str) -> tuple[int, ...]:
+        return tuple(self.catalog.split(split))
+
+    def task(self, task_id: Any) -> WebShopTask:
+        n = len(self.catalog.goals)
+        if not isinstance(task_id, int) or isinstance(task_id, bool) or not 0 <= task_id < n:
+            raise ValueError(f"task id {task_id!r} is not a goal index of this catalog (0..{n - 1})")
+        return WebShopTask(task_id, _clean(self.catalog.goal(task_id).instruction_text))
+
+    def initial_state(self, task: WebShopTask, seed: int | None = None) -> Session:
+        return self.new_session(task.goal_index)
+
+    def is_terminal(self, session: Session) -> bool:
+        return session.done
+
+    def observe(self, session: Session) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``({"text", "instruction", "valid_actions"}, info)``: the page in ``observation_mode``
+        (memoised per session) and :meth:`info`; fresh containers on every call."""
+        hit = self._renders.get(session)
+        if hit is None:
+            from .render import render
+
+            nodes = self.page_nodes(session)
+            if len(self._renders) >= self._PAGE_CACHE_SIZE:
+                self._renders.clear()
+            hit = self._renders[session] = (render(nodes, self.observation_mode, base="/s/local", page=session.page),
+                                            valid_actions_from_nodes(nodes))
+        obs = {"text": hit[0], "instruction": self.instruction(session), "valid_actions": hit[1]}
+        return obs, self.info(session)
+
+    def state_to_json(self, session: Session) -> dict[str, Any]:
+        return session.to_json()
+
+    def state_from_json(self, data: Any) -> Session:
+        return self.session_from_json(data)
+
+    def task_fields(self, task: WebShopTask) -> dict[str, Any]:
+        return self.goal_fields(task.goal_index)
+
+    def action_templates(self) -> tuple[str, ...]:
+        return ACTION_TEMPLATES
+
+    @staticmethod
+    def canonical_action(action: Any) -> str | None:
+        return canonical_action(action)
 
     # ------------------------------------------------------------------ sessions
     def new_session(self, goal_index: int) -> Session:
@@ -296,17 +378,22 @@ class WebShopEngine:
     def valid_actions(self, session: Session) -> tuple[str, ...]:
         return valid_actions_from_nodes(self.page_nodes(session))
 
-    def step(self, session: Session, action: Any) -> tuple[Session, float]:
-        """Apply one action; return the new session and the reward it earned (non-zero only at Buy Now)."""
+    def step(self, session: Session, action: Any) -> StepResult[Session]:
+        """Apply one action: the new session, the reward it earned (non-zero only at Buy Now) and
+        whether the episode ended (Buy Now). Unpacks as ``session, reward``."""
+        new, reward = self._apply(session, action)
+        return StepResult(new, reward, new.done)
+
+    def _apply(self, session: Session, action: Any) -> tuple[Session, float]:
         s = replace(session, notice="") if session.notice else session
         if s.done:
             return replace(s, notice="The episode is over: you already bought a product. Reset to shop again."), 0.0
         text = bounded_action(action)
-        m = _ACTION_RE.match(text)
-        if not m:
+        parsed = parse_action(text)
+        if parsed is None:
             return replace(s, notice=f"Invalid action {_short(text)!r}: write search[keywords] or "
                                      f"click[a button, product or option on this page]."), 0.0
-        verb, arg = m.group(1).lower(), _clean(m.group(2))
+        verb, arg = parsed
         if verb == "search":
             return self._search(s, arg), 0.0
         return self._click(s, arg)
@@ -400,7 +487,7 @@ class WebShopEngine:
         if session.page == PAGE_ITEM:
             if session.asin != goal.asin:
                 return f"click[{PREV_PAGE}]"
-            needed = self._goal_option_values(goal)
+            needed = self.goal_option_values(goal)
             selected = dict(session.options)
             for name, value in needed:
                 if selected.get(name) != value:
@@ -424,7 +511,51 @@ class WebShopEngine:
                 return q[:MAX_QUERY_CHARS]
         return candidates[0][:MAX_QUERY_CHARS]
 
-    def _goal_option_values(self, goal: Any) -> list[tuple[str, str]]:
+    def expert(self, session: Session) -> ExpertAdvice:
+        """The gold path from ``session`` to Buy Now and its worth (contract.py's ``expert``).
+
+        ``plan`` follows :meth:`expert_action` to the end; ``value`` is the reward
+        the plan earns (the reward earned, once done). The env marks a plan longer
+        than its steps left as unsolvable.
+        """
+        if session.done:
+            return ExpertAdvice(plan=(), value=session.reward, solvable=session.reward == 1.0)
+        hit = self._experts.get(session)
+        if hit is not None:
+            return hit
+        plan, path, s = [], [session], session
+        while not s.done and len(plan) < GOLD_PATH_LIMIT:
+            action = self.expert_action(s)
+            plan.append(action)
+            s, _ = self.step(s, action)
+            path.append(s)
+        value, solvable = (s.reward, True) if s.done else (0.0, False)
+        if len(self._experts) >= self._PAGE_CACHE_SIZE:
+            self._experts.clear()
+        # the gold path from each session on the way is the rest of this one (an agent following it
+        # asks again after every step)
+        for i, on_path in enumerate(path[:-1]):
+            self._experts[on_path] = ExpertAdvice(plan=tuple(plan[i:]), value=value, solvable=solvable)
+        return self._experts[session]
+
+    def goal_fields(self, goal_index: int) -> dict[str, Any]:
+        """What the goal's instruction asks for, as fields (contract.py's ``task_fields``).
+
+        ``instruction``; ``attributes`` (the qualities asked for); ``options``
+        (``[name, value]`` pairs for synthetic goals, free strings for human ones);
+        ``price_upper`` in dollars or None without a price limit. Never the answer:
+        the target product's ASIN, name, query and category stay out.
+        """
+        goal = self.catalog.goal(goal_index)
+        options = [list(o) if isinstance(o, tuple) else str(o) for o in goal.goal_options]
+        return {
+            "instruction": _clean(goal.instruction_text),
+            "attributes": list(goal.attributes),
+            "options": options,
+            "price_upper": None if goal.price_upper >= NO_PRICE_LIMIT else float(goal.price_upper),
+        }
+
+    def goal_option_values(self, goal: Any) -> list[tuple[str, str]]:
         """The (option name, value) pairs of the goal product that satisfy the goal's options."""
         product = self.catalog.product(goal.asin)
         pairs: list[tuple[str, str]] = []
@@ -446,6 +577,33 @@ class WebShopEngine:
             if best and best[0] not in dict(pairs):
                 pairs.append(best)
         return pairs
+
+
+
+def parse_action(action: Any) -> tuple[str, str] | None:
+    """The engine's parser: ``(verb, argument)`` with the verb lower-case (``search`` or
+    ``click``) and the argument's whitespace collapsed, or None when malformed."""
+    m = _ACTION_RE.match(action if isinstance(action, str) else str(action))
+    if not m:
+        return None
+    return m.group(1).lower(), _clean(m.group(2))
+
+
+def canonical_action(action: Any) -> str | None:
+    """The canonical form of an action (contract.py's ``canonical_action``), or None when malformed.
+
+    Two actions with the same canonical form do the same thing on every page:
+    the verb and argument are lower-cased (search text is lower-cased, click
+    labels match case-insensitively) and whitespace runs collapsed. An empty
+    argument is malformed (an empty search and an empty label do nothing).
+    """
+    parsed = parse_action(bounded_action(action))
+    if parsed is None or not parsed[1]:
+        return None
+    verb, arg = parsed
+    if verb == "search":
+        arg = arg[:MAX_QUERY_CHARS]
+    return f"{verb}[{arg.lower()}]"
 
 
 def bounded_action(action: Any) -> str:

@@ -24,6 +24,19 @@ Fuzzy matches are ``token_set_ratio > 85`` (thefuzz semantics via rapidfuzz).
 Name nouns come precomputed with the catalog (``name_nouns``), so no spaCy at
 run time; for dicts without them a small heuristic stands in (see ``name_nouns``).
 Deviations from upstream are listed in envs/webshop/README.md.
+
+``strict=True`` (the default) reproduces upstream's attribute check exactly,
+quirks included; ``strict=False`` fixes these quirks:
+
+* a product record with both ``Attributes`` and ``attributes`` is read through
+  ``Attributes`` only (upstream reads that key); ``strict=False`` uses both lists;
+* ``BulletPoints`` are joined with ``" ".join(...)``, which on a *string*
+  spreads it into single characters (``"red"`` -> ``"r e d"``), so a goal
+  attribute is never found in string bullet points; ``strict=False`` reads a
+  string as one text;
+* a goal attribute is looked up in the lower-cased title, bullet points and
+  description as given, so one with capitals is never found there;
+  ``strict=False`` lower-cases it first.
 """
 from __future__ import annotations
 
@@ -111,19 +124,38 @@ def get_type_reward(purchased_product: Any, goal: Any) -> dict[str, Any]:
             "title_score": title_score}
 
 
-def get_attribute_hits(purchased_product: Any, goal_attrs: Sequence[str]) -> list[bool]:
-    """For each goal attribute: matched by a product attribute (fuzzy) or found in its texts."""
-    attrs = [str(a) for a in (_get(purchased_product, "attributes", "Attributes", default=()) or ())]
+def _product_attributes(purchased_product: Any, strict: bool) -> list[str]:
+    if isinstance(purchased_product, Mapping):
+        upper, lower = purchased_product.get("Attributes"), purchased_product.get("attributes")
+        if strict:
+            chosen = upper if "Attributes" in purchased_product else lower
+            return [str(a) for a in (chosen or ())]
+        return list(dict.fromkeys(str(a) for a in [*(upper or ()), *(lower or ())]))
+    return [str(a) for a in (_get(purchased_product, "attributes", default=()) or ())]
+
+
+def _bullets_text(bullets: Any, strict: bool) -> str:
+    if isinstance(bullets, str) and not strict:
+        return bullets.lower()
+    # upstream: " ".join(bullet_points) -- on a string this spaces out its characters
+    return " ".join(map(str, bullets or ())).lower()
+
+
+def get_attribute_hits(purchased_product: Any, goal_attrs: Sequence[str], strict: bool = True) -> list[bool]:
+    """For each goal attribute: matched by a product attribute (fuzzy) or found in its texts.
+
+    ``strict`` keeps upstream's quirks (see the module docstring).
+    """
+    attrs = _product_attributes(purchased_product, strict)
     title = str(_get(purchased_product, "title", "Title", "name", default="") or "").lower()
-    bullets = _get(purchased_product, "bullet_points", "BulletPoints", default=()) or ()
-    bullets_text = (bullets if isinstance(bullets, str) else " ".join(map(str, bullets))).lower()
+    bullets_text = _bullets_text(_get(purchased_product, "bullet_points", "BulletPoints", default=()), strict)
     description = str(_get(purchased_product, "description", "Description", default="") or "").lower()
     hits = []
     for g in goal_attrs:
         g = str(g)
         hit = any(fuzzy_score(p, g) > FUZZY_THRESHOLD for p in attrs)
         if not hit:
-            gl = g.lower()
+            gl = g if strict else g.lower()
             hit = gl in title or gl in bullets_text or gl in description
         hits.append(hit)
     return hits
@@ -166,14 +198,15 @@ def _as_text(option: Any) -> str:
 
 
 def get_reward(purchased_product: Any, goal: Any, price: float, options: Mapping[str, str] | None,
-               verbose: bool = False) -> tuple[float, dict[str, Any]]:
+               verbose: bool = False, strict: bool = True) -> tuple[float, dict[str, Any]]:
     """The reward of buying ``purchased_product`` at ``price`` with ``options`` for ``goal``.
 
-    Returns ``(reward, parts)``; see the module docstring.
+    Returns ``(reward, parts)``; see the module docstring. ``strict=True``
+    reproduces upstream exactly, quirks included; ``strict=False`` fixes them.
     """
     type_parts = get_type_reward(purchased_product, goal)
     goal_attrs = [str(a) for a in (_get(goal, "attributes", default=()) or ())]
-    att_hits = get_attribute_hits(purchased_product, goal_attrs)
+    att_hits = get_attribute_hits(purchased_product, goal_attrs, strict=strict)
     goal_opts = _goal_options(goal)
     opt_hits = get_option_hits(options or {}, goal_opts)
     price_upper = float(_get(goal, "price_upper", default=1_000_000.0))

@@ -1,5 +1,5 @@
-"""The WebShop website (Flask): pages people can shop on and a JSON API for agents."""
+"""The WebShop website (Flask): the generic session server over WebShop's engine, plus pages people can shop on."""
+from ..session_store import SessionStore
 from .app import create_app
-from .store import SessionStore
 
 __all__ = ["create_app", "SessionStore"]

@@ -50,7 +50,7 @@ ReplyFn = Callable[[list[dict]], str]
 class Fault:
     """One injected failure. Build with the class methods."""
 
-    kind: str  # "status" | "delay" | "malformed" | "empty"
+    kind: str  # "status" | "delay" | "malformed" | "empty" | "html" | "no_choices"
     http_status: int = 0
     retry_after: float | None = None
     seconds: float = 0.0
@@ -83,6 +83,16 @@ class Fault:
     def malformed(cls) -> "Fault":
         """HTTP 200 with a body that is not JSON."""
         return cls("malformed")
+
+    @classmethod
+    def html(cls) -> "Fault":
+        """HTTP 200 with an HTML page (``Content-Type: text/html``), as a proxy or a wrong base URL answers."""
+        return cls("html")
+
+    @classmethod
+    def no_choices(cls) -> "Fault":
+        """HTTP 200 with a chat completion whose ``choices`` is an empty list."""
+        return cls("no_choices")
 
     @classmethod
     def empty_content(cls) -> "Fault":
@@ -217,10 +227,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         self._send_raw(status, json.dumps(payload).encode(), headers)
 
-    def _send_raw(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+    def _send_raw(self, status: int, data: bytes, headers: dict[str, str] | None = None,
+                  content_type: str = "application/json") -> None:
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             for k, v in (headers or {}).items():
                 self.send_header(k, v)
@@ -274,6 +285,14 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             elif fault.kind == "malformed":
                 self._send_raw(200, b'{"id": "chatcmpl-broken", "choices": [ this is not json')
+                return
+            elif fault.kind == "html":
+                self._send_raw(200, b"<!DOCTYPE html><html><body><h1>Welcome to nginx!</h1></body></html>",
+                               content_type="text/html; charset=utf-8")
+                return
+            elif fault.kind == "no_choices":
+                self._send_json(200, {"id": "chatcmpl-none", "object": "chat.completion", "created": 0,
+                                      "model": (body or {}).get("model"), "choices": []})
                 return
         if not self._authorized():
             self._send_json(401, _error_body(401, "invalid_api_key", "Incorrect API key provided."))

@@ -1,6 +1,7 @@
-"""A thread-safe store of WebShop sessions for the site: id -> engine ``Session``, with expiry.
+"""A thread-safe store of live sessions for a session server: id -> an immutable value, with expiry.
 
-Sessions are immutable records, so the store only swaps values: ``update`` runs
+The values are immutable (an engine state, or the server's record holding
+one), so the store only swaps values: ``update`` runs
 ``fn(old) -> (new, result)`` under that session's own lock (two requests on one
 session are applied one after the other; different sessions never wait on each
 other beyond a dict lookup). A session unused for ``ttl`` seconds is freed;
@@ -16,8 +17,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from treegym.envs.webshop.engine import Session
-
 SESSION_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -27,7 +26,7 @@ class StoreFull(RuntimeError):
 
 @dataclass
 class _Entry:
-    session: Session
+    session: Any
     last_used: float
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -47,13 +46,13 @@ class SessionStore:
         with self._lock:
             return len(self._entries)
 
-    def create(self, session: Session) -> str:
+    def create(self, session: Any) -> str:
         now = self._clock()
         with self._lock:
             if now - self._last_purge > self.ttl / 10 or len(self._entries) >= self.max_sessions:
                 self._purge_locked(now)
             if len(self._entries) >= self.max_sessions:
-                raise StoreFull(f"the site holds {len(self._entries)} sessions (its limit); close sessions "
+                raise StoreFull(f"the server holds {len(self._entries)} sessions (its limit); close sessions "
                                 "with DELETE /api/sessions/<id> or wait for them to expire")
             sid = secrets.token_urlsafe(12)
             self._entries[sid] = _Entry(session, now)
@@ -71,11 +70,11 @@ class SessionStore:
             entry.last_used = now
             return entry
 
-    def get(self, sid: str) -> Session:
+    def get(self, sid: str) -> Any:
         """The session ``sid``; ``KeyError`` if unknown or expired."""
         return self._entry(sid).session
 
-    def update(self, sid: str, fn: Callable[[Session], tuple[Session, Any]]) -> Any:
+    def update(self, sid: str, fn: Callable[[Any], tuple[Any, Any]]) -> Any:
         """Replace session ``sid`` by ``fn(old)[0]`` atomically; return ``fn(old)[1]``."""
         entry = self._entry(sid)
         with entry.lock:

@@ -1,23 +1,44 @@
-"""WebShop's scripted baselines: the ``rule`` baseline and the ``gold`` path.
+"""WebShop's scripted baselines: the ``rule`` baseline, and ``gold`` (the ``oracle`` under WebShop's name).
 
 * ``rule`` - the rule baseline of the Auto-GPT study (Yang et al. 2023): search
   the instruction text, click the first result, buy it (no option selection).
   It reads only the observation, so it runs in-process or over HTTP alike.
-  It is defined for ``treegym/WebShop-v0`` only; asking for it on another env
-  is a clear error naming the agents that work everywhere.
-* ``gold`` - the gold path (``WebShopEnv.expert_action``: search the target,
-  open it, select the goal options, buy); needs the bound env, like ``oracle``.
+* ``gold`` - the gold path: the generic ``oracle`` policy (the env's
+  ``expert()``: search the target, open it, select the goal options, buy).
 
-Both expose ``propose_actions(observation, info, k)`` so Auto-GPT's
-"additional opinions" can ask them for suggestions.
+Both are defined for ``treegym/WebShop-v0`` only; asking for them on another
+env is a clear error naming the agents that work everywhere. Both expose
+``propose_actions(observation, info, k)`` so Auto-GPT's "additional opinions"
+can ask them for suggestions.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
-from .adapters.webshop import ENV_ID, NAV_LABELS, rule_choice
-from .policy import AgentGaveUp, BasePolicy
-from .registry import register_agent
+from ..baselines import OraclePolicy
+from ..policy import AgentGaveUp, BasePolicy
+from ..registry import register_agent
+
+ENV_ID = "treegym/WebShop-v0"
+NAV_LABELS = ("back to search", "next >", "< prev", "description", "features", "reviews", "buy now")
+
+
+def rule_choice(valid_actions: Sequence[str], instruction: str = "") -> str:
+    """The rule baseline's action: search the instruction, open the first result, buy."""
+    acts = list(valid_actions)
+    low = [a.lower() for a in acts]
+    search = next((a for a in acts if a.lower().startswith("search[")), None)
+    if search is not None:
+        return f"search[{instruction.lower()}]" if instruction.strip() else search
+    if "click[buy now]" in low:  # an item page
+        return "click[Buy Now]"
+    products = [a for a in acts if a.lower().startswith("click[") and a[6:-1].lower() not in NAV_LABELS]
+    if products:  # a result page
+        return products[0]
+    for nav in ("click[< Prev]", "click[Back to Search]"):  # a sub-page or an empty result page
+        if nav.lower() in low:
+            return nav
+    return acts[0] if acts else "click[Back to Search]"
 
 
 def _require_webshop(name: str, env_id: str) -> None:
@@ -45,24 +66,6 @@ class RulePolicy(BasePolicy):
         return ([first] + products)[: max(1, k)]
 
 
-class GoldPathPolicy(BasePolicy):
-    """Plays ``env.unwrapped.expert_action()`` of a bound WebShop env."""
-
-    name = "gold"
-
-    def act(self, observation: dict, info: dict) -> str:
-        env: Any = self.env
-        if env is None or not callable(getattr(getattr(env, "unwrapped", env), "expert_action", None)):
-            raise RuntimeError("the gold policy must be bound to a WebShop env: call policy.bind(env) after reset")
-        action = env.unwrapped.expert_action()
-        if action is None:
-            raise AgentGaveUp("the episode is over: the gold path has no further action")
-        return action
-
-    def propose_actions(self, observation: dict, info: dict, k: int) -> list[str]:
-        return [self.act(observation, info)]
-
-
 @register_agent("rule", needs_llm=False, help="WebShop rule baseline: search the instruction, click the first result, buy")
 def make_rule(env_id: str, llm: Any = None, seed: int | None = None, **options: Any) -> RulePolicy:
     # deterministic: seed is accepted (the runner passes one) and unused
@@ -72,9 +75,11 @@ def make_rule(env_id: str, llm: Any = None, seed: int | None = None, **options: 
     return RulePolicy()
 
 
-@register_agent("gold", needs_llm=False, help="WebShop gold path: search the target, pick the goal options, buy")
-def make_gold(env_id: str, llm: Any = None, seed: int | None = None, **options: Any) -> GoldPathPolicy:
+@register_agent("gold", needs_llm=False, help="WebShop gold path (the oracle): search the target, pick the goal options, buy")
+def make_gold(env_id: str, llm: Any = None, seed: int | None = None, **options: Any) -> OraclePolicy:
     _require_webshop("gold", env_id)
     if options:
         raise ValueError(f"agent 'gold' takes no options, got {', '.join(sorted(options))}")
-    return GoldPathPolicy()
+    policy = OraclePolicy()
+    policy.name = "gold"
+    return policy

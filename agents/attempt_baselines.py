@@ -16,13 +16,13 @@ played (``SearchAgent``).
   tries", as both papers count it); without a success the last attempt is played.
 * ``reflexion`` (Shinn et al. 2023, as RaDAgent runs it on top of CoT@3):
   like ``cot@K`` with ``attempts=3``, but after each failed attempt the model
-  writes a self-reflection (one LLM call, ``TaskHooks.reflect``); the latest
+  writes a self-reflection (one LLM call, ``SearchConfig.reflect``); the latest
   ``max_reflections`` reflections go into every ReAct prompt of the later
-  attempts (the adapter's ``react_messages(..., reflections)``).
+  attempts (the prompt spec's ``react_messages(..., reflections)``).
 * ``sc@K`` (self-consistency, Wang et al. 2023): K sampled attempts, all
   played out (no early stop: self-consistency does not verify), then a
   majority vote over their final answers; the answer of an attempt is the
-  adapter's ``answer_key(observation)`` when it has one, else the last line of
+  prompt spec's ``answer_key(observation)`` when it has one, else the last line of
   its final observation (Game of 24: ``Numbers left: 24``). The largest group
   wins (ties: the group that appeared first) and its first attempt is played.
 
@@ -42,9 +42,9 @@ from .registry import register_agent
 from .search.base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool, build_search_agent
 
 
-def answer_key(adapter: Any, node: SearchNode) -> str:
-    """What an attempt answered, for voting: ``adapter.answer_key(obs)`` or the last line of the final text."""
-    custom = getattr(adapter, "answer_key", None)
+def answer_key(prompts: Any, node: SearchNode) -> str:
+    """What an attempt answered, for voting: ``prompts.answer_key(obs)`` or the last line of the final text."""
+    custom = getattr(prompts, "answer_key", None)
     if callable(custom):
         return str(custom(node.observation))
     lines = [ln.strip() for ln in node.text.splitlines() if ln.strip()]
@@ -86,10 +86,12 @@ class AttemptsAgent(SearchAgent):
     def attempt(self, root: SearchNode, hooks: TaskHooks, i: int) -> SearchNode:
         """Play one ReAct episode from ``root`` through ``hooks.expand``; return its last node."""
         policy = ReactPolicy(self.env_id, hooks.llm, temperature=hooks.temperature,
-                             reflections=list(self.reflections), seed=self.seed + i, adapter=hooks.adapter)
+                             reflections=list(self.reflections), seed=self.seed + i, prompts=hooks.prompts)
         policy.reset()
+        policy.bind(hooks.env)
         node = root
         while not node.terminal and node.depth < self.max_steps:
+            hooks.restore(node)  # the policy's request is about the live env: put it at this node
             action = policy.act(node.observation, node.info)
             if not action:
                 node.stats["empty_answer"] = True
@@ -154,7 +156,7 @@ class SelfConsistencyAgent(AttemptsAgent):
     def choose(self, tree: SearchTree) -> SearchNode | None:
         if not self.finished:
             return None
-        keys = [answer_key(self.adapter, leaf) for leaf in self.finished]
+        keys = [answer_key(self.prompts, leaf) for leaf in self.finished]
         counts = Counter(keys)
         self.votes = dict(counts)
         first_seen = {k: i for i, k in reversed(list(enumerate(keys)))}

@@ -1,0 +1,318 @@
+"""Generic prompt builders and parsers that render any env from the env-agent contract.
+
+:class:`PromptSpec` builds every prompt an agent sends (ReAct, propose, value,
+compare, reflect, imagine) from what the contract gives: the observation's
+``text``, ``instruction`` and ``valid_actions``, and, once bound to an env
+(:meth:`PromptSpec.bind`), its ``task_fields()``, ``action_templates()`` and
+``canonical_action()``. It runs on any env as is (the *generic spec*); an env's
+**prompt spec** is a subclass that sets text (``task``, ``action_syntax``,
+``react_example``, ``value_rubric`` ...) and overrides a builder only where a
+paper's exact prompt is wanted (``specs/game24.py``: ToT's propose and value
+prompts). Nothing here knows an env's rules: actions are matched to the listed
+ones by the env's own ``canonical_action``.
+
+Every builder returns ``[system, user]`` chat messages. A trajectory is a list
+of :class:`Step` from the task's start; ``history`` is the current path.
+Parsers never raise; they return what the env should judge. The ``render_*``
+methods write an oracle answer (``oracle.py``) as a model would, in the form the
+parsers read (the scripted and synthetic LLMs use them).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from ..llm.base import Message
+
+_BRACKET = re.compile(r"\b([A-Za-z_]\w*)\s*\[([^\]\n]*)\]")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One transition of a trajectory as prompts show it."""
+
+    action: str
+    observation: str
+    reward: float = 0.0
+    thought: str = ""
+
+
+def one_line(text: Any, n: int) -> str:
+    """``text`` with whitespace collapsed, cut to ``n`` characters (``...`` marks a cut)."""
+    t = " ".join(str(text or "").split())
+    return t if len(t) <= n else t[: n - 3] + "..."
+
+
+def template_regex(template: str) -> re.Pattern:
+    """``"search[<query>]"`` -> a regex matching a whole action that fills the template's slots."""
+    parts = re.split(r"<[^<>]+>", template)
+    return re.compile("^" + ".+?".join(re.escape(p) for p in parts) + "$", re.IGNORECASE | re.DOTALL)
+
+
+class PromptSpec:
+    """The generic prompts (see module docstring); env prompt specs subclass it and set text."""
+
+    env_id: str = ""
+    # ---- text an env's spec sets (the generic defaults work for any env)
+    task = "You act in a text environment. Accomplish the task the instruction describes."
+    action_syntax = ""  # default: the env's action templates, or "one of the valid actions listed"
+    react_example = ""
+    propose_example = ""
+    value_rubric = ("Answer with one word on the last line: sure (the task will be accomplished from here), "
+                    "likely, or impossible.")
+    compare_rubric = "The better attempt is closer to accomplishing the task."
+    reflect_focus = "what went wrong and what to do differently next time"
+    malformed_examples: tuple[str, ...] = ("I need to think more.",)
+    observation_label = "Current observation"
+    history_obs_chars = 600  # of each past observation
+    page_chars = 4000  # of the current observation
+    # The answers the comparison and value prompts ask for; an LLM that can
+    # constrain its output (the embedded model) is held to them.
+    compare_choices: tuple[str, ...] = ("A", "B")
+    value_choices: tuple[str, ...] = ("sure", "likely", "impossible")
+
+    def __init__(self) -> None:
+        self.env: Any = None
+        self._templates: tuple[str, ...] = ()  # every template the env declared so far
+
+    def bind(self, env: Any) -> "PromptSpec":
+        """Use ``env``'s contract methods (task fields, templates, canonical actions) from now on."""
+        self.env = env
+        self.templates()  # remember the templates the env declares in its current state
+        return self
+
+    # ------------------------------------------------------------ the contract, through the bound env
+    def _env(self) -> Any:
+        return getattr(self.env, "unwrapped", self.env)
+
+    def task_fields(self) -> dict:
+        return dict(self._env().task_fields()) if self.env is not None else {}
+
+    def templates(self) -> tuple[str, ...]:
+        """The env's action templates: those it declares now and any it declared before (an env may
+        offer a template on some pages only; :meth:`is_listed_or_templated` checks the page)."""
+        if self.env is not None:
+            now = tuple(self._env().action_templates())
+            self._templates += tuple(t for t in now if t not in self._templates)
+        return self._templates
+
+    def canonical(self, action: str) -> str | None:
+        """The env's canonical form of ``action`` (None: malformed); unbound: the stripped text."""
+        if self.env is None:
+            return action.strip() or None
+        return self._env().canonical_action(action)
+
+    def fits_template(self, action: str) -> str | None:
+        """The action template ``action`` fills, or None."""
+        return next((t for t in self.templates() if template_regex(t).match(action.strip())), None)
+
+    def is_listed_or_templated(self, action: str, obs: dict) -> bool:
+        """Legal-looking: listed in ``valid_actions``, or filling a template the page offers
+        (a listed action fills the same template, or the env lists nothing)."""
+        valid = [str(v) for v in obs.get("valid_actions") or ()]
+        if action in valid:
+            return True
+        t = self.fits_template(action)
+        return t is not None and (not valid or any(template_regex(t).match(v) for v in valid))
+
+    # ------------------------------------------------------------ prompt pieces (override per env)
+    def action_help(self) -> str:
+        if self.action_syntax:
+            return self.action_syntax
+        templates = self.templates()
+        extra = f" or a free-text action of the form {' / '.join(templates)}" if templates else ""
+        return f"The action is exactly one of the valid actions listed{extra}."
+
+    def task_lines(self, obs: dict) -> list[str]:
+        lines = [f"Instruction: {one_line(obs.get('instruction', ''), 2000)}"]
+        return lines + [f"{k}: {v}" for k, v in self.task_fields().items() if k != "instruction"]
+
+    def step_lines(self, i: int, step: Step) -> list[str]:
+        lines = [f"Action {i}: {step.action}"]
+        if step.observation:
+            lines.append(f"Observation {i}: {one_line(step.observation, self.history_obs_chars)}")
+        return lines
+
+    def history_lines(self, history: Sequence[Step]) -> list[str]:
+        return [ln for i, s in enumerate(history, 1) for ln in self.step_lines(i, s)]
+
+    def state_lines(self, obs: dict) -> list[str]:
+        lines = [f"{self.observation_label}: {one_line(obs.get('text', ''), self.page_chars)}"]
+        valid = obs.get("valid_actions") or ()
+        return lines + (["Valid actions: " + " | ".join(map(str, valid))] if valid else [])
+
+    @staticmethod
+    def reflection_lines(reflections: Sequence[str]) -> list[str]:
+        if not reflections:
+            return []
+        return ["Lessons from earlier attempts:"] + [f"- {' '.join(r.split())}" for r in reflections] + [""]
+
+    @staticmethod
+    def avoid_lines(avoid: Sequence[str]) -> list[str]:
+        if not avoid:
+            return []
+        return ["These actions were already tried from here; choose different ones:"] + [f"- {a}" for a in avoid]
+
+    def context(self, obs: dict, history: Sequence[Step]) -> list[str]:
+        return self.task_lines(obs) + self.history_lines(history) + self.state_lines(obs)
+
+    def _system(self, *parts: str) -> str:
+        return "\n\n".join(p.strip() for p in (self.task,) + parts if p and p.strip()) + "\n"
+
+    @staticmethod
+    def _messages(system: str, user: Sequence[str]) -> list[Message]:
+        return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(user)}]
+
+    # ------------------------------------------------------------ the prompts
+    def react_messages(self, obs: dict, history: Sequence[Step], reflections: Sequence[str] = (),
+                       avoid: Sequence[str] = ()) -> list[Message]:
+        system = self._system("Each turn, reply with two lines:\nThought: <brief reasoning>\nAction: <exactly one action>",
+                              self.action_help(), f"Example:\n{self.react_example}" if self.react_example else "")
+        user = self.reflection_lines(reflections) + self.context(obs, history) + self.avoid_lines(avoid)
+        return self._messages(system, user + ["Reply with Thought: ... and Action: ..."])
+
+    def propose_messages(self, obs: dict, history: Sequence[Step], k: int, avoid: Sequence[str] = (),
+                         reflections: Sequence[str] = ()) -> list[Message]:
+        system = self._system("Propose promising next actions, one per line, nothing else.", self.action_help(),
+                              f"Example:\n{self.propose_example}" if self.propose_example else "")
+        user = self.reflection_lines(reflections) + self.context(obs, history) + self.avoid_lines(avoid)
+        return self._messages(system, user + [f"Propose {k} possible next actions, one per line."])
+
+    def value_messages(self, obs: dict, history: Sequence[Step]) -> list[Message]:
+        system = self._system("You judge an attempt in progress.", self.value_rubric)
+        return self._messages(system, self.context(obs, history) + ["Is this attempt on track? Answer sure, likely or impossible."])
+
+    def compare_messages(self, obs: dict, traj_a: Sequence[Step], traj_b: Sequence[Step]) -> list[Message]:
+        system = self._system("You compare two attempts at the same task.", self.compare_rubric,
+                              'Answer "Answer: A" or "Answer: B".')
+        user = self.task_lines(obs)
+        for name, traj in (("A", traj_a), ("B", traj_b)):
+            user += [f"Trajectory {name}:"] + (self.history_lines(traj) or ["(no actions yet)"])
+        return self._messages(system, user + ["Which attempt is better? Answer: A or Answer: B"])
+
+    def imagine_messages(self, obs: dict, history: Sequence[Step]) -> list[Message]:
+        system = self._system("Plan the rest of the attempt below: list every remaining action until the task is "
+                              "accomplished, one per line; answer only the word impossible if it cannot be.",
+                              self.action_help())
+        return self._messages(system, self.context(obs, history) + ["Remaining actions:"])
+
+    def reflect_messages(self, obs: dict, trajectory: Sequence[Step], outcome: str) -> list[Message]:
+        system = self._system("You review a failed attempt and write a short plan for the next attempt.")
+        user = self.task_lines(obs) + self.history_lines(trajectory)
+        return self._messages(system, user + [f"Outcome: {outcome}", f"In two sentences, say {self.reflect_focus}."])
+
+    # ------------------------------------------------------------ parsers
+    def normalise(self, line: str, obs: dict) -> str:
+        """``line`` as the env's listed action when it means one (exactly, by a bracketed
+        label, or by the env's canonical form), else as written (the env judges it)."""
+        line = _BULLET.sub("", str(line)).strip().strip("`").strip()
+        valid = [str(v) for v in obs.get("valid_actions") or ()]
+        low = {v.lower(): v for v in valid}
+        if line.lower() in low:
+            return low[line.lower()]
+        for v in valid:  # a bare label: click[Buy Now] for "Buy Now"
+            m = _BRACKET.fullmatch(v)
+            if m and m.group(2).strip().lower() == line.lower():
+                return v
+        canon = self.canonical(line)
+        if canon is not None:
+            return next((v for v in valid if self.canonical(v) == canon), line)
+        return line
+
+    def _verbs(self, obs: dict) -> set[str]:
+        """Verbs of bracketed actions the env lists or templates (``search``, ``click``)."""
+        found = (_BRACKET.match(str(a)) for a in list(obs.get("valid_actions") or ()) + list(self.templates()))
+        return {m.group(1).lower() for m in found if m}
+
+    def extract(self, line: str, obs: dict) -> str | None:
+        """The action one line of an answer states, or None when it states none."""
+        line = _BULLET.sub("", line.strip()).strip()
+        if line.lower().lstrip("*# ").startswith("action") and ":" in line:
+            line = line.split(":", 1)[1].strip()
+        verbs = self._verbs(obs)
+        found = [m for m in _BRACKET.finditer(line) if m.group(1).lower() in verbs]
+        if found:
+            return f"{found[-1].group(1).lower()}[{found[-1].group(2).strip()}]"
+        action = self.normalise(line, obs)
+        return action if action and (self.canonical(action) is not None or action in (obs.get("valid_actions") or ())) else None
+
+    def parse_action(self, text: str, obs: dict) -> str:
+        """The action in an answer: the last ``Action:`` line, else the last line stating an action, else the last line."""
+        lines = [ln.strip() for ln in str(text or "").strip().splitlines() if ln.strip()]
+        if not lines:
+            return ""
+        for ln in reversed(lines):
+            if ln.lower().lstrip("*# ").startswith("action"):
+                chosen = ln.split(":", 1)[1].strip() if ":" in ln else ln
+                return self.extract(chosen, obs) or self.normalise(chosen, obs)
+        return next((a for a in map(lambda ln: self.extract(ln, obs), reversed(lines)) if a), None) \
+            or self.normalise(lines[-1], obs)
+
+    def parse_proposals(self, text: str, obs: dict) -> list[str]:
+        """Distinct actions, one per line that states one, in order."""
+        out: list[str] = []
+        for ln in str(text or "").splitlines():
+            action = self.extract(ln, obs) if ln.strip() else None
+            if action and action not in out:
+                out.append(action)
+        return out
+
+    def parse_imagined(self, text: str, obs: dict | None = None) -> list[str]:
+        """The imagined remaining actions ([] when the model says it cannot be done)."""
+        if str(text or "").strip().lower().startswith("impossible"):
+            return []
+        return self.parse_proposals(text, obs or {})
+
+    def parse_comparison(self, text: str) -> float:
+        """1.0 when the answer picks A, 0.0 for B, 0.5 when it picks neither or both.
+
+        Reads the last ``A``/``B`` verdict: ``Answer: B``, ``preference: A``,
+        ``**B**`` or a bare letter, so a reasoning preamble does not count as a vote.
+        """
+        verdicts = re.findall(r"(?:answer|preference|choice|better|winner|trajectory)\W{0,3}\s*(?:is\s+)?\W?([AB])\b",
+                              str(text or ""), flags=re.IGNORECASE)
+        if not verdicts:
+            verdicts = re.findall(r"(?<![A-Za-z])([AB])(?![A-Za-z])", str(text or "").strip()[:3], flags=re.IGNORECASE)
+        if not verdicts:
+            return 0.5
+        return 1.0 if verdicts[-1].upper() == "A" else 0.0
+
+    def parse_value(self, text: str) -> float:
+        t = text.strip().lower().splitlines()[-1] if str(text or "").strip() else ""
+        for word, v in (("sure", 1.0), ("likely", 0.5), ("impossible", 0.0)):
+            if word in t:
+                return v
+        return 0.25
+
+    # ------------------------------------------------------------ renderings of oracle answers
+    def render_react(self, action: str, thought: str = "") -> str:
+        return f"Thought: {thought or 'This is the next step.'}\nAction: {action}"
+
+    def render_proposals(self, actions: Sequence[str]) -> str:
+        return "\n".join(actions)
+
+    def render_comparison(self, preference: float) -> str:
+        return "Answer: A" if preference >= 0.75 else "Answer: B" if preference <= 0.25 else "Answer: tie"
+
+    def render_value(self, value: float) -> str:
+        return "sure" if value >= 0.75 else "likely" if value >= 0.25 else "impossible"
+
+    def render_plan(self, actions: Sequence[str]) -> str:
+        """An imagined rest-of-plan; no actions means "the task cannot be completed from here"."""
+        return "\n".join(actions) if actions else "impossible"
+
+    def render_oracle(self, answer: Any) -> str:
+        """What a perfect model answers to the request ``answer`` (an ``OracleAnswer``) describes."""
+        if answer.kind == "react":
+            return self.render_react(answer.correct[0] if answer.correct else (answer.wrong or ("",))[0])
+        if answer.kind == "propose":
+            return self.render_proposals(list(answer.correct[: answer.k]) or list(answer.wrong[: answer.k]))
+        if answer.kind == "compare":
+            return self.render_comparison(0.5 if answer.preference is None else answer.preference)
+        if answer.kind == "value":
+            return self.render_value(0.0 if answer.value is None else answer.value)
+        if answer.kind == "imagine":
+            return self.render_plan(answer.correct)
+        return answer.text

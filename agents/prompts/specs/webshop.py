@@ -1,0 +1,46 @@
+"""The prompt spec of ``treegym/WebShop-v0``: ReAct's WebShop setup (Yao et al. 2023).
+
+A one-shot Thought/Action example, then the instruction, the actions so far with
+shortened pages, the current page and its valid actions. Actions are upstream
+WebShop's: ``search[keywords]`` (the env's action template) and ``click[label]``.
+"""
+from __future__ import annotations
+
+from .. import register_spec
+from ..spec import PromptSpec, one_line
+
+EXAMPLE = """Instruction: i need a long lasting pink lip gloss, and price lower than 20.00 dollars
+Observation: WebShop [SEP] Instruction: [SEP] i need a long lasting pink lip gloss, and price lower than 20.00 dollars [SEP] Search
+Thought: I start by searching for the product with its key words.
+Action: search[long lasting pink lip gloss]
+Observation: Instruction: [SEP] ... [SEP] Back to Search [SEP] Page 1 (Total results: 50) [SEP] Next > [SEP] B0EXAMPLE1 [SEP] Lumora Shimmer Lip Gloss, Long Lasting, Pack of 2 [SEP] $12.99 [SEP] B0EXAMPLE2 [SEP] Verra Matte Lipstick [SEP] $24.00
+Thought: B0EXAMPLE1 is a long lasting lip gloss under 20 dollars. I open it.
+Action: click[B0EXAMPLE1]
+Observation: Instruction: [SEP] ... [SEP] Back to Search [SEP] < Prev [SEP] color [SEP] pink [SEP] red [SEP] nude [SEP] Lumora Shimmer Lip Gloss, Long Lasting, Pack of 2 [SEP] Price: $12.99 [SEP] Rating: 4.5 [SEP] Description [SEP] Features [SEP] Reviews [SEP] Buy Now
+Thought: The instruction asks for pink, so I select the pink option before buying.
+Action: click[pink]
+Observation: (the same page, pink selected)
+Thought: The product, the option and the price match. I buy it.
+Action: click[Buy Now]"""
+
+
+@register_spec("treegym/WebShop-v0")
+class WebShopPrompts(PromptSpec):
+    task = ("You are a shopping assistant on the WebShop website. Find and buy the product the instruction "
+            "describes.")
+    action_syntax = ("Actions: search[keywords] (only on the page with the search bar) or click[label], where "
+                     "label is a button,\na product id or an option value exactly as the page shows it. Select "
+                     "every option the instruction asks for,\nthen click[Buy Now]; buying ends the task and the "
+                     "purchase is scored against the instruction.")
+    react_example = EXAMPLE
+    value_rubric = ("Answer with one word on the last line:\nsure (on track to buy exactly the right product with "
+                    "the right options and price), likely, or impossible.")
+    compare_rubric = ("The better attempt is closer to buying the product that matches every attribute, option "
+                      "and the price limit.")
+    reflect_focus = "what went wrong (product, options or price) and what to do differently"
+    malformed_examples = ("buy the best one", "click Buy")
+    observation_label = "Current page"
+
+    def task_lines(self, obs: dict) -> list[str]:
+        # The instruction only: WebShop agents never see the goal's attribute list (the env's other task fields).
+        return [f"Instruction: {one_line(obs.get('instruction', ''), 2000)}"]

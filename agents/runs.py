@@ -1,0 +1,324 @@
+"""Run records and resume: what an experiment is, and which stored records a rerun may reuse.
+
+This module is the one place that decides whether a record in a results file
+answers the question a command asks. ``treegym run`` (``agents/evaluation.py``)
+and anything built on it (sweeps, reports) go through it.
+
+**The experiment config.** :func:`experiment_config` returns a JSON-able dict of
+everything that can change an episode's result:
+
+* ``env_id`` and ``env_options`` (the ``gym.make`` kwargs),
+* ``split`` (the split the tasks were chosen from or validated against; None
+  when tasks were given by id with no split),
+* ``agent`` and ``agent_options`` (minus options that only say where to write
+  files, :data:`NON_RESULT_AGENT_OPTIONS`),
+* ``budget`` (LLM calls per episode; None = the agent's own default),
+* ``llm``: the LLM's result-affecting settings from :func:`llm_config` (name,
+  backend, model, endpoint, default completion length, grammar support, the
+  local model file and context size; never the local server's random port,
+  the timeout or the retry count, which change how an answer is fetched, not
+  what it is),
+* ``seed`` (the run seed; each episode's seed derives from it and the task),
+* ``results_version``: :data:`RESULTS_VERSION`, bumped whenever a change to
+  treegym alters the results of an existing config (env dynamics, rewards,
+  prompts, agent logic).
+
+:func:`config_hash` is a stable 16-hex-digit digest of it (canonical JSON,
+sorted keys). Every record carries ``config`` and ``config_hash`` next to
+``task_id`` and ``seed``. Settings that never change a result (``--workers``,
+``--backend``, ``--cache``, ``--timeout``, ``--max-retries``, output paths) are
+not part of it.
+
+**What a rerun reuses.** :func:`load_reusable_records` reads a results file
+(dropping a torn last line) and, for each episode ``(config_hash, task_id,
+seed)`` of the configs asked for, looks at the *last* record written for it
+(later records supersede earlier ones). That record is reused when its stored
+``config`` hashes to its ``config_hash`` (it was not edited) and either it has
+no error, or its error is not an infrastructure error, or ``retry_errors`` is
+False. Infrastructure errors (:data:`RETRYABLE_ERROR_KINDS`: the LLM was
+unreachable, refused the credentials or model, timed out, answered garbage; a
+connection or OS error; a worker process that died) are run again, and the new
+record is appended after the old one. Records of other configs, and records
+without a ``config`` (written by treegym before resume keys existed), are never
+reused; they stay in the file untouched. Readers that tabulate a file (reports)
+take :func:`latest_records`: one record per episode, the last one written.
+
+Error kinds (``error_kind`` in a record, see :func:`classify_error`):
+``"budget"`` (the call budget ran out), ``"gave_up"`` (the agent found nothing
+to do), ``"llm"`` (LLM infrastructure), ``"infra"`` (connection/OS/worker
+failure), ``"exception"`` (any other exception in env or agent code), or None.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+#: Bump when a treegym change alters the results of an existing experiment config.
+RESULTS_VERSION = 1
+
+#: Agent options that only name output files; they never change a result.
+NON_RESULT_AGENT_OPTIONS = frozenset({"tree_out"})
+
+#: Error kinds that a rerun retries by default (``--no-retry-errors`` keeps them).
+RETRYABLE_ERROR_KINDS = frozenset({"llm", "infra"})
+
+ERROR_KINDS = ("budget", "gave_up", "llm", "infra", "exception")
+
+
+# ----------------------------------------------------------------- the config
+def _canonical(value: Any) -> Any:
+    """JSON-able, order-independent form: tuples -> lists, paths and unknown objects -> str."""
+    return json.loads(json.dumps(value, sort_keys=True, default=str))
+
+
+def llm_config(llm: Any) -> dict[str, Any] | None:
+    """The result-affecting settings of ``llm`` (None for agents without an LLM).
+
+    Uses ``llm.result_config()`` when the LLM defines it (the OpenAI-compatible
+    and local backends do); otherwise ``{"name": llm.name}`` (scripted and
+    synthetic LLMs put their settings in their name). Wrappers (cache, budget)
+    are seen through via their ``llm`` / ``inner`` attribute.
+    """
+    if llm is None:
+        return None
+    seen = 0
+    while seen < 5 and not callable(getattr(llm, "result_config", None)):
+        inner = getattr(llm, "llm", None) or getattr(llm, "inner", None)
+        if inner is None:
+            break
+        llm, seen = inner, seen + 1
+    describe = getattr(llm, "result_config", None)
+    cfg = dict(describe()) if callable(describe) else {}
+    cfg.setdefault("name", str(getattr(llm, "name", type(llm).__name__)))
+    return _canonical(cfg)
+
+
+def experiment_config(
+    *,
+    env_id: str,
+    agent: str,
+    env_options: Mapping[str, Any] | None = None,
+    split: str | None = None,
+    agent_options: Mapping[str, Any] | None = None,
+    budget: int | None = None,
+    llm: Mapping[str, Any] | None = None,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """The experiment as a JSON-able dict (see the module docstring); ``llm`` is :func:`llm_config`'s dict."""
+    agent_opts = {k: v for k, v in dict(agent_options or {}).items() if k not in NON_RESULT_AGENT_OPTIONS}
+    return _canonical({
+        "env_id": env_id,
+        "env_options": dict(env_options or {}),
+        "split": split,
+        "agent": agent,
+        "agent_options": agent_opts,
+        "budget": budget,
+        "llm": dict(llm) if llm is not None else None,
+        "seed": int(seed),
+        "results_version": RESULTS_VERSION,
+    })
+
+
+def config_hash(config: Mapping[str, Any]) -> str:
+    """A stable 16-hex-digit digest of ``config`` (canonical JSON with sorted keys)."""
+    text = json.dumps(_canonical(dict(config)), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def task_key(task_id: Any) -> Any:
+    """A hashable form of a task id (JSON turns tuples into lists)."""
+    return tuple(task_key(t) for t in task_id) if isinstance(task_id, (list, tuple)) else task_id
+
+
+def episode_key(chash: str, task_id: Any, seed: int) -> tuple[str, Any, int]:
+    """The identity of one episode: (config hash, task id, episode seed)."""
+    return (chash, task_key(task_id), int(seed))
+
+
+def record_key(record: Mapping[str, Any]) -> tuple[str, Any, int] | None:
+    """:func:`episode_key` of a stored record; None for records without a config (older treegym)."""
+    chash = record.get("config_hash")
+    if not isinstance(chash, str) or "task_id" not in record or "seed" not in record:
+        return None
+    try:
+        return episode_key(chash, record["task_id"], int(record["seed"]))
+    except (TypeError, ValueError):
+        return None
+
+
+# ----------------------------------------------------------------- errors
+def classify_error(exc: BaseException) -> str:
+    """The ``error_kind`` of an exception that ended an episode (see the module docstring)."""
+    from .llm.base import BudgetExceeded, LLMError
+    from .policy import AgentGaveUp
+
+    if isinstance(exc, BudgetExceeded):
+        return "budget"
+    if isinstance(exc, AgentGaveUp):
+        return "gave_up"
+    if isinstance(exc, LLMError):
+        return "llm"
+    try:
+        from concurrent.futures.process import BrokenProcessPool
+    except ImportError:  # pragma: no cover
+        BrokenProcessPool = ()  # type: ignore[assignment]
+    if isinstance(exc, (OSError, BrokenProcessPool)):  # ConnectionError and TimeoutError are OSErrors
+        return "infra"
+    return "exception"
+
+
+def is_retryable(record: Mapping[str, Any]) -> bool:
+    """Whether ``record`` failed for an infrastructure reason a rerun should try again."""
+    return bool(record.get("error")) and record.get("error_kind") in RETRYABLE_ERROR_KINDS
+
+
+# ----------------------------------------------------------------- the results file
+class ResultsFile:
+    """Append-only JSONL of episode records, safe to resume after a kill."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+
+    def load(self) -> list[dict]:
+        """Records already written. A torn last line (killed mid-write) is removed from the file."""
+        if not self.path.exists():
+            return []
+        raw = self.path.read_bytes()
+        records, good_end = [], 0
+        pos = 0
+        for line in raw.splitlines(keepends=True):
+            end = pos + len(line)
+            if line.endswith(b"\n"):
+                text = line.strip()
+                if text:
+                    try:
+                        rec = json.loads(text)
+                    except json.JSONDecodeError as exc:
+                        raise ValueError(
+                            f"{self.path}: line at byte {pos} is not JSON ({exc}); fix or move the file, "
+                            "it is not a treegym results file"
+                        ) from None
+                    if not isinstance(rec, dict):
+                        raise ValueError(
+                            f"{self.path}: line at byte {pos} is JSON but not an object; fix or move the file, "
+                            "it is not a treegym results file"
+                        )
+                    records.append(rec)
+                good_end = end
+            pos = end
+        if good_end < len(raw):
+            print(f"treegym: dropping an unfinished last line of {self.path} (a run was killed mid-write)", file=sys.stderr)
+            with open(self.path, "r+b") as fh:
+                fh.truncate(good_end)
+        return records
+
+    def append(self, record: dict) -> None:
+        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, line)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+
+# ----------------------------------------------------------------- resume
+@dataclass
+class ResumeState:
+    """What a results file holds for the configs asked about.
+
+    ``reusable`` maps :func:`episode_key` -> the record to reuse; ``retry`` maps
+    the episodes whose last record is an infrastructure error (rerun them);
+    ``other_records`` counts records of other configs, ``legacy_records`` those
+    without a config, ``tampered_records`` those whose config does not hash to
+    their ``config_hash``.
+    """
+
+    reusable: dict[tuple, dict] = field(default_factory=dict)
+    retry: dict[tuple, dict] = field(default_factory=dict)
+    other_records: int = 0
+    legacy_records: int = 0
+    tampered_records: int = 0
+
+    def get(self, chash: str, task_id: Any, seed: int) -> dict | None:
+        return self.reusable.get(episode_key(chash, task_id, seed))
+
+    def describe(self, wanted: int, path: str | os.PathLike = "") -> str:
+        """One line for the user: how many episodes were reused, rerun, and what was ignored."""
+        where = f" from {path}" if path else ""
+        parts = [f"reused {len(self.reusable)} of {wanted} episodes{where}"]
+        if self.retry:
+            parts.append(f"rerunning {len(self.retry)} that failed with an infrastructure error")
+        ignored = []
+        if self.other_records:
+            ignored.append(f"{self.other_records} of other settings")
+        if self.legacy_records:
+            ignored.append(f"{self.legacy_records} without a config (older treegym)")
+        if self.tampered_records:
+            ignored.append(f"{self.tampered_records} whose config does not match its hash (edited?)")
+        if ignored:
+            parts.append("not reused: " + ", ".join(ignored) + " records")
+        return "; ".join(parts)
+
+
+def latest_records(records: Iterable[Mapping[str, Any]]) -> dict[tuple, dict]:
+    """The last record per :func:`episode_key` (a rerun's record supersedes the one it replaced).
+
+    Records without a config are left out.
+    """
+    out: dict[tuple, dict] = {}
+    for rec in records:
+        key = record_key(rec)
+        if key is not None:
+            out[key] = dict(rec)
+    return out
+
+
+def resume_state(
+    records: Iterable[Mapping[str, Any]],
+    configs: Iterable[Mapping[str, Any]],
+    *,
+    retry_errors: bool = True,
+) -> ResumeState:
+    """Sort ``records`` for the experiment ``configs`` (see the module docstring)."""
+    wanted = {config_hash(c) for c in configs}
+    state = ResumeState()
+    latest: dict[tuple, dict] = {}
+    for rec in records:
+        key = record_key(rec)
+        if key is None:
+            state.legacy_records += 1
+            continue
+        if key[0] not in wanted:
+            state.other_records += 1
+            continue
+        cfg = rec.get("config")
+        if not isinstance(cfg, Mapping) or config_hash(cfg) != key[0]:
+            state.tampered_records += 1
+            continue
+        latest[key] = dict(rec)
+    for key, rec in latest.items():
+        if retry_errors and is_retryable(rec):
+            state.retry[key] = rec
+        else:
+            state.reusable[key] = rec
+    return state
+
+
+def load_reusable_records(
+    path: str | os.PathLike,
+    configs: Sequence[Mapping[str, Any]],
+    *,
+    retry_errors: bool = True,
+) -> ResumeState:
+    """:func:`resume_state` of the records in the results file ``path`` (missing file: nothing to reuse)."""
+    return resume_state(ResultsFile(path).load(), configs, retry_errors=retry_errors)
