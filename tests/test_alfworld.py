@@ -247,3 +247,13 @@ def test_generated_splits_play_through_the_env():
     while not term:
         obs, r, term, trunc, info = env.step(env.unwrapped.expert_action())
     assert info["won"] and r == 1.0
+
+
+def test_expert_plan_in_info_on_request():
+    env = gym.make("treegym/ALFWorld-v0", expert_plan=True)
+    obs, info = env.reset(options={"task_id": HEAT_APPLE})
+    plan = info["expert_plan"]
+    assert plan and plan == list(env.unwrapped.expert().plan)
+    obs, r, term, trunc, info = env.step(plan[0])
+    assert info["expert_plan"] == plan[1:]
+    assert "expert_plan" not in ALFWorldEnv().reset(options={"task_id": HEAT_APPLE})[1]

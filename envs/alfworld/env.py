@@ -15,7 +15,9 @@
   then each command's feedback), ``instruction`` (the "Your task is to: ..."
   sentence), ``valid_actions`` (the admissible commands, sorted).
 * **Info**: ``won``, ``success`` (= won), ``task_type``, ``admissible_commands``,
-  ``moves`` (valid commands so far), ``invalid_action``, ``task_id``, ``steps``.
+  ``moves`` (valid commands so far), ``invalid_action``, ``task_id``, ``steps``;
+  with ``expert_plan=True`` also ``expert_plan`` (the expert's plan from here,
+  as ALFWorld's ``extra.expert_plan``).
 * **Reward**: 1.0 on the winning step, else 0.0; ``terminated`` when won;
   ``truncated`` after ``max_steps`` (50, ALFWorld's limit) steps, counted in
   the env's own state (snapshots carry it).
@@ -116,6 +118,7 @@ class ALFWorldEnv(EngineEnv):
         max_steps: int = DEFAULT_MAX_STEPS,
         style: str = "2.1.1",
         data_dir: str | os.PathLike | None = None,
+        expert_plan: bool = False,
         render_mode: str | None = None,
     ):
         if style not in STYLES:
@@ -135,8 +138,17 @@ class ALFWorldEnv(EngineEnv):
         super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode)
         self._init_kwargs = {"split": split, "task_ids": None if task_ids is None else tuple(task_ids),
                              "max_steps": max_steps, "style": style,
-                             "data_dir": None if data_dir is None else os.fspath(data_dir), "render_mode": render_mode}
+                             "data_dir": None if data_dir is None else os.fspath(data_dir),
+                             "expert_plan": expert_plan, "render_mode": render_mode}
         self.style = style
+        self.expert_plan = bool(expert_plan)
+
+    def _observe(self) -> tuple[dict, dict]:
+        obs, info = super()._observe()
+        if self.expert_plan:
+            advice = self.expert()
+            info["expert_plan"] = list(advice.plan) if advice is not None else []
+        return obs, info
 
     # ------------------------------------------------------------------ tasks
     @classmethod
