@@ -23,6 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--every", type=int, default=1, help="every K-th game only (a spread sample; default: all)")
     ap.add_argument("--generated", type=int, default=0,
                     help="also the first N games of the generated_valid split (one task type after another)")
+    ap.add_argument("--reverse", action="store_true", help="last game first (to split a run over two processes)")
     ap.add_argument("--walk-steps", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="write per-game results as JSON lines here")
@@ -35,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     games = dict(shipped_games())
     ids = list(games)[:: max(1, args.every)]
     ids = ids[: args.games] if args.games else ids
+    if args.reverse:
+        ids = ids[::-1]
     if args.generated:
         from treegym.envs.alfworld.generate import generate_game, parse_task_id, split_task_ids
 
