@@ -14,7 +14,6 @@ the step). ``reward`` is 1.0 on the winning step; a won game is terminal.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -126,7 +125,7 @@ class ALFWorldEngine:
         info = {
             "won": state.won, "success": state.won, "task_type": game.task_type,
             "admissible_commands": list(valid), "moves": state.moves,
-            "gamefile": os.path.basename(os.path.dirname(game.source)) if "/" in game.source else game.source,
+            "gamefile": game.source,
             "invalid_action": not state.valid,
         }
         return obs, info
