@@ -20,6 +20,7 @@ NAMESPACE = "treegym"
 ENVS: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "treegym/Game24-v0": ("treegym.envs.game24.env:Game24Env", {}, None),
     "treegym/WebShop-v0": ("treegym.envs.webshop.env:WebShopEnv", {}, "webshop"),
+    "treegym/TextWorld-v0": ("treegym.envs.textworld.env:TextWorldEnv", {}, "textworld"),
 }
 
 
