@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "treegym.scripts.cmd_serve",
     "treegym.scripts.cmd_webshop",
     "treegym.scripts.cmd_tree",
+    "treegym.scripts.cmd_textworld",
 ]
 
 

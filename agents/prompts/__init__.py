@@ -16,6 +16,7 @@ _SPECS: dict[str, type[PromptSpec]] = {}
 _SPEC_MODULES: dict[str, str] = {
     "treegym/Game24-v0": "treegym.agents.prompts.specs.game24",
     "treegym/WebShop-v0": "treegym.agents.prompts.specs.webshop",
+    "treegym/TextWorld-v0": "treegym.agents.prompts.specs.textworld",
 }
 
 

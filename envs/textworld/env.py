@@ -128,8 +128,10 @@ class TextWorldEnv(ForkableEnv):
         return {k: len(v) for k, v in shipped_splits().items()}
 
     @classmethod
-    def split_task_ids(cls, split: str) -> list[str]:
-        splits = shipped_splits()
+    def split_task_ids(cls, split: str, game_files: Sequence[str] | str | None = None,
+                       game_dir: str | None = None) -> list[str]:
+        own = game_files is not None or game_dir is not None
+        splits = {"all": sorted(load_games(game_files, game_dir))} if own else shipped_splits()
         if split not in splits:
             raise ValueError(f"unknown split {split!r}; TextWorld-v0 has {sorted(splits)}")
         return list(splits[split])
