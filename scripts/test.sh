@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${TREEGYM_VENV:-.venv}"
 bash scripts/setup.sh "$VENV"
+# The TextWorld env's extra (textworld 1.7 compiles Jericho's libfrotz, ~45 s the first time).
+"$VENV/bin/python" -c "import textworld" 2>/dev/null || "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[textworld]"
 if ! PYTHON="$VENV/bin/python" bash scripts/install_browser.sh; then
     echo "treegym: could not install chromium/chromium-driver; the browser tests will be skipped" >&2
 fi

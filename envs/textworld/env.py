@@ -6,7 +6,8 @@ TextWorld's Python-side ``GameProgression``), needs ``pip install 'treegym[textw
 * **Action** (a ``str``): any text command (``go north``, ``take coin``). Commands
   the game does not understand are answered by the game ("That's not a verb I
   recognise.") and count as a step; nothing raises. Characters outside ASCII
-  and line breaks are replaced by spaces before the command reaches the game.
+  and line breaks are replaced by spaces, and commands cut to 190 characters, before the
+  command reaches the game.
 * **Observation** (dict): ``text`` (the game's feedback, the status line
   removed), ``instruction`` (the game's objective), ``valid_actions``
   (TextWorld's admissible commands, sorted).
@@ -62,9 +63,10 @@ def clean_feedback(text: str) -> str:
 
 
 def clean_command(action: Any) -> str:
-    """One line of ASCII the Z-machine accepts: other characters become spaces."""
+    """One line of ASCII the Z-machine accepts: other characters become spaces, at most 190 characters
+    (the Z-machine's input buffer; Jericho would truncate longer commands with a warning)."""
     text = "".join(ch if 32 <= ord(ch) < 127 else " " for ch in str(action))
-    return " ".join(text.split())
+    return " ".join(text.split())[:190].strip()
 
 
 @dataclass(frozen=True, eq=False)
