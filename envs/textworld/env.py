@@ -23,7 +23,7 @@ TextWorld's Python-side ``GameProgression``), needs ``pip install 'treegym[textw
   state (RAM, stack, registers, RNG; ``FrotzEnv.get_state``), a copy of
   TextWorld's ``GameProgression`` (facts and quest progress) and the wrapper
   fields a step reads, plus what the agent saw. Never ``env.copy()`` or deepcopy.
-  It restores into any env on the same game file (also after pickling), about 1 ms.
+  It restores into any env on the same game file (also after pickling); 1-9 ms per snapshot+restore.
 * **Contract**: ``expert()`` is TextWorld's winning policy from the current state
   (``policy_commands``); ``action_templates()`` the game's command templates
   (``take <o>``); ``task_fields()`` the objective and max score.
@@ -100,7 +100,7 @@ class TextWorldEnv(ForkableEnv):
 
     metadata = {"render_modes": ["ansi"]}
     snapshot_kind = "native"
-    snapshot_cost_seconds = 1e-3
+    snapshot_cost_seconds = 5e-3  # measured 1-9 ms (scripts/bench_textworld.py); mostly GameProgression.copy()
 
     def __init__(self, split: str | None = None, task_ids: Sequence[str] | None = None,
                  game_files: Sequence[str] | str | None = None, game_dir: str | None = None,
