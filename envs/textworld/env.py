@@ -30,7 +30,10 @@ TextWorld's Python-side ``GameProgression``), needs ``pip install 'treegym[textw
 """
 from __future__ import annotations
 
+import functools
+import io
 import numbers
+import pickle
 import re
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -44,6 +47,7 @@ try:
     import textworld
     from textworld import EnvInfos
     from textworld.core import GameState
+    from textworld.generator.game import Game
 except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise ImportError(
         "treegym/TextWorld-v0 needs textworld: pip install 'treegym[textworld]'"
@@ -93,6 +97,43 @@ class TextWorldState:
     lost: bool
     score: int
     moves: int
+
+    def __reduce__(self):
+        # The progression references the game's rules (Game, KnowledgeBase, GameLogic): large, read-only,
+        # and holding lazily filled caches. They are pickled as references to the game file, never copied.
+        buf = io.BytesIO()
+        pickler = _GamePickler(buf, self.progression.game)
+        pickler.dump(tuple(getattr(self, f) for f in self.__dataclass_fields__))
+        return _unpickle_state, (self.game_path, buf.getvalue())
+
+
+@functools.lru_cache(maxsize=32)
+def _shared_game(game_path: str) -> Any:
+    """The read-only TextWorld ``Game`` of a ``.z8`` (from its ``.json``), loaded once per process."""
+    return Game.load(str(game_path).rsplit(".", 1)[0] + ".json")
+
+
+def _shared_parts(game: Any) -> dict[str, Any]:
+    return {"game": game, "kb": game.kb, "logic": game.kb.logic}
+
+
+class _GamePickler(pickle.Pickler):
+    def __init__(self, file, game: Any):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._ids = {id(v): k for k, v in _shared_parts(game).items()}
+
+    def persistent_id(self, obj: Any) -> str | None:
+        return self._ids.get(id(obj))
+
+
+def _unpickle_state(game_path: str, data: bytes) -> "TextWorldState":
+    parts = _shared_parts(_shared_game(game_path))
+
+    class _Unpickler(pickle.Unpickler):
+        def persistent_load(self, pid: str) -> Any:
+            return parts[pid]
+
+    return TextWorldState(*_Unpickler(io.BytesIO(data)).load())
 
 
 class TextWorldEnv(ForkableEnv):
