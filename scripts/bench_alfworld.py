@@ -10,8 +10,7 @@ On the first ``--games`` shipped games, in one run:
 * **step**: the same seeded random walk (admissible commands) in both engines,
   each step returning the text, the admissible commands and ``won``;
 * **fork**: at depth 10 of a walk, ``snapshot()`` + ``restore()`` against
-  ``reset()`` + replaying the 10 commands (treegym env); the same for
-  TextWorld-v0 on its coin fixture when textworld is installed.
+  ``reset()`` + replaying the 10 commands (treegym env).
 
 Medians, in milliseconds; ratios are official / treegym (targets: reset >= 100x,
 step >= 50x). Without ``treegym[alfworld-official]`` only treegym's own figures print.
@@ -99,7 +98,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  treegym {k:<18} {_ms(v):10.3f}")
     fork = _ms(ours["reset+replay(10)"]) / max(_ms(ours["snapshot+restore"]), 1e-9)
     print(f"  fork at depth 10: snapshot+restore is {fork:,.0f}x faster than reset+replay")
-    _bench_textworld(args.seed)
     if missing is not None:
         print(f"  official engine not installed ({missing}); pip install 'treegym[alfworld-official]' for the ratios")
         return 0
@@ -112,38 +110,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  step ratio (official step / treegym step):              {_ms(theirs['step']) / _ms(ours['step']):8.0f}x"
           "  (target >= 50x)")
     return 0
-
-
-def _bench_textworld(seed: int) -> None:
-    """TextWorld-v0 (when installed): snapshot+restore against reset+replay at depth 10 on the coin fixture."""
-    try:
-        from treegym.envs.textworld.env import TextWorldEnv
-        env = TextWorldEnv(task_ids=["coin"])
-    except ImportError as exc:
-        print(f"  TextWorld: not installed ({exc})")
-        return
-    obs, info = env.reset()
-    rng = random.Random(seed)
-    walk = []
-    for _ in range(10):
-        cmd = rng.choice(list(obs["valid_actions"]))
-        walk.append(cmd)
-        obs, r, term, trunc, info = env.step(cmd)
-        if term:
-            break
-    fork, replay = [], []
-    for _ in range(5):
-        t = time.perf_counter()
-        env.restore(env.snapshot())
-        fork.append(time.perf_counter() - t)
-        t = time.perf_counter()
-        env.reset(options={"task_id": "coin"})
-        for cmd in walk:
-            env.step(cmd)
-        replay.append(time.perf_counter() - t)
-    env.close()
-    print(f"  TextWorld (coin fixture) snapshot+restore {_ms(fork):.2f} ms, reset+replay({len(walk)}) {_ms(replay):.2f} ms: "
-          f"{_ms(replay) / _ms(fork):.0f}x")
 
 
 if __name__ == "__main__":

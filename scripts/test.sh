@@ -6,8 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${TREEGYM_VENV:-.venv}"
 bash scripts/setup.sh "$VENV"
-# textworld (treegym[textworld]) so the TextWorld-v0 tests run in CI too; after setup.sh, which
-# has installed the C toolchain that jericho's build needs. Without it those tests are skipped.
+# The TextWorld env's extra (textworld 1.7 compiles Jericho's libfrotz, ~45 s the first time), after
+# setup.sh has installed the C toolchain. If it cannot be installed, tests/test_textworld.py is skipped.
 if ! "$VENV/bin/python" -c "import textworld" >/dev/null 2>&1; then
     "$VENV/bin/python" -m pip install --disable-pip-version-check -q -e ".[textworld]" \
         || echo "treegym: could not install textworld; the TextWorld tests will be skipped" >&2

@@ -17,6 +17,7 @@ _SPEC_MODULES: dict[str, str] = {
     "treegym/Game24-v0": "treegym.agents.prompts.specs.game24",
     "treegym/WebShop-v0": "treegym.agents.prompts.specs.webshop",
     "treegym/ALFWorld-v0": "treegym.agents.prompts.specs.alfworld",
+    "treegym/TextWorld-v0": "treegym.agents.prompts.specs.textworld",
 }
 
 

@@ -1,1 +1,5 @@
-"""treegym/TextWorld-v0: TextWorld .z8 games on Jericho with native snapshots (optional extra treegym[textworld])."""
+"""TextWorld games (tw-make ``.z8``) as ``treegym/TextWorld-v0``; needs the ``textworld`` extra.
+
+``gamefiles`` (the shipped fixtures and the user's game files) imports without textworld;
+``env`` (the Gym class) and ``make`` (game generation) need it.
+"""

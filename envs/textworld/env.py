@@ -1,317 +1,343 @@
-"""``treegym/TextWorld-v0``: TextWorld games (``.z8`` made by ``tw-make``) as a forkable Gymnasium env.
+"""``treegym/TextWorld-v0``: TextWorld games (``.z8``, made by ``tw-make``) as a forkable env.
 
-Needs the optional extra ``treegym[textworld]`` (``textworld`` 1.7, which
-ships Inform7 and runs ``.z8`` games on Jericho's Z-machine).
+Played by TextWorld's own stack (``textworld.start``: Jericho's Z-machine plus
+TextWorld's Python-side ``GameProgression``), needs ``pip install 'treegym[textworld]'``.
 
-* **Tasks**: ``split="fixtures"`` (default): the small games shipped in
-  ``envs/textworld/data`` (simple, coin collector, treasure hunter, cooking),
-  or ``games=[paths to .z8]`` for your own (each needs the ``.json`` that
-  ``tw-make`` writes beside it). Task ids are the game file stems.
-* **Action** (``str``): any text command; ``valid_actions`` lists TextWorld's
-  admissible commands. Unknown commands get the game's own answer and count.
-* **Observation**: ``text`` (the game's feedback), ``instruction`` (the
-  game's objective), ``valid_actions``.
-* **Info**: ``won``, ``lost``, ``success`` (= won), ``score``, ``max_score``,
-  ``admissible_commands``, ``moves``, ``task_id``, ``steps``.
-* **Reward**: the score gained by the step; ``terminated`` when won or lost;
-  ``truncated`` after ``max_steps`` (default 100) steps.
-* **Snapshot** (native): the Jericho machine state (``FrotzEnv.get_state()``:
-  RAM, stack, PC, RNG) plus TextWorld's Python-side game progression, pickled
-  to bytes with the game's read-only objects (the ``Game``, its knowledge base,
-  quests and events) left out by name, the tracking wrapper's counters and a
-  shallow copy of the last ``GameState`` (without its live references). So a
-  snapshot is immutable and restores into another env on the same game file.
-  Never ``env.copy()`` (reloads the story file and deep-copies the game) or
-  deepcopy (fails on ctypes).
-* **Expert**: TextWorld's ``policy_commands`` (the quest's winning policy from
-  the current state).
+* **Action** (a ``str``): any text command (``go north``, ``take coin``). Commands
+  the game does not understand are answered by the game ("That's not a verb I
+  recognise.") and count as a step; nothing raises. Characters outside ASCII
+  and line breaks are replaced by spaces, and commands cut to 190 characters, before the
+  command reaches the game.
+* **Observation** (dict): ``text`` (the game's feedback, the status line
+  removed), ``instruction`` (the game's objective), ``valid_actions``
+  (TextWorld's admissible commands, sorted).
+* **info**: ``success`` (= ``won``), ``won``, ``lost``, ``score``,
+  ``max_score``, ``moves`` (TextWorld's count of state-changing actions),
+  ``game`` (the task id).
+* **Reward**: the score gained by the step. ``terminated`` when the game is won
+  or lost; ``truncated`` at ``max_steps`` (default 100, in the env's state).
+* **Tasks**: the shipped games (``split=`` ``train``/``test``/``all``; task id =
+  the file stem, e.g. ``coin_1``), or the user's games with ``game_files=`` /
+  ``game_dir=`` (split ``all``).
+* **Snapshot** (native): a :class:`TextWorldState` value: Jericho's machine
+  state (RAM, stack, registers, RNG; ``FrotzEnv.get_state``), a copy of
+  TextWorld's ``GameProgression`` (facts and quest progress) and the wrapper
+  fields a step reads, plus what the agent saw. Never ``env.copy()`` or deepcopy.
+  It restores into any env on the same game file (also after pickling); 1-9 ms per snapshot+restore.
+* **Contract**: ``expert()`` is TextWorld's winning policy from the current state
+  (``policy_commands``); ``action_templates()`` the game's command templates
+  (``take <o>``); ``task_fields()`` the objective and max score.
 """
 from __future__ import annotations
 
+import functools
 import io
-import os
+import numbers
 import pickle
+import re
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 from typing import Any, Sequence
 
-from ..core.contract import ExpertAdvice
-from ..core.forkable import ForkableEnv
-from ..core.spaces import action_space, text_observation_space
+from treegym.envs.core import ForkableEnv, action_space, text_observation_space
+from treegym.envs.core.contract import ExpertAdvice
+
+from .gamefiles import GameFileError, TextWorldGame, load_games, shipped_splits
+
+try:
+    import textworld
+    from textworld import EnvInfos
+    from textworld.core import GameState
+    from textworld.generator.game import Game
+except ImportError as exc:  # pragma: no cover - exercised without the extra
+    raise ImportError(
+        "treegym/TextWorld-v0 needs textworld: pip install 'treegym[textworld]'"
+    ) from exc
 
 DEFAULT_MAX_STEPS = 100
-FIXTURE_SPLIT = "fixtures"
+_REQUEST = EnvInfos(admissible_commands=True, policy_commands=True, won=True, lost=True, score=True,
+                    max_score=True, moves=True, objective=True, command_templates=True, feedback=True)
+_STATUS_LINE = re.compile(r"\n>\s*-=.*?=-\s*-?\d+/\d+\s*$", re.S)
+_SLOT = re.compile(r"\{(\w+)\}")
 
 
-def fixture_games() -> dict[str, str]:
-    """task id (file stem) -> path of the shipped ``.z8`` fixtures."""
-    ref = resources.files("treegym.envs.textworld").joinpath("data")
-    with resources.as_file(ref) as path:
-        return {p.stem: str(p) for p in sorted(Path(path).glob("*.z8"))}
+def clean_feedback(text: str) -> str:
+    """The game's text without the trailing prompt and status line (``>   -= Room =-0/3``)."""
+    text = _STATUS_LINE.sub("", text or "")
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
-def _infos():
-    import textworld
-
-    return textworld.EnvInfos(admissible_commands=True, won=True, lost=True, score=True, max_score=True,
-                              objective=True, policy_commands=True, moves=True)
-
-
-_LIVE_KEYS = ("game", "_game_progression")
+def clean_command(action: Any) -> str:
+    """One line of ASCII the Z-machine accepts: other characters become spaces, at most 190 characters
+    (the Z-machine's input buffer; Jericho would truncate longer commands with a warning)."""
+    text = "".join(ch if 32 <= ord(ch) < 127 else " " for ch in str(action))
+    return " ".join(text.split())[:190].strip()
 
 
-def _shared(game: Any) -> dict[int, tuple[str, Any]]:
-    """The game's read-only objects a progression points to, by a name stable across processes."""
-    named = {"game": game, "kb": game.kb, "logic": game.kb.logic}
-    for i, quest in enumerate(game.quests):
-        named[f"quest{i}"] = quest
-        for kind in ("win_events", "fail_events"):
-            for j, event in enumerate(getattr(quest, kind, ()) or ()):
-                named[f"quest{i}.{kind}{j}"] = event
-    return {id(obj): (name, obj) for name, obj in named.items()}
+@dataclass(frozen=True, eq=False)
+class TextWorldState:
+    """One moment of a game (a snapshot holds it as is; restore copies out of it).
+
+    ``jericho`` is ``FrotzEnv.get_state()`` (numpy arrays, never mutated),
+    ``progression`` a private ``GameProgression`` copy, ``last_action``,
+    ``previous_policy``/``current_policy`` and ``tw_moves`` TextWorld's
+    state-tracking fields; the rest is what the agent saw.
+    """
+
+    game_path: str
+    jericho: Any
+    progression: Any
+    last_action: Any
+    previous_policy: tuple | None
+    current_policy: tuple | None
+    tw_moves: int
+    text: str
+    admissible: tuple[str, ...]
+    policy: tuple[str, ...]
+    won: bool
+    lost: bool
+    score: int
+    moves: int
+
+    def __reduce__(self):
+        # The progression references the game's rules (Game, KnowledgeBase, GameLogic): large, read-only,
+        # and holding lazily filled caches. They are pickled as references to the game file, never copied.
+        buf = io.BytesIO()
+        pickler = _GamePickler(buf, self.progression.game)
+        pickler.dump(tuple(getattr(self, f) for f in self.__dataclass_fields__))
+        return _unpickle_state, (self.game_path, buf.getvalue())
 
 
-def _freeze_progression(progression: Any, game: Any) -> bytes:
-    """Pickle a GameProgression with the game's shared objects left out (as names), so the bytes
-    hold only the episode's own state (facts, quest trees): immutable, small, restorable anywhere."""
-    shared = _shared(game)
-
-    class _Pickler(pickle.Pickler):
-        def persistent_id(self, obj: Any) -> str | None:
-            hit = shared.get(id(obj))
-            return hit[0] if hit is not None and hit[1] is obj else None
-
-    buf = io.BytesIO()
-    _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(progression)
-    return buf.getvalue()
+@functools.lru_cache(maxsize=32)
+def _shared_game(game_path: str) -> Any:
+    """The read-only TextWorld ``Game`` of a ``.z8`` (from its ``.json``), loaded once per process."""
+    return Game.load(str(game_path).rsplit(".", 1)[0] + ".json")
 
 
-def _thaw_progression(blob: bytes, game: Any) -> Any:
-    by_name = {name: obj for name, obj in _shared(game).values()}
+def _shared_parts(game: Any) -> dict[str, Any]:
+    return {"game": game, "kb": game.kb, "logic": game.kb.logic}
+
+
+class _GamePickler(pickle.Pickler):
+    def __init__(self, file, game: Any):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._ids = {id(v): k for k, v in _shared_parts(game).items()}
+
+    def persistent_id(self, obj: Any) -> str | None:
+        return self._ids.get(id(obj))
+
+
+def _unpickle_state(game_path: str, data: bytes) -> "TextWorldState":
+    parts = _shared_parts(_shared_game(game_path))
 
     class _Unpickler(pickle.Unpickler):
         def persistent_load(self, pid: str) -> Any:
-            return by_name[pid]
+            return parts[pid]
 
-    return _Unpickler(io.BytesIO(blob)).load()
-
-
-def _detached(game_state: Any) -> dict:
-    """A shallow copy of a GameState without its references to live objects (the game, the progression)."""
-    return {k: v for k, v in game_state.items() if k not in _LIVE_KEYS}
-
-
-def _attached(data: dict, game: Any, progression: Any) -> Any:
-    from textworld.core import GameState
-
-    gs = GameState(data)
-    gs["game"] = game
-    gs["_game_progression"] = progression
-    return gs
-
-
-@dataclass(frozen=True)
-class TextWorldState:
-    """One snapshot payload (see the module docstring); treat as immutable."""
-
-    task_id: str
-    jericho: Any
-    progression: bytes
-    last_action: Any
-    moves: int
-    previous_policy: Any
-    current_policy: Any
-    game_state: dict
-    prev_game_state: Any
-    last_score: float
+    return TextWorldState(*_Unpickler(io.BytesIO(data)).load())
 
 
 class TextWorldEnv(ForkableEnv):
-    """TextWorld ``.z8`` games on Jericho (see the module docstring)."""
+    """TextWorld games through Jericho (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi"]}
     snapshot_kind = "native"
+    snapshot_cost_seconds = 5e-3  # measured 1-9 ms (scripts/bench_textworld.py); mostly GameProgression.copy()
 
     def __init__(self, split: str | None = None, task_ids: Sequence[str] | None = None,
-                 games: Sequence[str | os.PathLike] | None = None, max_steps: int = DEFAULT_MAX_STEPS,
-                 render_mode: str | None = None):
-        try:
-            import textworld  # noqa: F401
-        except ImportError as exc:
-            raise ImportError("treegym/TextWorld-v0 needs textworld: pip install 'treegym[textworld]'") from exc
-        super().__init__(max_steps=max_steps, render_mode=render_mode)
-        if games is not None:
-            paths = {Path(g).stem: os.fspath(g) for g in games}
-        else:
-            if split not in (None, FIXTURE_SPLIT):
-                raise ValueError(f"unknown split {split!r}: use split={FIXTURE_SPLIT!r} or games=[paths to .z8 files]")
-            paths = fixture_games()
-        for tid, p in paths.items():
-            if not str(p).endswith(".z8") or not Path(p).is_file():
-                raise ValueError(f"TextWorld game {p} is not an existing .z8 file")
-            if not Path(p).with_suffix(".json").is_file():
-                raise ValueError(f"{p} has no {Path(p).with_suffix('.json').name} beside it (tw-make writes one)")
-        self._paths = paths
-        pool = tuple(task_ids) if task_ids is not None else tuple(paths)
-        unknown = [t for t in pool if t not in paths]
-        if unknown or not pool:
-            raise ValueError(f"unknown TextWorld task ids {unknown}; known: {', '.join(paths)}")
-        self._pool = pool
-        self._init_kwargs = {"split": split, "task_ids": task_ids, "games": games, "max_steps": max_steps,
+                 game_files: Sequence[str] | str | None = None, game_dir: str | None = None,
+                 max_steps: int = DEFAULT_MAX_STEPS, render_mode: str | None = None):
+        if isinstance(max_steps, bool) or not isinstance(max_steps, numbers.Integral) or max_steps < 1:
+            raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        super().__init__(max_steps=int(max_steps), render_mode=render_mode)
+        self._init_kwargs = {"split": split, "task_ids": None if task_ids is None else tuple(task_ids),
+                             "game_files": game_files, "game_dir": game_dir, "max_steps": int(max_steps),
                              "render_mode": render_mode}
+        own = game_files is not None or game_dir is not None
+        self._games = load_games(game_files, game_dir) if own else load_games()
+        self._splits = {"all": sorted(self._games)} if own else shipped_splits()
+        self._pool = self._make_pool(split, task_ids)
         self.observation_space = text_observation_space()
         self.action_space = action_space()
-        self._envs: dict[str, Any] = {}
+        self._tw = None          # the live textworld env (TWInform7 stack) of self._tw_path
+        self._tw_path: str | None = None
+        self.state: TextWorldState | None = None
         self.task: str | None = None
-        self._tw = None
-        self._last_score = 0.0
 
     # ------------------------------------------------------------------ tasks
     @classmethod
     def task_counts(cls) -> dict[str, int]:
-        return {FIXTURE_SPLIT: len(fixture_games())}
+        return {k: len(v) for k, v in shipped_splits().items()}
 
     @classmethod
-    def split_task_ids(cls, split: str) -> list[str]:
-        if split != FIXTURE_SPLIT:
-            raise ValueError(f"TextWorld has one shipped split, {FIXTURE_SPLIT!r}")
-        return list(fixture_games())
+    def split_task_ids(cls, split: str, game_files: Sequence[str] | str | None = None,
+                       game_dir: str | None = None) -> list[str]:
+        own = game_files is not None or game_dir is not None
+        splits = {"all": sorted(load_games(game_files, game_dir))} if own else shipped_splits()
+        if split not in splits:
+            raise ValueError(f"unknown split {split!r}; TextWorld-v0 has {sorted(splits)}")
+        return list(splits[split])
 
-    def _env_for(self, task_id: str):
-        if task_id not in self._envs:
-            import warnings
+    def _make_pool(self, split: str | None, task_ids: Sequence[str] | None) -> tuple[str, ...]:
+        if split is not None and split not in self._splits:
+            raise ValueError(f"unknown split {split!r}; these games have {sorted(self._splits)}")
+        allowed = self._splits[split or ("test" if "test" in self._splits else "all")]
+        if task_ids is None:
+            return tuple(allowed)
+        if isinstance(task_ids, str):
+            task_ids = [task_ids]
+        pool = tuple(self._check_task_id(t) for t in task_ids)
+        if not pool:
+            raise ValueError("task_ids is empty; give game ids or leave it out to use a split")
+        if split is not None:
+            outside = [t for t in pool if t not in allowed]
+            if outside:
+                raise ValueError(f"task_ids {outside} are not in split {split!r}")
+        return pool
 
-            import textworld
+    def _check_task_id(self, task_id: Any) -> str:
+        if task_id not in self._games:
+            raise ValueError(f"unknown TextWorld game {task_id!r}; known: {sorted(self._games)}")
+        return task_id
 
-            with warnings.catch_warnings():
-                # Jericho warns that TextWorld games are "not fully supported": score, moves and
-                # admissible commands come from TextWorld's own tracking instead, as intended.
-                warnings.filterwarnings("ignore", message=".*is not fully supported.*")
-                self._envs[task_id] = textworld.start(self._paths[task_id], request_infos=_infos())
-        return self._envs[task_id]
+    def _choose(self, seed: int | None, options: dict) -> str:
+        if options.get("task_id") is not None:
+            return self._check_task_id(options["task_id"])
+        pool = self._pool
+        if options.get("split"):
+            if options["split"] not in self._splits:
+                raise ValueError(f"unknown split {options['split']!r}; these games have {sorted(self._splits)}")
+            pool = tuple(self._splits[options["split"]])
+        if seed is not None:
+            return pool[seed % len(pool)]
+        if self.task in pool:
+            return pool[(pool.index(self.task) + 1) % len(pool)]
+        return pool[0]
 
-    # ------------------------------------------------------------------ internals
+    # ------------------------------------------------------------------ the TextWorld stack
+    def _load(self, path: str) -> None:
+        """Make ``path`` the live game (loading costs ~0.5 s, so the same game is kept)."""
+        if self._tw is not None and self._tw_path == path:
+            return
+        self.close()
+        self._tw = textworld.start(path, request_infos=_REQUEST)
+        self._tw_path = path
+        self._tw.reset()  # turns on TextWorld's action tracing inside the Z-machine
+
     def _layers(self):
-        """(StateTracking, Inform7Data, JerichoEnv) of the current game's wrapper stack."""
-        tracking = self._tw._wrapped_env
-        i7data = tracking._wrapped_env
-        node = i7data
-        while not hasattr(node, "_jericho"):
-            node = node._wrapped_env
-        return tracking, i7data, node
+        layers, e = {}, self._tw
+        while e is not None:
+            layers[type(e).__name__] = e
+            e = getattr(e, "_wrapped_env", None)
+        return layers
+
+    def _capture(self, gs: Any) -> TextWorldState:
+        """Freeze the live game plus the agent-visible fields of ``gs`` (a TextWorld GameState)."""
+        layers = self._layers()
+        tracking, jericho = layers["StateTracking"], layers["JerichoEnv"]._jericho
+        prev, cur = tracking._previous_winning_policy, tracking._current_winning_policy
+        return TextWorldState(
+            game_path=self._tw_path, jericho=jericho.get_state(),
+            progression=tracking._game_progression.copy(), last_action=tracking._last_action,
+            previous_policy=None if prev is None else tuple(prev),
+            current_policy=None if cur is None else tuple(cur), tw_moves=tracking._moves,
+            text=clean_feedback(gs["feedback"]), admissible=tuple(gs["admissible_commands"] or ()),
+            policy=tuple(gs["policy_commands"] or ()), won=bool(gs["won"]), lost=bool(gs["lost"]),
+            score=int(gs["score"] or 0), moves=int(gs["moves"] or 0),
+        )
+
+    # ------------------------------------------------------------------ snapshot hooks
+    def _get_state(self) -> TextWorldState:
+        return self.state
+
+    def _set_state(self, state: TextWorldState) -> None:
+        self._load(state.game_path)
+        layers = self._layers()
+        layers["JerichoEnv"]._jericho.set_state(state.jericho)
+        tracking = layers["StateTracking"]
+        tracking._game_progression = state.progression.copy()   # the snapshot's copy stays untouched
+        tracking._last_action = state.last_action
+        tracking._previous_winning_policy = None if state.previous_policy is None else list(state.previous_policy)
+        tracking._current_winning_policy = None if state.current_policy is None else list(state.current_policy)
+        tracking._moves = state.tw_moves
+        # Inform7Data carries score/moves over from its previous state when a step's text lacks them.
+        layers["Inform7Data"].state = GameState(score=state.score, moves=state.moves)
+        self.state = state
 
     def _observe(self) -> tuple[dict, dict]:
-        st = self._gs
-        won, lost = bool(st.get("won")), bool(st.get("lost"))
-        adm = tuple(st.get("admissible_commands") or ())
-        over = won or lost or (self.max_steps is not None and self.steps >= self.max_steps)
-        obs = {"text": str(st.get("feedback") or ""), "instruction": str(st.get("objective") or ""),
-               "valid_actions": () if over else adm}
-        info = {"won": won, "lost": lost, "success": won, "score": float(st.get("score") or 0),
-                "max_score": float(st.get("max_score") or 0), "admissible_commands": list(adm),
-                "moves": int(st.get("moves") or 0), "task_id": self.task, "steps": self.steps}
-        self._last_text = obs["text"]
+        st, game = self.state, self._game_json
+        self._last_text = st.text
+        over = st.won or st.lost or (self.max_steps is not None and self.steps >= self.max_steps)
+        obs = {"text": st.text, "instruction": game["objective"],
+               "valid_actions": () if over else st.admissible}
+        info = {"success": st.won, "won": st.won, "lost": st.lost, "score": st.score,
+                "max_score": game["max_score"], "moves": st.moves, "game": self.task}
         return obs, info
+
+    @property
+    def _game_json(self) -> dict:
+        game = self._layers()["GameData"]._game
+        return {"objective": game.objective, "max_score": int(game.max_score),
+                "templates": tuple(game.command_templates)}
+
+    # ------------------------------------------------------------------ the env-agent contract
+    def task_fields(self) -> dict[str, Any]:
+        g = self._game_json
+        return {"objective": g["objective"], "max_score": g["max_score"]}
+
+    def action_templates(self) -> tuple[str, ...]:
+        if self._tw is None:
+            return ()
+        return tuple(_SLOT.sub(r"<\1>", t) for t in self._game_json["templates"])
+
+    def canonical_action(self, action: str) -> str | None:
+        text = clean_command(action).lower()
+        return text or None
+
+    def expert(self) -> ExpertAdvice | None:
+        st = self.state
+        if st is None:
+            return None
+        if st.won:
+            return ExpertAdvice((), 1.0, True)
+        left = None if self.max_steps is None else self.max_steps - self.steps
+        if st.lost or not st.policy or (left is not None and len(st.policy) > left):
+            return ExpertAdvice((), 0.0, False)
+        return ExpertAdvice(st.policy, 1.0, True)
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
-        options = dict(options or {})
-        if options.get("task_id") is not None:
-            task_id = options["task_id"]
-            if task_id not in self._paths:
-                raise ValueError(f"unknown TextWorld task id {task_id!r}; known: {', '.join(self._paths)}")
-        elif seed is not None:
-            task_id = self._pool[seed % len(self._pool)]
-        elif self.task in self._pool:
-            task_id = self._pool[(self._pool.index(self.task) + 1) % len(self._pool)]
-        else:
-            task_id = self._pool[0]
-        self.task = task_id
-        self._tw = self._env_for(task_id)
-        self._gs = self._tw.reset()
+        game_id = self._choose(seed, dict(options or {}))
+        self._load(self._games[game_id].path)
+        self.task = game_id
         self.steps = 0
-        self._last_score = float(self._gs.get("score") or 0)
+        self.state = self._capture(self._tw.reset())
         return self._observe()
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
-        if self._tw is None:
+        st = self.state
+        if st is None:
             raise RuntimeError("call reset() before step()")
-        done = bool(self._gs.get("won") or self._gs.get("lost"))
-        over = self.max_steps is not None and self.steps >= self.max_steps
-        if done or over:
+        if st.won or st.lost or (self.max_steps is not None and self.steps >= self.max_steps):
+            why = "the game is over" if (st.won or st.lost) else f"the step limit ({self.max_steps}) is reached"
             obs, info = self._observe()
-            info["message"] = "Invalid action: the episode is over; call reset() to play again."
-            return obs, 0.0, done, over and not done, info
-        text = " ".join(str(action).split()) or "look"
-        self._gs, _score, _done = self._tw.step(text)
-        score = float(self._gs.get("score") or 0)
-        reward, self._last_score = score - self._last_score, score
+            obs["text"] = f"Invalid action: {why}; call reset() to play again."
+            return obs, 0.0, st.won or st.lost, not (st.won or st.lost), info
+        command = clean_command(action)
+        gs, _score, _done = self._tw.step(command)
+        self.state = self._capture(gs)
         truncated = self._count_step()
         obs, info = self._observe()
-        terminated = bool(info["won"] or info["lost"])
+        reward = float(self.state.score - st.score)
+        terminated = self.state.won or self.state.lost
         return obs, reward, terminated, truncated and not terminated, info
 
-    # ------------------------------------------------------------------ snapshot hooks
-    def _get_state(self) -> TextWorldState:
-        tracking, i7data, jer = self._layers()
-        # the Game is the env's read-only data: referenced on restore, never in a snapshot
-        progression = _freeze_progression(tracking._game_progression, tracking._game)
-        return TextWorldState(
-            task_id=self.task, jericho=jer._jericho.get_state(), progression=progression,
-            last_action=tracking._last_action, moves=tracking._moves,
-            previous_policy=None if tracking._previous_winning_policy is None else tuple(tracking._previous_winning_policy),
-            current_policy=None if tracking._current_winning_policy is None else tuple(tracking._current_winning_policy),
-            game_state=_detached(self._gs), prev_game_state=None if i7data._prev_state is None else _detached(i7data._prev_state),
-            last_score=self._last_score,
-        )
-
-    def _set_state(self, state: TextWorldState) -> None:
-        fresh = state.task_id not in self._envs
-        self._tw = self._env_for(state.task_id)
-        if fresh:
-            self._tw.reset()  # sets up the wrappers' per-episode fields once; everything is overwritten below
-        tracking, i7data, jer = self._layers()
-        jer._jericho.set_state(state.jericho)
-        progression = _thaw_progression(state.progression, tracking._game)
-        tracking._game_progression = progression
-        tracking._last_action = state.last_action
-        tracking._moves = state.moves
-        tracking._previous_winning_policy = None if state.previous_policy is None else list(state.previous_policy)
-        tracking._current_winning_policy = None if state.current_policy is None else list(state.current_policy)
-        gs = _attached(state.game_state, tracking._game, progression)
-        for layer in (self._tw, tracking, i7data, jer):
-            layer.state = gs
-        i7data._prev_state = (None if state.prev_game_state is None
-                              else _attached(state.prev_game_state, tracking._game, progression))
-        jer._reset = True
-        self._gs = gs
-        self._last_score = state.last_score
-
-    # ------------------------------------------------------------------ contract
-    def task_fields(self) -> dict[str, Any]:
-        return {"objective": str(self._gs.get("objective") or "")} if self._tw is not None else {}
-
-    def expert(self) -> ExpertAdvice | None:
-        if self._tw is None:
-            return None
-        if self._gs.get("won"):
-            return ExpertAdvice(plan=(), value=1.0)
-        plan = tuple(self._gs.get("policy_commands") or ())
-        if not plan:
-            return ExpertAdvice(plan=(), value=0.0, solvable=False)
-        return ExpertAdvice(plan=plan, value=1.0)
-
-    def expert_action(self) -> str | None:
-        advice = self.expert()
-        return None if advice is None else advice.next_action
-
     def close(self) -> None:
-        for env in self._envs.values():
-            try:
-                env.close()
-            except Exception:  # noqa: BLE001 - closing a half-started game must not mask the caller's error
-                pass
-        self._envs.clear()
-        self._tw = None
+        if self._tw is not None:
+            self._tw.close()
+        self._tw, self._tw_path = None, None
+
+
+__all__ = ["TextWorldEnv", "TextWorldState", "TextWorldGame", "GameFileError", "clean_feedback", "clean_command"]
