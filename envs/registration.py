@@ -24,6 +24,8 @@ ENVS: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "treegym/RestBench-v0": ("treegym.envs.restbench.env:RestBenchEnv", {}, None),
     "treegym/ToolTasks-v0": ("treegym.envs.tooltasks.env:ToolTasksEnv", {}, None),
     "treegym/BMoCA-v0": ("treegym.envs.android.env:BMoCAEnv", {}, None),
+    "treegym/ALFWorld-v0": ("treegym.envs.alfworld.env:ALFWorldEnv", {}, None),
+    "treegym/TextWorld-v0": ("treegym.envs.textworld.env:TextWorldEnv", {}, "textworld"),
 }
 
 

@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "treegym.scripts.cmd_tree",
     "treegym.scripts.cmd_report",
     "treegym.scripts.cmd_sweep",
+    "treegym.scripts.cmd_textworld",
 ]
 
 

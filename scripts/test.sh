@@ -7,6 +7,12 @@ cd "$(dirname "$0")/.."
 VENV="${TREEGYM_VENV:-.venv}"
 # the ray extra too, so the Ray backend tests run in CI (tests/test_executors.py)
 TREEGYM_EXTRAS="${TREEGYM_EXTRAS:-dev,ray}" bash scripts/setup.sh "$VENV"
+# The TextWorld env's extra (textworld 1.7 compiles Jericho's libfrotz, ~45 s the first time), after
+# setup.sh has installed the C toolchain. If it cannot be installed, tests/test_textworld.py is skipped.
+if ! "$VENV/bin/python" -c "import textworld" >/dev/null 2>&1; then
+    "$VENV/bin/python" -m pip install --disable-pip-version-check -q -e ".[textworld]" \
+        || echo "treegym: could not install textworld; the TextWorld tests will be skipped" >&2
+fi
 if ! PYTHON="$VENV/bin/python" bash scripts/install_browser.sh; then
     echo "treegym: could not install chromium/chromium-driver; the browser tests will be skipped" >&2
 fi

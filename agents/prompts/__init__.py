@@ -20,6 +20,8 @@ _SPEC_MODULES: dict[str, str] = {
     "treegym/RestBench-v0": "treegym.agents.prompts.specs.tools",
     "treegym/ToolTasks-v0": "treegym.agents.prompts.specs.tools",
     "treegym/BMoCA-v0": "treegym.agents.prompts.specs.bmoca",
+    "treegym/ALFWorld-v0": "treegym.agents.prompts.specs.alfworld",
+    "treegym/TextWorld-v0": "treegym.agents.prompts.specs.textworld",
 }
 
 

@@ -1,0 +1,194 @@
+"""``treegym/ALFWorld-v0``: ALFWorld's text household tasks as a forkable Gymnasium env.
+
+* **Tasks**: ``split="valid_unseen"`` (default): the 134 games of ALFWorld's
+  ``eval_out_of_distribution`` set, shipped in the package.
+  ``split="generated_train"`` / ``"generated_valid"``: games made offline by
+  :mod:`.generate` from fixed seed sets (made on first use, deterministic).
+  ``split="user"``
+  with ``data_dir=`` (or the ``ALFWORLD_DATA`` environment variable): every game
+  under that tree kept by ALFWorld's own filtering rules (see :mod:`.tasks`).
+  Task ids are ``"<task dir>/<trial>"``.
+* **Action** (``str``): an ALFWorld command (``go to countertop 1``,
+  ``take apple 1 from countertop 1``, ``put apple 1 in/on fridge 1``, ...).
+  Anything not admissible answers "Nothing happens." and counts as a step.
+* **Observation** (dict): ``text`` (the game's own text: the intro at reset,
+  then each command's feedback), ``instruction`` (the "Your task is to: ..."
+  sentence), ``valid_actions`` (the admissible commands, sorted).
+* **Info**: ``won``, ``success`` (= won), ``task_type``, ``admissible_commands``,
+  ``moves`` (valid commands so far), ``invalid_action``, ``task_id``, ``steps``;
+  with ``expert_plan=True`` also ``expert_plan`` (the expert's plan from here,
+  as ALFWorld's ``extra.expert_plan``).
+* **Reward**: 1.0 on the winning step, else 0.0; ``terminated`` when won;
+  ``truncated`` after ``max_steps`` (50, ALFWorld's limit) steps, counted in
+  the env's own state (snapshots carry it).
+* **Wording**: ``style="2.1.1"`` (default; the paper-era data: ``put X in/on Y``,
+  "You arrive at loc N.") or ``style="0.4"`` (``move X to Y``, "You arrive at
+  <receptacle>.", ``help``).
+* **Snapshot** (native): the immutable :class:`~.engine.ALFWorldState`, a reference.
+* **Expert**: :meth:`expert` plans over the env's own states (:mod:`.expert`).
+"""
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+from typing import Any, Sequence
+
+from ..core.engine_env import EngineEnv
+from .engine import ALFWorldEngine, commands
+from .game import STYLES, Game
+from .generate import GENERATED_SPLITS, generate_game
+from .generate import parse_task_id as parse_generated_id
+from .generate import split_task_ids as generated_split_ids
+from .tasks import SHIPPED_SPLIT, scan_data_tree, shipped_games, task_type_of
+
+DEFAULT_MAX_STEPS = 50
+
+_TEMPLATES_211 = ("go to <receptacle>", "open <receptacle>", "close <receptacle>",
+                  "take <object> from <receptacle>", "put <object> in/on <receptacle>",
+                  "clean <object> with <receptacle>", "heat <object> with <receptacle>",
+                  "cool <object> with <receptacle>", "use <object>", "slice <object> with <object>",
+                  "examine <something>", "inventory", "look")
+_TEMPLATES_04 = tuple(t.replace("put <object> in/on", "move <object> to") for t in _TEMPLATES_211) + ("help",)
+
+_NAME = r"[a-z]+ \d+"
+_PATTERNS = {
+    "2.1.1": re.compile(rf"^(go to {_NAME}|open {_NAME}|close {_NAME}|take {_NAME} from {_NAME}|"
+                        rf"put {_NAME} in/on {_NAME}|(clean|heat|cool) {_NAME} with {_NAME}|use {_NAME}|"
+                        rf"slice {_NAME} with {_NAME}|examine {_NAME}|inventory|look)$"),
+    "0.4": re.compile(rf"^(go to {_NAME}|open {_NAME}|close {_NAME}|take {_NAME} from {_NAME}|"
+                      rf"move {_NAME} to {_NAME}|(clean|heat|cool) {_NAME} with {_NAME}|use {_NAME}|"
+                      rf"slice {_NAME} with {_NAME}|examine {_NAME}|inventory|look|help)$"),
+}
+
+
+@lru_cache(maxsize=512)
+def _shipped_game(task_id: str) -> Game:
+    return Game.from_data(shipped_games()[task_id], source=f"{SHIPPED_SPLIT}/{task_id}/game.tw-pddl",
+                          task_type=task_type_of(task_id), task_id=task_id)
+
+
+@lru_cache(maxsize=8)
+def _shipped_engine(style: str) -> ALFWorldEngine:
+    return ALFWorldEngine({SHIPPED_SPLIT: tuple(shipped_games())}, _shipped_game, style=style)
+
+
+@lru_cache(maxsize=4096)
+def _generated_game(task_id: str) -> Game:
+    task_type, seed = parse_generated_id(task_id)
+    return Game.from_data(generate_game(task_type, seed), source=task_id, task_type=task_type, task_id=task_id)
+
+
+@lru_cache(maxsize=8)
+def _generated_engine(style: str) -> ALFWorldEngine:
+    splits = {name: generated_split_ids(name) for name in GENERATED_SPLITS}
+    return ALFWorldEngine(splits, _generated_game, style=style)
+
+
+def _user_engine(data_dir: str, style: str) -> ALFWorldEngine:
+    paths, counts = scan_data_tree(data_dir)
+    if not paths:
+        raise ValueError(f"no playable ALFWorld games under {data_dir} (filter counts: {counts}); "
+                         "point data_dir/ALFWORLD_DATA at a tree of <task>/<trial>/game.tw-pddl files")
+    cache: dict[str, Game] = {}
+
+    def load(task_id: str) -> Game:
+        if task_id not in cache:
+            cache[task_id] = Game.from_file(paths[task_id], task_type=task_type_of(task_id.split("/")[-2]),
+                                            task_id=task_id)
+        return cache[task_id]
+
+    splits: dict[str, list[str]] = {"user": sorted(paths)}
+    for tid in sorted(paths):
+        top = tid.split("/", 1)[0]
+        if top != tid and len(tid.split("/")) >= 3:
+            splits.setdefault(top, []).append(tid)
+    engine = ALFWorldEngine(splits, load, style=style)
+    engine.filter_counts = counts
+    return engine
+
+
+class ALFWorldEnv(EngineEnv):
+    """ALFWorld text games (see the module docstring)."""
+
+    def __init__(
+        self,
+        split: str | None = None,
+        task_ids: Sequence[str] | None = None,
+        max_steps: int = DEFAULT_MAX_STEPS,
+        style: str = "2.1.1",
+        data_dir: str | os.PathLike | None = None,
+        expert_plan: bool = False,
+        render_mode: str | None = None,
+    ):
+        if style not in STYLES:
+            raise ValueError(f"style must be one of {', '.join(STYLES)}, got {style!r}")
+        if split not in (None, SHIPPED_SPLIT, *GENERATED_SPLITS) and data_dir is None:
+            data_dir = os.environ.get("ALFWORLD_DATA") or None
+            if data_dir is None:
+                raise ValueError(f"split {split!r} needs your own ALFWorld data: pass data_dir= or set ALFWORLD_DATA "
+                                 f"(the shipped split is {SHIPPED_SPLIT!r})")
+        if data_dir is not None:
+            engine = _user_engine(os.fspath(data_dir), style)
+            split = split or "user"
+        elif split in GENERATED_SPLITS:
+            engine = _generated_engine(style)
+        else:
+            engine = _shipped_engine(style)
+        super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode)
+        self._init_kwargs = {"split": split, "task_ids": None if task_ids is None else tuple(task_ids),
+                             "max_steps": max_steps, "style": style,
+                             "data_dir": None if data_dir is None else os.fspath(data_dir),
+                             "expert_plan": expert_plan, "render_mode": render_mode}
+        self.style = style
+        self.expert_plan = bool(expert_plan)
+
+    def _observe(self) -> tuple[dict, dict]:
+        obs, info = super()._observe()
+        if self.expert_plan:
+            advice = self.expert()
+            info["expert_plan"] = list(advice.plan) if advice is not None else []
+        return obs, info
+
+    # ------------------------------------------------------------------ tasks
+    @classmethod
+    def task_counts(cls) -> dict[str, int]:
+        return {SHIPPED_SPLIT: len(shipped_games()), **{k: len(v) for k, v in GENERATED_SPLITS.items()}}
+
+    @classmethod
+    def split_task_ids(cls, split: str) -> list[str]:
+        if split == SHIPPED_SPLIT:
+            return list(shipped_games())
+        if split in GENERATED_SPLITS:
+            return generated_split_ids(split)
+        data_dir = os.environ.get("ALFWORLD_DATA")
+        if not data_dir:
+            raise ValueError(f"ALFWorld split {split!r} is not shipped (the shipped split is {SHIPPED_SPLIT!r}); "
+                             "set ALFWORLD_DATA to your own data tree to use other splits")
+        engine = _user_engine(data_dir, "2.1.1")
+        if split not in engine.splits():
+            raise ValueError(f"split {split!r} not found under {data_dir}; found {', '.join(engine.splits())}")
+        return list(engine.task_ids(split))
+
+    # ------------------------------------------------------------------ contract
+    def task_fields(self) -> dict[str, Any]:
+        if self.state is None:
+            return {}
+        game = self.state.game
+        return {"task": game.task_text.removeprefix("Your task is to: "), "task_type": game.task_type,
+                "style": game.style}
+
+    def action_templates(self) -> tuple[str, ...]:
+        return _TEMPLATES_211 if self.style == "2.1.1" else _TEMPLATES_04
+
+    def canonical_action(self, action: str) -> str | None:
+        text = str(action).strip()
+        return text if _PATTERNS[self.style].match(text) else None
+
+    def expert_action(self) -> str | None:
+        advice = self.expert()
+        return None if advice is None else advice.next_action
+
+    def admissible(self) -> dict[str, tuple]:
+        """Admissible command -> the engine action it runs (for tests and tools)."""
+        return commands(self.state) if self.state is not None else {}
