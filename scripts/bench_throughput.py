@@ -19,6 +19,12 @@ Prints the median wall time of each and its speed-up over the sequential
 median (target: at least 20x at 32 in flight), and the LLM calls made (they
 must be equal in every setting, or the numbers are not comparable).
 
+``--in-process`` adds the same pair with an in-process model that sleeps
+``--latency`` per request instead of the HTTP endpoint: the framework's own
+ceiling, without the ``openai`` client's and the endpoint's CPU per request
+(on 2 cores shared with the endpoint, that CPU is what keeps the HTTP
+speed-up below the in-process one).
+
     python -m treegym.scripts.bench_throughput --episodes 32 --concurrency 32
 """
 from __future__ import annotations
@@ -44,6 +50,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--repeats", type=int, default=3, help="timed runs per setting; medians are reported (default 3)")
     p.add_argument("--ray-workers", type=int, default=2, help="Ray actors (default 2)")
     p.add_argument("--no-ray", action="store_true", help="skip the Ray setting")
+    p.add_argument("--in-process", action="store_true",
+                   help="also time sequential vs threads with an in-process model that sleeps --latency (no HTTP)")
     p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)  # internal: run the endpoint
     return p.parse_args(argv)
 
@@ -54,7 +62,7 @@ def serve(latency: float) -> None:
     from support.chat_server import ChatServer
 
     def reply(messages: list[dict]) -> str:
-        return "Thought: add the first two numbers.\nAction: 1 + 1 = 2"
+        return REPLY
 
     with ChatServer(reply=reply, models=None, latency=latency) as server:
         print(server.base_url, flush=True)
@@ -73,13 +81,35 @@ def start_endpoint(latency: float) -> tuple[subprocess.Popen, str]:
     return proc, url
 
 
-def timed_run(url: str, tasks: list[int], **settings: object) -> tuple[float, int]:
-    """(wall seconds, LLM calls) of one evaluate() into a fresh results file."""
+REPLY = "Thought: add the first two numbers.\nAction: 1 + 1 = 2"
+
+
+def register_sleeping_model() -> None:
+    """``sleeping:SECONDS``: an in-process model answering ``REPLY`` after SECONDS (no HTTP)."""
+    from treegym.agents.llm.scripted import ScriptedLLM
+    from treegym.agents.llm.spec import register_llm_backend
+
+    def factory(arg: str, env_id: str | None = None, **kwargs: object) -> ScriptedLLM:
+        latency = float(arg)
+
+        def reply(messages: list[dict]) -> str:
+            time.sleep(latency)
+            return REPLY
+
+        return ScriptedLLM(reply, name=f"sleeping:{arg}")
+
+    register_llm_backend("sleeping", factory)
+
+
+def timed_run(url: str | None, tasks: list[int], latency: float = 0.1, **settings: object) -> tuple[float, int]:
+    """(wall seconds, LLM calls) of one evaluate() into a fresh results file; ``url`` None: the
+    in-process sleeping model."""
     from treegym.agents.evaluation import RunConfig, evaluate
 
+    llm = {"llm_spec": "openai:test-model", "llm_kwargs": {"base_url": url, "api_key": "EMPTY"}} if url else \
+        {"llm_spec": f"sleeping:{latency}"}
     with tempfile.TemporaryDirectory() as tmp:
-        config = RunConfig(env_id=ENV_ID, agent="react", llm_spec="openai:test-model", task_ids=tasks,
-                           llm_kwargs={"base_url": url, "api_key": "EMPTY"}, preflight=False, **settings)  # type: ignore[arg-type]
+        config = RunConfig(env_id=ENV_ID, agent="react", task_ids=tasks, preflight=False, **llm, **settings)  # type: ignore[arg-type]
         t0 = time.perf_counter()
         records = evaluate(config, Path(tmp) / "r.jsonl", progress=False, log=None)
         wall = time.perf_counter() - t0
@@ -101,15 +131,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.no_ray:
         settings[f"Ray, {args.ray_workers} actors, {args.concurrency} in flight"] = {
             "workers": args.ray_workers, "backend": "ray", "max_in_flight": args.concurrency}
+    if args.in_process:
+        register_sleeping_model()
+        settings["in-process model, sequential"] = {"workers": 1, "in_process": True}
+        settings[f"in-process model, threads, {args.concurrency} in flight"] = {
+            "workers": args.concurrency, "backend": "thread", "in_process": True}
     proc, url = start_endpoint(args.latency)
     results: dict[str, tuple[float, int]] = {}
     try:
         for name, s in settings.items():
+            s = dict(s)
+            target = None if s.pop("in_process", False) else url
             if s.get("backend") == "ray":
-                timed_run(url, tasks[:2], **s)  # warm-up: starts the local Ray instance
+                timed_run(target, tasks[:2], **s)  # warm-up: starts the local Ray instance
             walls, calls = [], set()
             for _ in range(args.repeats):
-                wall, n = timed_run(url, tasks, **s)
+                wall, n = timed_run(target, tasks, args.latency, **s)
                 walls.append(wall)
                 calls.add(n)
                 print(f"  {name}: {wall:.2f} s, {n} LLM calls", file=sys.stderr, flush=True)
@@ -124,7 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{len(tasks)} Game of 24 episodes (react, run to the step limit), endpoint latency {args.latency * 1000:.0f} ms, "
           f"median of {args.repeats}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end:")
     for name, (wall, calls) in results.items():
-        print(f"  {name:40s} {wall:7.2f} s   {len(tasks) / wall:6.1f} episodes/s   speed-up {base / wall:5.1f}x"
+        ref = results["in-process model, sequential"][0] if name.startswith("in-process") else base
+        print(f"  {name:48s} {wall:7.2f} s   {len(tasks) / wall:6.1f} episodes/s   speed-up {ref / wall:5.1f}x"
               f"   {calls} LLM calls")
     if len({calls for _, calls in results.values()}) != 1 or -1 in {c for _, c in results.values()}:
         print("warning: the settings made different numbers of LLM calls; the work was not the same", file=sys.stderr)
