@@ -11,7 +11,9 @@
 # mutmut needs the import name to match the file path, and treegym installs its top-level
 # folders as treegym.<folder> (setup.py), so the work happens in a throwaway copy laid out as
 # treegym/<folder>/ with its own virtual environment ($WORK/venv: mutmut, pytest and the core
-# dependencies; treegym itself is imported from the copy). The working tree is never touched.
+# dependencies, and rapidfuzz so that A*'s rapidfuzz branch is mutated too; the policy tests cover the
+# pure-Python fallback by hiding rapidfuzz; treegym itself is imported from the copy). The working tree
+# is never touched.
 #
 # Writes $REPORT (default: mutation_report.txt in the repository root): per module the
 # killed / survived / no-tests counts and the kill rate, then every survivor's diff.

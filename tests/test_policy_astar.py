@@ -6,6 +6,9 @@ goal test without ``peek_success``, and free-form actions kept.
 """
 from __future__ import annotations
 
+import sys
+import uuid
+
 import pytest
 
 from support.tree_world import TreeLLM, TreePrompts, TreeWorldEnv, run
@@ -157,6 +160,18 @@ def test_lcs_scores_on_edge_cases_and_the_character_score():
     assert _char_lcs_score("abcd", "axcy") == 0.5 and _char_lcs_score("ab", "xaby") == 1.0
 
 
+@pytest.mark.parametrize("rapidfuzz", ["installed", "missing"])
+def test_the_character_score_is_the_same_with_and_without_rapidfuzz(rapidfuzz, monkeypatch):
+    from treegym.agents.search.astar import _char_lcs_score
+
+    if rapidfuzz == "missing":
+        monkeypatch.setitem(sys.modules, "rapidfuzz.distance", None)  # the import fails: the pure-Python LCS
+    else:
+        pytest.importorskip("rapidfuzz")
+    assert _char_lcs_score("abcd", "axcy") == 0.5 and _char_lcs_score("ab", "xaby") == 1.0
+    assert _char_lcs_score("kitten", "sitting") == pytest.approx(4 / 6)
+
+
 _DEMOS = {0: ["a", "a2", "z"], 1: ["b", "b1"], 2: ["c", "x", "a1"]}
 
 
@@ -234,3 +249,49 @@ def test_with_peek_the_answer_is_the_lowest_f_win_and_lost_plans_are_never_answe
     assert agent.stats()["astar_memory_plans"] == 0
     llm = TreeLLM(samples={"": [""] * 5})
     assert run(AStarSearchAgent, tree, llm, iterations=2, memory_id="none").result.chosen is None
+
+
+def test_the_run_memory_is_one_per_env_and_memory_id_and_seeded_once():
+    from treegym.agents.search.astar import run_memory
+
+    seeded: list[int] = []
+
+    def seed():
+        seeded.append(1)
+        return [["a", "b"]]
+
+    mid = f"policy-test-{uuid.uuid4().hex}"
+    memory = run_memory("e1", mid, seed)
+    assert run_memory("e1", mid, seed) is memory and seeded == [1] and memory.plans == [("a", "b")]
+    assert run_memory("e2", mid, seed) is not memory and run_memory("e1", mid + "x", seed) is not memory
+    for fresh in (None, "none", "None", ""):  # no memory_id: every episode gets its own, freshly seeded
+        assert run_memory("e1", fresh, seed) is not run_memory("e1", fresh, seed)
+
+
+def test_agents_with_one_memory_id_share_it_and_n_demos_bounds_the_seed():
+    from treegym.agents.search.astar import run_memory
+
+    mid = f"policy-test-{uuid.uuid4().hex}"
+    first = run(AStarSearchAgent, TREE, _llm(), iterations=1, memory_id=mid)
+    second = run(AStarSearchAgent, TREE, _llm(), iterations=1, memory_id=mid)
+    assert first.memory is second.memory is run_memory(TreePrompts.env_id, mid, list)
+    assert AStarSearchAgent(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts()).memory_id == "run"  # the default
+    assert len(_run_with_memory(_llm(), iterations=1, n_demos=1).memory) == 1
+    assert len(_run_with_memory(_llm(), iterations=1, n_demos=0).memory) == 0
+
+
+def test_a_dropped_term_leaves_the_other_alone_and_an_empty_memory_scores_zero():
+    from treegym.agents.search.astar import LongTermMemory
+
+    assert future_cost(None, 0.25, 0.5) == pytest.approx(0.75) and future_cost(0.25, None, 0.5) == pytest.approx(0.75)
+    assert LongTermMemory().g1(["a"]) == 0.0 and LongTermMemory().h1("a") == 0.0
+    agent = run(AStarSearchAgent, TREE, _llm(), iterations=1, memory_id="none", use_g1=False, use_h1=False)
+    children = agent.result.tree.root.children
+    assert children and all(c.stats["g1"] is None and c.stats["h1"] is None for c in children)
+
+
+def test_without_peek_a_lost_complete_plan_is_still_the_answer():
+    tree = {"": ["a", "c"], "c": ["c1"]}
+    llm = TreeLLM(samples={"": ["a", "c", "c", "c", "c"]}, imagined={"c": ["s"]})
+    agent = run(AStarSearchAgent, tree, llm, [], iterations=1, memory_id="none")
+    assert _path(agent.result.chosen) == "a" and not agent.result.chosen.success

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from support.tree_world import TreeLLM, run
+from support.tree_world import CountingPrompts, TreeLLM, run
 from treegym.agents.search.dfsdt import DFSDTAgent
 
 TREE = {"": ["a", "b"], "a": ["a1", "a2"], "a/a1": ["x1", "x2"], "a/a2": ["y1"], "b": ["b1"]}
@@ -131,3 +131,10 @@ def test_fresh_stats_and_option_parsing():
     assert DFSDTAgent("t", TreeLLM(), prompts=object(), max_sequences="").max_sequences is None
     assert DFSDTAgent("t", TreeLLM(), prompts=object(), max_sequences=1).max_sequences == 1
     assert DFSDTAgent("t", TreeLLM(), prompts=object()).env_id == "t"
+
+
+def test_every_child_is_asked_for_as_one_action():
+    prompts = CountingPrompts()
+    agent = run(DFSDTAgent, TREE, _llm(), WINS, prompts=prompts)
+    assert len(prompts.ks) >= 3 and set(prompts.ks) == {1}
+    assert agent.result.chosen is not None

@@ -6,15 +6,16 @@ from a fixed rng; Eq. 1-3/6 (matches), Eq. 7 (aggregation) and Eq. 8
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import numpy as np
 import pytest
 
-from support.tree_world import TreePrompts, TreeLLM, run
+from support.tree_world import CountingPrompts, TreePrompts, TreeLLM, run
 from treegym.agents.search.base import SearchNode
 from treegym.agents.search.elo import (ELO_R, EloSearchAgent, aggregate_elo, annealed_temperature, elo_update,
-                                       rejection_value_from_p, selection_probabilities)
+                                       rejection_value_from_p, selection_probabilities, softmax)
 
 TREE = {"": ["a", "b", "c"], "a": ["a1", "a2"], "b": ["b1", "b2"], "c": ["c1", "c2"]}
 JUDGE = {"a/a1": 3, "a/a2": 1, "b/b1": 2, "b/b2": 0, "c/c1": 5, "c/c2": 4}  # the judge's taste, not the truth
@@ -285,3 +286,54 @@ def test_rejection_probability_is_the_last_eq5_entry():
     assert rejection_probability([0.0], ELO_R) == pytest.approx(0.5)
     assert rejection_probability([100.0, -100.0], 50.0, rejection_value=20.0) == pytest.approx(
         selection_probabilities([100.0, -100.0], 50.0, 20.0)[-1])
+
+
+# ----------------------------------------------------------------- edges of the math, one sequence per walk, the stats
+def test_the_math_by_hand_at_its_edges():
+    e = 1.0 / (1.0 + math.exp(-100.0 / 50.0))
+    assert elo_update(100.0, 0.0, 1.0, k=20.0, r=50.0) == pytest.approx((100.0 + 20.0 * (1 - e), -20.0 * (1 - e)))
+    assert softmax([1000.0, 0.0], 1.0) == pytest.approx([1.0, 0.0])  # shifted by the max: no overflow
+    assert selection_probabilities([0.0], 1.0) == pytest.approx([0.5, 0.5])  # the rejection's default Elo is 0
+    with pytest.raises(ValueError, match="anneal must be 'paper' or 'code'"):
+        annealed_temperature(1.0, 1, "fast")
+    with pytest.raises(ValueError, match="strictly between 0 and 1"):
+        rejection_value_from_p(0.0)
+
+
+def test_one_walk_runs_one_sequence_to_its_end_asking_for_one_action_per_step():
+    llm, prompts = _llm(), CountingPrompts()
+    agent = run(EloSearchAgent, TREE, llm, explorations=1, prompts=prompts)
+    assert [e for e in llm.log if e[0] == "propose"] == [("propose", "", None), ("propose", "a", None)]
+    assert prompts.ks == [1, 1]  # the first step and every step below it: one action each
+    assert [_path(s) for s in agent.sequences] == ["a/a1"] and len(agent.result.tree.nodes) == 3
+    # a dead end below the first step is asked propose_retries times (here once), then closed
+    llm = TreeLLM(proposals={"": ["a"], "a": []}, judge={})
+    agent = run(EloSearchAgent, {"": ["a"], "a": ["a1"]}, llm, explorations=1, propose_retries=1)
+    assert [e for e in llm.log if e[0] == "propose"] == [("propose", "", None), ("propose", "a", None)]
+    assert [_path(s) for s in agent.sequences] == ["a"] and agent.sequences[0].stats["closed"]
+
+
+def test_a_sequence_stops_at_max_steps():
+    agent = run(EloSearchAgent, TREE, _llm(), explorations=1, max_steps=1)
+    (end,) = agent.sequences
+    assert _path(end) == "a" and not end.terminal and end.stats["closed"]
+
+
+def test_stats_give_the_chosen_elo_and_its_score_against_a_fresh_step():
+    fresh = _bare()
+    assert fresh.stats()["elo_sequences"] == 0 and "chosen_elo" not in fresh.stats()
+    agent = run(EloSearchAgent, TREE, _llm(), explorations=4, seed=3, r=100.0)
+    stats, chosen = agent.stats(), agent.result.chosen
+    assert chosen.value != round(chosen.value, 5)  # enough decimals to see the rounding
+    assert stats["chosen_elo"] == round(chosen.value, 4)
+    assert stats["chosen_elo_normalized"] == round(1.0 / (1.0 + math.exp(-chosen.value / 100.0)), 4)
+    assert [s.stats["sequence"] for s in agent.sequences] == [0, 1, 2, 3]
+    assert all(s.visits == 1 for s in agent.sequences)  # terminal ends: made once, never drawn again
+
+
+def test_a_drawn_terminal_step_counts_the_visit():
+    llm = TreeLLM(proposals={"": ["t"]}, judge={})
+    agent = run(EloSearchAgent, {"": ["t"]}, llm, explorations=3, terminal_children="include", propose_retries=1)
+    root = agent.result.tree.root
+    rejections = sum(1 for e in llm.log if e[0] == "propose")  # every walk that did not draw t asked the model
+    assert root.visits == 12 and root.children[0].visits == 1 + (12 - rejections) and rejections >= 2

@@ -244,3 +244,118 @@ def test_fresh_stats_and_rollout_depth_parsing():
     assert agent.stats() == {"mcts_iterations": 0, "mcts_decisions": 0}
     assert LATSAgent("t", TreeLLM(), prompts=object()).stats() == {"mcts_iterations": 0, "reflections": 0}
     assert MCTSAgent("t", TreeLLM(), prompts=object(), rollout_depth="").rollout_depth is None
+
+
+# ----------------------------------------------------------------- ties, the answer's fallbacks
+def _hand(parent=None, *, value=0.0, visits=0, terminal=False, success=False, id=0, **stats) -> SearchNode:
+    node = SearchNode(snapshot=None, observation={}, value=value, visits=visits, terminal=terminal,  # type: ignore
+                      success=success, id=id, depth=parent.depth + 1 if parent else 0, parent=parent)
+    node.stats.update(stats)
+    if parent is not None:
+        parent.children.append(node)
+    return node
+
+
+def test_ties_go_to_the_earlier_child():
+    tree = {"": ["a", "b", "c"], "a": ["a1"], "b": ["b1"], "c": ["c1"]}
+    llm = TreeLLM(proposals=tree)  # every state is valued 0.5: all priors tie
+    agent = run(MCTSAgent, tree, llm, n_iters=2, n_actions=3)
+    n = _by_path(agent)
+    # 1: expand the root, simulate the first of three equal priors; 2: UCT ties at the root (0.5 + 0 each)
+    #    go to a again, which is expanded
+    assert n["a"].visits == 2 and n["b"].visits == n["c"].visits == 0
+    assert [e[1] for e in llm.log if e[0] == "propose"] == ["", "a"]
+    # the answer follows the earlier child on equal Q (max_reward) and equal visits and Q (max_visit)
+    root = _hand()
+    first, second = _hand(root, value=0.5, visits=1, id=1), _hand(root, value=0.5, visits=1, id=2)
+    for output in ("max_reward", "max_visit"):
+        assert _bare(output=output)._best_child(root) is first
+    fresh = _hand()
+    lo, hi = _hand(fresh, id=1, prior=0.3), _hand(fresh, id=2)  # unvisited: by prior, a missing prior is 0
+    assert _bare()._best_child(fresh) is lo
+
+
+def test_rollout_ties_go_to_the_earlier_child():
+    tree = {"": ["a"], "a": ["x", "y"], "a/x": ["x1"], "a/y": ["y1"]}
+    llm = TreeLLM(proposals=tree)
+    agent = run(MCTSAgent, tree, llm, n_iters=1, n_actions=1, simulate="rollout", rollout_width=2, rollout_depth=1)
+    n = _by_path(agent)
+    assert n["a/x"].stats.get("rollout") and not n["a/y"].stats.get("rollout")
+
+
+def _bare(**options) -> MCTSAgent:
+    from support.tree_world import TreePrompts
+
+    return MCTSAgent(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts(), **options)
+
+
+def test_with_peek_the_answer_skips_lost_steps_and_falls_back_to_the_first_win():
+    agent = _bare(peek_success=True)
+    root = _hand()
+    _hand(root, value=0.9, visits=1, terminal=True, id=1)  # lost: never the answer
+    _hand(root, value=0.5, visits=1, id=2)
+    won = _hand(root, value=0.7, visits=1, terminal=True, success=True, id=3)
+    assert agent._best_child(root) is won
+    # no simulation ended on a win (self.won is None) but the tree holds wins: the earliest one
+    late, early = _hand(root, terminal=True, success=True, id=7), _hand(root, terminal=True, success=True, id=5)
+
+    class Tree:
+        nodes = [root, late, early]
+
+    assert agent.choose(Tree()) is early  # type: ignore[arg-type]
+
+
+def test_nothing_proposed_gives_no_answer():
+    for per_step in (False, True):
+        agent = run(MCTSAgent, {"": ["a"]}, TreeLLM(proposals={}), n_iters=2, per_step=per_step)
+        assert agent.result.chosen is None and agent.result.tree.root.stats["dead"]
+
+
+CHAIN = {"": ["a"], "a": ["b"], "a/b": ["c"], "a/b/c": ["d"]}  # a/b/c/d ends the episode
+
+
+def test_per_step_depth_limit_counts_from_the_current_decision():
+    llm = TreeLLM(proposals=CHAIN)
+    agent = run(MCTSAgent, CHAIN, llm, per_step=True, depth_limit=2, n_iters=1)
+    # each decision's single simulation expands the current node: depth_limit is measured from it
+    assert [_path(n) for n in agent.decisions] == ["a", "a/b", "a/b/c", "a/b/c/d"]
+
+
+def test_a_rollout_stops_at_the_depth_limit_and_at_the_end_of_the_episode():
+    llm = TreeLLM(proposals=CHAIN)
+    agent = run(MCTSAgent, CHAIN, llm, n_iters=1, depth_limit=2, simulate="rollout", rollout_depth="none")
+    assert max(n.depth for n in agent.result.tree.nodes) == 2  # not one step past depth_limit
+    llm = TreeLLM(proposals=CHAIN)
+    agent = run(MCTSAgent, CHAIN, llm, n_iters=1, depth_limit=9, simulate="rollout", rollout_depth="none")
+    assert [e[1] for e in llm.log if e[0] == "propose"] == ["", "a", "a/b", "a/b/c"]  # none at the leaf
+
+
+def test_a_rollout_dead_end_is_marked_dead_and_never_expanded_again():
+    llm = TreeLLM(proposals={"": ["a"], "a": []})
+    agent = run(MCTSAgent, CHAIN, llm, n_iters=3, simulate="rollout")
+    assert [e[1] for e in llm.log if e[0] == "propose"] == ["", "a"]
+    a = agent.result.tree.root.children[0]
+    assert a.stats["dead"] is True and a.stats["closed"] and a.visits == 1
+
+
+def test_make_mcts_without_an_at_suffix_keeps_the_default_iterations():
+    from support.tree_world import TreePrompts
+    from treegym.agents.search.mcts import make_mcts
+
+    assert make_mcts(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts()).n_iters == 10
+
+
+def test_selection_descends_through_nodes_a_rollout_already_visited():
+    tree = {"": ["a", "b"], "a": ["x", "y"], "a/x": ["x1"], "a/y": ["y1"], "b": ["b1"]}
+    llm = TreeLLM(proposals=tree, values={"a": 0.8, "b": 0.2, "a/x": 0.9})
+    agent = run(MCTSAgent, tree, llm, n_iters=2, n_actions=2, simulate="rollout", rollout_depth=1)
+    # 1: expand the root, roll a out one step (to x); 2: UCT picks a again and goes on to x (visited by the
+    #    rollout, so not a fresh child) and expands x, not a
+    assert [e[1] for e in llm.log if e[0] == "propose"] == ["", "a", "a/x"]
+
+
+def test_per_step_rollouts_measure_the_depth_limit_from_the_current_decision():
+    llm = TreeLLM(proposals=CHAIN)
+    agent = run(MCTSAgent, CHAIN, llm, per_step=True, depth_limit=3, n_iters=1, simulate="rollout",
+                rollout_depth=1)
+    assert _by_path(agent)["a/b/c/d"].stats.get("rollout")  # rolled out from a/b/c, 2 below the decision a

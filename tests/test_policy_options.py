@@ -29,6 +29,7 @@ def test_elo_defaults():
     assert a.give_up_without_answer and a.tau0 == 400.0 and a.propose_retries == 1
     assert (a.comparisons, a.k_factor, a.r, a.explorations, a.max_steps) == (2, 32.0, 400.0, 7, 18)
     assert _make(EloSearchAgent, max_children="none").max_children is None
+    assert _make(EloSearchAgent, max_children="").max_children is None
     assert _make(EloSearchAgent, rejection_elo="25").rejection_elo == 25.0
     assert _make(EloSearchAgent, rejection_p="").rejection_elo == 0.0
 
@@ -114,3 +115,11 @@ def test_dfsdt_defaults():
 def test_dfsdt_bad_values(options, word):
     with pytest.raises(ValueError, match=f"dfsdt: {word} must be at least 1"):
         _make(DFSDTAgent, **options)
+
+
+@pytest.mark.parametrize("cls", [EloSearchAgent, AStarSearchAgent, MCTSAgent, LATSAgent, ToTBFSAgent, ToTDFSAgent,
+                                 DFSDTAgent])
+def test_every_agent_keeps_its_env_id(cls):
+    """The env id keys A*'s run memory and is written into every search tree."""
+    agent = _make(cls, **({"memory_id": "none"} if cls is AStarSearchAgent else {}))
+    assert agent.env_id == TreePrompts.env_id

@@ -147,3 +147,8 @@ def test_bfs_levels_count_finished_levels():
     tree = {"": ["a", "b"], "b": ["b1"]}
     agent = run(ToTBFSAgent, tree, TreeLLM(proposals=tree), ["a"], n_propose=2, peek_success=True)
     assert agent.stats()["bfs_levels"] == 0 and agent.result.chosen.success  # won inside level 1
+
+
+def test_dfs_counts_one_sequence_per_state_at_max_depth():
+    agent = run(ToTDFSAgent, TREE, _llm(), n_propose=3, n_evaluate=1, max_depth=1, value_threshold=0.0)
+    assert agent.stats()["dfs_sequences"] == 3  # a, b and c each end a sequence at depth 1

@@ -175,13 +175,28 @@ class TreeLLM(ScriptedLLM):
         return [entry[0] for entry in self.log]
 
 
+class CountingPrompts(TreePrompts):
+    """:class:`TreePrompts` that record the ``k`` of every propose prompt (how many actions the model
+    is asked for; the real prompt specs write it into the prompt)."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.ks: list[int] = []
+
+    def propose_messages(self, obs, history, k, avoid=(), reflections=()):
+        self.ks.append(k)
+        return super().propose_messages(obs, history, k, avoid, reflections)
+
+
 def run(agent_cls: type, tree: dict, llm: TreeLLM, wins: Sequence[str] = (), rewards: dict | None = None,
         **options: Any) -> Any:
-    """Build ``agent_cls`` on a fresh TreeWorld, run its search; returns the agent (``agent.result``)."""
+    """Build ``agent_cls`` on a fresh TreeWorld (``prompts=``: a :class:`TreePrompts` of the test's, else a
+    fresh one), run its search; returns the agent (``agent.result``)."""
     env = TreeWorldEnv(tree, wins, rewards=rewards)
     obs, info = env.reset()
     options.setdefault("budget", 1000)
-    agent = agent_cls(TreePrompts.env_id, llm, prompts=TreePrompts(), **options)
+    prompts = options.pop("prompts", None) or TreePrompts()
+    agent = agent_cls(TreePrompts.env_id, llm, prompts=prompts, **options)
     agent.reset()
     agent.bind(env)
     agent.run_search(obs, info)
