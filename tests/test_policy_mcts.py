@@ -321,6 +321,15 @@ def test_per_step_depth_limit_counts_from_the_current_decision():
     assert [_path(n) for n in agent.decisions] == ["a", "a/b", "a/b/c", "a/b/c/d"]
 
 
+def test_per_step_reopens_what_the_old_depth_limit_closed():
+    # depth_limit=1: the first decision's simulation closes "a" (at the limit); after committing to
+    # "a" the limit counts from it, so "a" is expandable again and the walk goes on to the end
+    for n_iters in (1, 3):
+        llm = TreeLLM(proposals=CHAIN)
+        agent = run(MCTSAgent, CHAIN, llm, per_step=True, depth_limit=1, n_iters=n_iters)
+        assert [_path(n) for n in agent.decisions] == ["a", "a/b", "a/b/c", "a/b/c/d"], n_iters
+
+
 def test_a_rollout_stops_at_the_depth_limit_and_at_the_end_of_the_episode():
     llm = TreeLLM(proposals=CHAIN)
     agent = run(MCTSAgent, CHAIN, llm, n_iters=1, depth_limit=2, simulate="rollout", rollout_depth="none")

@@ -158,6 +158,20 @@ class MCTSAgent(SearchAgent):
             nxt.stats["decision"] = len(self.decisions)
             self.decisions.append(nxt)
             current = nxt
+            self._base = current.depth
+            self._recompute_closed(current)  # the depth limit now counts from here
+
+    def _recompute_closed(self, node: SearchNode) -> bool:
+        """Recompute the closed flags below ``node`` (post-order) for the current ``_base``: a node
+        the old depth limit closed can be expanded again once the search has committed further down."""
+        if node.children:
+            closed = all([self._recompute_closed(c) for c in node.children])
+        else:
+            closed = not self._expandable(node)
+        node.stats.pop("closed", None)
+        if closed:
+            node.stats["closed"] = True
+        return closed
 
     def _simulations(self, start: SearchNode, hooks: SearchConfig) -> None:
         """``n_iters`` select-expand-simulate-back-propagate rounds below ``start``."""
