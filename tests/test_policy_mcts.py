@@ -368,3 +368,19 @@ def test_per_step_rollouts_measure_the_depth_limit_from_the_current_decision():
     agent = run(MCTSAgent, CHAIN, llm, per_step=True, depth_limit=3, n_iters=1, simulate="rollout",
                 rollout_depth=1)
     assert _by_path(agent)["a/b/c/d"].stats.get("rollout")  # rolled out from a/b/c, 2 below the decision a
+
+
+def test_recomputed_closed_flags_follow_the_new_base():
+    agent = MCTSAgent("t", TreeLLM(), prompts=object(), depth_limit=2)
+    root = _hand()
+    a = _hand(root, id=1, closed=True)  # closed from base 0: its children were all closed
+    done = _hand(a, id=2, terminal=True, closed=True)  # an ended episode: closed at any base
+    deep = _hand(a, id=3, closed=True)  # depth 2: at the limit from base 0, open from base 1
+    agent._base = 0
+    assert agent._recompute_closed(a) is True and a.stats["closed"] and deep.stats["closed"]
+    agent._base = 1
+    assert agent._recompute_closed(a) is False  # committed to "a": deep can be expanded again
+    assert "closed" not in a.stats and "closed" not in deep.stats and done.stats["closed"] is True
+    agent._base = 2
+    _hand(deep, id=4, terminal=True)  # its only child ended the episode
+    assert agent._recompute_closed(deep) is True and deep.stats["closed"] is True
