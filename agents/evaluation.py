@@ -378,7 +378,7 @@ def evaluate(
         if on_record:
             on_record(rec)
 
-    bar = _progress(len(todo), config, progress)
+    bar = progress_bar(len(todo), f"{config.env_id} {config.agent}", progress)
     try:
         if config.workers <= 1 and not config.max_in_flight and config.backend != "ray":
             for task_id, seed in todo:
@@ -441,9 +441,11 @@ class _NoBar:
         pass
 
 
-def _progress(total: int, config: RunConfig, enabled: bool) -> Any:
+def progress_bar(total: int, desc: str, enabled: bool, initial: int = 0) -> Any:
+    """A tqdm bar over ``total`` episodes on stderr (``initial`` already done), or a silent
+    stand-in when disabled or there is nothing to do. Used by ``run`` and ``sweep``."""
     if not enabled or total == 0:
         return _NoBar()
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=f"{config.env_id} {config.agent}", unit="ep", file=sys.stderr, dynamic_ncols=True)
+    return tqdm(total=total, initial=initial, desc=desc, unit="ep", file=sys.stderr, dynamic_ncols=True)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .evaluation import RunConfig, episode_seed, run_task
+from .evaluation import RunConfig, episode_seed, progress_bar, run_task
 from .runs import ResultsFile, config_hash, episode_key, resume_state
 
 
@@ -139,7 +139,7 @@ def run_sweep(
             if callable(check) and any(_llm_key(cells[i][0]) == key for i, _t, _s in todo):
                 check()
 
-    bar = _bar(total, len(found), progress)
+    bar = progress_bar(total, "sweep", progress, initial=len(found))
 
     def keep(rec: dict) -> None:
         results.append(rec)
@@ -176,22 +176,6 @@ def run_sweep(
         keys = [episode_key(chash, t, episode_seed(cfg.seed, t)) for t in cfg.task_ids]
         result.records.append([found[k] for k in keys if k in found])
     return result
-
-
-class _NoBar:
-    def update(self, n: int) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _bar(total: int, done: int, enabled: bool) -> Any:
-    if not enabled or total == 0:
-        return _NoBar()
-    from tqdm import tqdm
-
-    return tqdm(total=total, initial=done, desc="sweep", unit="ep", file=sys.stderr, dynamic_ncols=True)
 
 
 def with_tree_dir(config: RunConfig, tree_dir: str | Path) -> RunConfig:

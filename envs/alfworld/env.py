@@ -185,10 +185,6 @@ class ALFWorldEnv(EngineEnv):
         text = str(action).strip()
         return text if _PATTERNS[self.style].match(text) else None
 
-    def expert_action(self) -> str | None:
-        advice = self.expert()
-        return None if advice is None else advice.next_action
-
     def admissible(self) -> dict[str, tuple]:
         """Admissible command -> the engine action it runs (for tests and tools)."""
         return commands(self.state) if self.state is not None else {}

@@ -112,6 +112,13 @@ class ForkableEnv(gym.Env):
         """The env expert's plan and value from the current state, or None when the env has no expert."""
         return None
 
+    def expert_action(self) -> str | None:
+        """The expert's next action from the current state (what the ``oracle`` agent plays), or None
+        when there is no expert or nothing is left to do. Envs whose expert can give the next step
+        more cheaply than the whole plan override it."""
+        advice = self.expert()
+        return None if advice is None else advice.next_action
+
     def render(self) -> str | None:
         if self.render_mode == "ansi":
             return self._last_text

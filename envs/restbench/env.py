@@ -122,6 +122,3 @@ class RestBenchEnv(EngineEnv):
         parsed = parse_action(action)
         return None if isinstance(parsed, str) else parsed.canonical()
 
-    def expert_action(self) -> str | None:
-        advice = self.expert()
-        return advice.next_action if advice is not None else None

@@ -177,11 +177,6 @@ class ToolBenchEnv(EngineEnv):
         parsed = parse_action(action)
         return None if isinstance(parsed, str) else parsed.canonical()
 
-    def expert_action(self) -> str | None:
-        """The gold plan's next action from here (what the ``oracle`` agent plays), or None when over."""
-        advice = self.expert()
-        return advice.next_action if advice is not None else None
-
     def evaluate(self) -> dict[str, Any] | None:
         """The gold evaluation of the current state as if the agent gave up now (None before reset)."""
         if self.task is None:

@@ -99,6 +99,3 @@ class ToolTasksEnv(EngineEnv):
         parsed = parse_call(action, self.engine.functions(self.task.task_id))
         return None if isinstance(parsed, str) else json.dumps({"name": parsed[0], "arguments": parsed[1]}, sort_keys=True)
 
-    def expert_action(self) -> str | None:
-        advice = self.expert()
-        return advice.next_action if advice is not None else None

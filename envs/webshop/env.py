@@ -113,11 +113,6 @@ class WebShopEnv(EngineEnv):
         return bounded_action(action)  # the same page either way, and always under the site's body limit
 
     # ------------------------------------------------------------------ the env-agent contract
-    def expert_action(self) -> str | None:
-        """The gold path's next action from the current page, or None when the episode is over."""
-        advice = self.expert()
-        return None if advice is None else advice.next_action
-
     def action_templates(self) -> tuple[str, ...]:
         """``("search[<query>]",)`` where the page has a search bar (and before ``reset``), else ()."""
         if self.task is None or self.runner.observe()[1]["available_actions"]["has_search_bar"]:
