@@ -40,7 +40,7 @@ fi
 
 copy_tests() {  # $1: destination tests folder
     mkdir -p "$1"
-    (cd "$REPO/tests" && tar cf - --exclude=__pycache__ support conftest.py test_policy_*.py test_elo.py test_astar.py test_mcts.py) \
+    (cd "$REPO/tests" && tar cf - --exclude=__pycache__ support conftest.py test_policy_*.py test_elo.py test_astar.py test_mcts.py test_snapshot_store.py) \
         | (cd "$1" && tar xf -)
 }
 
@@ -81,7 +81,7 @@ pytest_add_cli_args =
     -p
     no:cacheprovider
     -k
-    policy or test_elo.py and (expected_score or elo_update or eq7 or rejection or anneal or bad_option) or test_astar.py and (lcs or cost or memory_scores or bad_weights) or test_mcts.py and uct_by_hand
+    policy or test_elo.py and (expected_score or elo_update or eq7 or rejection or anneal or bad_option) or test_astar.py and (lcs or cost or memory_scores or bad_weights) or test_mcts.py and uct_by_hand or test_snapshot_store.py and prune
 EOF
 printf '[pytest]\ntestpaths = tests\nmarkers =\n    slow: slow\n' > pytest.ini
 

@@ -145,3 +145,28 @@ def test_the_declared_cost_comes_from_the_env_else_its_kind():
     assert cheap.taken == 3 and all(n.snapshot is not None for n in nodes)
     store.close()
     assert cheap.released == 3 and not cheap.live
+
+
+class EagerHandleGame24(HandleSnapshots, Game24Env):
+    """External handles declared free to take: the store snapshots every node, so what an
+    algorithm prunes is what keeps the live handle count down."""
+
+    snapshot_cost_seconds = 0.0
+
+
+@pytest.mark.parametrize("agent,options", [("bfs", {"budget": 120}), ("dfs", {"budget": 120}),
+                                           ("dfsdt", {"budget": 100}),
+                                           ("mcts", {"budget": 80, "per_step": True, "n_iters": 3})])
+def test_algorithms_prune_what_they_leave_for_good(agent, options):
+    """BFS drops the states it does not keep, DFS and DFSDT the subtrees they backtrack out of,
+    MCTS@N the siblings of each committed decision: their handles are freed during the search,
+    so fewer are live at once than the tree has nodes, and the search itself is unchanged."""
+    native = Game24Env()
+    first_n, actions_n, shape_n, _ = _search(agent, native, **options)
+    env = EagerHandleGame24()
+    first_e, actions_e, shape_e, stats = _search(agent, env, **options)
+    assert (first_e, actions_e, shape_e) == (first_n, actions_n, shape_n)
+    nodes = len(shape_e)
+    assert env.taken >= nodes  # every node held a handle at some point
+    assert env.peak < nodes, (env.peak, nodes)  # pruned subtrees were freed while the search ran
+    assert env.released == env.taken and not env.live

@@ -122,6 +122,7 @@ class DFSDTAgent(SearchAgent):
             back = self._dfs(child, hooks)
             if back >= FOUND:
                 return FOUND
+            hooks.prune(child)  # DFSDT never re-enters a subtree it came back from
             if back > 1:
                 self.backtracks += 1
                 node.stats["abandoned"] = True

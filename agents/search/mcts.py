@@ -157,6 +157,9 @@ class MCTSAgent(SearchAgent):
                 return
             nxt.stats["decision"] = len(self.decisions)
             self.decisions.append(nxt)
+            for sibling in current.children:
+                if sibling is not nxt:
+                    hooks.prune(sibling)  # committed: the search never goes back above nxt
             current = nxt
             self._base = current.depth
             self._recompute_closed(current)  # the depth limit now counts from here

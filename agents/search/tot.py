@@ -124,6 +124,9 @@ class ToTBFSAgent(_ToTAgent):
             if self.select == "compare":
                 self._rank_by_comparison(open_, hooks)
             frontier = sorted(open_, key=lambda c: (-c.value, c.id))[: self.breadth]
+            for c in candidates:
+                if c not in frontier:
+                    hooks.prune(c)  # BFS never returns to a state it did not keep
             for node in frontier:
                 node.stats["level"] = level
             if not frontier:
@@ -186,13 +189,18 @@ class ToTDFSAgent(_ToTAgent):
         if self._sequence_done(sum(1 for c in kids if c.terminal)):
             return True
         ranked = sorted((c for c in kids if not c.terminal), key=lambda c: (-c.value, c.id))
+        for c in kids:
+            if c.terminal or c not in ranked[: self.max_children]:
+                hooks.prune(c)  # never descended into
         for child in ranked[: self.max_children]:
             if child.value < self.value_threshold:
                 child.stats["pruned"] = True
                 self.pruned += 1
+                hooks.prune(child)
                 continue
             if self._dfs(child, hooks):
                 return True
+            hooks.prune(child)  # exhausted: the search backtracks past it for good
         return False
 
     def stats(self) -> dict[str, Any]:

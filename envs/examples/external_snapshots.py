@@ -12,8 +12,8 @@ shape, for tests, benchmarks and as a template for such envs:
 * ``restore(snap)`` restores from the image; a released handle raises
   :class:`SnapshotError`.
 * ``release(snap)`` frees the image (``treegym.envs.release(env, snap)`` calls it).
-* Counters per env: ``taken``, ``released``, and ``live`` (handles it made and
-  has not released).
+* Counters per env: ``taken``, ``released``, ``live`` (handles it made and
+  has not released) and ``peak`` (the most handles live at once).
 
 Usage: ``class DeviceGame24(HandleSnapshots, Game24Env): snapshot_delay = 0.05``.
 """
@@ -37,7 +37,7 @@ class HandleSnapshots:
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
     def _counters(self) -> dict[str, Any]:
-        return self.__dict__.setdefault("_handle_counters", {"taken": 0, "released": 0, "live": set()})
+        return self.__dict__.setdefault("_handle_counters", {"taken": 0, "released": 0, "live": set(), "peak": 0})
 
     @property
     def taken(self) -> int:
@@ -51,6 +51,10 @@ class HandleSnapshots:
     def live(self) -> set[int]:
         return self._counters()["live"]
 
+    @property
+    def peak(self) -> int:
+        return self._counters()["peak"]
+
     def snapshot(self) -> Snapshot:
         if self.snapshot_delay:
             time.sleep(self.snapshot_delay)
@@ -61,6 +65,7 @@ class HandleSnapshots:
         counters = self._counters()
         counters["taken"] += 1
         counters["live"].add(handle)
+        counters["peak"] = max(counters["peak"], len(counters["live"]))
         return Snapshot(kind="external", env_class=image.env_class, payload=handle, steps=image.steps,
                         max_steps=image.max_steps, rng_state=None, task=image.task)
 
