@@ -169,4 +169,5 @@ def test_algorithms_prune_what_they_leave_for_good(agent, options):
     nodes = len(shape_e)
     assert env.taken >= nodes  # every node held a handle at some point
     assert env.peak < nodes, (env.peak, nodes)  # pruned subtrees were freed while the search ran
+    assert stats["replayed_steps"] == 0  # and only those it never came back to: nothing was replayed
     assert env.released == env.taken and not env.live
