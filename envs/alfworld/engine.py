@@ -36,11 +36,15 @@ class ALFWorldState:
     moves: int = 0
     last_command: str | None = None
     valid: bool = True
+    # (command, feedback) of every step so far (what an agent has seen; the handcoded expert's memory)
+    history: tuple = field(default=(), compare=False, hash=False, repr=False)
 
     def __getstate__(self) -> dict:
-        return {k: getattr(self, k) for k in ("game", "facts", "text", "won", "moves", "last_command", "valid")}
+        return {k: getattr(self, k) for k in ("game", "facts", "text", "won", "moves", "last_command", "valid",
+                                             "history")}
 
     def __setstate__(self, data: dict) -> None:
+        object.__setattr__(self, "history", ())
         for k, v in data.items():
             object.__setattr__(self, k, v)
 
@@ -73,11 +77,13 @@ def step_state(state: ALFWorldState, command: str) -> ALFWorldState:
     action = commands(state).get(command)
     if action is None:
         return ALFWorldState(game=state.game, facts=state.facts, text=NOTHING_HAPPENS, won=state.won,
-                             moves=state.moves, last_command=command, valid=False)
+                             moves=state.moves, last_command=command, valid=False,
+                             history=state.history + ((command, NOTHING_HAPPENS),))
     game = state.game
     facts = apply(game, state.facts, action)
-    return ALFWorldState(game=game, facts=facts, text=feedback(game, state.facts, facts, action),
-                         won=is_won(game, facts), moves=state.moves + 1, last_command=command)
+    text = feedback(game, state.facts, facts, action)
+    return ALFWorldState(game=game, facts=facts, text=text, won=is_won(game, facts), moves=state.moves + 1,
+                         last_command=command, history=state.history + ((command, text),))
 
 
 class ALFWorldEngine:
@@ -156,10 +162,11 @@ class ALFWorldEngine:
     def state_to_json(self, state: ALFWorldState) -> Any:
         return {"facts": sorted(list(f) for f in state.facts), "text": state.text, "won": state.won,
                 "moves": state.moves, "last_command": state.last_command, "valid": state.valid,
-                "task_id": state.game.task_id}
+                "history": [list(h) for h in state.history], "task_id": state.game.task_id}
 
     def state_from_json(self, data: Any) -> ALFWorldState:
         game = self.task(data["task_id"])
         return ALFWorldState(game=game, facts=frozenset(tuple(f) for f in data["facts"]), text=str(data["text"]),
                              won=bool(data["won"]), moves=int(data["moves"]), last_command=data.get("last_command"),
-                             valid=bool(data.get("valid", True)))
+                             valid=bool(data.get("valid", True)),
+                             history=tuple((str(c), str(t)) for c, t in data.get("history", ())))

@@ -34,6 +34,7 @@ import re
 from functools import lru_cache
 from typing import Any, Sequence
 
+from ..core.contract import ExpertAdvice
 from ..core.engine_env import EngineEnv
 from .engine import ALFWorldEngine, commands
 from .game import STYLES, Game
@@ -43,6 +44,16 @@ from .generate import split_task_ids as generated_split_ids
 from .tasks import SHIPPED_SPLIT, scan_data_tree, shipped_games, task_type_of
 
 DEFAULT_MAX_STEPS = 50
+EXPERTS = ("planner", "handcoded")
+
+
+def _handcoded_advice(state) -> ExpertAdvice:
+    """The handcoded expert's next command (it has no plan beyond it and no value)."""
+    from .handcoded import handcoded_action
+
+    if state.won:
+        return ExpertAdvice(plan=(), value=1.0, solvable=True)
+    return ExpertAdvice(plan=(handcoded_action(state),), value=None, solvable=True)
 
 _TEMPLATES_211 = ("go to <receptacle>", "open <receptacle>", "close <receptacle>",
                   "take <object> from <receptacle>", "put <object> in/on <receptacle>",
@@ -119,8 +130,11 @@ class ALFWorldEnv(EngineEnv):
         style: str = "2.1.1",
         data_dir: str | os.PathLike | None = None,
         expert_plan: bool = False,
+        expert: str = "planner",
         render_mode: str | None = None,
     ):
+        if expert not in EXPERTS:
+            raise ValueError(f"expert must be one of {', '.join(EXPERTS)}, got {expert!r}")
         if style not in STYLES:
             raise ValueError(f"style must be one of {', '.join(STYLES)}, got {style!r}")
         if split not in (None, SHIPPED_SPLIT, *GENERATED_SPLITS) and data_dir is None:
@@ -139,9 +153,24 @@ class ALFWorldEnv(EngineEnv):
         self._init_kwargs = {"split": split, "task_ids": None if task_ids is None else tuple(task_ids),
                              "max_steps": max_steps, "style": style,
                              "data_dir": None if data_dir is None else os.fspath(data_dir),
-                             "expert_plan": expert_plan, "render_mode": render_mode}
+                             "expert_plan": expert_plan, "expert": expert, "render_mode": render_mode}
         self.style = style
         self.expert_plan = bool(expert_plan)
+        self.expert_kind = expert
+
+    # ------------------------------------------------------------------ expert
+    def expert(self) -> ExpertAdvice | None:
+        if self.expert_kind == "planner":
+            return super().expert()
+        if self.task is None or self.state is None:
+            return None
+        return _handcoded_advice(self.state)
+
+    def task_expert(self, task_id: Any, seed: int | None = None) -> ExpertAdvice | None:
+        if self.expert_kind == "planner":
+            return super().task_expert(task_id, seed)
+        engine = self.engine
+        return _handcoded_advice(engine.initial_state(engine.task(task_id), seed))
 
     def _observe(self) -> tuple[dict, dict]:
         obs, info = super()._observe()
