@@ -25,7 +25,11 @@
   "You arrive at loc N.") or ``style="0.4"`` (``move X to Y``, "You arrive at
   <receptacle>.", ``help``).
 * **Snapshot** (native): the immutable :class:`~.engine.ALFWorldState`, a reference.
-* **Expert**: :meth:`expert` plans over the env's own states (:mod:`.expert`).
+* **Expert**: ``expert="planner"`` (default): :meth:`expert` plans over the
+  env's own states (:mod:`.expert`); ``expert="handcoded"``: ALFWorld's
+  handcoded expert's behaviour from agent knowledge only, one command at a
+  time (:mod:`.handcoded`).
+* **History**: the state keeps the episode's (command, feedback) pairs.
 """
 from __future__ import annotations
 
