@@ -124,3 +124,15 @@ def test_oracle_agent_follows_it_through_run_episode():
     planner = run_episode(gym.make("treegym/ALFWorld-v0"), make_agent("oracle", "treegym/ALFWorld-v0"),
                           task_id=HEAT_APPLE, seed=0)
     assert rec["steps"] >= planner["steps"]
+
+
+def test_autogpt_takes_it_as_an_opinion():
+    from treegym.agents.evaluation import run_episode
+    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.registry import make_agent
+
+    env = gym.make("treegym/ALFWorld-v0", expert="handcoded")
+    llm = make_llm("synthetic:p_correct=1.0,seed=0", env_id="treegym/ALFWorld-v0")
+    agent = make_agent("autogpt", "treegym/ALFWorld-v0", llm, opinions="oracle")
+    rec = run_episode(env, agent, task_id=HEAT_APPLE, seed=0)
+    assert rec["error"] is None and rec["steps"] >= 1
