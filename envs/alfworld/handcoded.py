@@ -77,6 +77,14 @@ _SUBGOALS = {
 }
 
 
+
+def _carry_stage(holding: bool, can_put: bool, can_take: bool) -> int:
+    """Where a take-carry-put sequence stands, counted in subgoals from its end: 1 when the
+    object can be put now, 2 while carrying it, 3 when it can be taken, 0 before that."""
+    if holding:
+        return 1 if can_put else 2
+    return 3 if can_take else 0
+
 class HandcodedPolicy:
     """The handcoded expert's memory and step rule (see the module docstring)."""
 
@@ -203,22 +211,10 @@ class HandcodedPolicy:
                 return n - 3
             return 0
         if tt == "pick_two_obj_and_place":
-            one_in = bool(self.placed)
-            if one_in and holding and can_put:
-                return n - 1
-            if one_in and holding:
-                return n - 2
-            if one_in and can_take:
-                return n - 3
-            if one_in:
-                return n - 4
-            if holding and can_put:
-                return n - 5
-            if holding:
-                return n - 6
-            if can_take:
-                return n - 7
-            return 0
+            left = _carry_stage(holding, can_put, can_take)
+            if self.placed:  # the second object: the last four subgoals
+                return n - (left or 4)
+            return n - (left + 4) if left else 0
         if tt in ("pick_clean_then_place_in_recep", "pick_heat_then_place_in_recep", "pick_cool_then_place_in_recep"):
             verb = {"pick_clean_then_place_in_recep": "clean", "pick_heat_then_place_in_recep": "heat",
                     "pick_cool_then_place_in_recep": "cool"}[tt]
@@ -237,13 +233,8 @@ class HandcodedPolicy:
             if can_take:
                 return n - 5
             return 0
-        if holding and can_put:
-            return n - 1
-        if holding:
-            return n - 2
-        if can_take:
-            return n - 3
-        return 0
+        left = _carry_stage(holding, can_put, can_take)
+        return n - left if left else 0
 
     # ------------------------------------------------------------------ the step rule
     def act(self, obs: str, last_action: str) -> str:
