@@ -64,15 +64,25 @@ def test_search_and_buy_by_clicking(browser, catalog, tmp_path):
 
     def click(role: str, text: str) -> None:
         """Click the element and wait until the browser has loaded the page the form post leads to."""
-        from selenium.webdriver.support import expected_conditions as EC
+        from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.support.ui import WebDriverWait
 
         old_page = browser.find_element(By.TAG_NAME, "main")
+
+        def old_page_gone(_driver) -> bool:
+            # Chrome reports a node of an unloading document either as stale or, in a race,
+            # as "Node with given id does not belong to the document": both mean it is gone
+            try:
+                old_page.is_enabled()
+            except WebDriverException:
+                return True
+            return False
+
         for el in browser.find_elements(By.CSS_SELECTOR, f'[data-node="{role}"]'):
             if el.text.strip().lower() == text.lower():
                 el.click()
                 # a generous bound so a broken page fails the test instead of hanging it
-                WebDriverWait(browser, 120).until(EC.staleness_of(old_page))
+                WebDriverWait(browser, 120).until(old_page_gone)
                 return
         raise AssertionError(f"no {role} {text!r} on the page: {browser.page_source[:500]}")
 
