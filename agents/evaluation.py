@@ -38,7 +38,6 @@ import sys
 import threading
 import time
 import traceback
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
@@ -46,6 +45,7 @@ import gymnasium as gym
 
 import treegym.envs  # noqa: F401 - registers the ids, also inside spawned worker processes
 
+from .executors import collect
 from .llm.base import LLM, BudgetExceeded, LLMError
 from .llm.cache import CachedLLM as CachedLLMType
 from .policy import AgentGaveUp
@@ -389,13 +389,7 @@ def evaluate(
                     futures = [pool.submit(run_task, config, llm, cached, llm_name, t, s, experiment) for t, s in todo]
                 else:
                     futures = [pool.submit(one, t, s) for t, s in todo]
-                try:
-                    for fut in as_completed(futures):
-                        keep(fut.result())
-                except BaseException:
-                    for f in futures:
-                        f.cancel()
-                    raise
+                collect(futures, keep)
     finally:
         bar.close()
     return [found[episode_key(chash, t, s)] for t, s in plan if episode_key(chash, t, s) in found]

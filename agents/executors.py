@@ -30,8 +30,8 @@ from __future__ import annotations
 import math
 import threading
 from collections import deque
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from typing import Any, Callable
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_completed
+from typing import Any, Callable, Sequence
 
 BACKENDS = ("thread", "process", "ray")
 
@@ -188,3 +188,16 @@ def make_executor(backend: str, workers: int, *, max_in_flight: int | None = Non
     if backend == "ray":
         return _ray_executor(workers, limit, ray_address)
     raise ValueError(f"unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}")
+
+
+def collect(futures: Sequence[Future], keep: Callable[[Any], None]) -> None:
+    """Hand each finished future's result to ``keep`` as it completes. On any error (or Ctrl-C)
+    the futures not started yet are cancelled and the error propagates; finished results were
+    already kept, so a crash loses only the episodes in flight."""
+    try:
+        for fut in as_completed(futures):
+            keep(fut.result())
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        raise

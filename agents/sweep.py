@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import re
 import sys
-from concurrent.futures import as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .evaluation import RunConfig, episode_seed, progress_bar, run_task
+from .executors import collect
 from .runs import ResultsFile, config_hash, episode_key, resume_state
 
 
@@ -163,13 +163,7 @@ def run_sweep(
             with make_executor(backend, workers, max_in_flight=max_in_flight, ray_address=ray_address,
                                initializer=_watch_parent, initargs=(os.getpid(),)) as pool:
                 futures = [pool.submit(run_task, *args_of(i, t, s)) for i, t, s in todo]
-                try:
-                    for fut in as_completed(futures):
-                        keep(fut.result())
-                except BaseException:
-                    for f in futures:
-                        f.cancel()
-                    raise
+                collect(futures, keep)
     finally:
         bar.close()
     for cfg, _llm, _cache, _name, _exp, chash in cells:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any, Callable
 
 SITES = ("webshop", "tools")
 
@@ -33,7 +34,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         from treegym.envs.webshop.catalog import CatalogError
         from treegym.servers.webshop import create_app
-        from treegym.servers.run import BackgroundServer
     except ImportError as exc:
         print(f"treegym serve webshop needs the webshop extra: pip install 'treegym[webshop]' ({exc})", file=sys.stderr)
         return 2
@@ -45,6 +45,13 @@ def run(args: argparse.Namespace) -> int:
     except (CatalogError, OSError) as exc:
         print(f"cannot load the catalog: {exc}", file=sys.stderr)
         return 1
+    return serve_until_interrupted(app, args, lambda url: f"WebShop at {url}/  (JSON API under {url}/api/; Ctrl-C to stop)")
+
+
+def serve_until_interrupted(app: Any, args: argparse.Namespace, banner: Callable[[str], str]) -> int:
+    """Listen on ``args.host:args.port`` and serve ``app`` until Ctrl-C; 1 when the port cannot be bound."""
+    from treegym.servers.run import BackgroundServer
+
     try:
         srv = BackgroundServer(app, args.host, args.port, quiet=args.quiet)
     except OSError as exc:
@@ -52,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
-    print(f"WebShop at {srv.url}/  (JSON API under {srv.url}/api/; Ctrl-C to stop)", flush=True)
+    print(banner(srv.url), flush=True)
     try:
         srv.server.serve_forever()
     except KeyboardInterrupt:
@@ -65,7 +72,6 @@ def run(args: argparse.Namespace) -> int:
 def run_tools(args: argparse.Namespace) -> int:
     """``treegym serve tools``: the ToolBench-compatible tool server (``/rapidapi``, ``/virtual``, ``/rest``, ``/api/sessions``)."""
     try:
-        from treegym.servers.run import BackgroundServer
         from treegym.servers.toolbench import create_app
     except ImportError as exc:
         print(f"treegym serve tools needs Flask: pip install 'treegym[tools]' ({exc})", file=sys.stderr)
@@ -73,20 +79,7 @@ def run_tools(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         print(f"--port must be in 0..65535, got {args.port}", file=sys.stderr)
         return 2
-    try:
-        srv = BackgroundServer(create_app(ttl=args.ttl, max_sessions=args.max_sessions), args.host, args.port,
-                               quiet=args.quiet)
-    except OSError as exc:
-        print(f"cannot listen on {args.host}:{args.port} ({exc}); pick another --port", file=sys.stderr)
-        return 1
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
-    print(f"tool server at {srv.url}  (ToolBench: {srv.url}/rapidapi, StableToolBench: SERVICE_URL={srv.url}/virtual, "
-          f"sessions: {srv.url}/api/sessions, RestBench: {srv.url}/rest/tmdb|spotify/...; Ctrl-C to stop)", flush=True)
-    try:
-        srv.server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        srv.server.server_close()
-    return 0
+    return serve_until_interrupted(
+        create_app(ttl=args.ttl, max_sessions=args.max_sessions), args,
+        lambda url: f"tool server at {url}  (ToolBench: {url}/rapidapi, StableToolBench: SERVICE_URL={url}/virtual, "
+                    f"sessions: {url}/api/sessions, RestBench: {url}/rest/tmdb|spotify/...; Ctrl-C to stop)")

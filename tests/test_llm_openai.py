@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from support.chat_server import ChatServer, Fault
+from support.chat_server import ChatServer, Fault, client_for
 from treegym.agents.llm import LLMAuthError, LLMError, LLMTimeout, make_llm
 from treegym.agents.llm.base import approx_tokens
 from treegym.agents.llm.openai_client import OpenAICompatibleLLM, choices_grammar
@@ -14,10 +14,7 @@ from treegym.agents.llm.openai_client import OpenAICompatibleLLM, choices_gramma
 USER = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "go to the kitchen now"}]
 
 
-def client(server: ChatServer, **kw) -> OpenAICompatibleLLM:
-    kw.setdefault("backoff", 0.001)
-    kw.setdefault("timeout", 5.0)
-    return OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY", **kw)
+client = client_for
 
 
 @pytest.fixture

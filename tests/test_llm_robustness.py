@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from support.chat_server import ChatServer, Fault
+from support.chat_server import ChatServer, Fault, client_for
 from treegym.agents.llm import LLMAuthError, LLMError
 from treegym.agents.llm.openai_client import OpenAICompatibleLLM, count_retries
 from treegym.scripts.cli import main
@@ -14,10 +14,7 @@ from treegym.scripts.cli import main
 USER = [{"role": "user", "content": "hello there"}]
 
 
-def client(server: ChatServer, **kw) -> OpenAICompatibleLLM:
-    kw.setdefault("backoff", 0.001)
-    kw.setdefault("timeout", 5.0)
-    return OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY", **kw)
+client = client_for
 
 
 @pytest.fixture

@@ -10,45 +10,22 @@ import os
 import shutil
 
 import pytest
+from support.browser import browser_missing, start_chromium
 
 from treegym.envs.webshop.engine import WebShopEngine
 from treegym.envs.webshop.reward import get_reward
 from treegym.servers.webshop import create_app
 from treegym.servers.webshop.run import serve_in_thread
 
-CHROMEDRIVER = "/usr/bin/chromedriver"
-
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def _browser_missing() -> str | None:
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed: pip install 'treegym[browser]'"
-    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
-        return "chromium is not installed: run scripts/install_browser.sh (Debian's chromium and chromium-driver)"
-    if not os.access(CHROMEDRIVER, os.X_OK):
-        return f"{CHROMEDRIVER} is missing: run scripts/install_browser.sh (Debian's chromium-driver)"
-    return None
-
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    reason = _browser_missing()
+    reason = browser_missing()
     if reason:
         pytest.skip(reason)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1200,1000", f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
-        opts.add_argument(flag)
-    opts.binary_location = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
+    driver = start_chromium(tmp_path_factory.mktemp("chromium-profile"))
     yield driver
     driver.quit()
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from .records import Cell, Runs
 from .tables import bootstrap_ci
@@ -79,6 +79,13 @@ def plot_pass_rate_vs_budget(series: Mapping[str, Mapping[int, float | tuple[flo
     ax.set_ylabel("pass rate (%)")
     ax.set_ylim(0, 100)
     ax.set_title(_wrap(title), fontsize=8)
+    return _finish(fig, ax, path)
+
+
+def _finish(fig: Any, ax: Any, path: str | Path) -> Path:
+    """Grid, legend and layout shared by every figure; save as PNG at ``path`` and free the figure."""
+    import matplotlib.pyplot as plt
+
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, ncol=2)
     fig.tight_layout()
@@ -156,14 +163,7 @@ def plot_elo_calibration(cal: Calibration, path: str | Path) -> Path:
     if c.simulated:
         title += "\n" + SIMULATED_NOTE
     ax.set_title(_wrap(title), fontsize=8)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, ncol=2)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _finish(fig, ax, path)
 
 
 def budget_title(env_id: str, cells: Sequence[Cell]) -> str:

@@ -47,6 +47,19 @@ def standard_category(category: str) -> str:
     return s
 
 
+def api_key(category: str, tool: str, api: str) -> tuple[str, str, str]:
+    """(category, standardized tool, pure API name) of an API named as ToolBench's service names
+    it: the tool may carry ``_for_{Category}`` and the API ``_for_{tool}``."""
+    cat = standard_category(category)
+    tool_std = standardize(str(tool))
+    if tool_std.endswith("_for_" + cat.lower()):
+        tool_std = tool_std[: -len("_for_" + cat.lower())]
+    api_std = change_name(standardize(str(api)))
+    if api_std.endswith("_for_" + tool_std):
+        api_std = api_std[: -len("_for_" + tool_std)]
+    return cat, tool_std, api_std
+
+
 @dataclass(frozen=True)
 class ApiSpec:
     """One API of the catalog, with what the service needs to run it."""
@@ -98,13 +111,7 @@ class ToolService:
     # ------------------------------------------------------------- lookup
     def find(self, category: str, tool: str, api: str) -> ApiSpec | None:
         """The API named like ToolBench's service names it (tool may carry ``_for_{Category}``, api ``_for_{tool}``)."""
-        cat = standard_category(category)
-        tool_std = standardize(str(tool))
-        if tool_std.endswith("_for_" + cat.lower()):
-            tool_std = tool_std[: -len("_for_" + cat.lower())]
-        api_std = change_name(standardize(str(api)))
-        if api_std.endswith("_for_" + tool_std):
-            api_std = api_std[: -len("_for_" + tool_std)]
+        cat, tool_std, api_std = api_key(category, tool, api)
         spec = self.apis.get((cat, tool_std, api_std))
         if spec is None:  # category names are matched case-insensitively as a courtesy
             for (c, t, a), s in self.apis.items():

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from .schema import api_function_name, change_name, standardize
-from .service import ERR_PARSE, ApiSpec, bind_arguments, function_error, load_tools_dir, parse_tool_input, standard_category
+from .service import ERR_PARSE, ApiSpec, api_key, bind_arguments, function_error, load_tools_dir, parse_tool_input, standard_category
 from .world import EMPTY_WORLD, WorldState
 
 TRANSPORTS = ("schema", "stabletoolbench", "http")
@@ -85,14 +85,7 @@ class UpstreamCatalog:
             self.templates[key] = api.get("template_response")
 
     def find(self, category: str, tool: str, api: str) -> ApiSpec | None:
-        cat = standard_category(category)
-        tool_std = standardize(str(tool))
-        if tool_std.endswith("_for_" + cat.lower()):
-            tool_std = tool_std[: -len("_for_" + cat.lower())]
-        api_std = change_name(standardize(str(api)))
-        if api_std.endswith("_for_" + tool_std):
-            api_std = api_std[: -len("_for_" + tool_std)]
-        return self.apis.get((cat, tool_std, api_std))
+        return self.apis.get(api_key(category, tool, api))
 
     def all_apis(self) -> Iterable[ApiSpec]:
         return self.apis.values()

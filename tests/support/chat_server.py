@@ -214,6 +214,15 @@ class ChatServer:
             return self._counter
 
 
+def client_for(server: ChatServer, **kw: Any) -> Any:
+    """The real ``OpenAICompatibleLLM`` pointed at ``server``, with test-speed backoff and timeout."""
+    from treegym.agents.llm.openai_client import OpenAICompatibleLLM
+
+    kw.setdefault("backoff", 0.001)
+    kw.setdefault("timeout", 5.0)
+    return OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY", **kw)
+
+
 def _error_body(status: int, code: str, message: str) -> dict:
     kind = {401: "invalid_request_error", 404: "invalid_request_error", 429: "requests"}.get(status, "server_error")
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
