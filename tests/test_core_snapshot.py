@@ -56,6 +56,85 @@ def test_timelimit_wrapper_state_rolls_back():
     assert not trunc, "TimeLimit's counter must be restored with the env"
 
 
+def test_restore_under_another_wrapper_stack_is_refused():
+    made = gym.make("treegym/NumberWalk-v0")  # PassiveEnvChecker -> OrderEnforcing -> env
+    limited = gym.make("treegym/NumberWalk-v0", max_episode_steps=5)  # TimeLimit on top
+    for env in (made, limited):
+        env.reset(seed=0)
+        env.step("add 1")
+    with pytest.raises(SnapshotError, match="taken under wrappers"):
+        tenvs.restore(limited, tenvs.snapshot(made))
+    with pytest.raises(SnapshotError, match="taken under wrappers"):
+        tenvs.restore(made, tenvs.snapshot(limited))
+    # a copy of the snapshot (pickled across processes, say) is checked the same way
+    with pytest.raises(SnapshotError, match="taken under wrappers"):
+        tenvs.restore(limited, pickle.loads(pickle.dumps(tenvs.snapshot(made))))
+    obs, info = tenvs.restore(made, pickle.loads(pickle.dumps(tenvs.snapshot(made))))
+    assert info["position"] == 1
+
+
+def test_restoring_on_a_never_reset_env_allows_steps_and_skips_the_checker():
+    src = gym.make("treegym/NumberWalk-v0")
+    src.reset(seed=0)
+    src.step("add 2")
+    snap = tenvs.snapshot(src)
+    fresh = gym.make("treegym/NumberWalk-v0")
+    tenvs.restore(fresh, snap)
+    _, _, _, _, info = fresh.step("add 1")  # OrderEnforcing would raise if it were not settled
+    assert info["position"] == 3
+    checker = fresh
+    while type(checker).__name__ != "PassiveEnvChecker":
+        checker = checker.env
+    assert checker.checked_data_reuse and checker._previous_data is None
+    raw_snap = src.unwrapped.snapshot()  # taken on the raw env: no wrapper states at all
+    other = gym.make("treegym/NumberWalk-v0")
+    tenvs.restore(other, raw_snap)
+    assert other.step("add 1")[4]["position"] == 3
+
+
+class Counted(gym.Wrapper):
+    """A user wrapper with its own state, joining the protocol through snapshot_state/restore_state."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.seen = []
+
+    def step(self, action):
+        self.seen.append(action)
+        return self.env.step(action)
+
+    def snapshot_state(self):
+        return tuple(self.seen)
+
+    def restore_state(self, state):
+        self.seen = list(state)
+
+
+class SnapshotCountingWalk(NumberWalkEnv):
+    """Overrides snapshot(): the suite helper must still call it, not the base class's internals."""
+
+    calls = 0
+
+    def snapshot(self):
+        type(self).calls += 1
+        return super().snapshot()
+
+
+def test_wrapper_states_and_overridden_snapshots_are_honoured():
+    from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker
+
+    env = Counted(OrderEnforcing(PassiveEnvChecker(SnapshotCountingWalk())))
+    env.reset(seed=0)
+    env.step("add 1")
+    before = SnapshotCountingWalk.calls
+    snap = tenvs.snapshot(env)
+    assert SnapshotCountingWalk.calls == before + 1
+    env.step("add 2")
+    env.step("add 3")
+    tenvs.restore(env, snap)
+    assert env.seen == ["add 1"] and env.unwrapped.position == 1
+
+
 def test_clone_is_independent(walk_env):
     walk_env.reset(seed=0)
     walk_env.step("add 2")

@@ -2,52 +2,92 @@
 
 ``gym.make`` returns ``PassiveEnvChecker -> OrderEnforcing -> Env`` (plus any
 wrappers a user adds). ``env.unwrapped.snapshot()`` alone would miss wrapper
-state (``TimeLimit._elapsed_steps``, ``OrderEnforcing._has_reset``, episode
-statistics), so these helpers walk the wrapper stack from the outside in,
-record each stateful wrapper's state, and ask the innermost layer that speaks
-the protocol (the env, or a ``WithReplaySnapshots`` wrapper) for its snapshot.
+state (``TimeLimit._elapsed_steps``, episode statistics), so these helpers walk
+the wrapper stack from the outside in, record each stateful wrapper's state,
+and ask the innermost layer that speaks the protocol (the env, or a
+``WithReplaySnapshots`` wrapper) for its snapshot.
+
+Two of Gymnasium's wrappers hold nothing a branch can change: OrderEnforcing's
+"has been reset" flag is true in every state a snapshot can be restored to,
+and PassiveEnvChecker's flags record one-time checks. Their names are recorded
+(restoring under a different wrapper stack is refused) but not their state;
+restoring *settles* them: steps are allowed, the checks count as done.
 
 A wrapper of your own joins by defining ``snapshot_state() -> Any`` and
 ``restore_state(state)``.
+
+Search snapshots and restores thousands of times a second, so the plan for a
+stack (which layer speaks the protocol, how to read and set each wrapper) is
+worked out once and cached on the outermost object; a stack does not change
+after construction.
 """
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Callable
 
 import gymnasium as gym
 
+from .forkable import ForkableEnv
 from .snapshot import SNAPSHOT_COST_SECONDS, Snapshot, SnapshotError
 
 # Attributes of Gymnasium's stateful wrappers that must roll back with the env.
 _KNOWN_WRAPPER_STATE: dict[str, tuple[str, ...]] = {
     "TimeLimit": ("_elapsed_steps",),
-    "OrderEnforcing": ("_has_reset",),
-    # The checker's flags are bookkeeping of one-time checks, not env state;
-    # see _settle_checker.
-    "PassiveEnvChecker": (),
     "RecordEpisodeStatistics": (
         "episode_count", "episode_start_time", "episode_returns", "episode_lengths",
     ),
 }
 
+# Wrappers whose state a restore implies (see the module docstring).
+_SETTLED_ON_RESTORE = frozenset({"OrderEnforcing", "PassiveEnvChecker"})
+
 _SKIP_ATTRS = {"env", "_action_space", "_observation_space", "_metadata", "_cached_spec", "_reward_range"}
+
+_NO_STATE = ("settled", ())
 
 
 def _speaks_protocol(layer: Any) -> bool:
     return callable(getattr(type(layer), "snapshot", None)) and callable(getattr(type(layer), "restore", None))
 
 
-def _layers(env: gym.Env) -> tuple[list[gym.Wrapper], Any]:
-    """Wrappers outside the protocol layer, and the protocol layer itself.
+class _Stack:
+    """A wrapper stack's snapshot plan (see the module docstring).
 
-    Cached on the outermost object: a wrapper stack does not change after
-    construction, and search code calls this on every snapshot and restore.
+    ``names``: the wrappers' class names, outside in; ``getters`` / ``setters``: one per wrapper;
+    ``constant``: the wrapper states of every snapshot when all wrappers are settled ones (then a
+    snapshot records this one tuple and a restore that finds it needs no name check).
     """
+
+    __slots__ = ("outer", "core", "names", "getters", "setters", "settlers", "constant", "take")
+
+    def __init__(self, outer: list[gym.Wrapper], core: Any):
+        self.outer = outer
+        self.core = core
+        self.names = tuple(type(w).__name__ for w in outer)
+        self.getters = tuple(_state_getter(w) for w in outer)
+        self.setters = tuple(_state_setter(w) for w in outer)
+        self.settlers = tuple(_settler(w) for w in outer)
+        settled = all(n in _SETTLED_ON_RESTORE for n in self.names)
+        self.constant = tuple((n, _NO_STATE) for n in self.names) if settled and outer else None
+        # ForkableEnv builds its snapshot with the wrapper states in one go (no second copy),
+        # unless a subclass takes its snapshots some other way.
+        fast = isinstance(core, ForkableEnv) and type(core).snapshot is ForkableEnv.snapshot
+        self.take = core._snapshot_with if fast else (lambda wrappers: core.snapshot().with_wrappers(wrappers))
+
+
+def _layers(env: gym.Env) -> tuple[list[gym.Wrapper], Any]:
+    """Wrappers outside the protocol layer, and the protocol layer itself."""
+    stack = _stack(env)
+    return stack.outer, stack.core
+
+
+def _stack(env: gym.Env) -> _Stack:
+    """The cached :class:`_Stack` of ``env``, kept on the outermost object."""
     cached = env.__dict__.get("_treegym_layers")
     if cached is not None:
         return cached
-    found = _walk_layers(env)
+    found = _Stack(*_walk_layers(env))
     env.__dict__["_treegym_layers"] = found
     return found
 
@@ -76,62 +116,99 @@ def _private(value: Any) -> Any:
     return value if isinstance(value, _IMMUTABLE) else copy.deepcopy(value)
 
 
-def _wrapper_state(w: gym.Wrapper) -> Any:
+def _state_getter(w: gym.Wrapper) -> Callable[[], Any]:
+    """How to read ``w``'s state: its own ``snapshot_state``, nothing for a settled wrapper, the
+    known attributes of a Gymnasium wrapper, or (an unknown wrapper) every instance attribute but
+    the wrapped env and spaces."""
     if callable(getattr(type(w), "snapshot_state", None)):  # class lookup: cheap, no __getattr__
-        return ("custom", w.snapshot_state())
-    names = _KNOWN_WRAPPER_STATE.get(type(w).__name__)
-    if names is None:
-        names = tuple(k for k in vars(w) if k not in _SKIP_ATTRS and k != "_treegym_layers")
+        return lambda: ("custom", w.snapshot_state())  # type: ignore[attr-defined]
+    name = type(w).__name__
+    if name in _SETTLED_ON_RESTORE:
+        return lambda: _NO_STATE
     d = w.__dict__
-    return ("attrs", tuple((n, _private(d[n])) for n in names if n in d))
+    known = _KNOWN_WRAPPER_STATE.get(name)
+    if known is not None:
+        return lambda: ("attrs", tuple([(n, _private(d[n])) for n in known if n in d]))
+    # Unknown wrapper: its attributes are read at every snapshot (they may appear after reset).
+    return lambda: ("attrs", tuple([(n, _private(v)) for n, v in d.items()
+                                    if n not in _SKIP_ATTRS and n != "_treegym_layers"]))
 
 
-def _settle_checker(w: gym.Wrapper) -> None:
-    """Mark PassiveEnvChecker's one-time checks as done: they ran on the original env,
-    and its data-reuse check would otherwise compare against data from another branch."""
-    if type(w).__name__ == "PassiveEnvChecker":
-        w.checked_reset = w.checked_step = True
-        w.checked_data_reuse = True
-        w._previous_data = None
+def _settler(w: gym.Wrapper) -> Callable[[], None]:
+    """What puts a settled wrapper (see the module docstring) in its after-restore state: steps are
+    allowed; PassiveEnvChecker's one-time checks ran on the original env, and its data-reuse check
+    would otherwise compare against data from another branch. Other wrappers: nothing."""
+    name = type(w).__name__
+    if name == "OrderEnforcing":
+        def allow_steps() -> None:
+            w._has_reset = True
+        return allow_steps
+    if name == "PassiveEnvChecker":
+        def checks_done() -> None:
+            # checked_data_reuse is the last flag the checker sets itself: once True, it never checks again.
+            if not getattr(w, "checked_data_reuse", False):
+                w.checked_reset = w.checked_step = True
+                w.checked_data_reuse = True
+                w._previous_data = None
+        return checks_done
+    return lambda: None
 
 
-def _set_wrapper_state(w: gym.Wrapper, state: Any) -> None:
-    _settle_checker(w)
-    tag, value = state
-    if tag == "custom":
-        w.restore_state(value)  # type: ignore[attr-defined]
-        return
-    for name, v in value:
-        setattr(w, name, _private(v))
+def _state_setter(w: gym.Wrapper) -> Callable[[Any], None]:
+    """How to put a state from :func:`_state_getter` back on ``w``."""
+    if type(w).__name__ in _SETTLED_ON_RESTORE:
+        settle = _settler(w)
+        return lambda _state: settle()
+
+    def set_state(state: Any) -> None:
+        tag, value = state
+        if tag == "custom":
+            w.restore_state(value)  # type: ignore[attr-defined]
+            return
+        for name, v in value:
+            setattr(w, name, _private(v))
+
+    return set_state
 
 
 def snapshot(env: gym.Env) -> Snapshot:
     """Snapshot a (possibly wrapped) env, including its stateful wrappers."""
-    outer, core = _layers(env)
-    snap = core.snapshot()
-    states = tuple((type(w).__name__, _wrapper_state(w)) for w in outer)
-    return snap.with_wrappers(states)
+    stack = _stack(env)
+    if not stack.outer:
+        return stack.core.snapshot()
+    states = stack.constant
+    if states is None:
+        states = tuple(zip(stack.names, [get() for get in stack.getters]))
+    return stack.take(states)
 
 
 def restore(env: gym.Env, snap: Snapshot) -> tuple[Any, dict]:
     """Restore a (possibly wrapped) env to ``snap``; returns ``(observation, info)``."""
     if not isinstance(snap, Snapshot):
         raise SnapshotError(f"restore() needs a treegym Snapshot, got {type(snap).__name__}")
-    outer, core = _layers(env)
-    obs, info = core.restore(snap)
-    if snap.wrappers:
-        names = [type(w).__name__ for w in outer]
-        recorded = [n for n, _ in snap.wrappers]
-        if names != recorded:
-            raise SnapshotError(f"snapshot was taken under wrappers {recorded}, this env has {names}")
-        for w, (_name, state) in zip(outer, snap.wrappers):
-            _set_wrapper_state(w, state)
+    stack = _stack(env)
+    wrappers = snap.wrappers
+    if wrappers is stack.constant:  # taken on this stack of settled wrappers: nothing to compare or set
+        obs, info = stack.core.restore(snap)
+        for settle in stack.settlers:
+            settle()
+        return obs, info
+    if wrappers:
+        names = stack.names
+        mismatch = len(wrappers) != len(names)
+        for i, (name, _state) in enumerate(wrappers):
+            mismatch = mismatch or name != names[i]
+        if mismatch:
+            raise SnapshotError(f"snapshot was taken under wrappers {[n for n, _ in wrappers]}, "
+                                f"this env has {list(names)}")
+    obs, info = stack.core.restore(snap)
+    if wrappers:
+        for set_state, (_name, state) in zip(stack.setters, wrappers):
+            set_state(state)
     else:
-        # Taken on the raw env: mark order-enforcing wrappers as reset so steps are allowed.
-        for w in outer:
-            _settle_checker(w)
-            if hasattr(w, "_has_reset"):
-                w._has_reset = True
+        # Taken on the raw env: settle the settled wrappers; the others keep their state.
+        for settle in stack.settlers:
+            settle()
     return obs, info
 
 

@@ -25,6 +25,18 @@ from .contract import ExpertAdvice
 from .snapshot import Snapshot, SnapshotError
 
 
+_CLASS_KEYS: dict[type, str] = {}
+
+
+def _class_key(cls: type) -> str:
+    """``module:qualname`` of an env class, the ``env_class`` a snapshot records (cached: read on
+    every snapshot and restore)."""
+    key = _CLASS_KEYS.get(cls)
+    if key is None:
+        key = _CLASS_KEYS[cls] = f"{cls.__module__}:{cls.__qualname__}"
+    return key
+
+
 class ForkableEnv(gym.Env):
     """A Gymnasium env with native snapshot/restore (see module docstring)."""
 
@@ -127,18 +139,15 @@ class ForkableEnv(gym.Env):
     # ----------------------------------------------------------- the protocol
     def snapshot(self) -> Snapshot:
         """An immutable, picklable value holding everything to continue exactly."""
+        return self._snapshot_with(())
+
+    def _snapshot_with(self, wrappers: tuple[tuple[str, Any], ...]) -> Snapshot:
+        """:meth:`snapshot` carrying ``wrappers`` (the suite helper's wrapper states)."""
         rng = self.__dict__.get("_pending_rng")
         if rng is None and self._np_random is not None:
             rng = self._np_random.bit_generator.state  # a fresh dict on every read
-        return Snapshot(
-            kind=self.snapshot_kind,
-            env_class=f"{type(self).__module__}:{type(self).__qualname__}",
-            payload=self._get_state(),
-            steps=self.steps,
-            max_steps=self.max_steps,
-            rng_state=rng,
-            task=self.task,
-        )
+        return Snapshot(self.snapshot_kind, _class_key(type(self)), self._get_state(), self.steps,
+                        self.max_steps, rng, self.task, wrappers)
 
     def restore(self, snapshot: Snapshot) -> tuple[dict, dict]:
         """Put the env back in ``snapshot``'s state; return what an agent sees there."""
@@ -164,7 +173,7 @@ class ForkableEnv(gym.Env):
                 f"restore() needs a treegym Snapshot, got {type(snapshot).__name__}; "
                 "take one with env.snapshot() or treegym.envs.snapshot(env)"
             )
-        mine = f"{type(self).__module__}:{type(self).__qualname__}"
+        mine = _class_key(type(self))
         if snapshot.env_class != mine:
             raise SnapshotError(f"snapshot was taken on {snapshot.env_class}, cannot restore it on {mine}")
 
