@@ -256,3 +256,22 @@ def test_no_model_and_no_models_route_says_set_treegym_model(monkeypatch):
         with pytest.raises(LLMError, match="TREEGYM_MODEL") as err:
             llm.complete(USER)
         assert not isinstance(err.value, LLMAuthError) and s.chat_requests() == []
+
+
+def test_unpickled_copies_share_one_client_per_process(server):
+    """A process or Ray worker unpickles the LLM with every episode: copies with the same settings
+    share one client (and its connections); other settings get their own; a closed one is not reused."""
+    import pickle
+
+    llm = client(server)
+    blob = pickle.dumps(llm)
+    first, second = pickle.loads(blob), pickle.loads(blob)
+    assert first is second and first is not llm
+    assert first.complete(USER) == ["go to the kitchen now"]
+    other = pickle.loads(pickle.dumps(client(server, default_max_tokens=5)))
+    assert other is not first and other.default_max_tokens == 5
+    first.close()
+    third = pickle.loads(blob)
+    assert third is not first and third.complete(USER) == ["go to the kitchen now"]
+    third.close()
+    other.close()

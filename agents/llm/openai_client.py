@@ -287,14 +287,19 @@ class OpenAICompatibleLLM:
         self.honours_n: bool | None = None
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        # For process pools: a worker gets a fresh client with the same settings (and its own usage).
+        # For process pools: a worker gets a client with the same settings (and its own usage),
+        # one per process (see _rebuild).
         # Subclasses have other constructors (LocalLLM owns a server) and must define their own.
         if type(self) is OpenAICompatibleLLM:
             return (_rebuild, (dict(self._config),))
         return super().__reduce_ex__(protocol)
 
     def close(self) -> None:
-        """Close the HTTP connection pool."""
+        """Close the HTTP connection pool (a shared unpickled copy is no longer handed out)."""
+        with _REBUILT_LOCK:
+            for key, llm in list(_REBUILT.items()):
+                if llm is self:
+                    del _REBUILT[key]
         self._client.close()
 
     def __repr__(self) -> str:
@@ -498,9 +503,31 @@ class OpenAICompatibleLLM:
         return LLMAuthError(f"model {model!r} not found at {self.base_url} (HTTP 404: {error.message}); {hint}")
 
 
+_REBUILT: dict[tuple, OpenAICompatibleLLM] = {}
+_REBUILT_LOCK = threading.Lock()
+
+
 def _rebuild(config: dict) -> OpenAICompatibleLLM:
-    model = config.pop("model")
-    return OpenAICompatibleLLM(model, **config)
+    """The unpickled LLM: one per settings per process, shared by every copy unpickled there.
+
+    A process or Ray worker receives the LLM again with every episode it runs; building an
+    ``openai`` client (its HTTP pool and TLS setup) costs about 50 ms of CPU, and a fresh one per
+    episode also reconnects every time. Sharing is safe: episodes count their own calls and
+    tokens (``BudgetedLLM``, ``last_cost`` per thread), as they do under the thread backend.
+    """
+    key = tuple(sorted(config.items()))
+    try:
+        hash(key)
+    except TypeError:  # an unhashable setting: no sharing
+        settings = dict(config)
+        return OpenAICompatibleLLM(settings.pop("model"), **settings)
+    with _REBUILT_LOCK:
+        llm = _REBUILT.get(key)
+        if llm is None:
+            settings = dict(config)
+            model = settings.pop("model")
+            llm = _REBUILT[key] = OpenAICompatibleLLM(model, **settings)
+    return llm
 
 
 _OPTIONS = [p for p in inspect.signature(OpenAICompatibleLLM.__init__).parameters if p not in ("self", "model")]
