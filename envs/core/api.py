@@ -59,7 +59,7 @@ class _Stack:
     snapshot records this one tuple and a restore that finds it needs no name check).
     """
 
-    __slots__ = ("outer", "core", "names", "getters", "setters", "settlers", "constant", "take")
+    __slots__ = ("outer", "core", "names", "getters", "setters", "settlers", "settled", "constant", "take")
 
     def __init__(self, outer: list[gym.Wrapper], core: Any):
         self.outer = outer
@@ -68,12 +68,21 @@ class _Stack:
         self.getters = tuple(_state_getter(w) for w in outer)
         self.setters = tuple(_state_setter(w) for w in outer)
         self.settlers = tuple(_settler(w) for w in outer)
+        self.settled = False
         settled = all(n in _SETTLED_ON_RESTORE for n in self.names)
         self.constant = tuple((n, _NO_STATE) for n in self.names) if settled and outer else None
         # ForkableEnv builds its snapshot with the wrapper states in one go (no second copy),
         # unless a subclass takes its snapshots some other way.
         fast = isinstance(core, ForkableEnv) and type(core).snapshot is ForkableEnv.snapshot
         self.take = core._snapshot_with if fast else (lambda wrappers: core.snapshot().with_wrappers(wrappers))
+
+
+    def settle(self) -> None:
+        """Settle the settled wrappers. Once is enough: Gymnasium never unsets the flags involved
+        (OrderEnforcing's reset flag, the checker's done-flags), so later restores skip it."""
+        for settle in self.settlers:
+            settle()
+        self.settled = True
 
 
 def _layers(env: gym.Env) -> tuple[list[gym.Wrapper], Any]:
@@ -157,8 +166,7 @@ def _settler(w: gym.Wrapper) -> Callable[[], None]:
 def _state_setter(w: gym.Wrapper) -> Callable[[Any], None]:
     """How to put a state from :func:`_state_getter` back on ``w``."""
     if type(w).__name__ in _SETTLED_ON_RESTORE:
-        settle = _settler(w)
-        return lambda _state: settle()
+        return lambda _state: None  # restore() settles the stack (_Stack.settle)
 
     def set_state(state: Any) -> None:
         tag, value = state
@@ -190,8 +198,8 @@ def restore(env: gym.Env, snap: Snapshot) -> tuple[Any, dict]:
     wrappers = snap.wrappers
     if wrappers is stack.constant:  # taken on this stack of settled wrappers: nothing to compare or set
         obs, info = stack.core.restore(snap)
-        for settle in stack.settlers:
-            settle()
+        if not stack.settled:
+            stack.settle()
         return obs, info
     if wrappers:
         names = stack.names
@@ -202,13 +210,11 @@ def restore(env: gym.Env, snap: Snapshot) -> tuple[Any, dict]:
             raise SnapshotError(f"snapshot was taken under wrappers {[n for n, _ in wrappers]}, "
                                 f"this env has {list(names)}")
     obs, info = stack.core.restore(snap)
-    if wrappers:
-        for set_state, (_name, state) in zip(stack.setters, wrappers):
-            set_state(state)
-    else:
-        # Taken on the raw env: settle the settled wrappers; the others keep their state.
-        for settle in stack.settlers:
-            settle()
+    # Taken on the raw env (no wrapper states), the wrappers that are not settled keep their state.
+    for set_state, (_name, state) in zip(stack.setters, wrappers):
+        set_state(state)
+    if not stack.settled:
+        stack.settle()
     return obs, info
 
 

@@ -25,18 +25,6 @@ from .contract import ExpertAdvice
 from .snapshot import Snapshot, SnapshotError
 
 
-_CLASS_KEYS: dict[type, str] = {}
-
-
-def _class_key(cls: type) -> str:
-    """``module:qualname`` of an env class, the ``env_class`` a snapshot records (cached: read on
-    every snapshot and restore)."""
-    key = _CLASS_KEYS.get(cls)
-    if key is None:
-        key = _CLASS_KEYS[cls] = f"{cls.__module__}:{cls.__qualname__}"
-    return key
-
-
 class ForkableEnv(gym.Env):
     """A Gymnasium env with native snapshot/restore (see module docstring)."""
 
@@ -45,6 +33,13 @@ class ForkableEnv(gym.Env):
     #: Declared seconds one snapshot + restore costs on this env; None = ``SNAPSHOT_COST_SECONDS[kind]``.
     #: Search reads it (``treegym.envs.snapshot_cost``) to choose between snapshotting and replaying.
     snapshot_cost_seconds: ClassVar[float | None] = None
+    #: ``module:qualname`` of the class: the ``env_class`` its snapshots record (set per subclass,
+    #: once, because snapshot and restore read it thousands of times a second).
+    snapshot_class_key: ClassVar[str] = f"{__module__}:ForkableEnv"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.snapshot_class_key = f"{cls.__module__}:{cls.__qualname__}"
 
     def __init__(self, max_steps: int | None = None, render_mode: str | None = None):
         self.max_steps = max_steps
@@ -146,12 +141,13 @@ class ForkableEnv(gym.Env):
         rng = self.__dict__.get("_pending_rng")
         if rng is None and self._np_random is not None:
             rng = self._np_random.bit_generator.state  # a fresh dict on every read
-        return Snapshot(self.snapshot_kind, _class_key(type(self)), self._get_state(), self.steps,
+        return Snapshot(self.snapshot_kind, self.snapshot_class_key, self._get_state(), self.steps,
                         self.max_steps, rng, self.task, wrappers)
 
     def restore(self, snapshot: Snapshot) -> tuple[dict, dict]:
         """Put the env back in ``snapshot``'s state; return what an agent sees there."""
-        self._check_snapshot(snapshot)
+        if type(snapshot) is not Snapshot or snapshot.env_class != self.snapshot_class_key:
+            self._check_snapshot(snapshot)  # the slow path says what is wrong
         self._set_state(snapshot.payload)
         self.steps = snapshot.steps
         self.max_steps = snapshot.max_steps
@@ -173,7 +169,7 @@ class ForkableEnv(gym.Env):
                 f"restore() needs a treegym Snapshot, got {type(snapshot).__name__}; "
                 "take one with env.snapshot() or treegym.envs.snapshot(env)"
             )
-        mine = _class_key(type(self))
+        mine = self.snapshot_class_key
         if snapshot.env_class != mine:
             raise SnapshotError(f"snapshot was taken on {snapshot.env_class}, cannot restore it on {mine}")
 
