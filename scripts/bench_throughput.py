@@ -162,8 +162,9 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"median of {args.repeats}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end:")
     for name, (wall, calls) in results.items():
         ref = results["in-process model, sequential"][0] if name.startswith("in-process") else base
+        target = "" if name.endswith("sequential") or args.concurrency < 32 else f"   (target >= 20x: {'met' if ref / wall >= 20 else 'NOT met'})"
         print(f"  {name:48s} {wall:7.2f} s   {len(tasks) / wall:6.1f} episodes/s   speed-up {ref / wall:5.1f}x"
-              f"   {calls} LLM calls")
+              f"   {calls} LLM calls{target}")
     if len({calls for _, calls in results.values()}) != 1 or -1 in {c for _, c in results.values()}:
         print("warning: the settings made different numbers of LLM calls; the work was not the same", file=sys.stderr)
         return 1

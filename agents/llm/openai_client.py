@@ -2,7 +2,8 @@
 
 Built on the ``openai`` package with its own retries switched off
 (``max_retries=0``): this module retries itself, so retries are counted
-(``retries``, ``retry_log``) and testable.
+(``retries``, ``retry_log``) and testable. Chat requests go through the
+client's generic ``post`` with a body already in wire form (``_chat`` says why).
 
 Configuration: arguments first, then the environment: ``TREEGYM_MODEL``,
 ``TREEGYM_LLM_TIMEOUT`` (seconds per request, default 60),
