@@ -44,6 +44,24 @@ def test_bootstrap_interval_brackets_the_mean_and_is_reproducible():
     assert narrow[1] - narrow[0] < hi - lo  # more episodes, tighter interval
 
 
+def test_bootstrap_interval_does_not_depend_on_record_order(tmp_path):
+    """Thread and Ray runs finish episodes in different orders; the same outcomes must give the
+    same interval (it did not: 45% [25, 70] from one order, [25, 65] from another)."""
+    import random
+
+    xs = [True] * 9 + [False] * 11
+    orders = [xs, xs[::-1]] + [random.Random(k).sample(xs, len(xs)) for k in range(5)]
+    assert len({bootstrap_ci(o) for o in orders}) == 1
+    from treegym.envs.toolbench.evaluator import bootstrap_ci as tool_ci
+
+    assert len({tool_ci([float(x) for x in o]) for o in orders}) == 1
+    forward = [_rec("elo", t, t % 3 == 0) for t in range(20)]
+    a = env_tables(load_runs([_write(tmp_path / "a.jsonl", forward)]))
+    b = env_tables(load_runs([_write(tmp_path / "b.jsonl", forward[::-1])]))
+    assert [(r.ci_low, r.ci_high) for rows in a.values() for r in rows] == \
+        [(r.ci_low, r.ci_high) for rows in b.values() for r in rows]
+
+
 def test_tables_markdown_and_csv(tmp_path):
     recs = [_rec("elo", t, t % 2 == 0) for t in range(10)] + [_rec("react", t, t < 2, llm="openai:gpt-4o-mini")
                                                              for t in range(10)]

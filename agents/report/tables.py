@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .records import Cell, Runs
+from ...envs.core.stats import bootstrap_ci as _bootstrap
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -71,16 +72,8 @@ def price_of(llm: str, prices: dict[str, tuple[float, float]]) -> tuple[float, f
 
 def bootstrap_ci(successes: Sequence[bool], resamples: int = BOOTSTRAP_RESAMPLES,
                  seed: int = BOOTSTRAP_SEED, level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of ``successes`` (0/1 values)."""
-    import numpy as np
-
-    x = np.asarray([1.0 if s else 0.0 for s in successes])
-    if x.size == 0:
-        return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    means = x[rng.integers(0, x.size, size=(resamples, x.size))].mean(axis=1)
-    lo, hi = np.quantile(means, [(1 - level) / 2, 1 - (1 - level) / 2])
-    return float(lo), float(hi)
+    """Percentile bootstrap interval of the pass rate (order-independent; see ``envs.core.stats``)."""
+    return _bootstrap(successes, resamples=resamples, seed=seed, level=level)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..core.stats import bootstrap_ci as _bootstrap
+
 
 def episode_record(env: Any, llm_calls: int | None = None, tokens: int | None = None) -> dict[str, Any]:
     """The record of the env's current episode (see the module docstring)."""
@@ -45,14 +47,9 @@ def episode_record(env: Any, llm_calls: int | None = None, tokens: int | None = 
 
 
 def bootstrap_ci(values: Sequence[float], n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap CI of the mean (seeded: the same input gives the same interval)."""
-    x = np.asarray(values, dtype=float)
-    if x.size == 0:
-        return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    means = x[rng.integers(0, x.size, size=(n_boot, x.size))].mean(axis=1)
-    lo, hi = np.percentile(means, [(1 - level) / 2 * 100, (1 + level) / 2 * 100])
-    return float(lo), float(hi)
+    """Percentile bootstrap CI of the mean (seeded and order-independent: the same values give the
+    same interval)."""
+    return _bootstrap(values, resamples=n_boot, seed=seed, level=level)
 
 
 def _rate(records: Sequence[Mapping[str, Any]], seed: int) -> dict[str, Any]:
