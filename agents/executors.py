@@ -7,8 +7,11 @@ same code on every backend:
 
 * ``thread`` - threads in this process (LLM-bound work is I/O), one per
   episode in flight (``max_in_flight``, default ``workers``);
-* ``process`` - ``workers`` spawned processes (CPU-bound envs); ``fn`` and its
-  arguments are pickled;
+* ``process`` - ``workers`` spawned processes (CPU-bound envs, or the CPU an
+  LLM client spends per request), each running up to
+  ``ceil(max_in_flight / workers)`` episodes at once on threads
+  (``agents/process_pool.py``); the processes are reused like the Ray actors
+  below; ``fn`` and its arguments are pickled;
 * ``ray`` - ``workers`` Ray actors (processes, on any node of the cluster),
   each running up to ``ceil(max_in_flight / workers)`` episodes at once on
   threads. Actors live as long as this process and are reused by later
@@ -22,8 +25,6 @@ same code on every backend:
 by ``max_in_flight`` (default: ``workers``) whatever the backend and the
 worker count: submissions beyond it wait in this process, in order, and a
 queued episode that is cancelled (a run stopped with Ctrl-C) never starts.
-For the process backend the bound is ``min(workers, max_in_flight)`` since
-each process runs one episode at a time.
 """
 from __future__ import annotations
 
@@ -165,6 +166,25 @@ def _ray_executor(workers: int, limit: int, address: str | None) -> BoundedExecu
     return BoundedExecutor(start, limit)
 
 
+_PROCESS_POOLS: dict[tuple, Any] = {}  # (processes, per_worker, initializer, initargs) -> live pool
+
+
+def _process_pool(processes: int, per_worker: int, initializer: Callable | None, initargs: tuple) -> Any:
+    """Spawned workers (they re-register the ids on ``import treegym.envs``), each running up to
+    ``per_worker`` episodes at once on threads; like the Ray actors, kept for the process's
+    lifetime and reused by later executors of the same shape (a worker's start and imports cost
+    seconds). A pool that lost a worker is replaced."""
+    from .process_pool import ThreadedProcessPool
+
+    key = (processes, per_worker, initializer, initargs)
+    with _ACTORS_LOCK:
+        pool = _PROCESS_POOLS.get(key)
+        if pool is None or not pool.healthy:
+            pool = _PROCESS_POOLS[key] = ThreadedProcessPool(processes, per_worker, initializer=initializer,
+                                                             initargs=initargs)
+        return pool
+
+
 def make_executor(backend: str, workers: int, *, max_in_flight: int | None = None,
                   ray_address: str | None = None, initializer: Callable | None = None,
                   initargs: tuple = ()) -> BoundedExecutor:
@@ -178,13 +198,9 @@ def make_executor(backend: str, workers: int, *, max_in_flight: int | None = Non
     if backend == "thread":
         return _pool_executor(ThreadPoolExecutor(max_workers=limit), limit)
     if backend == "process":
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor
-
-        # spawn: safe with threads, JVMs and servers in the parent; workers
-        # re-register the ids on `import treegym.envs`.
-        return _pool_executor(ProcessPoolExecutor(max_workers=min(workers, limit), mp_context=mp.get_context("spawn"),
-                                                  initializer=initializer, initargs=initargs), limit)
+        processes = min(workers, limit)
+        pool = _process_pool(processes, math.ceil(limit / processes), initializer, initargs)
+        return BoundedExecutor(lambda fn, a, kw: pool.submit(fn, a, kw), limit)
     if backend == "ray":
         return _ray_executor(workers, limit, ray_address)
     raise ValueError(f"unknown backend {backend!r}; use one of: {', '.join(BACKENDS)}")

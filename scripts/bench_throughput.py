@@ -1,4 +1,4 @@
-"""Episode throughput against a slow LLM endpoint: sequential vs. concurrent episodes, threads and Ray.
+"""Episode throughput against a slow LLM endpoint: sequential vs. concurrent episodes, threads, processes and Ray.
 
 A real OpenAI-compatible server (``tests/support/chat_server.py``, in its own
 process so it does not share this process's GIL) answers every chat request
@@ -7,13 +7,19 @@ illegal Game of 24 step, so every episode runs to the env's step limit: the
 same number of calls in every setting). The ``react`` agent plays
 ``--episodes`` Game of 24 puzzles through the real ``openai`` client, via
 ``treegym.agents.evaluation.evaluate`` (the code ``treegym run`` uses), in
-three settings, each ``--repeats`` times into a fresh results file:
+these settings, each ``--repeats`` times into a fresh results file:
 
 * sequential: one episode at a time (the baseline);
 * threads: ``--concurrency`` episodes in flight (``--backend thread``);
+* processes: ``--concurrency`` episodes in flight on ``--ray-workers`` spawned
+  processes (``--backend process --max-in-flight``);
 * Ray: ``--concurrency`` episodes in flight on ``--ray-workers`` Ray actors
-  (``--backend ray --max-in-flight``; a warm-up run starts Ray first, so Ray's
-  own start-up is not timed, the actors' start is).
+  (``--backend ray --max-in-flight``).
+
+For processes and Ray a warm-up run starts the workers first (Ray itself, its
+actors, the spawned processes and their imports: seconds, paid once per
+``treegym`` process, since later runs reuse them), so the timed runs measure
+throughput, not start-up.
 
 Prints the median wall time of each and its speed-up over the sequential
 median (target: at least 20x at 32 in flight), and the LLM calls made (they
@@ -48,7 +54,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--concurrency", type=int, default=32, help="episodes in flight (default 32)")
     p.add_argument("--latency", type=float, default=0.1, help="seconds the endpoint takes per request (default 0.1)")
     p.add_argument("--repeats", type=int, default=3, help="timed runs per setting; medians are reported (default 3)")
-    p.add_argument("--ray-workers", type=int, default=2, help="Ray actors (default 2)")
+    p.add_argument("--ray-workers", type=int, default=2, help="Ray actors, and processes of the process setting (default 2)")
     p.add_argument("--no-ray", action="store_true", help="skip the Ray setting")
     p.add_argument("--in-process", action="store_true",
                    help="also time sequential vs threads with an in-process model that sleeps --latency (no HTTP)")
@@ -128,6 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     tasks = list(env_class(ENV_ID).split_task_ids("test"))[: args.episodes]
     settings = {"sequential": {"workers": 1},
                 f"threads, {args.concurrency} in flight": {"workers": args.concurrency, "backend": "thread"}}
+    settings[f"processes, {args.ray_workers} workers, {args.concurrency} in flight"] = {
+        "workers": args.ray_workers, "backend": "process", "max_in_flight": args.concurrency}
     if not args.no_ray:
         settings[f"Ray, {args.ray_workers} actors, {args.concurrency} in flight"] = {
             "workers": args.ray_workers, "backend": "ray", "max_in_flight": args.concurrency}
@@ -142,8 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, s in settings.items():
             s = dict(s)
             target = None if s.pop("in_process", False) else url
-            if s.get("backend") == "ray":
-                timed_run(target, tasks[:2], **s)  # warm-up: starts the local Ray instance
+            if s.get("backend") in ("ray", "process"):
+                timed_run(target, tasks[:2], **s)  # warm-up: starts Ray, and the workers later runs reuse
             walls, calls = [], set()
             for _ in range(args.repeats):
                 wall, n = timed_run(target, tasks, args.latency, **s)

@@ -97,3 +97,82 @@ def test_ray_in_flight_bound_is_independent_of_the_worker_count():
         spans = [f.result() for f in [ex.submit(episode, i) for i in range(8)]]
     assert ex.peak_in_flight == 4
     assert _max_overlap(spans) == 4  # one actor, four episodes running together
+
+
+def test_process_in_flight_bound_is_independent_of_the_worker_count():
+    from support.pool_calls import timed_sleep
+
+    with make_executor("process", workers=1, max_in_flight=4) as ex:
+        spans = [f.result() for f in [ex.submit(timed_sleep, 1.0) for _ in range(8)]]
+    assert ex.peak_in_flight == 4
+    assert len({pid for pid, _, _ in spans}) == 1  # one process ...
+    assert _max_overlap([(s, e) for _, s, e in spans]) == 4  # ... running four calls together
+
+
+def test_process_worker_errors_reach_the_future_and_a_dead_worker_fails_only_its_calls(tmp_path):
+    import os
+    import signal
+    from concurrent.futures.process import BrokenProcessPool
+
+    from support.pool_calls import a_lock, announce_then_sleep, divide, pid_after
+
+    with make_executor("process", workers=2, max_in_flight=4) as ex:
+        assert ex.submit(divide, 1, 4).result() == 0.25
+        with pytest.raises(ZeroDivisionError):
+            ex.submit(divide, 1, 0).result()
+        with pytest.raises(RuntimeError, match="could not send back the result"):
+            ex.submit(a_lock).result()
+        with pytest.raises(Exception, match="pickle"):  # an unpicklable call fails at once, in the caller
+            ex.submit(divide, threading.Lock(), 1).result()
+        marker = tmp_path / "pid"
+        doomed = ex.submit(announce_then_sleep, str(marker), 120.0)
+        deadline = time.monotonic() + 60  # a liveness wait, not a speed check
+        while not marker.exists():
+            assert time.monotonic() < deadline, "the call never started"
+            time.sleep(0.05)
+        victim = int(marker.read_text())
+        os.kill(victim, signal.SIGKILL)
+        with pytest.raises(BrokenProcessPool, match=f"worker process {victim} exited with code -9"):
+            doomed.result(timeout=60)
+        survivors = {ex.submit(pid_after, 0.0).result(timeout=60) for _ in range(4)}
+        assert len(survivors) == 1 and victim not in survivors  # the live worker takes every later call
+
+
+def test_process_workers_are_reused_until_one_dies():
+    import os
+    import signal
+    from concurrent.futures.process import BrokenProcessPool
+
+    from support.pool_calls import pid_after
+
+    def pids() -> set[int]:
+        with make_executor("process", workers=1, max_in_flight=2) as ex:
+            return {f.result(timeout=60) for f in [ex.submit(pid_after, 0.2) for _ in range(4)]}
+
+    first = pids()
+    assert len(first) == 1 and pids() == first  # the next run of the same shape reuses the worker
+    (victim,) = first
+    os.kill(victim, signal.SIGKILL)
+    deadline = time.monotonic() + 60  # a liveness wait, not a speed check
+    while True:
+        try:
+            fresh = pids()
+            break
+        except BrokenProcessPool:  # a run racing the worker's death loses its calls (an infra error)
+            assert time.monotonic() < deadline
+    assert len(fresh) == 1 and fresh != first  # a pool that lost its worker is replaced
+
+
+def test_process_pool_shutdown_finishes_the_calls_it_holds():
+    from treegym.agents.process_pool import ThreadedProcessPool
+
+    from support.pool_calls import pid_after
+
+    pool = ThreadedProcessPool(2, 2)
+    futures = [pool.submit(pid_after, (0.3,)) for _ in range(4)]
+    pool.shutdown(wait=True)
+    assert {f.result(timeout=0) for f in futures} <= set(pool.pids) and not pool.healthy
+    with pytest.raises(RuntimeError, match="shut down"):
+        pool.submit(pid_after, (0.0,))
+    with pytest.raises(ValueError, match="at least 1"):
+        ThreadedProcessPool(0, 1)
