@@ -56,6 +56,7 @@ from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of th
     config_hash,
     episode_key,
     experiment_config,
+    failure_counts,
     llm_config,
     resume_state,
 )
@@ -180,13 +181,15 @@ def summarize(records: Iterable[dict]) -> dict[str, Any]:
     n = len(recs)
     if not n:
         return {"episodes": 0}
+    gave_up, errors = failure_counts(recs)
     return {
         "episodes": n,
         "pass_rate": sum(bool(r.get("success")) for r in recs) / n,
         "mean_reward": sum(float(r.get("reward") or 0.0) for r in recs) / n,
         "mean_calls": sum(int(r.get("llm_calls") or 0) for r in recs) / n,
         "mean_tokens": sum(int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0) for r in recs) / n,
-        "errors": sum(1 for r in recs if r.get("error")),
+        "gave_up": gave_up,
+        "errors": errors,
         "llm_retries": sum(int(r.get("llm_retries") or 0) for r in recs),
         "wall_s": sum(float(r.get("wall_s") or 0.0) for r in recs),
     }
@@ -201,6 +204,7 @@ def format_summary(summary: dict[str, Any], title: str = "") -> str:
         ("mean reward", f"{summary['mean_reward']:.3f}"),
         ("mean LLM calls", f"{summary['mean_calls']:.1f}"),
         ("mean tokens", f"{summary['mean_tokens']:.0f}"),
+        ("agent gave up", f"{summary.get('gave_up', 0)} (no answer, or its LLM budget spent)"),
         ("episodes with errors", f"{summary['errors']}"),
         ("LLM retries", f"{summary.get('llm_retries', 0)}"),
         ("episode wall time (sum)", f"{summary['wall_s']:.1f} s"),

@@ -70,6 +70,10 @@ RETRYABLE_ERROR_KINDS = frozenset({"llm", "infra"})
 
 ERROR_KINDS = ("budget", "gave_up", "llm", "infra", "exception")
 
+#: Error kinds that are the agent's own outcome (it gave up, or spent its LLM budget without an
+#: answer): failures, like a wrong answer, but not errors of the run.
+AGENT_OUTCOME_KINDS = frozenset({"budget", "gave_up"})
+
 
 # ----------------------------------------------------------------- the config
 def _canonical(value: Any) -> Any:
@@ -171,6 +175,21 @@ def classify_error(exc: BaseException) -> str:
     if isinstance(exc, (OSError, BrokenProcessPool)):  # ConnectionError and TimeoutError are OSErrors
         return "infra"
     return "exception"
+
+
+def failure_counts(records: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
+    """``(gave_up, errors)`` among ``records``: episodes the agent ended without an answer or with
+    its budget spent (:data:`AGENT_OUTCOME_KINDS`), and episodes that ended in an LLM,
+    infrastructure or code error (any other error, including records with no ``error_kind``).
+    Both count as failures in a pass rate; only the second says something went wrong."""
+    gave_up = errors = 0
+    for r in records:
+        if r.get("error"):
+            if r.get("error_kind") in AGENT_OUTCOME_KINDS:
+                gave_up += 1
+            else:
+                errors += 1
+    return gave_up, errors
 
 
 def is_retryable(record: Mapping[str, Any]) -> bool:

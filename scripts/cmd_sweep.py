@@ -246,18 +246,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def cell_table(result: Any) -> str:
-    """One line per cell: env, agent (options), LLM, budget, seed, pass rate, mean calls, errors."""
-    lines = ["| env | agent | LLM | budget | seed | episodes | pass rate | mean LLM calls | errors |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    """One line per cell: env, agent (options), LLM, budget, seed, pass rate, mean calls, gave up, errors."""
+    from treegym.agents.runs import failure_counts
+
+    lines = ["| env | agent | LLM | budget | seed | episodes | pass rate | mean LLM calls | gave up | errors |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for cfg, recs in zip(result.cells, result.records):
         opts = {k: v for k, v in (cfg.agent_options or {}).items() if k != "tree_out"}
         agent = cfg.agent + (f" {opts}" if opts else "")
         n = len(recs)
         rate = f"{sum(bool(r.get('success')) for r in recs) / n * 100:.1f}%" if n else "-"
         calls = f"{sum(int(r.get('llm_calls') or 0) for r in recs) / n:.1f}" if n else "-"
-        errors = sum(1 for r in recs if r.get("error"))
+        gave_up, errors = failure_counts(recs)
         lines.append(f"| {cfg.env_id} | {agent} | {cfg.llm_spec or '-'} | {cfg.budget or 'own'} | {cfg.seed} | "
-                     f"{n} | {rate} | {calls} | {errors} |")
+                     f"{n} | {rate} | {calls} | {gave_up} | {errors} |")
     return "\n".join(lines)
 
 

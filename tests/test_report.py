@@ -79,6 +79,23 @@ def test_tables_markdown_and_csv(tmp_path):
     assert float(table[0]["ci95_low"]) <= float(table[0]["pass_rate"]) <= float(table[0]["ci95_high"])
 
 
+def test_agent_give_ups_are_told_apart_from_errors(tmp_path):
+    from treegym.agents.evaluation import format_summary, summarize
+
+    kinds = ["gave_up", "gave_up", "budget", "exception", None]
+    recs = [_rec("dfs", t, False, error=f"failed {k}", **({"error_kind": k} if k else {})) for t, k in enumerate(kinds)]
+    recs += [_rec("dfs", 10, True)]
+    row = env_tables(load_runs([_write(tmp_path / "a.jsonl", recs)]))[ENV][0]
+    assert (row.gave_up, row.errors, row.pass_rate) == (3, 2, 1 / 6)  # both are failures; only 2 are errors
+    md = to_markdown([row], ENV)
+    assert "| gave up | errors |" in md and md.split("\n")[4].endswith("| 3 | 2 |")
+    table = list(csv.DictReader(io.StringIO(to_csv([row], ENV))))
+    assert (table[0]["gave_up"], table[0]["errors"]) == ("3", "2")
+    summary = summarize(recs)
+    assert (summary["gave_up"], summary["errors"]) == (3, 2)
+    assert "agent gave up" in format_summary(summary) and "episodes with errors     2" in format_summary(summary)
+
+
 def test_cpr_column_when_records_carry_correct_path(tmp_path):
     recs = [_rec("elo", t, True, correct_path=t < 3) for t in range(4)]
     rows = env_tables(load_runs([_write(tmp_path / "a.jsonl", recs)]))[ENV]

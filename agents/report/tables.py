@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..runs import failure_counts
 from .records import Cell, Runs
 from ...envs.core.stats import bootstrap_ci as _bootstrap
 
@@ -90,7 +91,8 @@ class Row:
     mean_cost: float | None
     mean_wall_s: float
     total_wall_s: float
-    errors: int
+    gave_up: int  # episodes the agent ended without an answer or with its budget spent (runs.failure_counts)
+    errors: int  # episodes that ended in an LLM, infrastructure or code error
 
 
 def correct_path(record: dict) -> bool | None:
@@ -114,7 +116,7 @@ def row_of(cell: Cell, records: Sequence[dict], prices: dict[str, tuple[float, f
     wall = sum(float(r.get("wall_s") or 0.0) for r in records)
     return Row(cell, n, sum(succ) / n, lo, hi, sum(float(r.get("reward") or 0.0) for r in records) / n, cpr,
                sum(int(r.get("llm_calls") or 0) for r in records) / n, (tokens_in + tokens_out) / n, cost,
-               wall / n, wall, sum(1 for r in records if r.get("error")))
+               wall / n, wall, *failure_counts(records))
 
 
 def env_tables(runs: Runs, prices: dict[str, tuple[float, float]] | None = None) -> dict[str, list[Row]]:
@@ -127,7 +129,7 @@ def env_tables(runs: Runs, prices: dict[str, tuple[float, float]] | None = None)
 
 
 COLUMNS = ("agent", "llm", "budget", "episodes", "pass_rate", "ci95_low", "ci95_high", "mean_reward", "cpr",
-           "mean_llm_calls", "mean_tokens", "mean_cost_usd", "mean_wall_s", "total_wall_s", "errors", "simulated")
+           "mean_llm_calls", "mean_tokens", "mean_cost_usd", "mean_wall_s", "total_wall_s", "gave_up", "errors", "simulated")
 
 
 def _values(row: Row) -> dict[str, Any]:
@@ -138,7 +140,8 @@ def _values(row: Row) -> dict[str, Any]:
         "mean_reward": round(row.mean_reward, 4), "cpr": "" if row.cpr is None else round(row.cpr, 4),
         "mean_llm_calls": round(row.mean_calls, 2), "mean_tokens": round(row.mean_tokens, 1),
         "mean_cost_usd": "" if row.mean_cost is None else round(row.mean_cost, 6),
-        "mean_wall_s": round(row.mean_wall_s, 4), "total_wall_s": round(row.total_wall_s, 3), "errors": row.errors,
+        "mean_wall_s": round(row.mean_wall_s, 4), "total_wall_s": round(row.total_wall_s, 3), "gave_up": row.gave_up,
+        "errors": row.errors,
         "simulated": row.cell.simulated,
     }
 
@@ -156,7 +159,7 @@ def to_markdown(rows: Sequence[Row], env_id: str) -> str:
     show_cpr = any(r.cpr is not None for r in rows)
     show_budget = any(r.cell.budget is not None for r in rows)
     head = ["agent", "LLM"] + (["budget"] if show_budget else []) + ["episodes", "pass rate (95% CI)", "mean reward"]
-    head += (["CPR"] if show_cpr else []) + ["LLM calls", "tokens", "cost (USD)", "wall s", "errors"]
+    head += (["CPR"] if show_cpr else []) + ["LLM calls", "tokens", "cost (USD)", "wall s", "gave up", "errors"]
     lines = [f"### {env_id}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         llm = r.cell.llm + (" (simulated)" if r.cell.simulated else "")
@@ -166,10 +169,11 @@ def to_markdown(rows: Sequence[Row], env_id: str) -> str:
                   f"{r.mean_reward:.3f}"]
         cells += ([("-" if r.cpr is None else f"{r.cpr * 100:.1f}%")] if show_cpr else [])
         cells += [f"{r.mean_calls:.1f}", f"{r.mean_tokens:.0f}",
-                  "-" if r.mean_cost is None else f"{r.mean_cost:.4f}", f"{r.mean_wall_s:.2f}", str(r.errors)]
+                  "-" if r.mean_cost is None else f"{r.mean_cost:.4f}", f"{r.mean_wall_s:.2f}", str(r.gave_up), str(r.errors)]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Pass rate with a bootstrap 95% interval over episodes; LLM calls, tokens, cost and wall time "
-              "are means per episode; episodes with errors count as failures."]
+              "are means per episode. Gave up: the agent ended without an answer or spent its LLM budget; "
+              "errors: an LLM, infrastructure or code error ended the episode; both count as failures."]
     if any(r.cell.simulated for r in rows):
         lines.append("Rows marked (simulated) use a simulated LLM over the env's oracle, not a real model.")
     if any(r.mean_cost is None for r in rows):
