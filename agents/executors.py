@@ -130,13 +130,13 @@ class _EpisodeWorker:
 
 
 _ACTORS: dict[int, list[Any]] = {}  # max_concurrency -> live actors, reused by later executors
-_ACTORS_LOCK = threading.Lock()
+_WORKERS_LOCK = threading.Lock()
 
 
 def _actors(ray: Any, workers: int, per_actor: int) -> list[Any]:
     """``workers`` episode actors running up to ``per_actor`` calls each; kept for the process's lifetime
     (a sweep or benchmark that makes several executors pays the actors' start and imports once)."""
-    with _ACTORS_LOCK:
+    with _WORKERS_LOCK:
         pool = _ACTORS.setdefault(per_actor, [])
         actor_cls = ray.remote(num_cpus=0, max_concurrency=per_actor)(_EpisodeWorker)
         while len(pool) < workers:
@@ -177,7 +177,7 @@ def _process_pool(processes: int, per_worker: int, initializer: Callable | None,
     from .process_pool import ThreadedProcessPool
 
     key = (processes, per_worker, initializer, initargs)
-    with _ACTORS_LOCK:
+    with _WORKERS_LOCK:
         pool = _PROCESS_POOLS.get(key)
         if pool is None or not pool.healthy:
             pool = _PROCESS_POOLS[key] = ThreadedProcessPool(processes, per_worker, initializer=initializer,

@@ -520,15 +520,17 @@ def _rebuild(config: dict) -> OpenAICompatibleLLM:
     try:
         hash(key)
     except TypeError:  # an unhashable setting: no sharing
-        settings = dict(config)
-        return OpenAICompatibleLLM(settings.pop("model"), **settings)
+        return _build(config)
     with _REBUILT_LOCK:
         llm = _REBUILT.get(key)
         if llm is None:
-            settings = dict(config)
-            model = settings.pop("model")
-            llm = _REBUILT[key] = OpenAICompatibleLLM(model, **settings)
+            llm = _REBUILT[key] = _build(config)
     return llm
+
+
+def _build(config: dict) -> OpenAICompatibleLLM:
+    settings = dict(config)
+    return OpenAICompatibleLLM(settings.pop("model"), **settings)
 
 
 _OPTIONS = [p for p in inspect.signature(OpenAICompatibleLLM.__init__).parameters if p not in ("self", "model")]

@@ -22,10 +22,8 @@ from typing import Any, Sequence
 
 from ..runs import failure_counts
 from .records import Cell, Runs
-from ...envs.core.stats import bootstrap_ci as _bootstrap
+from ...envs.core.stats import bootstrap_ci
 
-BOOTSTRAP_RESAMPLES = 2000
-BOOTSTRAP_SEED = 0
 
 #: USD per 1M tokens (input, output) by model-name prefix, as published by
 #: OpenAI in 2025. Prices change: override with ``--prices FILE.json``
@@ -69,12 +67,6 @@ def price_of(llm: str, prices: dict[str, tuple[float, float]]) -> tuple[float, f
     """The longest price-table prefix matching ``llm``, or None (unknown price: no cost is shown)."""
     match = max((p for p in prices if llm.startswith(p)), key=len, default=None)
     return prices[match] if match is not None else None
-
-
-def bootstrap_ci(successes: Sequence[bool], resamples: int = BOOTSTRAP_RESAMPLES,
-                 seed: int = BOOTSTRAP_SEED, level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of the pass rate (order-independent; see ``envs.core.stats``)."""
-    return _bootstrap(successes, resamples=resamples, seed=seed, level=level)
 
 
 @dataclass(frozen=True)

@@ -69,13 +69,12 @@ class _Stack:
         self.setters = tuple(_state_setter(w) for w in outer)
         self.settlers = tuple(_settler(w) for w in outer)
         self.settled = False
-        settled = all(n in _SETTLED_ON_RESTORE for n in self.names)
-        self.constant = tuple((n, _NO_STATE) for n in self.names) if settled and outer else None
+        all_settled = all(n in _SETTLED_ON_RESTORE for n in self.names)
+        self.constant = tuple((n, _NO_STATE) for n in self.names) if all_settled and outer else None
         # ForkableEnv builds its snapshot with the wrapper states in one go (no second copy),
         # unless a subclass takes its snapshots some other way.
         fast = isinstance(core, ForkableEnv) and type(core).snapshot is ForkableEnv.snapshot
         self.take = core._snapshot_with if fast else (lambda wrappers: core.snapshot().with_wrappers(wrappers))
-
 
     def settle(self) -> None:
         """Settle the settled wrappers. Once is enough: Gymnasium never unsets the flags involved

@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..core.stats import bootstrap_ci as _bootstrap
+from ..core.stats import bootstrap_ci
 
 
 def episode_record(env: Any, llm_calls: int | None = None, tokens: int | None = None) -> dict[str, Any]:
@@ -44,12 +44,6 @@ def episode_record(env: Any, llm_calls: int | None = None, tokens: int | None = 
     if tokens is not None:
         rec["tokens"] = int(tokens)
     return rec
-
-
-def bootstrap_ci(values: Sequence[float], n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap CI of the mean (seeded and order-independent: the same values give the
-    same interval)."""
-    return _bootstrap(values, resamples=n_boot, seed=seed, level=level)
 
 
 def _rate(records: Sequence[Mapping[str, Any]], seed: int) -> dict[str, Any]:
