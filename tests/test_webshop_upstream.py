@@ -43,10 +43,10 @@ class Twin:
     """One goal played twice in lockstep: by the upstream-style client over HTTP and by our env in each
     observation mode; :meth:`compare` lists every difference on the current page."""
 
-    def __init__(self, site_url: str, catalog, name: str, goal: int):
+    def __init__(self, site_url: str, catalog, name: str | int, goal: int):
         self.client = UpstreamStyleClient(site_url)
         self.envs = {m: WebShopEnv(catalog=catalog, split="all", observation_mode=m) for m in MODES}
-        self.name = name
+        self.name = name if isinstance(name, str) else f"fixed_{name}"
         self.last = {m: env.reset(options={"task_id": goal}) + (0.0,) for m, env in self.envs.items()}
         self.client.reset(name)
 
@@ -83,7 +83,7 @@ def test_gold_paths_look_the_same_through_upstream_routes(site, catalog):
     goals = list(catalog.split("test"))[:GOLD_GOALS]
     pages, bought = 0, []
     for goal in goals:
-        twin = Twin(site.url, catalog, f"fixed_{goal}", goal)
+        twin = Twin(site.url, catalog, goal, goal)  # upstream's reset(session=goal): the site's fixed_<goal>
         problems = twin.compare()
         pages += 1
         while (action := twin.env.expert_action()) is not None:
@@ -187,3 +187,17 @@ def test_a_refused_url_leaves_the_session_where_it_was(site, catalog):
     before = json.loads(_get(f"{site.url}/api/sessions/{sid}")[1])["state"]
     assert _get(f"{site.url}/item_page/{sid}/NOSUCHASIN/{q}/1/{{}}")[0] == 404
     assert json.loads(_get(f"{site.url}/api/sessions/{sid}")[1])["state"] == before
+
+
+def test_site_server_says_what_went_wrong(site):
+    from treegym.servers.webshop.upstream_client import SiteError, SiteServer
+
+    with pytest.raises(SiteError, match="answered 404: .*no goal"):
+        SiteServer(site.url).receive("s", None, session_int=10**8)
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(SiteError, match=f"treegym serve webshop --port {port}"):
+        SiteServer(f"http://127.0.0.1:{port}").receive("s", None)

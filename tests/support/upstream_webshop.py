@@ -6,7 +6,7 @@ Reading a page, as upstream's text env (``WebAgentTextEnv``) does with Beautiful
 * clickables: ``has_search_bar`` when an element ``#search_input`` exists; every
   element of class ``btn`` and of class ``product-link`` keyed by its lower-cased
   text, then every ``input[type=radio]`` keyed by its ``value`` (a dict: a repeated
-  key keeps its first place);
+  key keeps its first place and its last element);
 * instruction: the text of the first ``h4`` inside ``#instruction-text``;
 * observation ``text``: the visible strings (not inside style, script, head,
   title or meta; no comments), each stripped, joined by ``" [SEP] "``;
@@ -17,21 +17,20 @@ Reading a page, as upstream's text env (``WebAgentTextEnv``) does with Beautiful
   when the product was opened since the last visit to the search page;
 * reward: the float in ``#reward pre`` (its site env's ``get_reward``), 0 without one.
 
-Acting, as an HTTP client of upstream's routes: the session starts at
-``/<session>``; a search POSTs ``search_query`` to the search form's action; a
-button POSTs its form; a product link GETs its ``href``; an option GETs its
-radio input's ``data-url``. Redirects are followed; :attr:`url` is the page's
-URL, percent-decoded (as upstream's text env keeps it).
+Moving: as upstream's text env moves (its browser asks its ``server`` for the
+next page: ``receive(session, url, keywords=...)`` or ``receive(session, url,
+clickable_name=..., text_to_clickable=...)``), with treegym's ``SiteServer``
+(servers/webshop/upstream_client.py) as that server, so every page is fetched
+from the site through upstream's routes.
 """
 from __future__ import annotations
 
-import urllib.error
-import urllib.request
 from typing import Any
-from urllib.parse import unquote, urlencode, urljoin, urlsplit
 
 from bs4 import BeautifulSoup
 from bs4.element import Comment
+
+from treegym.servers.webshop.upstream_client import SiteServer
 
 HIDDEN_PARENTS = {"style", "script", "head", "title", "meta", "[document]"}
 
@@ -76,9 +75,9 @@ def clickables(html: str) -> tuple[dict[str, Any], bool]:
     soup = soup_of(html)
     table: dict[str, Any] = {}
     for el in soup.find_all(class_="btn") + soup.find_all(class_="product-link"):
-        table.setdefault(el.get_text().lower(), el)
+        table[el.get_text().lower()] = el
     for el in soup.select('input[type="radio"]'):
-        table.setdefault(str(el.get("value")), el)
+        table[str(el.get("value"))] = el
     return table, soup.find(id="search_input") is not None
 
 
@@ -97,57 +96,43 @@ def page_reward(html: str) -> float:
 
 
 class UpstreamStyleClient:
-    """One shopping session on a site at ``base_url``, driven through upstream's routes only."""
+    """One shopping session moved as upstream's text env moves it (its browser asks its ``server`` for
+    every page), with treegym's :class:`SiteServer` as that server: every page comes from the site."""
 
     def __init__(self, base_url: str):
-        self.base = base_url.rstrip("/")
-        self.http = urllib.request.build_opener()  # follows redirects (a POST's 302 becomes a GET)
+        self.server = SiteServer(base_url)
         self.html = ""
         self.url = ""
-        self.name = ""
-        self.opened: set[str] = set()  # products opened since the last search page (upstream's session asins)
+        self.session = ""
 
-    def _load(self, method: str, url: str, data: dict | None = None) -> None:
-        body = None if data is None else urlencode(data).encode()
-        req = urllib.request.Request(urljoin(self.base + "/", url), data=body, method=method)
-        try:
-            with self.http.open(req, timeout=60) as resp:
-                self.html, final = resp.read().decode("utf-8"), resp.geturl()
-        except urllib.error.HTTPError as exc:
-            raise AssertionError(f"{method} {url}: HTTP {exc.code} {exc.read()[:300]!r}") from None
-        self.url = unquote(final)
-        if urlsplit(final).path.rstrip("/").count("/") == 1:  # the search page: a fresh start
-            self.opened = set()
+    def reset(self, session: str | int) -> None:
+        """``session``: a site session name, or a goal index (upstream's ``reset(session=n)``)."""
+        self.session = str(session)
+        session_int = session if isinstance(session, int) else None
+        self.html, self.url, _ = self.server.receive(self.session, None, session_int=session_int)
 
-    def reset(self, name: str) -> None:
-        self.name = name
-        self._load("GET", f"/{name}")
-
-    def step(self, action: str) -> None:
-        """``search[text]`` or ``click[label]`` as upstream's text env accepts them (labels lower-cased)."""
+    def step(self, action: str) -> dict:
+        """``search[text]`` or ``click[label]`` as upstream's text env takes them: the label lower-cased and
+        looked up among the page's clickables (an unknown label does nothing, as there)."""
         verb, _, arg = action.partition("[")
-        arg = arg[:-1] if arg.endswith("]") else arg
-        if verb == "search":
-            form = soup_of(self.html).find(id="search_input").find_parent("form")
-            self._load("POST", form["action"], {"search_query": arg})
-            return
+        arg = (arg[:-1] if arg.endswith("]") else arg).lower()
         table, _ = clickables(self.html)
-        el = table.get(arg.lower()) or table[arg]
-        if el.name == "a":
-            self.opened.add(el.get_text().upper())
-            self._load("GET", el["href"])
-        elif el.name == "input":
-            self._load("GET", el["data-url"])
+        if verb == "search" and arg:
+            kwargs = {"keywords": arg.split(" ")}
+        elif verb == "click" and arg in table and arg != "search":
+            kwargs = {"clickable_name": arg, "text_to_clickable": table}
         else:
-            self._load("POST", el.find_parent("form")["action"])
+            return {"reward": 0.0, "done": False}
+        self.html, self.url, status = self.server.receive(self.session, self.url, **kwargs)
+        return status
 
-    # what upstream's envs read off the current page
+    # what upstream's text env reads off the current page
     def observation(self, mode: str) -> str:
         if mode == "html":
             return self.html
         if mode == "text":
             return text_simple(self.html)
-        return text_rich(self.html, self.url, self.opened)
+        return text_rich(self.html, self.url, self.server.user_sessions[self.session]["asins"])
 
     def available_actions(self) -> dict[str, Any]:
         return available_actions(self.html)
