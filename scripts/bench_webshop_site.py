@@ -15,8 +15,9 @@ Then the same through upstream WebShop's routes (what its text and site envs
 and ReAct-style clients request): each shopper walks a gold path by URL
 (``GET /fixed_<n>``, ``POST`` ``search_query``, the result page, the product with
 its options, a sub-page and back, ``/done``), each shopper on its own goals,
-and the script prints p50/p99 latency of every page kind with 1 shopper and with
-``--sessions`` in flight, checking every page shows its own goal's instruction
+and the script prints p50/p99 latency of every page kind with ``--sessions``
+in flight and for the same walks made by 1 shopper (both after a warm-up pass
+over them), checking every page shows its own goal's instruction
 (and the done page its ``#reward``).
 
     python scripts/bench_webshop_site.py [--sessions 32] [--episodes 3] [--catalog DIR] [--url URL]
@@ -270,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
         base = run(url, 1, args.episodes * 4, n_goals)
         many = run(url, args.sessions, args.episodes, n_goals)
         walks = gold_walks(args.catalog, list(range(min(n_goals, args.sessions * args.episodes))))
-        up_base = run_upstream(url, walks, 1, args.episodes * 4)
+        run_upstream(url, walks, 4, len(walks) // 4)  # warm-up: searches cached, pages memoised for both runs
+        up_base = run_upstream(url, walks, 1, len(walks))  # the same walks, one after the other
         up_many = run_upstream(url, walks, args.sessions, args.episodes)
     finally:
         if proc is not None:
@@ -293,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     for label, r in (("1 shopper", up_base), (f"{args.sessions} in flight", up_many)):
         print(f"  {label:12s} {r['requests']} requests in {r['seconds']:.2f} s = {r['requests'] / r['seconds']:.1f} "
               f"req/s, errors {len(r['errors'])}, wrong pages {len(r['violations'])}")
+    print(f"  throughput ratio {args.sessions} vs 1: "
+          f"{(up_many['requests'] / up_many['seconds']) / (up_base['requests'] / up_base['seconds']):.2f}x")
     print(f"  load average {os.getloadavg()[0]:.1f} ({os.cpu_count()} CPUs; other work on the machine skews latency)")
     problems = [x for r in (base, many, up_base, up_many) for x in r["errors"] + r["violations"]]
     for problem in problems[:10]:
