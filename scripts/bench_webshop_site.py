@@ -109,9 +109,9 @@ class Shopper:
         self.call("DELETE", f"/api/sessions/{sid}")
 
 
-def run(url: str, n_sessions: int, episodes: int, n_goals: int) -> dict:
-    shoppers = [Shopper(url, i % n_goals) for i in range(n_sessions)]
-    barrier = threading.Barrier(n_sessions + 1)
+def run_together(shoppers: list, episodes: int) -> float:
+    """Start every shopper at once (threads behind a barrier), each playing ``episodes`` episodes; wall seconds."""
+    barrier = threading.Barrier(len(shoppers) + 1)
 
     def work(s: Shopper) -> None:
         barrier.wait()
@@ -128,7 +128,12 @@ def run(url: str, n_sessions: int, episodes: int, n_goals: int) -> dict:
     t0 = time.perf_counter()
     for t in threads:
         t.join()
-    wall = time.perf_counter() - t0
+    return time.perf_counter() - t0
+
+
+def run(url: str, n_sessions: int, episodes: int, n_goals: int) -> dict:
+    shoppers = [Shopper(url, i % n_goals) for i in range(n_sessions)]
+    wall = run_together(shoppers, episodes)
     lat = [x for s in shoppers for x in s.latencies]
     return {
         "sessions": n_sessions, "requests": sum(s.requests for s in shoppers), "seconds": wall,
@@ -206,23 +211,7 @@ def run_upstream(url: str, walks: dict[int, list], n_sessions: int, episodes: in
     goals = sorted(walks)
     shoppers = [UpstreamShopper(url, [walks[goals[(i + k * n_sessions) % len(goals)]] for k in range(episodes)])
                 for i in range(n_sessions)]
-    barrier = threading.Barrier(n_sessions + 1)
-
-    def work(s: UpstreamShopper) -> None:
-        barrier.wait()
-        try:
-            s.episode()
-        except Exception as exc:  # noqa: BLE001 - counted as an error
-            s.errors.append(repr(exc))
-
-    threads = [threading.Thread(target=work, args=(s,)) for s in shoppers]
-    for t in threads:
-        t.start()
-    barrier.wait()
-    t0 = time.perf_counter()
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - t0
+    wall = run_together(shoppers, 1)  # one episode = all of a shopper's walks
     kinds: dict[str, list[float]] = {}
     for s in shoppers:
         for kind, lat in s.by_kind.items():

@@ -373,7 +373,8 @@ class WebShopEngine:
 
     # ------------------------------------------------------------------ actions
     def available_actions(self, session: Session) -> dict[str, Any]:
-        """Upstream's ``get_available_actions``: ``has_search_bar`` and lower-case ``clickables``."""
+        """Upstream's ``get_available_actions`` on this page: ``has_search_bar`` and ``clickables``
+        (see :func:`available_actions_from_nodes`)."""
         return available_actions_from_nodes(self.page_nodes(session))
 
     def valid_actions(self, session: Session) -> tuple[str, ...]:

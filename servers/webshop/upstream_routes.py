@@ -25,7 +25,7 @@ from typing import Any
 
 from flask import Flask, redirect, request
 
-from treegym.envs.webshop.engine import PAGE_DONE, PAGE_ITEM, PAGE_RESULTS, PAGE_SEARCH, PAGE_SUB, WebShopEngine
+from treegym.envs.webshop.engine import MAX_QUERY_CHARS, PAGE_DONE, PAGE_ITEM, PAGE_RESULTS, PAGE_SEARCH, PAGE_SUB, WebShopEngine
 from treegym.envs.webshop.render import render_html
 from treegym.envs.webshop.site_urls import AddressError, PageAddress, parse_address, results_url, session_at
 
@@ -98,7 +98,7 @@ def add_upstream_routes(app: Flask, service: SessionService, engine: WebShopEngi
     @app.route("/<name>", methods=methods)
     def upstream_index(name: str):
         if request.method == "POST" and "search_query" in request.form:
-            query = " ".join(request.form["search_query"].lower().split())
+            query = " ".join(request.form["search_query"].lower().split())[:MAX_QUERY_CHARS]  # as the engine cuts it
             if query:
                 names.resolve(name)
                 return redirect(results_url(name, query, 1), code=302)
