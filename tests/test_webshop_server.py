@@ -198,6 +198,14 @@ def test_treegym_serve_runs_the_site(catalog):
         assert m, line + proc.stderr.read()
         status, health = call(f"http://127.0.0.1:{m.group(1)}/api/health")
         assert status == 200 and health["status"] == "ok"
+        # upstream's text env's way in: its server asks for goal 4's search page (the site's fixed_4)
+        from support.upstream_webshop import instruction_text
+
+        from treegym.servers.webshop.upstream_client import SiteServer
+
+        html, url, status = SiteServer(f"http://127.0.0.1:{m.group(1)}").receive("abc", None, session_int=4)
+        assert url.endswith("/fixed_4") and status == {"reward": 0.0, "done": False}
+        assert instruction_text(html) == "Instruction: " + " ".join(catalog.goal(4).instruction_text.split())
     finally:
         proc.terminate()
         proc.wait()

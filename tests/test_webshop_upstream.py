@@ -79,6 +79,7 @@ class Twin:
         return self.envs["text"].unwrapped
 
 
+@pytest.mark.slow
 def test_gold_paths_look_the_same_through_upstream_routes(site, catalog):
     goals = list(catalog.split("test"))[:GOLD_GOALS]
     pages, bought = 0, []
@@ -96,6 +97,7 @@ def test_gold_paths_look_the_same_through_upstream_routes(site, catalog):
     assert all(r > 0 for r in bought) and sum(r == 1.0 for r in bought) > GOLD_GOALS // 2
 
 
+@pytest.mark.slow
 def test_wandering_through_every_page_kind_looks_the_same(site, catalog):
     """Random clicks and searches (result pages, paging, sub-pages, back and forth, Back to Search)."""
     rng = np.random.default_rng(19)

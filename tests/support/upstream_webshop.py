@@ -25,6 +25,7 @@ from the site through upstream's routes.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from bs4 import BeautifulSoup
@@ -35,7 +36,9 @@ from treegym.servers.webshop.upstream_client import SiteServer
 HIDDEN_PARENTS = {"style", "script", "head", "title", "meta", "[document]"}
 
 
+@lru_cache(maxsize=4)
 def soup_of(html: str) -> BeautifulSoup:
+    """The parsed page (shared by the readers below: they only read it)."""
     return BeautifulSoup(html, "html.parser")
 
 
