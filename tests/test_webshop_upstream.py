@@ -203,3 +203,19 @@ def test_site_server_says_what_went_wrong(site):
         port = probe.getsockname()[1]
     with pytest.raises(SiteError, match=f"treegym serve webshop --port {port}"):
         SiteServer(f"http://127.0.0.1:{port}").receive("s", None)
+
+
+def test_a_product_page_without_a_search_and_concurrent_first_visits(site, catalog):
+    import threading
+
+    asin = catalog.goals[0].asin
+    assert _get(f"{site.url}/item_page/nosearch/{asin}/+/1/{{}}")[0] == 200
+    sessions = json.loads(_get(f"{site.url}/api/health")[1])["sessions"]
+    pages: list[str] = []
+    threads = [threading.Thread(target=lambda: pages.append(_get(f"{site.url}/fixed_11")[1])) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(pages)) == 1 and catalog.goal(11).instruction_text.split()[-1] in pages[0]
+    assert json.loads(_get(f"{site.url}/api/health")[1])["sessions"] == sessions + 1  # 8 first visits, 1 session

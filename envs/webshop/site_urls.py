@@ -220,6 +220,8 @@ def session_at(engine: WebShopEngine, current: Session, address: PageAddress) ->
     else:
         if current.query == query and current.query:
             base = replace(current, done=False, reward=0.0, reward_parts=(), visited=visited)
+        elif not query and address.kind in (PAGE_ITEM, PAGE_SUB):  # a product page reached without a search
+            base = replace(start, visited=visited)
         else:
             base = engine.step(replace(start, visited=visited), f"search[{query}]").state
             if base.page != PAGE_RESULTS:

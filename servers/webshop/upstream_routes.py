@@ -48,17 +48,15 @@ class SessionNames:
         """The session id for ``name``, creating the session on first sight (see the module docstring)."""
         if not SESSION_ID_RE.match(name):
             raise ApiError(404, f"no page {name[:70]!r}: a session name is 1-64 letters, digits, '-' or '_'")
-        with self._lock:
-            sid = self._ids.get(name)
-        for candidate in (sid, name):  # a mapped name, else a session the JSON API or start page made
-            if candidate is not None and self._alive(candidate):
-                return candidate
-        sid = self.service.create(self.service.new_live(self._task(name)))
-        with self._lock:
+        with self._lock:  # one lock: two first requests for a name must not make two sessions
+            for candidate in (self._ids.get(name), name):  # a mapped name, else a JSON API / start page session
+                if candidate is not None and self._alive(candidate):
+                    return candidate
+            sid = self.service.create(self.service.new_live(self._task(name)))
             if len(self._ids) >= self.service.store.max_sessions:
                 self._ids = {k: v for k, v in self._ids.items() if self._alive(v)}
             self._ids[name] = sid
-        return sid
+            return sid
 
     def _alive(self, sid: str) -> bool:
         try:
