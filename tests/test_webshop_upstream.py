@@ -212,10 +212,10 @@ def test_a_product_page_without_a_search_and_concurrent_first_visits(site, catal
     assert _get(f"{site.url}/item_page/nosearch/{asin}/+/1/{{}}")[0] == 200
     sessions = json.loads(_get(f"{site.url}/api/health")[1])["sessions"]
     pages: list[str] = []
-    threads = [threading.Thread(target=lambda: pages.append(_get(f"{site.url}/fixed_11")[1])) for _ in range(8)]
+    threads = [threading.Thread(target=lambda: pages.append(_get(f"{site.url}/fixed_2990")[1])) for _ in range(8)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert len(set(pages)) == 1 and catalog.goal(11).instruction_text.split()[-1] in pages[0]
+    assert len(set(pages)) == 1 and catalog.goal(2990).instruction_text.split()[-1] in pages[0]
     assert json.loads(_get(f"{site.url}/api/health")[1])["sessions"] == sessions + 1  # 8 first visits, 1 session
