@@ -15,7 +15,7 @@ import urllib.request
 import pytest
 
 from treegym.envs.webshop.engine import WebShopEngine
-from treegym.envs.webshop.render import parse_html, render_text
+from treegym.envs.webshop.render import render_text
 from treegym.servers.webshop import SessionStore, create_app
 from treegym.servers.webshop.run import serve_in_thread
 

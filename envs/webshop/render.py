@@ -31,7 +31,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from .engine import CLICKABLE_ROLES, Node, Session
+from .engine import Node, Session
 
 OBSERVATION_MODES = ("text", "text_rich", "html")
 SEP = " [SEP] "
