@@ -3,8 +3,8 @@
 Starts ``treegym serve webshop --quiet`` in its own process (or uses ``--url``),
 then runs shoppers from threads, each with its own session over a persistent
 HTTP/1.1 connection. A shopper plays whole episodes along the gold path
-(``GET /expert``, ``POST /step``, and ``GET /s/<id>`` for the page a browser
-would load) and checks after every request that the answer is about *its*
+(``GET /expert``, ``POST /step``, and ``GET /s/<id>``, which redirects to the
+page a browser would load, then that page) and checks after every request that the answer is about *its*
 session: the goal index, the instruction on the page and the last search text
 must be its own. The same work is first done by 1 shopper (the baseline) and
 then by ``--sessions`` shoppers (default 32); the script prints requests per
