@@ -51,10 +51,11 @@ class Twin:
         self.client.reset(name)
 
     def step(self, action: str) -> None:
-        self.client.step(action)
+        status = self.client.step(action)  # what upstream's text env's step returns as reward and done
         for m, env in self.envs.items():
-            obs, reward, _term, _trunc, info = env.step(action)
+            obs, reward, terminated, _trunc, info = env.step(action)
             self.last[m] = (obs, info, reward)
+            assert (status["reward"], status["done"]) == (reward, terminated), (action, status, reward)
 
     def compare(self) -> list[str]:
         problems = []
