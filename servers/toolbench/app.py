@@ -17,6 +17,10 @@ It exposes the env's core and never re-implements it:
   upstream). Without ``session_id`` (body field or ``X-Session-Id`` header)
   calls act on one shared world (bookings persist, as on a live service); with
   it the call is a step of that session's episode.
+* **URL-chosen worlds** for clients that can set only their URL
+  (``url_sessions.py``): ``/s/<session>/rapidapi`` and ``/s/<session>/virtual``
+  act on that session's own world; ``POST /s/<session>/reset {task_id}``
+  starts it on a task.
 * **RestBench**: ``/rest/tmdb/<path>`` and ``/rest/spotify/<path>`` answer the
   RestBench mocks' endpoints with their HTTP status codes, on one shared world.
 * **RestBench-v0 / ToolTasks-v0 sessions**: the generic session server mounted
@@ -32,9 +36,10 @@ import threading
 from flask import Blueprint, Flask, jsonify, request
 
 from treegym.envs.toolbench.env import shipped_engine
+from treegym.servers.session_store import SessionStore
 from treegym.servers.sessions import ApiError, create_session_app
 
-UPSTREAM_FIELDS = ("category", "tool_name", "api_name", "tool_input")
+from .url_sessions import upstream_body, url_sessions_blueprint
 
 
 def _bad(message: str, status: int = 400):
@@ -55,12 +60,9 @@ def create_app(ttl: float = 3600.0, max_sessions: int = 10_000) -> Flask:
     bp = Blueprint("toolbench", __name__)
 
     def upstream_call():
-        body = request.get_json(silent=True, force=True)
-        if not isinstance(body, dict):
-            return _bad("the body must be a JSON object with category, tool_name, api_name, tool_input", 422)
-        missing = [f for f in UPSTREAM_FIELDS if f not in body]
-        if missing:
-            return _bad(f"missing field(s): {', '.join(missing)}", 422)
+        body, bad = upstream_body()
+        if bad:
+            return bad
         sid = body.get("session_id") or request.headers.get("X-Session-Id")
         spec = service.find(str(body["category"]), str(body["tool_name"]), str(body["api_name"]))
         if sid:
@@ -111,6 +113,7 @@ def create_app(ttl: float = 3600.0, max_sessions: int = 10_000) -> Flask:
         return jsonify(payload), status
 
     app.register_blueprint(bp)
+    app.register_blueprint(url_sessions_blueprint(engine, SessionStore(ttl=ttl, max_sessions=max_sessions)))
     # RestBench-v0 and ToolTasks-v0 sessions: the same generic session server, mounted under a prefix
     # (their HTTP-mode envs take server_url="http://HOST:PORT/restbench" or ".../tooltasks").
     from werkzeug.middleware.dispatcher import DispatcherMiddleware
