@@ -20,7 +20,7 @@ setup(
     packages=packages,
     package_dir=package_dir,
     package_data={
-        "": ["*.csv", "*.json", "*.json.gz", "*.jsonl", "*.jsonl.gz", "*.txt", "*.html", "*.css", "*.js", "*.tar.xz", "*.gz", "*.z8"],
+        "": ["*.csv", "*.json", "*.json.gz", "*.jsonl", "*.jsonl.gz", "*.txt", "*.html", "*.css", "*.js", "*.tar.xz", "*.gz", "*.z8", "LICENSE.*"],
     },
     include_package_data=True,
 )
