@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .catalog import DEVICES, USER_ID
+from .catalog import USER_ID
 
 ROUTES: list[tuple[str, str, Callable]] = []
 BASE = "https://api.spotify.com/v1"

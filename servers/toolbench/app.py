@@ -21,8 +21,10 @@ It exposes the env's core and never re-implements it:
   (``url_sessions.py``): ``/s/<session>/rapidapi`` and ``/s/<session>/virtual``
   act on that session's own world; ``POST /s/<session>/reset {task_id}``
   starts it on a task.
-* **RestBench**: ``/rest/tmdb/<path>`` and ``/rest/spotify/<path>`` answer the
-  RestBench mocks' endpoints with their HTTP status codes, on one shared world.
+* **RestBench** (``rest_routes.py``): ``/rest/tmdb/<path>`` and
+  ``/rest/spotify/<path>`` answer as the real services do, on one shared world,
+  or on a URL-chosen one under ``/s/<session>/rest/...``;
+  ``/rest/<api>/openapi.json`` is RestGPT's spec pointing at this mock.
 * **RestBench-v0 / ToolTasks-v0 sessions**: the generic session server mounted
   under ``/restbench`` and ``/tooltasks`` (``server_url="http://HOST:PORT/restbench"``).
 
@@ -39,6 +41,7 @@ from treegym.envs.toolbench.env import shipped_engine
 from treegym.servers.session_store import SessionStore
 from treegym.servers.sessions import ApiError, create_session_app
 
+from .rest_routes import rest_blueprint
 from .url_sessions import upstream_body, url_sessions_blueprint
 
 
@@ -86,34 +89,9 @@ def create_app(ttl: float = 3600.0, max_sessions: int = 10_000) -> Flask:
     bp.add_url_rule("/rapidapi", "rapidapi", upstream_call, methods=["POST"])
     bp.add_url_rule("/virtual", "virtual", upstream_call, methods=["POST"])
 
-    rest_world: dict = {}
-    rest_lock = threading.Lock()
-
-    @bp.route("/rest/<api>/<path:path>", methods=["GET", "POST", "PUT", "DELETE"])
-    def rest(api, path):
-        from treegym.envs.restbench.api import call as rest_call
-        from treegym.envs.restbench.env import shipped_engine as rest_engine
-        from treegym.envs.toolbench.world import Tx
-        if api not in ("tmdb", "spotify"):
-            return _bad(f"unknown API {api!r}; use /rest/tmdb/... or /rest/spotify/...", 404)
-        reng = rest_engine()
-        endpoint, params, known = reng.routers[api].match(request.method, "/" + path)
-        if endpoint is None:
-            return (_bad(f"{request.method} is not allowed on /{path}", 405) if known
-                    else _bad(f"no endpoint {request.method} /{path} in the {api} API", 404))
-        args = dict(request.args)
-        body = request.get_json(silent=True, force=True)
-        if isinstance(body, dict):
-            args.update(body)
-        with rest_lock:
-            tx = Tx(rest_world.setdefault(api, reng.initial_world))
-            status, payload = rest_call(reng.data, tx, endpoint, params, args)
-            if status < 400:
-                rest_world[api] = tx.commit()
-        return jsonify(payload), status
-
     app.register_blueprint(bp)
     app.register_blueprint(url_sessions_blueprint(engine, SessionStore(ttl=ttl, max_sessions=max_sessions)))
+    app.register_blueprint(rest_blueprint(SessionStore(ttl=ttl, max_sessions=max_sessions)))
     # RestBench-v0 and ToolTasks-v0 sessions: the same generic session server, mounted under a prefix
     # (their HTTP-mode envs take server_url="http://HOST:PORT/restbench" or ".../tooltasks").
     from werkzeug.middleware.dispatcher import DispatcherMiddleware
