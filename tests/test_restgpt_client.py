@@ -12,15 +12,6 @@ requests = pytest.importorskip("requests")
 pytest.importorskip("flask")
 
 from treegym.envs.restbench.env import shipped_engine, shipped_tasks  # noqa: E402
-from treegym.servers.run import BackgroundServer  # noqa: E402
-from treegym.servers.toolbench import create_app  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def server():
-    srv = BackgroundServer(create_app(), "127.0.0.1", 0).start()
-    yield srv
-    srv.stop()
 
 
 def deref(node, spec, depth=0):
@@ -64,10 +55,10 @@ def send(base, action):
 
 
 @pytest.mark.slow
-def test_restgpt_style_client_runs_all_157_gold_paths_and_parses_with_the_spec(server):
+def test_restgpt_style_client_runs_all_157_gold_paths_and_parses_with_the_spec(tool_server):
     engine = shipped_engine()
-    specs = {api: requests.get(f"{server.url}/rest/{api}/openapi.json", timeout=60).json() for api in ("tmdb", "spotify")}
-    assert specs["tmdb"]["servers"][0]["url"] == f"{server.url}/rest/tmdb"
+    specs = {api: requests.get(f"{tool_server.url}/rest/{api}/openapi.json", timeout=60).json() for api in ("tmdb", "spotify")}
+    assert specs["tmdb"]["servers"][0]["url"] == f"{tool_server.url}/rest/tmdb"
     assert "securitySchemes" in specs["spotify"]["components"]
     for task in (t for t in shipped_tasks() if t["split"] == "restbench"):
         api, qid = task["api"], task["query_id"]
@@ -91,13 +82,13 @@ def test_restgpt_style_client_runs_all_157_gold_paths_and_parses_with_the_spec(s
             assert set(props) - {""} <= set(body), (qid, action, sorted(set(props) - set(body)))
 
 
-def test_unknown_routes_and_methods_answer_in_the_real_apis_error_shapes(server):
-    r = requests.get(f"{server.url}/rest/tmdb/movie/latest/nope", timeout=60)
+def test_unknown_routes_and_methods_answer_in_the_real_apis_error_shapes(tool_server):
+    r = requests.get(f"{tool_server.url}/rest/tmdb/movie/latest/nope", timeout=60)
     assert r.status_code == 404 and r.json()["status_code"] == 34
-    r = requests.get(f"{server.url}/rest/spotify/nowhere", timeout=60)
+    r = requests.get(f"{tool_server.url}/rest/spotify/nowhere", timeout=60)
     assert r.status_code == 404 and r.json() == {"error": {"status": 404, "message": "Service not found"}}
-    r = requests.post(f"{server.url}/rest/spotify/me", json={}, timeout=60)
+    r = requests.post(f"{tool_server.url}/rest/spotify/me", json={}, timeout=60)
     assert r.status_code == 405 and r.json()["error"]["status"] == 405
-    r = requests.put(f"{server.url}/s/rg-x/rest/spotify/me/player/volume", params={"volume_percent": 10}, timeout=60)
+    r = requests.put(f"{tool_server.url}/s/rg-x/rest/spotify/me/player/volume", params={"volume_percent": 10}, timeout=60)
     assert r.status_code == 204 and r.content == b""
-    assert requests.delete(f"{server.url}/s/rg-x/rest", timeout=60).json() == {"closed": "rg-x"}
+    assert requests.delete(f"{tool_server.url}/s/rg-x/rest", timeout=60).json() == {"closed": "rg-x"}

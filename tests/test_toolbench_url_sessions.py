@@ -12,16 +12,7 @@ pytest.importorskip("flask")
 
 from treegym.envs.toolbench.data import shipped_tasks  # noqa: E402
 from treegym.envs.toolbench.env import shipped_engine  # noqa: E402
-from treegym.servers.run import BackgroundServer  # noqa: E402
-from treegym.servers.toolbench import create_app  # noqa: E402
 from treegym.servers.toolbench.client import post_call, upstream_payload  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def server():
-    srv = BackgroundServer(create_app(), "127.0.0.1", 0).start()
-    yield srv
-    srv.stop()
 
 
 def _req(method, url, body=None):
@@ -50,10 +41,10 @@ def replay_over_url(base_url, task):
             for c in task["gold"]["reference_calls"]]
 
 
-def test_url_only_client_gets_its_own_world_and_can_reset_it(server):
+def test_url_only_client_gets_its_own_world_and_can_reset_it(tool_server):
     task = next(t for t in shipped_tasks() if t["template"] == "book_cheapest_flight")
     want = in_process_replies(task)
-    base = f"{server.url}/s/alice"
+    base = f"{tool_server.url}/s/alice"
     assert _req("POST", base + "/reset", {"task_id": task["query_id"]})[0] == 200
     assert replay_over_url(base, task) == want
     # the same bookings again in the same world differ (seats, booking ids): the world really changed
@@ -61,7 +52,7 @@ def test_url_only_client_gets_its_own_world_and_can_reset_it(server):
     status, shown = _req("GET", base)
     assert status == 200 and shown["task_id"] == task["query_id"] and shown["calls"] == 2 * len(want)
     # another URL is another world; /rapidapi answers the same as /virtual
-    bob = f"{server.url}/s/bob"
+    bob = f"{tool_server.url}/s/bob"
     got = [post_call(bob + "/rapidapi", upstream_payload(task, c["name"], c["arguments"]))
            for c in task["gold"]["reference_calls"]]
     assert got == want
@@ -72,17 +63,17 @@ def test_url_only_client_gets_its_own_world_and_can_reset_it(server):
     assert _req("GET", base)[0] == 404
 
 
-def test_bad_session_names_tasks_and_bodies_answer_clearly(server):
-    assert _req("POST", f"{server.url}/s/bad.name/virtual", {})[0] == 404
-    status, body = _req("POST", f"{server.url}/s/carol/reset", {"task_id": 99999999})
+def test_bad_session_names_tasks_and_bodies_answer_clearly(tool_server):
+    assert _req("POST", f"{tool_server.url}/s/bad.name/virtual", {})[0] == 404
+    status, body = _req("POST", f"{tool_server.url}/s/carol/reset", {"task_id": 99999999})
     assert status == 400 and "unknown ToolBench task" in body["error"]
-    status, body = _req("POST", f"{server.url}/s/carol/virtual", {"category": "Travel"})
+    status, body = _req("POST", f"{tool_server.url}/s/carol/virtual", {"category": "Travel"})
     assert status == 422 and "missing field" in body["error"]
-    status, body = _req("POST", f"{server.url}/s/carol/reset", [1, 2])
+    status, body = _req("POST", f"{tool_server.url}/s/carol/reset", [1, 2])
     assert status == 400 and "JSON object" in body["error"]
 
 
-def test_32_concurrent_url_sessions_replay_gold_calls_like_a_fresh_world(server):
+def test_32_concurrent_url_sessions_replay_gold_calls_like_a_fresh_world(tool_server):
     # stateful tasks first (bookings, transfers, orders): a shared world would change their answers
     tasks = [t for t in shipped_tasks() if t["gold"]["reference_calls"] and t["gold"].get("allowed_mutations")]
     tasks = (tasks + [t for t in shipped_tasks() if t["gold"]["reference_calls"]])[:32]
@@ -91,7 +82,7 @@ def test_32_concurrent_url_sessions_replay_gold_calls_like_a_fresh_world(server)
 
     def worker(k, task):
         try:
-            base = f"{server.url}/s/worker-{k}"
+            base = f"{tool_server.url}/s/worker-{k}"
             _req("POST", base + "/reset", {"task_id": task["query_id"]})
             results[k] = (replay_over_url(base, task), replay_over_url(base, task))
         except Exception as exc:  # noqa: BLE001 - reported below
