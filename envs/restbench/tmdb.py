@@ -264,16 +264,20 @@ def trending(ctx, p, a):
     if kind not in ("all", "movie", "tv", "person") or window not in ("day", "week"):
         return invalid("media_type must be all, movie, tv or person and time_window day or week.")
     d = ctx.data
-    rows: list[tuple[float, dict]] = []
+    rows: list[tuple[float, str, int]] = []   # (score, media type, id): briefs are built for the page only
     if kind in ("all", "movie"):
-        rows += [(m["popularity"], dict(movie_brief(m), media_type="movie")) for m in d.movies.values()]
+        rows += [(m["popularity"], "movie", k) for k, m in d.movies.items()]
     if kind in ("all", "tv"):
-        rows += [(t["popularity"] / 10, dict(tv_brief(t), media_type="tv")) for t in d.tv.values()]
+        rows += [(t["popularity"] / 10, "tv", k) for k, t in d.tv.items()]
     if kind in ("all", "person"):
-        rows += [(p_["popularity"] / 2, dict(person_brief(d, k), media_type="person")) for k, p_ in d.people.items()]
+        rows += [(x["popularity"] / 2, "person", k) for k, x in d.people.items()]
     if window == "day":  # today's ranking differs from the week's
-        rows = [(s * (0.5 + h(str(r["id"]), 100) / 100), r) for s, r in rows]
-    return 200, page([r for _, r in sorted(rows, key=lambda x: (-x[0], x[1]["id"]))], a)
+        rows = [(s * (0.5 + h(str(k), 100) / 100), t, k) for s, t, k in rows]
+    out = page(sorted(rows, key=lambda x: (-x[0], x[2])), a)
+    views = {"movie": lambda k: movie_brief(d.movies[k]), "tv": lambda k: tv_brief(d.tv[k]),
+             "person": lambda k: person_brief(d, k)}
+    out["results"] = [dict(views[t](k), media_type=t) for _, t, k in out["results"]]
+    return 200, out
 
 
 # ------------------------------------------------------------------ people
@@ -320,5 +324,5 @@ def person_tv_credits(ctx, pid, a):
 
 @get("/person/popular")
 def person_popular(ctx, p, a):
-    rows = sorted(ctx.data.people, key=lambda k: (-ctx.data.people[k]["popularity"], k))
-    return 200, page([person_brief(ctx.data, k) for k in rows], a)
+    out = page(sorted(ctx.data.people, key=lambda k: (-ctx.data.people[k]["popularity"], k)), a)
+    return 200, dict(out, results=[person_brief(ctx.data, k) for k in out["results"]])
