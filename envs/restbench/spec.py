@@ -145,7 +145,7 @@ def published(api: str, server_url: str | None = None) -> dict[str, Any]:
     for (a, method, template), target in ALIASES.items():
         if a == api:
             op = copy.deepcopy(spec["paths"][target][method.lower()])
-            op["summary"] = f"{op.get('summary', '')} (also served as {template}: RestBench's gold path writes it so)"
+            op["summary"] = f"{op.get('summary', '').strip()} (also served as {template}: RestBench's gold path writes it so)"
             op["operationId"] = op.get("operationId", "op") + "-alias"
             spec["paths"].setdefault(template, {})[method.lower()] = op
     return spec

@@ -118,7 +118,7 @@ def search(ctx, p, a):
 def _catalog(template: str, table: str, fn: Callable):
     @route("GET", template)
     def handler(ctx, p, a):
-        return (200, fn(ctx, p["id"], a)) if p["id"] in getattr(ctx.data, table) else error(400 if p["id"] == "" else 404, "Resource not found")
+        return (200, fn(ctx, p["id"], a)) if p["id"] in getattr(ctx.data, table) else error(404, "Resource not found")
     return handler
 
 
