@@ -39,6 +39,14 @@ def test_all_157_gold_paths_run_with_2xx_answers_and_pass_on_the_correct_path():
         assert len(gold) == n and gold <= {norm(e) for e in served[api]}, (api, gold - {norm(e) for e in served[api]})
 
 
+def test_every_endpoint_of_both_specs_is_served():
+    from treegym.envs.restbench.api import ENDPOINTS
+    for api in ("tmdb", "spotify"):
+        declared = {(m.upper(), path) for path, ops in raw_spec(api)["paths"].items() for m in ops
+                    if m in ("get", "post", "put", "delete")}
+        assert declared <= {(e.method, e.template) for e in ENDPOINTS if e.api == api}, api
+
+
 def test_wrong_path_or_no_answer_fails_a_restbench_query():
     env = gym.make("treegym/RestBench-v0", split="restbench")
     tid = "tmdb-0"   # give me the number of movies directed by Sofia Coppola

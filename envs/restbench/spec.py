@@ -27,6 +27,8 @@ EXTRA_PARAMS = {("PUT", "/me/player/play"): [{"name": "device_id", "in": "query"
                     ("primary_release_year", "integer"), ("primary_release_date.gte", "string"),
                     ("primary_release_date.lte", "string"), ("vote_average.gte", "number"), ("vote_average.lte", "number"),
                     ("with_genres", "string"), ("with_original_language", "string"))]}
+# parameters the spec marks required where the real API needs only one of them (the handler checks)
+ONE_OF = {("GET", "/recommendations"): {"seed_artists", "seed_genres", "seed_tracks"}}
 # routes we serve that the specs lack: (api, method, path) -> the spec entry they share
 ALIASES = {("spotify", "GET", "/track/{id}"): "/tracks/{id}"}
 
@@ -83,7 +85,8 @@ def params(api: str, method: str, template: str) -> list[dict[str, Any]]:
     for prm in list(path_item.get("parameters", [])) + list(op.get("parameters", [])) + EXTRA_PARAMS.get((method, template), []):
         if prm.get("in") == "query":
             out[prm["name"]] = {"name": prm["name"], "where": "query", "type": prm.get("schema", {}).get("type", "string"),
-                                "required": str(prm.get("required", False)).lower() == "true",
+                                "required": str(prm.get("required", False)).lower() == "true"
+                                and prm["name"] not in ONE_OF.get((method, template), ()),
                                 "description": str(prm.get("description", ""))[:200]}
     body = (op.get("requestBody") or {}).get("content", {}).get("application/json", {}).get("schema", {})
     for name, sub in body.get("properties", {}).items():

@@ -1,8 +1,8 @@
-"""The mock Spotify player (``/me/player/...``): playback state and queue in the world's ``sp_player`` (see ``spotify.py``)."""
+"""The mock Spotify player (``/me/player/...``, state and queue in the world's ``sp_player``), new releases and recommendations."""
 from __future__ import annotations
 
 from .catalog import DEVICES
-from .spotify import _album_tracks, error, route, track_view
+from .spotify import BASE, _album_tracks, album_brief, error, paging, route, track_view
 
 
 def _state(ctx) -> dict:
@@ -158,3 +158,36 @@ def volume(ctx, p, a):
     s["volume_percent"] = v
     _save(ctx, s)
     return 204, None
+
+
+@route("GET", "/me/player/recently-played")
+def recently_played(ctx, p, a):
+    limit = max(1, min(int(a.get("limit") or 20), 50))
+    played = [t for t in ctx.tx.get("sp_library", "tracks", []) if t != _state(ctx).get("track_id")][:limit]
+    return 200, {"href": f"{BASE}{ctx.path}?limit={limit}", "limit": limit, "next": None, "total": len(played),
+                 "cursors": {"after": None, "before": None},
+                 "items": [{"track": track_view(ctx, t), "played_at": f"2024-01-0{1 + i % 9}T12:00:00Z",
+                            "context": None} for i, t in enumerate(played)]}
+
+
+@route("GET", "/browse/new-releases")
+def new_releases(ctx, p, a):
+    rows = sorted(ctx.data.albums.values(), key=lambda x: (x["release_date"], x["id"]), reverse=True)
+    return 200, {"albums": paging(ctx, [album_brief(ctx, x["id"]) for x in rows], a)}
+
+
+@route("GET", "/recommendations")
+def recommendations(ctx, p, a):
+    seeds = {k: [s.strip().rsplit(":", 1)[-1] for s in str(a.get(f"seed_{k}") or "").split(",") if s.strip()]
+             for k in ("artists", "genres", "tracks")}
+    if not any(seeds.values()):
+        return error(400, "At least one seed (seed_artists, seed_genres or seed_tracks) is required")
+    d = ctx.data
+    artists = set(seeds["artists"]) | {x for t in seeds["tracks"] if t in d.tracks for x in d.tracks[t]["artist_ids"]}
+    genres = set(seeds["genres"]) | {g for x in artists if x in d.artists for g in d.artists[x]["genres"]}
+    rows = [t for t in d.tracks.values() if t["id"] not in seeds["tracks"]
+            and any(x in artists or set(d.artists[x]["genres"]) & genres for x in t["artist_ids"])]
+    limit = max(1, min(int(a.get("limit") or 20), 100))
+    return 200, {"tracks": [track_view(ctx, t["id"]) for t in sorted(rows, key=lambda t: (-t["popularity"], t["id"]))[:limit]],
+                 "seeds": [{"id": s, "type": k[:-1].upper(), "initialPoolSize": len(rows), "afterFilteringSize": len(rows),
+                            "afterRelinkingSize": len(rows), "href": None} for k, v in seeds.items() for s in v]}

@@ -69,13 +69,20 @@ def person_brief(d: RestData, pid: int) -> dict:
             "known_for": [dict(movie_brief(m), media_type="movie") for m in (crew + cast)[:3]]}
 
 
-def _cast(d: RestData, pids: list[int]) -> list[dict]:
-    return [{"id": c, "name": d.people[c]["name"], "character": f"Role {i + 1}", "order": i, "credit_id": f"c{c}x{i}",
-             "known_for_department": d.people[c]["known_for"], "profile_path": f"/profile{c}.jpg"} for i, c in enumerate(pids)]
+def credit_id(media: str, role: str, pid: int, oid: int) -> str:
+    """``mc1001x20001``: media ``m``ovie / ``t``v, role ``c``ast / ``d``irector, person, title (``GET /credit/{id}``)."""
+    return f"{media}{role}{pid}x{oid}"
 
 
-def _director(d: RestData, pid: int) -> list[dict]:
-    return [{"id": pid, "name": d.people[pid]["name"], "job": "Director", "department": "Directing", "credit_id": f"d{pid}"}]
+def _cast(d: RestData, pids: list[int], media: str, oid: int) -> list[dict]:
+    return [{"id": c, "name": d.people[c]["name"], "character": f"Role {i + 1}", "order": i,
+             "credit_id": credit_id(media, "c", c, oid), "known_for_department": d.people[c]["known_for"],
+             "profile_path": f"/profile{c}.jpg"} for i, c in enumerate(pids)]
+
+
+def _director(d: RestData, pid: int, media: str, oid: int) -> list[dict]:
+    return [{"id": pid, "name": d.people[pid]["name"], "job": "Director", "department": "Directing",
+             "credit_id": credit_id(media, "d", pid, oid)}]
 
 
 def _images(kind: str, oid: int, n: int = 2) -> list[dict]:
@@ -84,11 +91,11 @@ def _images(kind: str, oid: int, n: int = 2) -> list[dict]:
 
 
 def _reviews(title: str, oid: int, a: dict) -> dict:
-    rows = [{"id": f"rv{oid}{k}", "author": REVIEWERS[h(title + str(k), len(REVIEWERS))],
+    rows = [{"id": f"rv{oid}-{k}", "author": REVIEWERS[h(title + str(k), len(REVIEWERS))],
              "author_details": {"name": "", "username": REVIEWERS[h(title + str(k), len(REVIEWERS))], "rating": 6 + k},
              "content": f"{title} is {'gripping' if k == 1 else 'uneven but memorable'}; review {k}.",
              "created_at": "2023-05-01T10:00:00.000Z", "updated_at": "2023-05-01T10:00:00.000Z",
-             "url": f"https://www.themoviedb.org/review/rv{oid}{k}"} for k in (1, 2)]
+             "url": f"https://www.themoviedb.org/review/rv{oid}-{k}"} for k in (1, 2)]
     return dict(page(rows, a), id=oid)
 
 
@@ -164,7 +171,8 @@ def movie_details(ctx, m, a):
 
 @_movie_route("/credits")
 def movie_credits(ctx, m, a):
-    return {"id": m["id"], "cast": _cast(ctx.data, m["cast"]), "crew": _director(ctx.data, m["director"])}
+    return {"id": m["id"], "cast": _cast(ctx.data, m["cast"], "m", m["id"]),
+            "crew": _director(ctx.data, m["director"], "m", m["id"])}
 
 
 @_movie_route("/images")
@@ -310,8 +318,8 @@ def person_images(ctx, pid, a):
 def person_movie_credits(ctx, pid, a):
     cast, crew = ctx.data.movie_credits_of(pid)
     return {"id": pid, "cast": [dict(movie_brief(m), character="Lead" if m["cast"][0] == pid else "Supporting",
-                                     credit_id=f"mc{pid}x{m['id']}") for m in cast],
-            "crew": [dict(movie_brief(m), job="Director", department="Directing", credit_id=f"md{pid}x{m['id']}") for m in crew]}
+                                     credit_id=credit_id("m", "c", pid, m["id"])) for m in cast],
+            "crew": [dict(movie_brief(m), job="Director", department="Directing", credit_id=credit_id("m", "d", pid, m["id"])) for m in crew]}
 
 
 @_person_route("/tv_credits")

@@ -1,8 +1,10 @@
-"""The mock TMDB API, part two: TV shows, seasons, episodes, collections, companies and networks (see ``tmdb.py``)."""
+"""The mock TMDB API, part two: TV shows, seasons, episodes, collections, companies, networks, credits, reviews (see ``tmdb.py``)."""
 from __future__ import annotations
 
-from .catalog import h
-from .tmdb import _cast, _director, _images, _int, _reviews, get, movie_brief, not_found, page, tv_brief
+import re
+
+from .catalog import TV_GENRES, h
+from .tmdb import _cast, _director, _images, _int, _reviews, get, invalid, movie_brief, not_found, page, tv_brief
 
 
 def _tv(ctx, p) -> dict | None:
@@ -38,7 +40,7 @@ def _episode(ctx, t: dict, season: int, ep: int) -> dict:
             "air_date": _season_date(t, season), "episode_number": ep, "season_number": season,
             "still_path": f"/still{t['id']}_{season}_{ep}.jpg", "vote_average": round(7 + h(f"{season}{ep}{t['name']}", 25) / 10, 1),
             "vote_count": 50 + h(t["name"] + str(ep), 500), "production_code": "", "runtime": 45,
-            "crew": _director(d, t["director"]), "guest_stars": _cast(d, [guests])}
+            "crew": _director(d, t["director"], "t", t["id"]), "guest_stars": _cast(d, [guests], "t", t["id"])}
 
 
 @_tv_route("")
@@ -60,7 +62,8 @@ def tv_details(ctx, t, a, season, ep):
 
 @_tv_route("/credits")
 def tv_credits(ctx, t, a, season, ep):
-    return {"id": t["id"], "cast": _cast(ctx.data, t["cast"]), "crew": _director(ctx.data, t["director"])}
+    return {"id": t["id"], "cast": _cast(ctx.data, t["cast"], "t", t["id"]),
+            "crew": _director(ctx.data, t["director"], "t", t["id"])}
 
 
 @_tv_route("/images")
@@ -105,8 +108,8 @@ def tv_season(ctx, t, a, season, ep):
 def tv_season_credits(ctx, t, a, season, ep):
     d = ctx.data
     second = sorted(d.people)[h(f"{t['name']}{season}dir", len(d.people))]
-    return {"id": t["id"] * 10 + season, "cast": _cast(d, t["cast"]),
-            "crew": _director(d, t["director"]) + _director(d, second)}
+    return {"id": t["id"] * 10 + season, "cast": _cast(d, t["cast"], "t", t["id"]),
+            "crew": _director(d, t["director"], "t", t["id"]) + _director(d, second, "t", t["id"])}
 
 
 @_tv_route("/season/{season_number}/images")
@@ -122,7 +125,7 @@ def tv_episode(ctx, t, a, season, ep):
 @_tv_route("/season/{season_number}/episode/{episode_number}/credits")
 def tv_episode_credits(ctx, t, a, season, ep):
     e = _episode(ctx, t, season, ep)
-    return {"id": e["id"], "cast": _cast(ctx.data, t["cast"]), "crew": e["crew"], "guest_stars": e["guest_stars"]}
+    return {"id": e["id"], "cast": _cast(ctx.data, t["cast"], "t", t["id"]), "crew": e["crew"], "guest_stars": e["guest_stars"]}
 
 
 @_tv_route("/season/{season_number}/episode/{episode_number}/images")
@@ -164,3 +167,67 @@ get("/company/{company_id}/images")(_by_id("companies", "company_id", lambda ctx
 get("/network/{network_id}")(_by_id("networks", "network_id", lambda ctx, n: dict(n)))
 get("/network/{network_id}/images")(_by_id("networks", "network_id", lambda ctx, n: {
     "id": n["id"], "logos": [dict(x, file_type=".png") for x in _images("network", n["id"], 1)]}))
+
+
+# ------------------------------------------------------------------ the spec's other TMDB endpoints
+@get("/genre/tv/list")
+def tv_genre_list(ctx, p, a):
+    return 200, {"genres": [{"id": i, "name": g} for g, i in sorted(TV_GENRES.items(), key=lambda x: x[1])]}
+
+
+@get("/tv/latest")
+def tv_latest(ctx, p, a):
+    t = max(ctx.data.tv.values(), key=lambda t: (t["first_air_date"], t["id"]))
+    return 200, tv_details(ctx, t, a, 1, 1)
+
+
+@get("/discover/tv")
+def discover_tv(ctx, p, a):
+    rows = list(ctx.data.tv.values())
+    if a.get("with_genres") is not None:
+        wanted = {_int(x) for x in str(a["with_genres"]).replace("|", ",").split(",")}
+        rows = [t for t in rows if t["genre"]["id"] in wanted]
+    if a.get("first_air_date_year") is not None:
+        rows = [t for t in rows if t["first_air_date"].startswith(str(a["first_air_date_year"]))]
+    order = a.get("sort_by") or "popularity.desc"
+    keys = {"popularity.desc": lambda t: (-t["popularity"], t["id"]), "vote_average.desc": lambda t: (-t["vote_average"], t["id"]),
+            "first_air_date.asc": lambda t: (t["first_air_date"], t["id"])}
+    if order == "first_air_date.desc":
+        rows = sorted(rows, key=lambda t: (t["first_air_date"], -t["id"]), reverse=True)
+    elif order in keys:
+        rows = sorted(rows, key=keys[order])
+    else:
+        return invalid(f"Invalid sort_by {order!r}.")
+    return 200, page([tv_brief(t) for t in rows], a)
+
+
+@get("/credit/{credit_id}")
+def credit(ctx, p, a):
+    m = re.fullmatch(r"([mt])([cd])(\d+)x(\d+)", p["credit_id"])
+    d = ctx.data
+    table = d.movies if m and m.group(1) == "m" else d.tv
+    pid, oid = (int(m.group(3)), int(m.group(4))) if m else (None, None)
+    if not m or pid not in d.people or oid not in table:
+        return not_found()
+    title = table[oid]
+    role = ("cast" if pid in title["cast"] else None) if m.group(2) == "c" else ("crew" if title["director"] == pid else None)
+    if role is None:
+        return not_found()
+    return 200, {"id": p["credit_id"], "credit_type": role, "department": "Acting" if role == "cast" else "Directing",
+                 "job": "Actor" if role == "cast" else "Director", "media_type": "movie" if m.group(1) == "m" else "tv",
+                 "media": movie_brief(title) if m.group(1) == "m" else tv_brief(title),
+                 "person": {"id": pid, "name": d.people[pid]["name"]}}
+
+
+@get("/review/{review_id}")
+def review(ctx, p, a):
+    m = re.fullmatch(r"rv(\d+)-([12])", p["review_id"])
+    d = ctx.data
+    oid = int(m.group(1)) if m else None
+    title = d.movies.get(oid) or d.tv.get(oid) if m else None
+    if title is None:
+        return not_found()
+    name = title.get("title") or title["name"]
+    rv = next(r for r in _reviews(name, oid, {})["results"] if r["id"] == p["review_id"])
+    return 200, dict(rv, media_id=oid, media_title=name, media_type="movie" if oid in d.movies else "tv",
+                     iso_639_1="en")
