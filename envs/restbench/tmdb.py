@@ -138,17 +138,20 @@ def search_company(ctx, p, a):
 
 
 # ------------------------------------------------------------------ movies
-def _movie(ctx, p) -> dict | None:
-    return ctx.data.movies.get(_int(p["movie_id"]))
+def entity_route(template: str, table: str, param: str, answer: Callable) -> None:
+    """Register ``GET template``: 404 when path parameter ``param`` names no entity of ``ctx.data.<table>``,
+    else ``answer(ctx, key, entity, path_params, args) -> (status, body)``."""
+    def handler(ctx, p, a):
+        key = _int(p[param])
+        x = getattr(ctx.data, table).get(key)
+        return not_found() if x is None else answer(ctx, key, x, p, a)
+    get(template)(handler)
 
 
 def _movie_route(suffix: str):
-    """A ``/movie/{movie_id}<suffix>`` handler: 404 for an unknown id, else ``fn(ctx, movie, args)``."""
+    """``/movie/{movie_id}<suffix>`` answered by ``fn(ctx, movie, args)``."""
     def deco(fn):
-        @get("/movie/{movie_id}" + suffix)
-        def handler(ctx, p, a):
-            m = _movie(ctx, p)
-            return not_found() if m is None else (200, fn(ctx, m, a))
+        entity_route("/movie/{movie_id}" + suffix, "movies", "movie_id", lambda ctx, k, m, p, a: (200, fn(ctx, m, a)))
         return fn
     return deco
 
@@ -239,8 +242,8 @@ def genre_list(ctx, p, a):
 @get("/discover/movie")
 def discover(ctx, p, a):
     rows = list(ctx.data.movies.values())
-    if a.get("with_genres") is not None:
-        wanted = {_int(x) for x in str(a["with_genres"]).replace("|", ",").split(",")}
+    wanted = genre_ids(a)
+    if wanted is not None:
         rows = [m for m in rows if wanted & set(m["genre_ids"])]
     if a.get("primary_release_year") is not None:
         rows = [m for m in rows if m["release_date"].startswith(str(a["primary_release_year"]))]
@@ -253,17 +256,23 @@ def discover(ctx, p, a):
                 rows = [m for m in rows if test(m, a[key])]
             except ValueError:
                 return invalid(f"Invalid {key}: {a[key]!r}.")
-    order = a.get("sort_by") or "popularity.desc"
-    keys = {"popularity.desc": lambda m: (-m["popularity"], m["id"]), "popularity.asc": lambda m: (m["popularity"], m["id"]),
-            "vote_average.desc": lambda m: (-m["vote_average"], m["id"]), "vote_average.asc": lambda m: (m["vote_average"], m["id"]),
-            "release_date.asc": lambda m: (m["release_date"], m["id"]), "primary_release_date.asc": lambda m: (m["release_date"], m["id"])}
-    if order in ("release_date.desc", "primary_release_date.desc"):
-        rows = sorted(rows, key=lambda m: (m["release_date"], -m["id"]), reverse=True)
-    elif order in keys:
-        rows = sorted(rows, key=keys[order])
-    else:
-        return invalid(f"Invalid sort_by {order!r}.")
-    return 200, page([movie_brief(m) for m in rows], a)
+    rows = sort_by(rows, a, "release_date", ("release_date", "primary_release_date"))
+    return invalid(f"Invalid sort_by {a['sort_by']!r}.") if rows is None else (200, page([movie_brief(m) for m in rows], a))
+
+
+def genre_ids(a: dict) -> set | None:
+    """The ``with_genres`` filter (ids joined by ``,`` or ``|``), None when absent."""
+    return None if a.get("with_genres") is None else {_int(x) for x in str(a["with_genres"]).replace("|", ",").split(",")}
+
+
+def sort_by(rows: list, a: dict, date_field: str, date_names: tuple[str, ...]) -> list | None:
+    """``rows`` in TMDB's ``sort_by`` order (default ``popularity.desc``; ties by id); None for an unknown order."""
+    field, _, direction = str(a.get("sort_by") or "popularity.desc").rpartition(".")
+    fields = dict({"popularity": "popularity", "vote_average": "vote_average"}, **{n: date_field for n in date_names})
+    if field not in fields or direction not in ("asc", "desc"):
+        return None
+    desc = direction == "desc"
+    return sorted(rows, key=lambda r: (r[fields[field]], -r["id"] if desc else r["id"]), reverse=desc)
 
 
 @get("/trending/{media_type}/{time_window}")
@@ -290,11 +299,9 @@ def trending(ctx, p, a):
 
 # ------------------------------------------------------------------ people
 def _person_route(suffix: str):
+    """``/person/{person_id}<suffix>`` answered by ``fn(ctx, person_id, args)``."""
     def deco(fn):
-        @get("/person/{person_id}" + suffix)
-        def handler(ctx, p, a):
-            pid = _int(p["person_id"])
-            return not_found() if pid not in ctx.data.people else (200, fn(ctx, pid, a))
+        entity_route("/person/{person_id}" + suffix, "people", "person_id", lambda ctx, k, x, p, a: (200, fn(ctx, k, a)))
         return fn
     return deco
 

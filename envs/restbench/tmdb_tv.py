@@ -4,25 +4,21 @@ from __future__ import annotations
 import re
 
 from .catalog import TV_GENRES, h
-from .tmdb import _cast, _director, _images, _int, _reviews, get, invalid, movie_brief, not_found, page, tv_brief
-
-
-def _tv(ctx, p) -> dict | None:
-    return ctx.data.tv.get(_int(p["tv_id"]))
+from .tmdb import (_cast, _director, _images, _int, _reviews, entity_route, genre_ids, get, invalid, movie_brief,
+                   not_found, page, sort_by, tv_brief)
 
 
 def _tv_route(suffix: str):
-    """A ``/tv/{tv_id}<suffix>`` handler; season and episode numbers are checked against the show."""
+    """``/tv/{tv_id}<suffix>`` answered by ``fn(ctx, show, args, season, episode)``; season and episode
+    numbers must exist in the show (404 otherwise)."""
+    def answer(fn, ctx, t, p, a):
+        season, episode = _int(p.get("season_number", 1)), _int(p.get("episode_number", 1))
+        if season is None or not 0 < season <= t["seasons"] or episode is None or not 0 < episode <= t["episodes"]:
+            return not_found()
+        return 200, fn(ctx, t, a, season, episode)
+
     def deco(fn):
-        @get("/tv/{tv_id}" + suffix)
-        def handler(ctx, p, a):
-            t = _tv(ctx, p)
-            if t is None:
-                return not_found()
-            season, episode = _int(p.get("season_number", 1)), _int(p.get("episode_number", 1))
-            if season is None or not 0 < season <= t["seasons"] or episode is None or not 0 < episode <= t["episodes"]:
-                return not_found()
-            return 200, fn(ctx, t, a, season, episode)
+        entity_route("/tv/{tv_id}" + suffix, "tv", "tv_id", lambda ctx, k, t, p, a: answer(fn, ctx, t, p, a))
         return fn
     return deco
 
@@ -147,26 +143,23 @@ get("/tv/airing_today")(_tv_list(lambda t: (-t["popularity"] * (0.5 + h(t["name"
 
 
 # ------------------------------------------------------------------ collections, companies, networks
-def _by_id(table: str, param: str, fn):
-    def handler(ctx, p, a):
-        x = getattr(ctx.data, table).get(_int(p[param]))
-        return not_found() if x is None else (200, fn(ctx, x))
-    return handler
+def _by_id(template: str, table: str, param: str, fn) -> None:
+    entity_route(template, table, param, lambda ctx, k, x, p, a: (200, fn(ctx, x)))
 
 
-get("/collection/{collection_id}")(_by_id("collections", "collection_id", lambda ctx, c: {
+_by_id("/collection/{collection_id}", "collections", "collection_id", lambda ctx, c: {
     "id": c["id"], "name": c["name"], "overview": f"The {c['name'].replace(' Collection', '')} films.",
     "poster_path": f"/coll{c['id']}.jpg", "backdrop_path": f"/collbd{c['id']}.jpg",
-    "parts": [movie_brief(ctx.data.movies[m]) for m in c["parts"]]}))
-get("/collection/{collection_id}/images")(_by_id("collections", "collection_id", lambda ctx, c: {
-    "id": c["id"], "backdrops": _images("collbd", c["id"]), "posters": _images("coll", c["id"])}))
-get("/company/{company_id}")(_by_id("companies", "company_id", lambda ctx, c: dict(
-    c, description=f"{c['name']} produces films and television.", parent_company=None)))
-get("/company/{company_id}/images")(_by_id("companies", "company_id", lambda ctx, c: {
-    "id": c["id"], "logos": [dict(x, file_type=".png") for x in _images("logo", c["id"], 1)]}))
-get("/network/{network_id}")(_by_id("networks", "network_id", lambda ctx, n: dict(n)))
-get("/network/{network_id}/images")(_by_id("networks", "network_id", lambda ctx, n: {
-    "id": n["id"], "logos": [dict(x, file_type=".png") for x in _images("network", n["id"], 1)]}))
+    "parts": [movie_brief(ctx.data.movies[m]) for m in c["parts"]]})
+_by_id("/collection/{collection_id}/images", "collections", "collection_id", lambda ctx, c: {
+    "id": c["id"], "backdrops": _images("collbd", c["id"]), "posters": _images("coll", c["id"])})
+_by_id("/company/{company_id}", "companies", "company_id", lambda ctx, c: dict(
+    c, description=f"{c['name']} produces films and television.", parent_company=None))
+_by_id("/company/{company_id}/images", "companies", "company_id", lambda ctx, c: {
+    "id": c["id"], "logos": [dict(x, file_type=".png") for x in _images("logo", c["id"], 1)]})
+_by_id("/network/{network_id}", "networks", "network_id", lambda ctx, n: dict(n))
+_by_id("/network/{network_id}/images", "networks", "network_id", lambda ctx, n: {
+    "id": n["id"], "logos": [dict(x, file_type=".png") for x in _images("network", n["id"], 1)]})
 
 
 # ------------------------------------------------------------------ the spec's other TMDB endpoints
@@ -183,22 +176,13 @@ def tv_latest(ctx, p, a):
 
 @get("/discover/tv")
 def discover_tv(ctx, p, a):
-    rows = list(ctx.data.tv.values())
-    if a.get("with_genres") is not None:
-        wanted = {_int(x) for x in str(a["with_genres"]).replace("|", ",").split(",")}
+    rows, wanted = list(ctx.data.tv.values()), genre_ids(a)
+    if wanted is not None:
         rows = [t for t in rows if t["genre"]["id"] in wanted]
     if a.get("first_air_date_year") is not None:
         rows = [t for t in rows if t["first_air_date"].startswith(str(a["first_air_date_year"]))]
-    order = a.get("sort_by") or "popularity.desc"
-    keys = {"popularity.desc": lambda t: (-t["popularity"], t["id"]), "vote_average.desc": lambda t: (-t["vote_average"], t["id"]),
-            "first_air_date.asc": lambda t: (t["first_air_date"], t["id"])}
-    if order == "first_air_date.desc":
-        rows = sorted(rows, key=lambda t: (t["first_air_date"], -t["id"]), reverse=True)
-    elif order in keys:
-        rows = sorted(rows, key=keys[order])
-    else:
-        return invalid(f"Invalid sort_by {order!r}.")
-    return 200, page([tv_brief(t) for t in rows], a)
+    rows = sort_by(rows, a, "first_air_date", ("first_air_date",))
+    return invalid(f"Invalid sort_by {a['sort_by']!r}.") if rows is None else (200, page([tv_brief(t) for t in rows], a))
 
 
 @get("/credit/{credit_id}")
