@@ -20,7 +20,10 @@ setup(
     packages=packages,
     package_dir=package_dir,
     package_data={
-        "": ["*.csv", "*.json", "*.json.gz", "*.jsonl", "*.jsonl.gz", "*.txt", "*.html", "*.css", "*.js", "*.tar.xz", "*.gz", "*.z8"],
+        "": ["*.csv", "*.json", "*.json.gz", "*.jsonl", "*.jsonl.gz", "*.txt", "*.html", "*.css", "*.js", "*.tar.xz", "*.gz", "*.z8", "LICENSE.*"],
+        # data folders that are not packages (no __init__.py)
+        "treegym.envs.restbench": ["data/*"],
+        "treegym.envs.toolbench": ["data/*.json", "data/queries/*.json", "data/tools/*/*.json"],
     },
     include_package_data=True,
 )

@@ -14,7 +14,12 @@
    threads, each an HTTP-mode env (``server_url=``, its own session) playing
    its tasks' gold plans with a snapshot/restore detour, and checks that its
    observations equal the in-process env's (no cross-session leakage). Prints
-   errors, requests per second and the mismatch count.
+   errors, requests per second and the mismatch count. Then ``--sessions``
+   URL-chosen worlds (``/s/<session>/virtual``, the way an upstream ToolBench
+   client that can only set its URL calls): each resets to its task and
+   replays the gold calls in upstream's payload shape, ``--rounds`` times;
+   prints per-call p50/p99 with one client at a time and all at once, and the
+   replays whose answers differ from a fresh in-process world.
 
     python scripts/bench_toolbench.py [--depth 8] [--repeats 300] [--server] [--sessions 32] [--rounds 3]
 """
@@ -168,6 +173,80 @@ def bench_server(sessions: int, rounds: int) -> int:
     return 1 if errors or mismatches[0] else 0
 
 
+def bench_url_sessions(sessions: int, rounds: int) -> int:
+    """Upstream-shaped calls on ``sessions`` URL-chosen worlds at once: per-call p50/p99, checked against in-process."""
+    import os
+    import threading
+
+    from treegym.envs.toolbench.data import shipped_tasks
+    from treegym.envs.toolbench.env import shipped_engine
+    from treegym.servers.run import BackgroundServer
+    from treegym.servers.toolbench import create_app
+    from treegym.servers.toolbench.client import post_call, upstream_payload
+
+    engine = shipped_engine("terminal")
+    tasks = [t for t in shipped_tasks() if t["gold"]["reference_calls"]][:sessions]
+    want = {}
+    for t in tasks:  # the answers of a fresh in-process world
+        state, out = engine.initial_state(t["query_id"], None), []
+        for c in t["gold"]["reference_calls"]:
+            state = engine.step(state, json.dumps({"name": c["name"], "arguments": c["arguments"]})).state
+            out.append({"error": state.calls[-1].error, "response": state.calls[-1].response})
+        want[t["query_id"]] = out
+    server = BackgroundServer(create_app(), "127.0.0.1", 0, quiet=True).start()
+
+    def play(k: int, task: dict, lat: list, bad: list) -> None:
+        base = f"{server.url}/s/bench-{k}"
+        for _ in range(rounds):
+            post_call(base + "/reset", {"task_id": task["query_id"]})
+            got = []
+            for c in task["gold"]["reference_calls"]:
+                t0 = time.perf_counter()
+                got.append(post_call(base + "/virtual", upstream_payload(task, c["name"], c["arguments"])))
+                lat.append(time.perf_counter() - t0)
+            if got != want[task["query_id"]]:
+                bad.append(task["query_id"])
+
+    def run(concurrent: bool) -> tuple[list, list, list]:
+        lat: list = []
+        bad: list = []
+        errors: list = []
+
+        def worker(k: int, task: dict) -> None:
+            try:
+                play(k, task, lat, bad)
+            except Exception as exc:  # noqa: BLE001 - counted and printed
+                errors.append(f"{type(exc).__name__}: {exc}")
+
+        if concurrent:
+            threads = [threading.Thread(target=worker, args=(k, t)) for k, t in enumerate(tasks)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+        else:
+            for k, t in enumerate(tasks):
+                worker(k, t)
+        return lat, bad, errors
+
+    def pct(xs: list, q: float) -> float:
+        xs = sorted(xs)
+        return xs[min(len(xs) - 1, int(q * len(xs)))] * 1e3
+
+    alone, bad1, err1 = run(False)
+    together, bad2, err2 = run(True)
+    server.stop()
+    print(f"URL-chosen sessions (/s/<session>/virtual, upstream payloads), {len(tasks)} worlds x {rounds} "
+          f"replays of their gold calls; load average {os.getloadavg()[0]:.2f}:")
+    print(f"  one client at a time   p50 {pct(alone, .5):7.2f} ms  p99 {pct(alone, .99):7.2f} ms  ({len(alone)} calls)")
+    print(f"  {len(tasks)} clients at once    p50 {pct(together, .5):7.2f} ms  p99 {pct(together, .99):7.2f} ms  "
+          f"({len(together)} calls; p50 ratio {pct(together, .5) / pct(alone, .5):.1f}x)")
+    print(f"  replays differing from a fresh in-process world: {len(bad1) + len(bad2)}; errors {len(err1) + len(err2)}")
+    for e in (err1 + err2)[:5]:
+        print(f"  error: {e}")
+    return 1 if bad1 or bad2 or err1 or err2 else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--depth", type=int, default=8)
@@ -179,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     rc = bench_rollback(args.depth, args.repeats)
     if args.server:
         rc = bench_server(args.sessions, args.rounds) or rc
+        rc = bench_url_sessions(args.sessions, args.rounds) or rc
     return rc
 
 

@@ -82,4 +82,5 @@ def run_tools(args: argparse.Namespace) -> int:
     return serve_until_interrupted(
         create_app(ttl=args.ttl, max_sessions=args.max_sessions), args,
         lambda url: f"tool server at {url}  (ToolBench: {url}/rapidapi, StableToolBench: SERVICE_URL={url}/virtual, "
-                    f"sessions: {url}/api/sessions, RestBench: {url}/rest/tmdb|spotify/...; Ctrl-C to stop)")
+                    f"a world per client: {url}/s/<session>/virtual, sessions: {url}/api/sessions, "
+                    f"RestBench: {url}/rest/tmdb|spotify/... (RestGPT's spec: {url}/rest/tmdb/openapi.json); Ctrl-C to stop)")

@@ -58,6 +58,27 @@ class SessionStore:
             self._entries[sid] = _Entry(session, now)
             return sid
 
+    def put(self, sid: str, session: Any, replace: bool = True) -> None:
+        """Store ``session`` under a client-chosen id ``sid``: created, or replaced (``replace=False``: kept)."""
+        if not SESSION_ID_RE.match(sid):
+            raise ValueError(f"session ids are 1-64 letters, digits, '-' or '_'; got {sid[:70]!r}")
+        now = self._clock()
+        with self._lock:
+            entry = self._entries.get(sid)
+            if entry is not None and now - entry.last_used > self.ttl:
+                entry = None  # expired: made anew
+            if entry is None:
+                if now - self._last_purge > self.ttl / 10 or len(self._entries) >= self.max_sessions:
+                    self._purge_locked(now)
+                if len(self._entries) >= self.max_sessions:
+                    raise StoreFull(f"the server holds {len(self._entries)} sessions (its limit); close sessions "
+                                    "or wait for them to expire")
+                self._entries[sid] = _Entry(session, now)
+                return
+        if replace:
+            with entry.lock:  # after any update running on it
+                entry.session, entry.last_used = session, now
+
     def _entry(self, sid: str) -> _Entry:
         now = self._clock()
         with self._lock:

@@ -23,3 +23,15 @@ def catalog():
     from treegym.envs.webshop.catalog import load_default_catalog
 
     return load_default_catalog()
+
+
+@pytest.fixture(scope="module")
+def tool_server():
+    """``treegym serve tools``' app on 127.0.0.1 (a free port), one per test module."""
+    pytest.importorskip("flask")
+    from treegym.servers.run import BackgroundServer
+    from treegym.servers.toolbench import create_app
+
+    srv = BackgroundServer(create_app(), "127.0.0.1", 0).start()
+    yield srv
+    srv.stop()

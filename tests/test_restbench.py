@@ -78,15 +78,19 @@ def test_requests_errors_and_spotify_state_with_snapshots():
     assert a[0] == b[0] and json.loads(a[0]["text"])["status_code"] == 200
 
 
-def test_openapi_specs_and_api_filter():
+def test_openapi_specs_are_restgpts_with_schemas_security_and_our_server():
     env = gym.make("treegym/RestBench-v0", api="tmdb")
     env.reset()
-    spec = env.unwrapped.openapi()
-    assert spec["openapi"].startswith("3.") and "/movie/{movie_id}/credits" in spec["paths"]
-    params = spec["paths"]["/movie/{movie_id}/credits"]["get"]["parameters"]
-    assert params[0] == {"name": "movie_id", "in": "path", "required": True, "schema": {"type": "string"}}
+    spec = env.unwrapped.openapi(server_url="http://127.0.0.1:9/rest/tmdb")
+    assert spec["openapi"].startswith("3.") and spec["servers"] == [{"url": "http://127.0.0.1:9/rest/tmdb"}]
+    op = spec["paths"]["/movie/{movie_id}/credits"]["get"]
+    assert op["description"] and "content" in op["responses"]["200"]   # what RestGPT's parser reads
     sp = env.unwrapped.openapi("spotify")
     assert "requestBody" in sp["paths"]["/users/{user_id}/playlists"]["post"]
+    scopes = sp["components"]["securitySchemes"]["oauth_2_0"]["flows"]["authorizationCode"]["scopes"]
+    assert "playlist-modify-public" in scopes
+    search = sp["paths"]["/search"]["get"]["responses"]["200"]
+    assert "content" in search or "$ref" in search   # RestGPT reads ['content'] after dereferencing
     assert all(t >= 40000 and t < 50000 for t in env.unwrapped._pool)
     with pytest.raises(ValueError, match="api must be"):
         gym.make("treegym/RestBench-v0", api="github")
@@ -96,6 +100,8 @@ def test_openapi_specs_and_api_filter():
 @pytest.mark.slow
 def test_builder_reproduces_the_shipped_tasks():
     from treegym.envs.restbench.api import RestData
+    from treegym.envs.restbench.restbench import build_restbench_tasks
     from treegym.envs.restbench.tasks import build_tasks
     from treegym.envs.toolbench.service import default_service
-    assert json.loads(json.dumps(build_tasks(RestData(default_service().fixtures)))) == list(shipped_tasks())
+    data = RestData(default_service().fixtures)
+    assert json.loads(json.dumps(build_tasks(data) + build_restbench_tasks(data))) == list(shipped_tasks())

@@ -1,20 +1,24 @@
 """``treegym/RestBench-v0``: RestBench (Song et al. 2023, RestGPT) on offline mock TMDB and Spotify APIs.
 
-* **Tasks**: 150 shipped instructions with gold call paths (92 TMDB, 58
-  Spotify; ``split="test"`` 119, ``"dev"`` 31, ``"all"``); ``api="tmdb"`` or
-  ``"spotify"`` selects one service. Spotify tasks mutate the user's playlists
-  and are judged on the final state too.
+* **Tasks**: ``split="restbench"``: RestBench's own 157 queries (RestGPT's
+  100 TMDB + 57 Spotify, ids ``"tmdb-<n>"`` / ``"spotify-<n>"``, scored on
+  RestGPT's correct path: ``restbench.py``); ``"test"`` (119), ``"dev"``
+  (31), ``"all"``: 150 generated instructions with gold answers (92 TMDB, 58
+  Spotify). ``api="tmdb"`` or ``"spotify"`` selects one service. Spotify
+  tasks change the user's playlists, library, follows and player.
 * **Action** (``str``): one HTTP request, ``GET /search/person?query=Sofia Coppola``
   or ``POST /playlists/{id}/tracks {"uris": [...]}`` or JSON
   ``{"method", "url", "params", "data"}``; ``Final Answer: ...`` ends the episode.
 * **Observation**: ``text`` = ``{"status_code": N, "response": body}`` (JSON,
-  cut to 2048 characters); ``info["endpoints"]`` after reset lists
-  ``METHOD /path: summary``; the OpenAPI specs ship as
-  ``data/tmdb_oas.json`` / ``data/spotify_oas.json`` (:meth:`openapi`).
+  cut to 8192 characters: the bodies carry every field the specs declare);
+  ``info["endpoints"]`` after reset lists ``METHOD /path: summary``; :meth:`openapi` is the spec RestGPT reads
+  (upstream's TMDB and Spotify specs, shipped in ``data/``, MIT, RestGPT).
 * **Evaluation** at the end (``info["evaluation"]``): pass (answer checks,
   state checks, no mutation outside the gold plan's) and ``correct_path``
   (RestGPT's CPR: the gold path contained in order, matched structurally with
-  path parameters, alternatives allowed). ``reward_mode`` as ToolBench-v0.
+  path parameters, alternatives allowed); on the ``restbench`` split, which
+  has no gold answers, pass = answered + correct path + no mutation outside
+  the reference plan's. ``reward_mode`` as ToolBench-v0.
 * **Snapshot** (native): the immutable engine state; **expert**: the reference plan.
 * **HTTP mode**: ``server_url="http://HOST:PORT/restbench"`` on ``treegym serve tools``.
 """
@@ -29,29 +33,40 @@ from treegym.envs.core import EngineEnv
 
 from .actions import parse_action
 from .api import RestData
-from .engine import RestBenchEngine
+from .engine import DEFAULT_MAX_OBSERVATION, RestBenchEngine
+from .restbench import SPLIT
 
 DATA_DIR = Path(__file__).with_name("data")
 
 
 @lru_cache(maxsize=1)
 def shipped_tasks() -> tuple[dict, ...]:
-    path = DATA_DIR / "tasks.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing; run python -m treegym.envs.restbench.tasks")
-    return tuple(json.loads(path.read_text(encoding="utf-8")))
+    """The generated tasks (splits ``test``, ``dev``) then RestBench's own queries (split ``restbench``)."""
+    out: list = []
+    for name in ("tasks.json", "restbench_tasks.json"):
+        path = DATA_DIR / name
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} is missing; run python -m treegym.envs.restbench.tasks")
+        out += json.loads(path.read_text(encoding="utf-8"))
+    return tuple(out)
+
+
+def _splits(tasks: tuple[dict, ...]) -> dict[str, list]:
+    splits = {s: [t["query_id"] for t in tasks if t["split"] == s] for s in ("test", "dev")}
+    splits["all"] = [t["query_id"] for t in tasks if t["split"] in ("test", "dev")]
+    splits[SPLIT] = [t["query_id"] for t in tasks if t["split"] == SPLIT]
+    return splits
 
 
 @lru_cache(maxsize=4)
-def shipped_engine(reward_mode: str = "terminal", max_observation_length: int = 2048) -> RestBenchEngine:
+def shipped_engine(reward_mode: str = "terminal",
+                   max_observation_length: int = DEFAULT_MAX_OBSERVATION) -> RestBenchEngine:
     from treegym.envs.toolbench.service import default_service
     from treegym.envs.toolbench.world import WorldState
 
-    from .tasks import INITIAL_WORLD
+    from .catalog import INITIAL_WORLD
     tasks = shipped_tasks()
-    splits = {s: [t["query_id"] for t in tasks if t["split"] == s] for s in ("test", "dev")}
-    splits["all"] = [t["query_id"] for t in tasks]
-    return RestBenchEngine(RestData(default_service().fixtures), tasks, splits, WorldState.from_json(INITIAL_WORLD),
+    return RestBenchEngine(RestData(default_service().fixtures), tasks, _splits(tasks), WorldState.from_json(INITIAL_WORLD),
                            reward_mode, max_observation_length)
 
 
@@ -59,9 +74,9 @@ class RestBenchEnv(EngineEnv):
     """RestBench-style REST tasks on mock TMDB and Spotify (see the module docstring)."""
 
     def __init__(self, split: str | None = None, task_ids: Sequence[Any] | None = None, api: str | None = None,
-                 reward_mode: str = "terminal", max_steps: int = 10, max_observation_length: int = 2048,
+                 reward_mode: str = "terminal", max_steps: int = 10, max_observation_length: int = DEFAULT_MAX_OBSERVATION,
                  server_url: str | None = None, render_mode: str | None = None):
-        if server_url is not None and max_observation_length != 2048:
+        if server_url is not None and max_observation_length != DEFAULT_MAX_OBSERVATION:
             raise ValueError("server_url= uses the server's max_observation_length; drop max_observation_length=")
         engine = shipped_engine(reward_mode, max_observation_length)
         if api is not None:
@@ -79,17 +94,14 @@ class RestBenchEnv(EngineEnv):
 
     @classmethod
     def task_counts(cls) -> dict[str, int]:
-        tasks = shipped_tasks()
-        return {"test": sum(t["split"] == "test" for t in tasks), "dev": sum(t["split"] == "dev" for t in tasks),
-                "all": len(tasks)}
+        return {k: len(v) for k, v in _splits(shipped_tasks()).items()}
 
     @classmethod
     def split_task_ids(cls, split: str) -> list:
-        if split == "all":
-            return [t["query_id"] for t in shipped_tasks()]
-        if split not in ("test", "dev"):
-            raise ValueError(f"unknown split {split!r}; choose test, dev or all")
-        return [t["query_id"] for t in shipped_tasks() if t["split"] == split]
+        splits = _splits(shipped_tasks())
+        if split not in splits:
+            raise ValueError(f"unknown split {split!r}; choose {', '.join(splits)}")
+        return list(splits[split])
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         if options and options.get("task_id") is not None:
@@ -101,10 +113,10 @@ class RestBenchEnv(EngineEnv):
             action = json.dumps(action, ensure_ascii=False)
         return super().step(action)
 
-    def openapi(self, api: str | None = None) -> dict:
-        """The OpenAPI 3 spec of ``api`` (default: the current task's)."""
-        api = api or self.engine.tasks[self.task.task_id]["api"]
-        return json.loads((DATA_DIR / f"{api}_oas.json").read_text(encoding="utf-8"))
+    def openapi(self, api: str | None = None, server_url: str | None = None) -> dict:
+        """The OpenAPI 3 spec of ``api`` (default: the current task's) as RestGPT reads it (``spec.published``)."""
+        from .spec import published
+        return published(api or self.engine.tasks[self.task.task_id]["api"], server_url)
 
     def task_fields(self) -> dict[str, Any]:
         if self.task is None:

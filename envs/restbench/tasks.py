@@ -8,8 +8,9 @@ resolved ``reference_actions``, answer checks, state checks and
 ``allowed_mutations``. :func:`build_tasks` runs every plan from the initial
 world and stops when a plan fails, fails its own gold, or an empty answer passes.
 
-Build: ``python -m treegym.envs.restbench.tasks`` writes ``data/tasks.json``,
-``data/tmdb_oas.json`` and ``data/spotify_oas.json``.
+Build: ``python -m treegym.envs.restbench.tasks`` writes ``data/tasks.json``
+(the generated splits) and ``data/restbench_tasks.json`` (RestBench's own
+157 queries, ``restbench.py``).
 """
 from __future__ import annotations
 
@@ -23,15 +24,22 @@ from typing import Any, Callable
 from treegym.envs.toolbench.gold import resolve
 from treegym.envs.toolbench.world import WorldState, changed_collections
 
-from .api import USER_ID, RestData, Router
+from .api import RestData
+from .catalog import INITIAL_WORLD
 
 DATA_DIR = Path(__file__).with_name("data")
 SEED = 11
-INITIAL_WORLD = {"sp_playlists": {
-    "pl0001chill": {"id": "pl0001chill", "name": "Chill Evening", "description": "", "public": True, "tracks": []},
-    "pl0002gym": {"id": "pl0002gym", "name": "Gym Power", "description": "", "public": False, "tracks": []}},
-    "_counters": {"SPL": 2}}
 TEMPLATES: dict[str, tuple[str, Callable]] = {}
+
+
+def _fixture(table: dict, below: int) -> list:
+    """The entities that come from the ToolBench fixtures (ids below ``below``), which the generated tasks draw from."""
+    return [v for k, v in table.items() if k < below]
+
+
+def _empty_playlists() -> list[tuple[str, str]]:
+    """The user's empty playlists (id, name): the generated tasks' state checks expect exactly their additions."""
+    return sorted((k, v["name"]) for k, v in INITIAL_WORLD["sp_playlists"].items() if not v["tracks"])
 
 
 def template(name: str, api: str):
@@ -51,7 +59,7 @@ def _unique_person(d: RestData, pid) -> bool:
 
 @template("director", "tmdb")
 def t_director(rng, d):
-    m = rng.choice(list(d.movies.values()))
+    m = rng.choice(_fixture(d.movies, 20000))
     if not _unique_title(d, m):
         return None
     return {"query": rng.choice([f"Who is the director of {m['title']}?", f"Tell me who directed the movie {m['title']}."]),
@@ -62,7 +70,7 @@ def t_director(rng, d):
 
 @template("directed_count", "tmdb")
 def t_directed_count(rng, d):
-    pid = rng.choice([p for p in d.people if d.people[p]["known_for"] == "Directing"])
+    pid = rng.choice([p for p in d.people if p < 1000 and d.people[p]["known_for"] == "Directing"])
     if not _unique_person(d, pid):
         return None
     name = d.people[pid]["name"]
@@ -75,7 +83,7 @@ def t_directed_count(rng, d):
 
 @template("lead_actor_movies", "tmdb")
 def t_lead(rng, d):
-    m = rng.choice(list(d.movies.values()))
+    m = rng.choice(_fixture(d.movies, 20000))
     if not _unique_title(d, m):
         return None
     return {"query": f"Who plays the lead role in {m['title']}, and in how many movies has that actor appeared?",
@@ -88,7 +96,7 @@ def t_lead(rng, d):
 
 @template("release_year", "tmdb")
 def t_year(rng, d):
-    m = rng.choice(list(d.movies.values()))
+    m = rng.choice(_fixture(d.movies, 20000))
     if not _unique_title(d, m):
         return None
     return {"query": f"When was {m['title']} released?", "solution": ["GET /search/movie"],
@@ -98,7 +106,7 @@ def t_year(rng, d):
 
 @template("runtime", "tmdb")
 def t_runtime(rng, d):
-    m = rng.choice(list(d.movies.values()))
+    m = rng.choice(_fixture(d.movies, 20000))
     if not _unique_title(d, m):
         return None
     return {"query": f"How many minutes long is {m['title']}?", "solution": ["GET /search/movie", "GET /movie/{movie_id}"],
@@ -109,7 +117,7 @@ def t_runtime(rng, d):
 @template("best_in_genre", "tmdb")
 def t_genre(rng, d):
     g = rng.choice(sorted(d.genres))
-    year = rng.choice([None, None] + sorted({int(m["release_date"][:4]) for m in d.movies.values() if m["genre"] == g}))
+    year = rng.choice([None, None] + sorted({int(m["release_date"][:4]) for m in _fixture(d.movies, 20000) if m["genre"] == g}))
     extra = f" from {year}" if year else ""
     params = f"with_genres={d.genres[g]}&sort_by=vote_average.desc" + (f"&primary_release_year={year}" if year else "")
     return {"query": f"What is the highest rated {g.lower()} movie{extra}?",
@@ -120,7 +128,7 @@ def t_genre(rng, d):
 
 @template("similar", "tmdb")
 def t_similar(rng, d):
-    m = rng.choice(list(d.movies.values()))
+    m = rng.choice(_fixture(d.movies, 20000))
     if not _unique_title(d, m) or sum(1 for x in d.movies.values() if x["genre"] == m["genre"]) < 2:
         return None
     return {"query": f"I liked {m['title']}. What is the best rated movie similar to it?",
@@ -142,12 +150,12 @@ def t_trending(rng, d):
 def _unique_artist_track(d: RestData, t) -> bool:
     return sum(1 for x in d.tracks.values() if x["name"].lower() == t["name"].lower()) == 1 and \
         sum(1 for x in d.tracks.values() if t["name"].lower() in x["name"].lower()
-            or t["name"].lower() in d.artists[x["artist_id"]]["name"].lower()) == 1
+            or t["name"].lower() in d.artists[x["artist_ids"][0]]["name"].lower()) == 1
 
 
 @template("artist_top_track", "spotify")
 def t_top(rng, d):
-    a = rng.choice(list(d.artists.values()))
+    a = rng.choice([a for a in d.artists.values() if a['id'].startswith('ar0')])
     return {"query": f"What is the most popular song by {a['name']}?",
             "solution": ["GET /search", "GET /artists/{id}/top-tracks"],
             "plan": [f"GET /search?q={a['name']}&type=artist", "GET /artists/{$0.artists.items.0.id}/top-tracks",
@@ -156,7 +164,7 @@ def t_top(rng, d):
 
 @template("album_count", "spotify")
 def t_albums(rng, d):
-    a = rng.choice(list(d.artists.values()))
+    a = rng.choice([a for a in d.artists.values() if a['id'].startswith('ar0')])
     return {"query": rng.choice([f"How many albums has {a['name']} released?", f"List the albums of {a['name']}."]),
             "solution": ["GET /search", "GET /artists/{id}/albums"],
             "plan": [f"GET /search?q={a['name']}&type=artist", "GET /artists/{$0.artists.items.0.id}/albums",
@@ -166,7 +174,7 @@ def t_albums(rng, d):
 
 @template("track_album", "spotify")
 def t_track_album(rng, d):
-    t = rng.choice(list(d.tracks.values()))
+    t = rng.choice([t for t in d.tracks.values() if t['id'].startswith('tr0')])
     if not _unique_artist_track(d, t):
         return None
     return {"query": f"Which album is the song '{t['name']}' on?", "solution": ["GET /search"],
@@ -177,7 +185,7 @@ def t_track_album(rng, d):
 
 @template("new_playlist_top_track", "spotify")
 def t_new_pl(rng, d):
-    a = rng.choice(list(d.artists.values()))
+    a = rng.choice([a for a in d.artists.values() if a['id'].startswith('ar0')])
     name = rng.choice(["Road Trip", "Sunday Morning", "Coding Flow", "Party Starters", "Rainy Day", "Throwbacks"])
     return {"query": f"Make a new playlist called '{name}' and put the most popular song of {a['name']} in it.",
             "solution": ["GET /me", "POST /users/{user_id}/playlists", "GET /search", "GET /artists/{id}/top-tracks",
@@ -190,16 +198,16 @@ def t_new_pl(rng, d):
                      "Final Answer: Created '" + name + "' ({$1.id}) with {$3.tracks.0.name}."],
             "answer": [],
             "state": [{"kind": "count", "collection": "sp_playlists", "where": {"name": name, "tracks": ["$3.tracks.0.id"]}, "eq": 1},
-                      {"kind": "count", "collection": "sp_playlists", "eq": 3}]}
+                      {"kind": "count", "collection": "sp_playlists", "eq": len(INITIAL_WORLD["sp_playlists"]) + 1}]}
 
 
 @template("add_song_to_playlist", "spotify")
 def t_add(rng, d):
-    t = rng.choice(list(d.tracks.values()))
+    t = rng.choice([t for t in d.tracks.values() if t['id'].startswith('tr0')])
     if not _unique_artist_track(d, t):
         return None
-    pl_id, pl_name = rng.choice(sorted((k, v["name"]) for k, v in INITIAL_WORLD["sp_playlists"].items()))
-    artist = d.artists[t["artist_id"]]["name"]
+    pl_id, pl_name = rng.choice(_empty_playlists())
+    artist = d.artists[t["artist_ids"][0]]["name"]
     return {"query": f"Add '{t['name']}' by {artist} to my {pl_name} playlist.",
             "solution": ["GET /me/playlists", "GET /search", "POST /playlists/{playlist_id}/tracks"],
             "alternatives": [["GET /search", "GET /me/playlists", "POST /playlists/{playlist_id}/tracks"]],
@@ -212,7 +220,7 @@ def t_add(rng, d):
 
 @template("rename_playlist", "spotify")
 def t_rename(rng, d):
-    pl_id, pl_name = rng.choice(sorted((k, v["name"]) for k, v in INITIAL_WORLD["sp_playlists"].items()))
+    pl_id, pl_name = rng.choice(_empty_playlists())
     new = rng.choice(["Late Night Drive", "Focus Mode", "Weekend Vibes", "Morning Coffee", "Summer Hits"])
     return {"query": f"Rename my playlist '{pl_name}' to '{new}'.",
             "solution": ["GET /me/playlists", "PUT /playlists/{playlist_id}"],
@@ -314,11 +322,11 @@ def main() -> int:
     tasks = build_tasks(data)
     DATA_DIR.mkdir(exist_ok=True)
     (DATA_DIR / "tasks.json").write_text(json.dumps(tasks, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    router = Router()
-    for api in ("tmdb", "spotify"):
-        (DATA_DIR / f"{api}_oas.json").write_text(json.dumps(router.openapi(api), indent=1) + "\n", encoding="utf-8")
-    c = Counter((t["api"], t["split"]) for t in tasks)
-    print(f"wrote {len(tasks)} tasks to {DATA_DIR}: {dict(c)}")
+    from .restbench import build_restbench_tasks
+    real = build_restbench_tasks(data)
+    (DATA_DIR / "restbench_tasks.json").write_text(json.dumps(real, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    c = Counter((t["api"], t["split"]) for t in tasks + real)
+    print(f"wrote {len(tasks)} generated and {len(real)} RestBench tasks to {DATA_DIR}: {dict(c)}")
     return 0
 
 

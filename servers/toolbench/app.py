@@ -17,8 +17,14 @@ It exposes the env's core and never re-implements it:
   upstream). Without ``session_id`` (body field or ``X-Session-Id`` header)
   calls act on one shared world (bookings persist, as on a live service); with
   it the call is a step of that session's episode.
-* **RestBench**: ``/rest/tmdb/<path>`` and ``/rest/spotify/<path>`` answer the
-  RestBench mocks' endpoints with their HTTP status codes, on one shared world.
+* **URL-chosen worlds** for clients that can set only their URL
+  (``url_sessions.py``): ``/s/<session>/rapidapi`` and ``/s/<session>/virtual``
+  act on that session's own world; ``POST /s/<session>/reset {task_id}``
+  starts it on a task.
+* **RestBench** (``rest_routes.py``): ``/rest/tmdb/<path>`` and
+  ``/rest/spotify/<path>`` answer as the real services do, on one shared world,
+  or on a URL-chosen one under ``/s/<session>/rest/...``;
+  ``/rest/<api>/openapi.json`` is RestGPT's spec pointing at this mock.
 * **RestBench-v0 / ToolTasks-v0 sessions**: the generic session server mounted
   under ``/restbench`` and ``/tooltasks`` (``server_url="http://HOST:PORT/restbench"``).
 
@@ -32,9 +38,11 @@ import threading
 from flask import Blueprint, Flask, jsonify, request
 
 from treegym.envs.toolbench.env import shipped_engine
+from treegym.servers.session_store import SessionStore
 from treegym.servers.sessions import ApiError, create_session_app
 
-UPSTREAM_FIELDS = ("category", "tool_name", "api_name", "tool_input")
+from .rest_routes import rest_blueprint
+from .url_sessions import upstream_body, url_sessions_blueprint
 
 
 def _bad(message: str, status: int = 400):
@@ -55,12 +63,9 @@ def create_app(ttl: float = 3600.0, max_sessions: int = 10_000) -> Flask:
     bp = Blueprint("toolbench", __name__)
 
     def upstream_call():
-        body = request.get_json(silent=True, force=True)
-        if not isinstance(body, dict):
-            return _bad("the body must be a JSON object with category, tool_name, api_name, tool_input", 422)
-        missing = [f for f in UPSTREAM_FIELDS if f not in body]
-        if missing:
-            return _bad(f"missing field(s): {', '.join(missing)}", 422)
+        body, bad = upstream_body()
+        if bad:
+            return bad
         sid = body.get("session_id") or request.headers.get("X-Session-Id")
         spec = service.find(str(body["category"]), str(body["tool_name"]), str(body["api_name"]))
         if sid:
@@ -84,33 +89,9 @@ def create_app(ttl: float = 3600.0, max_sessions: int = 10_000) -> Flask:
     bp.add_url_rule("/rapidapi", "rapidapi", upstream_call, methods=["POST"])
     bp.add_url_rule("/virtual", "virtual", upstream_call, methods=["POST"])
 
-    rest_world: dict = {}
-    rest_lock = threading.Lock()
-
-    @bp.route("/rest/<api>/<path:path>", methods=["GET", "POST", "PUT", "DELETE"])
-    def rest(api, path):
-        from treegym.envs.restbench.api import call as rest_call
-        from treegym.envs.restbench.env import shipped_engine as rest_engine
-        from treegym.envs.toolbench.world import Tx
-        if api not in ("tmdb", "spotify"):
-            return _bad(f"unknown API {api!r}; use /rest/tmdb/... or /rest/spotify/...", 404)
-        reng = rest_engine()
-        endpoint, params, known = reng.routers[api].match(request.method, "/" + path)
-        if endpoint is None:
-            return (_bad(f"{request.method} is not allowed on /{path}", 405) if known
-                    else _bad(f"no endpoint {request.method} /{path} in the {api} API", 404))
-        args = dict(request.args)
-        body = request.get_json(silent=True, force=True)
-        if isinstance(body, dict):
-            args.update(body)
-        with rest_lock:
-            tx = Tx(rest_world.setdefault(api, reng.initial_world))
-            status, payload = rest_call(reng.data, tx, endpoint, params, args)
-            if status < 400:
-                rest_world[api] = tx.commit()
-        return jsonify(payload), status
-
     app.register_blueprint(bp)
+    app.register_blueprint(url_sessions_blueprint(engine, SessionStore(ttl=ttl, max_sessions=max_sessions)))
+    app.register_blueprint(rest_blueprint(SessionStore(ttl=ttl, max_sessions=max_sessions)))
     # RestBench-v0 and ToolTasks-v0 sessions: the same generic session server, mounted under a prefix
     # (their HTTP-mode envs take server_url="http://HOST:PORT/restbench" or ".../tooltasks").
     from werkzeug.middleware.dispatcher import DispatcherMiddleware
