@@ -182,9 +182,14 @@ def render_recents(state: PhoneState, ctx: Ctx) -> Node:
         root.add(card)
     root.add(Node("android.widget.Button", (W // 2 - ctx.dp(60), ctx.cb - ctx.dp(64), W // 2 + ctx.dp(60),
                                             ctx.cb - ctx.dp(24)), rid=f"{LID}clear_all", text="Clear all",
-                  clickable=True, key="clear_all", action=lambda s: replace(s, tasks=(), overlay=None),
+                  clickable=True, key="clear_all", action=clear_all,
                   style="button"))
     return root
+
+
+def clear_all(state: PhoneState) -> PhoneState:
+    """Recents' "Clear all": every task is removed and the home screen shows (no app stays in front)."""
+    return replace(system.go_home(state), tasks=())
 
 
 def swipe_launcher(state: PhoneState, direction: str) -> PhoneState | None:
