@@ -116,13 +116,20 @@ class BMoCAEnv(ForkableEnv):
 
     @classmethod
     def split_task_ids(cls, split: str) -> list:
+        """The episode ids of ``split``; ``"all"`` = train then test."""
+        if split == "all":
+            return [t for s in SPLITS for t in episode_ids(s)]
         if split not in SPLITS:
-            raise ValueError(f"unknown split {split!r}; choose 'train' or 'test'")
+            raise ValueError(f"unknown split {split!r}; choose 'train', 'test' or 'all'")
         return episode_ids(split)
 
     def _choose(self, seed: int | None, options: dict) -> str:
-        if options.get("task_id"):
-            return str(options["task_id"])
+        if options.get("task_id") is not None:
+            tid = options["task_id"]
+            if not isinstance(tid, str):
+                raise ValueError(f"task_id {tid!r} is not a B-MoCA episode id; ids are '<configuration>/<task>' "
+                                 "strings such as 'test_env_100/call_911' (see split_task_ids())")
+            return tid
         if options.get("task") or options.get("config"):
             base = self.pool[(seed or 0) % len(self.pool)] if (seed is not None or self.task is None) else self.task.task_id
             cfg, name = base.split("/", 1)
