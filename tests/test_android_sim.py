@@ -136,7 +136,8 @@ def test_shell_answers_detector_and_reset_commands():
     phone.shell("settings put global airplane_mode_on 1")
     assert phone.shell("settings get global airplane_mode_on") == "1\n"
     assert "content://settings/global/airplane_mode_on" in phone.shell("logcat -d -v epoch SettingsProvider:V *:S")
-    assert phone.shell("date 0101050016.00").startswith("Fri Jan 01 05:00:00")
+    assert phone.shell("date 0101050016.00") == "date: cannot set date: Operation not permitted\n"  # not root
+    assert phone.shell("su 0 date 0101050016.00").startswith("Fri Jan 01 05:00:00")
     assert phone.shell("su 0 toybox date").startswith("Fri Jan 01 05:00")
     out = phone.shell("am start -n com.android.settings/.Settings")
     assert out.startswith("Starting: Intent") and phone.state.foreground == "com.android.settings"
