@@ -71,7 +71,7 @@ def test_adbutils_drives_the_fake_server(server):
     finally:
         stream.close()
     line = data.decode().strip().splitlines()[-1]
-    assert line.endswith("I Tag: hello-from-adbutils")
+    assert line.endswith("I Tag     : hello-from-adbutils")  # logcat pads the tag to 8 columns
     d.shell("uiautomator dump /sdcard/window_dump.xml")
     assert d.sync.read_bytes("/sdcard/window_dump.xml").decode() == server.phone.dump_ui()
     with pytest.raises(adbutils.AdbError, match="does not exist"):
@@ -157,4 +157,4 @@ def test_fake_server_answers_garbage_with_fail_and_keeps_serving(server):
     assert b"not found" in _raw(server, b"0015host:transport:nobody")
     assert _raw(server, b"000chost:version") == b"OKAY00040029"
     r = adb(server, "shell", "frobnicate")
-    assert b"/system/bin/sh: frobnicate: not found" in r.stdout
+    assert (r.returncode, r.stdout, r.stderr) == (127, b"", b"/system/bin/sh: frobnicate: not found\n")
