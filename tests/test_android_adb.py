@@ -158,3 +158,20 @@ def test_fake_server_answers_garbage_with_fail_and_keeps_serving(server):
     assert _raw(server, b"000chost:version") == b"OKAY00040029"
     r = adb(server, "shell", "frobnicate")
     assert (r.returncode, r.stdout, r.stderr) == (127, b"", b"/system/bin/sh: frobnicate: not found\n")
+
+
+def test_fake_server_memory_is_bounded(tmp_path):
+    """Pushed files and the request log stay within their byte bounds; a push past the bound is refused."""
+    with FakeAdbServer(SimPhone("test_env_100"), max_file_bytes=1 << 20, max_log_bytes=2048) as srv:
+        blob = tmp_path / "blob.bin"
+        blob.write_bytes(b"x" * 700_000)
+        assert adb(srv, "push", str(blob), "/sdcard/Download/a.bin").returncode == 0
+        r = adb(srv, "push", str(blob), "/sdcard/Download/b.bin")
+        assert r.returncode == 1 and b"No space left on device" in r.stdout + r.stderr
+        assert "/sdcard/Download/b.bin" not in srv.phone.files and srv.phone.files.used == 700_000
+        assert adb(srv, "push", str(blob), "/sdcard/Download/a.bin").returncode == 0  # replacing fits
+        assert adb(srv, "shell", "rm", "/sdcard/Download/a.bin").returncode == 0
+        assert srv.phone.files.used == 0 and adb(srv, "push", str(blob), "/sdcard/Download/b.bin").returncode == 0
+        for _ in range(30):
+            adb(srv, "shell", "echo", "x" * 200)
+        assert srv.requests.bytes <= 2048 and len(srv.requests) < 30

@@ -73,12 +73,13 @@ class FakeAdbServer:
     Use as a context manager or call ``start()`` / ``stop()``. ``port`` is the adb
     server port, ``console_port`` the console's, ``serial`` the device name.
     ``boot_seconds``: how long a reboot keeps the device away (adbd restarts take a
-    fifth of it).
+    fifth of it); ``backlog``: the listen queue (socketserver's default of 5 makes
+    concurrent clients wait out TCP retransmits).
     """
 
     def __init__(self, phone: SimPhone | None = None, host: str = "127.0.0.1", port: int = 0,
                  console_port: int = 0, max_file_bytes: int = DEFAULT_MAX_BYTES, max_log_bytes: int = 256 * 1024,
-                 boot_seconds: float = 0.5):
+                 boot_seconds: float = 0.5, backlog: int = BACKLOG):
         self.phone = phone or SimPhone()
         self.phone.files.max_bytes = int(max_file_bytes)
         self.lock = threading.RLock()
@@ -88,6 +89,7 @@ class FakeAdbServer:
         self.port = 0
         self.console_port = 0
         self.boot_seconds = float(boot_seconds)
+        self.backlog = int(backlog)
         self._servers: list[socketserver.ThreadingTCPServer] = []
         self._threads: list[threading.Thread] = []
         self.stopped = threading.Event()
@@ -146,7 +148,7 @@ class FakeAdbServer:
         class Server(socketserver.ThreadingTCPServer):
             allow_reuse_address = True
             daemon_threads = True
-            request_queue_size = BACKLOG  # the listen() backlog: 32 clients connecting at once are not dropped
+            request_queue_size = outer.backlog  # listen() backlog: clients connecting at once are not dropped
 
         console = Server((self.host, self._want_console or _free_port()), ConsoleHandler)
         adb = Server((self.host, self._want_port or _free_port()), AdbHandler)
