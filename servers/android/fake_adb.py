@@ -47,14 +47,14 @@ import threading
 import time
 from typing import Any
 
-from treegym.envs.android.device import all_configs
 from treegym.envs.android.logcat import render
-from treegym.envs.android.sim.phone import SimPhone, initial_state
+from treegym.envs.android.sim.phone import SimPhone
 from treegym.envs.android.sim.shell import ShellSession
 from treegym.envs.android.sim.storage import DEFAULT_MAX_BYTES
 
 from .adb_wire import (ID_CLOSE_STDIN, ID_EXIT, ID_STDERR, ID_STDIN, ID_STDOUT, BoundedLog, fail, okay,
                        read_packets, recv_exact, send_v2, serve_sync)
+from .emulator_console import serve_console
 
 ADB_VERSION = 41
 FEATURES = "shell_v2"
@@ -141,7 +141,7 @@ class FakeAdbServer:
         class ConsoleHandler(socketserver.StreamRequestHandler):
             def handle(self) -> None:
                 try:
-                    outer._serve_console(self.rfile, self.wfile)
+                    serve_console(outer, self.rfile, self.wfile)
                 except (ConnectionError, OSError):
                     pass
 
@@ -380,62 +380,6 @@ class FakeAdbServer:
                     return  # the client hung up
             except socket.timeout:
                 continue
-
-    # ------------------------------------------------------------------ emulator console
-    def _serve_console(self, rfile: Any, wfile: Any) -> None:
-        if not self.powered:
-            return  # a killed emulator has no console
-        wfile.write(b"Android Console: type 'help' for a list of commands\r\nOK\r\n")
-        wfile.flush()
-        for raw in rfile:
-            line = raw.decode("utf-8", "replace").strip()
-            self.requests.append(f"console:{line}")
-            if not line:
-                continue
-            if line == "quit" or line == "exit":
-                return
-            if line == "kill":
-                wfile.write(b"OK: killing emulator, bye bye\r\n")
-                wfile.flush()
-                with self.lock:
-                    self.powered = False
-                return
-            reply = self._console_command(line.split())
-            wfile.write(reply.encode())
-            wfile.flush()
-
-    def _console_command(self, argv: list[str]) -> str:
-        if argv[0] == "auth" or argv[0] == "ping":
-            return "OK\r\n"
-        if argv[0] == "help":
-            return "Android console commands:\r\n    avd snapshot save|load|list|delete\r\n    kill\r\nOK\r\n"
-        if argv[:2] != ["avd", "snapshot"] or len(argv) < 3:
-            return f"KO: unknown command, try 'help'\r\n"
-        op, name = argv[2], (argv[3] if len(argv) > 3 else "")
-        with self.lock:
-            named = self.phone.named
-            if op == "list":
-                rows = "".join(f"{n}\r\n" for n in sorted(named))
-                return "List of snapshots present on all disks:\r\n" + rows + "OK\r\n"
-            if not name:
-                return f"KO: missing snapshot name\r\n"
-            if op == "save":
-                named[name] = self.phone.state
-                return "OK\r\n"
-            if op == "load":
-                if name in named:
-                    self.phone.state = named[name]
-                elif name in all_configs():
-                    self.phone.state = initial_state(all_configs()[name])
-                else:
-                    return f"KO: snapshot '{name}' does not exist\r\n"
-                return "OK\r\n"
-            if op == "delete":
-                if named.pop(name, None) is None:
-                    return f"KO: snapshot '{name}' does not exist\r\n"
-                return "OK\r\n"
-        return f"KO: unknown snapshot operation '{op}'\r\n"
-
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Serve the simulated phone over the adb host protocol.")
