@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+
 import pytest
 
 from treegym.envs.android.env import BMoCAEnv
@@ -58,3 +59,15 @@ def test_cli_refuses_numeric_tasks_with_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "not task(s) of treegym/BMoCA-v0: 0, 1" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+
+
+def test_a_front_app_without_a_task_renders_the_launcher():
+    """A state saved by the old "Clear all" (tasks gone, app still in front) restores and renders."""
+    from dataclasses import replace
+
+    env = BMoCAEnv(split="test")
+    env.reset(options={"task_id": "test_env_100/call_911"})
+    snap = env.snapshot()
+    broken = replace(snap.payload.device, foreground="com.google.android.deskclock", tasks=())
+    obs, _ = env.restore(replace(snap, payload=replace(snap.payload, device=broken)))
+    assert "id_clock" in obs["text"] and not env.step('press("OVERVIEW")')[4]["invalid_action"]

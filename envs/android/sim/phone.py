@@ -57,8 +57,8 @@ def render(state: PhoneState) -> Node:
         else:
             root = settings_app.render_brightness_dialog(state, ctx)
         set_package(root, system.SYSTEM_UI if ov.name != "recents" else system.LAUNCHER)
-    elif state.foreground:
-        screen = state.screen
+    elif state.foreground and state.top_task is not None:  # a front app without a task (snapshots taken
+        screen = state.screen                                # before "Clear all" went home) shows the launcher
         prefix = screen.name.split(".")[0]
         fn = _APP_RENDER.get(prefix, apps.render_simple)
         root = fn(state, ctx, screen)
