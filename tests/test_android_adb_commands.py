@@ -103,7 +103,7 @@ def r_wm_density(d):
 
 def r_attach_data(d):
     r = d.s("shell", "am", "start", "-a", "android.intent.action.ATTACH_DATA", "-c",
-            "android.intent.category.DEFAULT", "-t", "'image/*'", "-e", "mimeType", "'image/*'")
+            "android.intent.category.DEFAULT", "-t", "image/*", "-e", "mimeType", "image/*")
     assert r.returncode == 0 and r.stdout.startswith(b"Starting: Intent { act=android.intent.action.ATTACH_DATA")
     assert d.phone.state.foreground == "com.google.android.apps.photos"
     assert "act=android.intent.action.ATTACH_DATA" in d.phone.state.log_lines()[-2]
@@ -158,7 +158,7 @@ def r_push_image(d):
 
 def r_set_wallpaper_intent(d):
     r = d.s("shell", "am", "start", "-a", "android.intent.action.ATTACH_DATA", "-c", "android.intent.category.DEFAULT",
-            "-d", "file:///sdcard/Download/99_Colosseum.jpg", "-t", "'image/*'", "-e", "mimeType", "'image/*'")
+            "-d", "file:///sdcard/Download/99_Colosseum.jpg", "-t", "image/*", "-e", "mimeType", "image/*")
     assert r.returncode == 0 and d.phone.state.foreground == "com.google.android.apps.photos"
     assert "dat=file:///sdcard/Download/99_Colosseum.jpg" in d.phone.state.log_lines()[-2]
     assert d.s("shell", "input", "touchscreen", "tap", "800", "2181").returncode == 0

@@ -11,7 +11,8 @@ is reported invalid with a message, and that no call hangs: each call runs on
 a worker thread and must return within ``HANG_SECONDS`` (a hang detector,
 generous on purpose, not a speed target).
 
-Size: ``TREEGYM_FUZZ_SCALE`` (default 1) multiplies the 320 fuzzed actions.
+Size: ``TREEGYM_FUZZ_SCALE`` (default 1) multiplies the 320 fuzzed actions, 600 shell lines and
+150 adb protocol requests (the last two: the simulated shell and the fake adb server).
 """
 from __future__ import annotations
 
@@ -133,3 +134,93 @@ def test_fuzzed_actions_never_escape_step_and_forks_replay_exactly():
     print(f"B-MoCA fuzz: {actions} actions ({invalid} invalid) in {episodes} episodes, {forks} fork checks, "
           "0 exceptions, 0 hangs")
     assert forks > 0 and 0 < invalid < actions
+
+
+# ---------------------------------------------------------------- the simulated shell and the fake adb server
+SHELL_WORDS = ("-p", "-c", "-d", "-v", "-b", "-t", "-n", "-a", "-e", "--user", "0", "-1", "999999999999", "x", "",
+               ";", "&&", "||", "|", ">", "<", "2>&1", ">>", "/sdcard/x", "/data/x", "/dev/tty", "'", '"', "a=b",
+               "epoch", "all", "packages", "volume", "--stream", "--set", "--get", "start", "dump", "tap", "keyevent",
+               "put", "get", "system", "size", "density", "reset", "night", "persist.sys.locale", "ctl.restart",
+               "zygote", "disable-user", "install", "com.android.settings", "KEYCODE_HOME", "1e309", "nan", "é",
+               "🙂", "*:S", "Tag:I", "(", "[", "1234x")
+
+
+def test_fuzzed_shell_lines_never_raise():
+    """Random command lines over every command and built-in: an answer and a status, never an exception."""
+    from treegym.envs.android.sim.commands import COMMANDS
+    from treegym.envs.android.sim.phone import SimPhone
+    from treegym.envs.android.sim.shell import BUILTINS, ShellSession
+
+    rng = random.Random(SEED)
+    COMMANDS.get("")  # fill the table
+    names = sorted(COMMANDS) + sorted(BUILTINS) + ["nosuchcommand"]
+    phone = SimPhone("test_env_108")
+    statuses = set()
+    for i in range(600 * SCALE):
+        words = [rng.choice(names)] + [rng.choice(SHELL_WORDS) for _ in range(rng.randrange(0, 8))]
+        line = " ".join(words) + ("".join(chr(rng.randrange(1, 0x3000)) for _ in range(8)) if i % 4 == 0 else "")
+        res = bounded(lambda: ShellSession(phone, root=bool(i % 2)).run(line), f"shell {line!r}")
+        assert isinstance(res.stdout, bytes) and isinstance(res.stderr, bytes) and 0 <= res.status <= 255
+        statuses.add(res.status)
+    assert {0, 1, 127} <= statuses
+
+
+def _raw(port: int, data: bytes) -> bytes:
+    import socket
+
+    out = b""
+    with socket.create_connection(("127.0.0.1", port), timeout=HANG_SECONDS) as s:
+        try:  # the server may answer FAIL and close before it has read everything: that is allowed
+            s.sendall(data)
+            s.shutdown(socket.SHUT_WR)
+            while chunk := s.recv(65536):
+                out += chunk
+        except (ConnectionResetError, BrokenPipeError, OSError) as exc:
+            if isinstance(exc, socket.timeout):
+                raise
+    return out
+
+
+def _frame(text: bytes) -> bytes:
+    return f"{len(text):04x}".encode() + text
+
+
+def test_fuzzed_adb_protocol_requests_leave_the_server_serving():
+    """Garbage, truncated, oversized and wrong-service requests: FAIL or a closed connection, and the server
+    keeps answering (``host:version``) with the phone intact."""
+    import struct
+
+    from treegym.envs.android.sim.phone import SimPhone
+    from treegym.servers.android.fake_adb import FakeAdbServer
+
+    rng = random.Random(SEED)
+    services = [b"shell:", b"shell,v2,raw:", b"exec:", b"sync:", b"root:", b"frob:", b"shell,v2,pty:", b"reboot:x"]
+    with FakeAdbServer(SimPhone("test_env_100"), boot_seconds=0.05) as srv:
+        before = srv.phone.dump_ui()
+        for i in range(150 * SCALE):
+            kind = i % 6
+            if kind == 0:
+                data = bytes(rng.randrange(256) for _ in range(rng.randrange(0, 40)))
+            elif kind == 1:
+                data = f"{rng.randrange(0, 0x10000):04x}".encode() + garbage(rng).encode()[:200]
+            elif kind == 2:
+                data = _frame(b"host:" + garbage(rng).encode()[:300])
+            elif kind == 3:
+                cmd = rng.choice(services) + " ".join(rng.choice(SHELL_WORDS) for _ in range(4)).encode()
+                data = _frame(b"host:transport-any") + _frame(cmd[:4000])
+            elif kind == 4:
+                head = rng.choice([b"STAT", b"RECV", b"LIST", b"SEND", b"DATA", b"ZZZZ"])
+                arg = rng.choice([b"/sdcard/x", b"/data/y", garbage(rng).encode()[:50]])
+                data = _frame(b"host:transport-any") + _frame(b"sync:") + head + struct.pack("<I", len(arg)) + arg
+                data += rng.choice([b"", b"DATA\xff\xff\xff\xff", b"DONE\0\0\0\0", b"QUIT\0\0\0\0"])
+            else:
+                data = _frame(b"host:transport-any") + _frame(b"shell,v2,raw:") + bytes(rng.randrange(256)
+                                                                                      for _ in range(30))
+            bounded(lambda: _raw(srv.port, data), f"request {data[:60]!r}")
+            for _ in range(100):  # after a reboot: the device is back within boot_seconds
+                if srv.online():
+                    break
+                bounded(lambda: __import__("time").sleep(0.02), "sleep")
+            assert bounded(lambda: _raw(srv.port, _frame(b"host:version")), "host:version") == b"OKAY00040029"
+        srv.phone.reset_device("test_env_100")
+        assert srv.phone.dump_ui() == before

@@ -128,7 +128,10 @@ class ShellSession:
                 i += 2
             elif w == "<" and i + 1 < len(words):
                 src = words[i + 1]
-                data = b"" if src == "/dev/null" else self.phone.read_file(src, root=self.root)
+                try:
+                    data = b"" if src == "/dev/null" else self.phone.read_file(src, root=self.root)
+                except OSError as exc:
+                    return fail(f"/system/bin/sh: can't open {src}: {exc.strerror}", 1)
                 if data is None:
                     return fail(f"/system/bin/sh: can't open {src}: No such file or directory", 1)
                 stdin = data
@@ -143,7 +146,10 @@ class ShellSession:
             res = ShellResult(res.stdout + res.stderr, b"", res.status)
         if err_file is not None:
             if err_file != "/dev/null":
-                self.phone.write_file(err_file, res.stderr, root=self.root)
+                try:
+                    self.phone.write_file(err_file, res.stderr, root=self.root)
+                except OSError as exc:
+                    return fail(f"/system/bin/sh: can't create {err_file}: {exc.strerror}", 1)
             res = ShellResult(res.stdout, b"", res.status)
         if out_file is not None:
             if out_file != "/dev/null":
@@ -170,18 +176,18 @@ class ShellSession:
                 return ok()
             return self.command(args, stdin)
         builtin = BUILTINS.get(name)
-        if builtin is not None:
-            return builtin(self, args, stdin)
-        fn = COMMANDS.get(name)
-        if fn is None:
+        fn = COMMANDS.get(name) if builtin is None else None
+        if builtin is None and fn is None:
             return fail(f"/system/bin/sh: {name}: not found", 127)
         self.cmd_stdin = stdin
         try:
-            res = fn(self, args)
-        except (ValueError, IndexError) as exc:
+            res = builtin(self, args, stdin) if builtin is not None else fn(self, args)
+        except OSError as exc:
+            return fail(f"{name}: {exc.filename or ''}: {exc.strerror or exc}", 1)
+        except re.error as exc:
+            return fail(f"{name}: bad regex: {exc}", 2)
+        except (ValueError, IndexError, KeyError, OverflowError) as exc:  # bad arguments, as the tool says them
             return fail(f"{name}: {exc}", 1)
-        except PermissionError as exc:
-            return fail(f"{name}: {exc.filename or ''}: Permission denied", 1)
         if isinstance(res, ShellResult):
             return res
         return ok(res)
