@@ -152,7 +152,6 @@ def test_fuzzed_shell_lines_never_raise():
     from treegym.envs.android.sim.shell import BUILTINS, ShellSession
 
     rng = random.Random(SEED)
-    COMMANDS.get("")  # fill the table
     names = sorted(COMMANDS) + sorted(BUILTINS) + ["nosuchcommand"]
     phone = SimPhone("test_env_108")
     statuses = set()

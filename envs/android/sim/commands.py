@@ -19,7 +19,10 @@ from typing import TYPE_CHECKING, Callable
 
 from ..device import get_config
 from . import system
-from .shell import ShellResult, fail, ok
+from .am import am
+from .logcat_cmd import logcat
+from .packages import media, monkey, pm
+from .shell import ShellResult, fail
 
 if TYPE_CHECKING:
     from .shell import ShellSession
@@ -280,8 +283,6 @@ def _cmd(sh: "ShellSession", args: list[str]) -> str | ShellResult:
             sh.phone.state = system.set_dark(sh.phone.state, args[2] == "yes")
         return f"Night mode: {'yes' if sh.phone.state.setting('secure/ui_night_mode') == '2' else 'no'}\n"
     if args[:1] == ["package"]:
-        from .packages import pm
-
         return pm(sh, args[1:])
     return fail(f"cmd: Can't find service: {args[0] if args else ''}", 20)
 
@@ -313,28 +314,9 @@ def _content(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return fail("Error while accessing provider", 1)
 
 
-def _commands() -> dict[str, Callable]:
-    from .am import am
-    from .logcat_cmd import logcat
-    from .packages import media, monkey, pm
-
-    return {
-        "settings": _settings, "input": _input, "uiautomator": _uiautomator, "cat": _cat, "cp": _cp, "rm": _rm,
-        "ls": _ls, "screencap": _screencap, "am": am, "dumpsys": _dumpsys, "date": _date, "getprop": _getprop,
-        "setprop": _setprop, "wm": _wm, "cmd": _cmd, "logcat": logcat, "log": _log, "content": _content,
-        "echo": lambda sh, a: " ".join(a) + "\n", "pm": pm, "monkey": monkey, "media": media,
-    }
-
-
-class _Table(dict):
-    """The command table, filled on first use (the command modules import this one)."""
-
-    def get(self, key, default=None):  # type: ignore[override]
-        if not self:
-            self.update(_commands())
-        return super().get(key, default)
-
-
-COMMANDS: dict[str, Callable] = _Table()
-
-__all__ = ["COMMANDS", "ShellResult", "ok", "device_props"]
+COMMANDS: dict[str, Callable] = {
+    "settings": _settings, "input": _input, "uiautomator": _uiautomator, "cat": _cat, "cp": _cp, "rm": _rm,
+    "ls": _ls, "screencap": _screencap, "am": am, "dumpsys": _dumpsys, "date": _date, "getprop": _getprop,
+    "setprop": _setprop, "wm": _wm, "cmd": _cmd, "logcat": logcat, "log": _log, "content": _content,
+    "echo": lambda sh, a: " ".join(a) + "\n", "mkdir": lambda sh, a: "", "pm": pm, "monkey": monkey, "media": media,
+}
