@@ -52,6 +52,7 @@ def test_task_id_zero_is_refused_not_replaced_by_a_seeded_task():
         select_tasks("treegym/BMoCA-v0", BMoCAEnv, "0:2", None)
     ids, _split = select_tasks("treegym/BMoCA-v0", BMoCAEnv, "test_env_100/call_911", None)
     assert ids == ["test_env_100/call_911"]
+    assert len(BMoCAEnv(split="all").pool) == 2700 == len(BMoCAEnv.split_task_ids("all"))
 
 
 def test_cli_refuses_numeric_tasks_with_exit_2(tmp_path, capsys):
