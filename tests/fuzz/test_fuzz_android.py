@@ -12,7 +12,8 @@ a worker thread and must return within ``HANG_SECONDS`` (a hang detector,
 generous on purpose, not a speed target).
 
 Size: ``TREEGYM_FUZZ_SCALE`` (default 1) multiplies the 320 fuzzed actions, 600 shell lines and
-150 adb protocol requests (the last two: the simulated shell and the fake adb server).
+150 adb protocol requests (the last two: the simulated shell and the fake adb server);
+``TREEGYM_FUZZ_HANG_SECONDS`` (default 120) is the hang bound, as for the other fuzz tests.
 """
 from __future__ import annotations
 
@@ -26,10 +27,16 @@ from treegym.envs.android.env import BMoCAEnv
 from treegym.envs.android.tasks import task_names
 
 SEED = 20250
-SCALE = max(1, int(os.environ.get("TREEGYM_FUZZ_SCALE", "1")))
-ACTIONS = 320 * SCALE
+SCALE = max(0.1, float(os.environ.get("TREEGYM_FUZZ_SCALE", "1") or 1))
+HANG_SECONDS = float(os.environ.get("TREEGYM_FUZZ_HANG_SECONDS", "120"))
+
+
+def scaled(base: int) -> int:
+    return max(1, int(base * SCALE))
+
+
+ACTIONS = scaled(320)
 STEPS_PER_EPISODE = 40
-HANG_SECONDS = 60.0
 CONFIGS = ("test_env_100", "test_env_108", "train_env_003", "test_env_104")
 
 WRONG_TYPES: tuple[Any, ...] = (None, 3, -1, 2.5, float("nan"), float("inf"), True, b"tap(0)", ["tap(0)"],
@@ -155,7 +162,7 @@ def test_fuzzed_shell_lines_never_raise():
     names = sorted(COMMANDS) + sorted(BUILTINS) + ["nosuchcommand"]
     phone = SimPhone("test_env_108")
     statuses = set()
-    for i in range(600 * SCALE):
+    for i in range(scaled(600)):
         words = [rng.choice(names)] + [rng.choice(SHELL_WORDS) for _ in range(rng.randrange(0, 8))]
         line = " ".join(words) + ("".join(chr(rng.randrange(1, 0x3000)) for _ in range(8)) if i % 4 == 0 else "")
         res = bounded(lambda: ShellSession(phone, root=bool(i % 2)).run(line), f"shell {line!r}")
@@ -196,7 +203,7 @@ def test_fuzzed_adb_protocol_requests_leave_the_server_serving():
     services = [b"shell:", b"shell,v2,raw:", b"exec:", b"sync:", b"root:", b"frob:", b"shell,v2,pty:", b"reboot:x"]
     with FakeAdbServer(SimPhone("test_env_100"), boot_seconds=0.05) as srv:
         before = srv.phone.dump_ui()
-        for i in range(150 * SCALE):
+        for i in range(scaled(150)):
             kind = i % 6
             if kind == 0:
                 data = bytes(rng.randrange(256) for _ in range(rng.randrange(0, 40)))
