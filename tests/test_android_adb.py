@@ -71,7 +71,7 @@ def test_adbutils_drives_the_fake_server(server):
     finally:
         stream.close()
     line = data.decode().strip().splitlines()[-1]
-    assert line.endswith("I Tag: hello-from-adbutils")
+    assert line.endswith("I Tag     : hello-from-adbutils")  # logcat pads the tag to 8 columns
     d.shell("uiautomator dump /sdcard/window_dump.xml")
     assert d.sync.read_bytes("/sdcard/window_dump.xml").decode() == server.phone.dump_ui()
     with pytest.raises(adbutils.AdbError, match="does not exist"):
@@ -157,4 +157,21 @@ def test_fake_server_answers_garbage_with_fail_and_keeps_serving(server):
     assert b"not found" in _raw(server, b"0015host:transport:nobody")
     assert _raw(server, b"000chost:version") == b"OKAY00040029"
     r = adb(server, "shell", "frobnicate")
-    assert b"/system/bin/sh: frobnicate: not found" in r.stdout
+    assert (r.returncode, r.stdout, r.stderr) == (127, b"", b"/system/bin/sh: frobnicate: not found\n")
+
+
+def test_fake_server_memory_is_bounded(tmp_path):
+    """Pushed files and the request log stay within their byte bounds; a push past the bound is refused."""
+    with FakeAdbServer(SimPhone("test_env_100"), max_file_bytes=1 << 20, max_log_bytes=2048) as srv:
+        blob = tmp_path / "blob.bin"
+        blob.write_bytes(b"x" * 700_000)
+        assert adb(srv, "push", str(blob), "/sdcard/Download/a.bin").returncode == 0
+        r = adb(srv, "push", str(blob), "/sdcard/Download/b.bin")
+        assert r.returncode == 1 and b"No space left on device" in r.stdout + r.stderr
+        assert "/sdcard/Download/b.bin" not in srv.phone.files and srv.phone.files.used == 700_000
+        assert adb(srv, "push", str(blob), "/sdcard/Download/a.bin").returncode == 0  # replacing fits
+        assert adb(srv, "shell", "rm", "/sdcard/Download/a.bin").returncode == 0
+        assert srv.phone.files.used == 0 and adb(srv, "push", str(blob), "/sdcard/Download/b.bin").returncode == 0
+        for _ in range(30):
+            adb(srv, "shell", "echo", "x" * 200)
+        assert srv.requests.bytes <= 2048 and len(srv.requests) < 30

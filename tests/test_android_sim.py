@@ -12,7 +12,7 @@ from treegym.envs.android import actions as act
 from treegym.envs.android.device import all_configs, config_ids, get_config
 from treegym.envs.android.env import BMoCAEnv
 from treegym.envs.android.logcat import filter_lines, matching_messages, parse_line
-from treegym.envs.android.observation import parse
+from treegym.envs.android.observation import BBOX_KEY, parse
 from treegym.envs.android.sim.phone import SimPhone
 from treegym.envs.android.tasks import PAPER_TASKS, all_tasks, episode_ids
 
@@ -77,11 +77,11 @@ def test_parser_numbers_in_post_order_and_builds_upstream_ids():
            "</node></hierarchy>")
     p = parse(xml, 100, 200)
     ids = [e["description"] for e in p.elements]
-    assert ids == ["android.id_title_wi-fi_mobile_data_usage", "com.android.systemui.id_slider_Display brightness",
+    assert ids == ["android.id_title_wi-fi_mobile__data_usage", "com.android.systemui.id_slider_Displaybrightness",
                    "android.widget.FrameLayout"]
     assert [e["numeric_tag"] for e in p.elements] == [0, 1, 2]
-    assert p.elements[1]["bbox"] == "((0.100,0.500),(0.900,0.600))"
-    assert "bbox" not in p.elements[0]
+    assert p.elements[1][BBOX_KEY] == "((0.10, 0.50), (0.90, 0.60))"
+    assert BBOX_KEY not in p.elements[0]
     assert p.bboxes[2] == (0, 0, 100, 200)
     assert p.text == str(list(p.elements))
     with pytest.raises(ValueError, match="not valid XML"):
@@ -136,7 +136,8 @@ def test_shell_answers_detector_and_reset_commands():
     phone.shell("settings put global airplane_mode_on 1")
     assert phone.shell("settings get global airplane_mode_on") == "1\n"
     assert "content://settings/global/airplane_mode_on" in phone.shell("logcat -d -v epoch SettingsProvider:V *:S")
-    assert phone.shell("date 0101050016.00").startswith("Fri Jan 01 05:00:00")
+    assert phone.shell("date 0101050016.00") == "date: cannot set date: Operation not permitted\n"  # not root
+    assert phone.shell("su 0 date 0101050016.00").startswith("Fri Jan 01 05:00:00")
     assert phone.shell("su 0 toybox date").startswith("Fri Jan 01 05:00")
     out = phone.shell("am start -n com.android.settings/.Settings")
     assert out.startswith("Starting: Intent") and phone.state.foreground == "com.android.settings"

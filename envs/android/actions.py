@@ -24,6 +24,7 @@ from dataclasses import dataclass
 TAP_THRESHOLD = 0.14
 SWIPES = {"up": (0.8, 0.5, 0.2, 0.5), "down": (0.2, 0.5, 0.8, 0.5), "left": (0.5, 0.2, 0.5, 0.8),
           "right": (0.5, 0.8, 0.5, 0.2)}
+MAX_TAG_DIGITS = 9  # longer numbers name no element (and int() refuses > 4,300 digits)
 NAV_Y = 252 / 256
 NAV_X = {"BACK": 43 / 128, "HOME": 64 / 128, "OVERVIEW": 85 / 128}
 
@@ -76,7 +77,11 @@ def canonical(action: str, n_elements: int | None = None) -> str:
                           "or dual-gesture(touch_y, touch_x, lift_y, lift_x)")
     m = _TAP.match(a)
     if m:
-        n = int(m.group(1))
+        digits = m.group(1)
+        if len(digits.lstrip("-")) > MAX_TAG_DIGITS:
+            raise ActionError(f"tap({digits[:12]}...): no element has a {len(digits)}-digit number; "
+                              "use the numeric_tag of an element on this screen")
+        n = int(digits)
         if n < 0 or (n_elements is not None and n >= n_elements):
             raise ActionError(f"tap({n}): no element numbered {n} on this screen (elements 0..{(n_elements or 1) - 1})")
         return f"tap({n})"

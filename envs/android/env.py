@@ -1,8 +1,8 @@
 """``treegym/BMoCA-v0``: B-MoCA's 60 Android tasks on its 45 device configurations, forkable.
 
 * **Episode ids**: ``"<configuration>/<task>"`` (``test_env_104/call_911``);
-  ``split="train"`` (35 configurations x 60 tasks) or ``"test"`` (10 x 60),
-  or ``task_ids=``. ``reset(options={"task_id": ...})``, or
+  ``split="train"`` (35 configurations x 60 tasks), ``"test"`` (10 x 60), ``"all"``
+  (both), or ``task_ids=``. ``reset(options={"task_id": ...})``, or
   ``options={"task": name, "config": "test_env_104"}`` (either part alone keeps
   the other from the episode ``reset(seed=...)`` would choose).
 * **Observation** (dict): ``text`` = B-MoCA's numbered element list
@@ -68,8 +68,8 @@ class BMoCAEnv(ForkableEnv):
 
     def __init__(self, split: str = "train", task_ids: Sequence[str] | None = None, backend: Any = "sim",
                  screenshot: bool = False, max_steps: int | None = None, render_mode: str | None = None):
-        if split not in SPLITS:
-            raise ValueError(f"unknown split {split!r}; choose 'train' or 'test'")
+        if split not in SPLITS + ("all",):
+            raise ValueError(f"unknown split {split!r}; choose 'train', 'test' or 'all'")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
         if max_steps is not None and (isinstance(max_steps, bool) or int(max_steps) < 1):
@@ -88,7 +88,7 @@ class BMoCAEnv(ForkableEnv):
         _LIVE_ENVS.add(self)
         self.snapshot_kind = getattr(backend, "snapshot_kind", "native")
         self.split = split
-        self.pool = tuple(task_ids) if task_ids is not None else tuple(episode_ids(split))
+        self.pool = tuple(task_ids) if task_ids is not None else tuple(self.split_task_ids(split))
         for t in self.pool:
             episode(t)
         if not self.pool:
@@ -116,13 +116,20 @@ class BMoCAEnv(ForkableEnv):
 
     @classmethod
     def split_task_ids(cls, split: str) -> list:
+        """The episode ids of ``split``; ``"all"`` = train then test."""
+        if split == "all":
+            return [t for s in SPLITS for t in episode_ids(s)]
         if split not in SPLITS:
-            raise ValueError(f"unknown split {split!r}; choose 'train' or 'test'")
+            raise ValueError(f"unknown split {split!r}; choose 'train', 'test' or 'all'")
         return episode_ids(split)
 
     def _choose(self, seed: int | None, options: dict) -> str:
-        if options.get("task_id"):
-            return str(options["task_id"])
+        if options.get("task_id") is not None:
+            tid = options["task_id"]
+            if not isinstance(tid, str):
+                raise ValueError(f"task_id {tid!r} is not a B-MoCA episode id; ids are '<configuration>/<task>' "
+                                 "strings such as 'test_env_100/call_911' (see split_task_ids())")
+            return tid
         if options.get("task") or options.get("config"):
             base = self.pool[(seed or 0) % len(self.pool)] if (seed is not None or self.task is None) else self.task.task_id
             cfg, name = base.split("/", 1)

@@ -3,12 +3,15 @@
 Elements are numbered in ``iterparse`` "end" order (children before parents);
 elements without ``bounds`` are skipped. Each gets a description id: the
 resource id with ':' -> '.' and '/' -> '_' (the class name when there is none),
-then ``_<content-desc>`` when it is non-empty and shorter than 20 characters,
-otherwise ``_<text>`` lower-cased with spaces -> '_' and ',' ':' removed,
-'/' -> '_'. Ids containing "slider" or "settings.id_label" also carry their
-bounding box normalized by the screen size, ``((x1,y1),(x2,y2))``, so an agent
-can drag them with a dual gesture. The text is ``str(list_of_dicts)``, as the
-upstream prompt embeds it.
+then ``_<content-desc>`` when it is non-empty and shorter than 20 characters
+(spaces removed, '/' and ':' -> '_'), otherwise ``_<text>`` lower-cased with
+'/' -> '_', ',' removed, spaces and ':' -> '_'. Ids containing "slider" or
+"settings.id_label" also carry their bounding box normalized by the screen
+size under upstream's key ``BBOX_KEY``, two decimals:
+``((0.10, 0.50), (0.90, 0.60))``, so an agent can drag them with a dual
+gesture. These are the rules of B-MoCA v1's ``get_id_from_element`` and
+``parse_obs`` (``bmoca/agent/llm_agent/gpt.py``). The text is
+``str(list_of_dicts)``, as the upstream prompt embeds it.
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
+BBOX_KEY = "location bounding box ((x1, y1), (x2, y2))"
 BOUNDS_RE = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 
 
@@ -35,9 +39,9 @@ def element_id(attrib: dict) -> str:
     desc = attrib.get("content-desc", "")
     text = attrib.get("text", "")
     if desc and len(desc) < 20:
-        ident += "_" + desc
+        ident += "_" + desc.replace("/", "_").replace(" ", "").replace(":", "_")
     elif text:
-        ident += "_" + text.lower().replace(" ", "_").replace(",", "").replace(":", "").replace("/", "_")
+        ident += "_" + text.lower().replace("/", "_").replace(",", "").replace(" ", "_").replace(":", "_")
     return ident
 
 
@@ -57,7 +61,7 @@ def parse(xml: str, width: int, height: int) -> ParsedScreen:
             ident = element_id(el.attrib)
             item = {"numeric_tag": len(elements), "description": ident}
             if "slider" in ident or "settings.id_label" in ident:
-                item["bbox"] = (f"(({x1 / width:.3f},{y1 / height:.3f}),({x2 / width:.3f},{y2 / height:.3f}))")
+                item[BBOX_KEY] = f"(({x1 / width:.2f}, {y1 / height:.2f}), ({x2 / width:.2f}, {y2 / height:.2f}))"
             elements.append(item)
             bboxes.append((x1, y1, x2, y2))
     except ET.ParseError as exc:

@@ -2,34 +2,44 @@
 
 The **adb host protocol** on a loopback port, so the unmodified ``adb``
 command-line client (``ADB_SERVER_SOCKET=tcp:127.0.0.1:PORT`` or ``adb -P PORT``)
-and ``adbutils.AdbClient(port=PORT)`` drive a :class:`SimPhone` as if it were
-an emulator named ``emulator-<console port>``:
+and ``adbutils.AdbClient(port=PORT)`` drive a :class:`SimPhone` as they would an
+Android 10 emulator named ``emulator-<console port>`` (wire formats: ``adb_wire.py``):
 
-* requests are a 4-hex-digit length plus payload; answers ``OKAY`` or ``FAIL`` +
-  length-prefixed message;
-* ``host:version`` (41), ``host:devices``, ``host:devices-l``, ``host:features``,
-  ``host:transport:<serial>`` / ``host:transport-any``, ``host:tport:serial:<s>`` /
-  ``host:tport:any`` (OKAY + 8-byte transport id), ``host-serial:<s>:features|get-state|get-serialno``,
-  ``host:get-state``, ``host:kill``;
-* after a transport: ``shell:<cmd>`` (output, then close; ``logcat`` without ``-d``/``-c``
-  streams new lines until the client hangs up), ``exec:<cmd>`` (raw bytes, e.g.
-  ``screencap -p``), ``sync:`` with ``STAT``, ``RECV``, ``SEND``, ``LIST``, ``QUIT``.
+* host requests: ``host:version`` (41), ``host:devices[-l]``, ``host:track-devices``,
+  ``host:features`` (``shell_v2``), ``host:transport[-any|:<serial>]``,
+  ``host:tport:serial:<s>|any`` (OKAY + 8-byte transport id), ``host:get-state``,
+  ``host:get-serialno``, ``host:wait-for-<transport>-<device|any|disconnect>`` (OKAY,
+  then OKAY when the device is in that state), each also as ``host-serial:<s>:...``
+  and ``host-transport-id:<n>:...``; ``host:kill``;
+* device services: ``shell:`` (protocol v1) and ``shell,v2,...:`` (protocol v2: stdout,
+  stderr and the **exit status**), with a command or interactive (lines from stdin,
+  e.g. ``su`` then ``cp ...``); ``exec:`` (raw bytes, e.g. ``screencap -p``,
+  ``uiautomator dump /dev/tty``); ``sync:`` (push/pull/stat/list); ``root:`` /
+  ``unroot:`` (adbd restarts: the device drops off and comes back); ``reboot:``
+  (the device is gone for ``boot_seconds`` and comes back booted, see
+  ``SimPhone.reboot``). A ``logcat`` without ``-d``/``-c``/``-t`` streams new lines
+  until the client hangs up.
 
-No features are advertised, so clients fall back to shell protocol v1.
+Commands run in the phone's shell (``envs/android/sim/shell.py``): exit statuses,
+``/system/bin/sh: X: not found`` (127), root only after ``adb root`` or ``su``.
+Memory is bounded: files on the phone hold at most ``max_file_bytes`` (a push past
+it fails with "No space left on device" and is not kept), the request log
+``max_log_bytes``.
 
 The **emulator console** listens on the port named in the serial (``adb emu``
 connects there): a greeting, then ``avd snapshot save|load|list|delete NAME``
-(answers ``OK`` / ``KO: ...``), ``help``, ``quit``. The console accepts any
-``auth`` line. Loading a name that was never saved but is a configuration id
-(``test_env_100``) boots that configuration's base state, like B-MoCA's
-per-configuration emulator snapshots.
+(``OK`` / ``KO: ...``), ``kill`` (the emulator exits: the device leaves ``adb
+devices`` and the console closes, until :meth:`FakeAdbServer.power_on`), ``help``,
+``quit``; any ``auth`` line is accepted. Loading a name that was never saved but
+is a configuration id (``test_env_100``) boots that configuration's base state,
+like B-MoCA's per-configuration emulator snapshots.
 
 Run standalone: ``python -m treegym.servers.android.fake_adb --config test_env_100``.
 """
 from __future__ import annotations
 
 import argparse
-import shlex
+import os
 import socket
 import socketserver
 import struct
@@ -37,11 +47,18 @@ import threading
 import time
 from typing import Any
 
-from treegym.envs.android.device import all_configs
-from treegym.envs.android.logcat import filter_lines
-from treegym.envs.android.sim.phone import SimPhone, initial_state
+from treegym.envs.android.logcat import render
+from treegym.envs.android.sim.phone import SimPhone
+from treegym.envs.android.sim.shell import ShellSession
+from treegym.envs.android.sim.storage import DEFAULT_MAX_BYTES
+
+from .adb_wire import (ID_CLOSE_STDIN, ID_EXIT, ID_STDERR, ID_STDIN, ID_STDOUT, BoundedLog, fail, okay,
+                       read_packets, recv_exact, send_v2, serve_sync)
+from .emulator_console import serve_console
 
 ADB_VERSION = 41
+FEATURES = "shell_v2"
+BACKLOG = 128
 
 
 def _free_port() -> int:
@@ -50,48 +67,36 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _recv_exact(sock: socket.socket, n: int) -> bytes:
-    buf = b""
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
-        if not chunk:
-            raise ConnectionError("client closed the connection")
-        buf += chunk
-    return buf
-
-
-def _okay(sock: socket.socket, payload: bytes | None = None) -> None:
-    if payload is None:
-        sock.sendall(b"OKAY")
-    else:
-        sock.sendall(b"OKAY" + f"{len(payload):04x}".encode() + payload)
-
-
-def _fail(sock: socket.socket, message: str) -> None:
-    data = message.encode()
-    sock.sendall(b"FAIL" + f"{len(data):04x}".encode() + data)
-
-
 class FakeAdbServer:
     """An adb server + emulator console serving one :class:`SimPhone` (see the module docstring).
 
     Use as a context manager or call ``start()`` / ``stop()``. ``port`` is the adb
     server port, ``console_port`` the console's, ``serial`` the device name.
+    ``boot_seconds``: how long a reboot keeps the device away (adbd restarts take a
+    fifth of it); ``backlog``: the listen queue (socketserver's default of 5 makes
+    concurrent clients wait out TCP retransmits).
     """
 
     def __init__(self, phone: SimPhone | None = None, host: str = "127.0.0.1", port: int = 0,
-                 console_port: int = 0):
+                 console_port: int = 0, max_file_bytes: int = DEFAULT_MAX_BYTES, max_log_bytes: int = 256 * 1024,
+                 boot_seconds: float = 0.5, backlog: int = BACKLOG):
         self.phone = phone or SimPhone()
+        self.phone.files.max_bytes = int(max_file_bytes)
         self.lock = threading.RLock()
         self.host = host
         self._want_port = port
         self._want_console = console_port
         self.port = 0
         self.console_port = 0
+        self.boot_seconds = float(boot_seconds)
+        self.backlog = int(backlog)
         self._servers: list[socketserver.ThreadingTCPServer] = []
         self._threads: list[threading.Thread] = []
         self.stopped = threading.Event()
-        self.requests: list[str] = []  # every host request and service, for tests and debugging
+        self.requests = BoundedLog(max_log_bytes)  # recent host requests and services, for tests and debugging
+        self.powered = True
+        self.transport_id = 1
+        self._away_until = 0.0  # monotonic time until which the device is rebooting / restarting adbd
 
     @property
     def serial(self) -> str:
@@ -99,12 +104,28 @@ class FakeAdbServer:
 
     def client_env(self, base: dict | None = None) -> dict:
         """Environment for the ``adb`` CLI to talk to this server."""
-        import os
-
         env = dict(os.environ if base is None else base)
         env["ADB_SERVER_SOCKET"] = f"tcp:{self.host}:{self.port}"
         env["ANDROID_SERIAL"] = self.serial
         return env
+
+    # ------------------------------------------------------------------ device presence
+    def online(self) -> bool:
+        """The device is listed and answers (powered, not in a reboot)."""
+        return self.powered and time.monotonic() >= self._away_until
+
+    def _go_away(self, seconds: float) -> None:
+        """The device drops off (new transport id when it is back)."""
+        self._away_until = time.monotonic() + seconds
+        self.transport_id += 1
+
+    def power_on(self) -> None:
+        """Start the emulator again after a console ``kill`` (a cold boot of the same phone)."""
+        with self.lock:
+            if not self.powered:
+                self.phone.reboot()
+                self.powered = True
+                self._go_away(self.boot_seconds)
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> "FakeAdbServer":
@@ -114,19 +135,20 @@ class FakeAdbServer:
             def handle(self) -> None:
                 try:
                     outer._serve_adb(self.request)
-                except (ConnectionError, OSError):
+                except (ConnectionError, OSError, struct.error):
                     pass
 
         class ConsoleHandler(socketserver.StreamRequestHandler):
             def handle(self) -> None:
                 try:
-                    outer._serve_console(self.rfile, self.wfile)
+                    serve_console(outer, self.rfile, self.wfile)
                 except (ConnectionError, OSError):
                     pass
 
         class Server(socketserver.ThreadingTCPServer):
             allow_reuse_address = True
             daemon_threads = True
+            request_queue_size = outer.backlog  # listen() backlog: clients connecting at once are not dropped
 
         console = Server((self.host, self._want_console or _free_port()), ConsoleHandler)
         adb = Server((self.host, self._want_port or _free_port()), AdbHandler)
@@ -155,232 +177,220 @@ class FakeAdbServer:
     # ------------------------------------------------------------------ adb host protocol
     def _read_request(self, sock: socket.socket) -> str | None:
         """The next request, or None (after answering FAIL) when its length prefix is not 4 hex digits."""
-        head = _recv_exact(sock, 4)
+        head = recv_exact(sock, 4)
         try:
             n = int(head.decode("ascii"), 16)
         except (UnicodeDecodeError, ValueError):
-            _fail(sock, f"bad request: length prefix {head!r} is not 4 hex digits")
+            fail(sock, f"bad request: length prefix {head!r} is not 4 hex digits")
             return None
-        return _recv_exact(sock, n).decode("utf-8", "replace")
+        return recv_exact(sock, n).decode("utf-8", "replace")
+
+    def _target(self, req: str) -> tuple[str, str | None, int | None]:
+        """Split a host request into (command, serial, transport id)."""
+        if req.startswith("host-serial:"):
+            serial, _, cmd = req[len("host-serial:"):].rpartition(":")
+            return cmd, serial, None
+        if req.startswith("host-transport-id:"):
+            tid, _, cmd = req[len("host-transport-id:"):].partition(":")
+            return cmd, None, int(tid) if tid.isdigit() else -1
+        if req.startswith("host-local:") or req.startswith("host-usb:"):
+            return req.split(":", 1)[1], None, None
+        return req[len("host:"):] if req.startswith("host:") else req, None, None
+
+    def _missing(self, serial: str | None, tid: int | None) -> str | None:
+        """Why the named device cannot be used now (None: it can)."""
+        if serial is not None and serial != self.serial:
+            return f"device '{serial}' not found"
+        if tid is not None and tid != self.transport_id:
+            return f"no device with transport id '{tid}'"
+        if not self.online():
+            return f"device '{serial or self.serial}' not found" if serial else "no devices/emulators found"
+        return None
 
     def _serve_adb(self, sock: socket.socket) -> None:
-        transport = False
         while True:
             req = self._read_request(sock)
             if req is None:
                 return
             self.requests.append(req)
-            if not transport:
-                if req == "host:version":
-                    _okay(sock, f"{ADB_VERSION:04x}".encode())
-                    return
-                if req in ("host:devices", "host:devices-l"):
-                    line = f"{self.serial}\tdevice"
-                    if req.endswith("-l"):
-                        line = (f"{self.serial}              device product:sdk_gphone_x86_64 "
-                                f"model:{self.phone.config.device} device:generic_x86_64 transport_id:1")
-                    _okay(sock, (line + "\n").encode())
-                    return
-                if req == "host:track-devices":
-                    _okay(sock)
-                    line = f"{self.serial}\tdevice\n".encode()
-                    sock.sendall(f"{len(line):04x}".encode() + line)
-                    self.stopped.wait()
-                    return
-                if req in ("host:features", "host:host-features") or req.endswith(":features"):
-                    _okay(sock, b"")
-                    return
-                if req in ("host:get-state",) or req.endswith(":get-state"):
-                    _okay(sock, b"device")
-                    return
-                if req.endswith(":get-serialno"):
-                    _okay(sock, self.serial.encode())
-                    return
-                if req == "host:kill":
-                    _okay(sock)
-                    return
-                if req.startswith("host:tport:"):
-                    which = req[len("host:tport:"):]
-                    if which not in ("any", f"serial:{self.serial}", "local", "usb") and which != "emulator":
-                        _fail(sock, f"device '{which.split(':', 1)[-1]}' not found")
-                        return
-                    _okay(sock)
-                    sock.sendall(struct.pack("<Q", 1))
-                    transport = True
-                    continue
-                if req.startswith("host:transport") or req.startswith("host-serial:"):
-                    target = req.split(":", 2)[-1] if req.startswith("host:transport:") else ""
-                    if req.startswith("host-serial:"):
-                        serial = req.split(":")[1]
-                        if serial != self.serial:
-                            _fail(sock, f"device '{serial}' not found")
-                            return
-                        _fail(sock, f"unsupported request {req!r}")
-                        return
-                    if target and target != self.serial:
-                        _fail(sock, f"device '{target}' not found")
-                        return
-                    _okay(sock)
-                    transport = True
-                    continue
-                _fail(sock, f"unknown host request {req!r}")
+            cmd, serial, tid = self._target(req)
+            if cmd == "version":
+                return okay(sock, f"{ADB_VERSION:04x}".encode())
+            if cmd in ("devices", "devices-l"):
+                line = ""
+                if self.online():
+                    line = f"{self.serial}\tdevice\n"
+                    if cmd.endswith("-l"):
+                        line = (f"{self.serial}              device product:sdk_gphone_x86 "
+                                f"model:{self.phone.config.device} device:generic_x86 "
+                                f"transport_id:{self.transport_id}\n")
+                return okay(sock, line.encode())
+            if cmd == "track-devices":
+                okay(sock)
+                line = f"{self.serial}\tdevice\n".encode()
+                sock.sendall(f"{len(line):04x}".encode() + line)
+                self.stopped.wait()
                 return
-            # a device service on the selected transport
-            if req.startswith("shell:") or req.startswith("exec:"):
-                cmd = req.split(":", 1)[1]
-                _okay(sock)
-                self._run_shell(sock, cmd)
-                return
-            if req == "sync:":
-                _okay(sock)
-                self._serve_sync(sock)
-                return
-            if req.startswith("shell,") :
-                _fail(sock, "shell protocol v2 is not supported by this fake; use shell v1")
-                return
-            _fail(sock, f"unknown service {req!r}")
-            return
+            if cmd == "kill":
+                return okay(sock)
+            if cmd in ("features", "host-features"):
+                return okay(sock, FEATURES.encode())
+            if cmd.startswith("wait-for-"):
+                return self._wait_for(sock, cmd, serial, tid)
+            if cmd.startswith("tport:"):
+                which = cmd[len("tport:"):]
+                want = which.split(":", 1)[1] if which.startswith("serial:") else None
+                problem = self._missing(want, None) if which.startswith("serial:") or which in ("any", "local") \
+                    else f"unknown transport {which!r}"
+                if problem:
+                    return fail(sock, problem)
+                okay(sock)
+                sock.sendall(struct.pack("<Q", self.transport_id))
+                return self._serve_device(sock)
+            if cmd.startswith("transport"):
+                want = cmd.split(":", 1)[1] if cmd.startswith("transport:") else serial
+                problem = self._missing(want, tid)
+                if problem:
+                    return fail(sock, problem)
+                okay(sock)
+                return self._serve_device(sock)
+            problem = self._missing(serial, tid)
+            if cmd in ("get-state", "get-serialno", "get-devpath"):
+                if problem:
+                    return fail(sock, problem)
+                value = {"get-state": "device", "get-serialno": self.serial, "get-devpath": "unknown"}[cmd]
+                return okay(sock, value.encode())
+            return fail(sock, f"unknown host service {req!r}")
 
-    def _run_shell(self, sock: socket.socket, cmd: str) -> None:
-        # `adb logcat` sends `export ANDROID_LOG_TAGS="..." ; exec logcat ARGS`
-        last = cmd.split(";")[-1].strip()
-        if last.startswith("exec "):
-            last = last[len("exec "):]
-        try:
-            argv = shlex.split(last)
-        except ValueError:
-            argv = last.split()
-        if argv[:1] == ["logcat"] and "-d" not in argv and "-c" not in argv and "--help" not in argv:
-            self._stream_logcat(sock, [a for a in argv[1:] if ":" in a and not a.startswith("-")])
+    def _wait_for(self, sock: socket.socket, cmd: str, serial: str | None, tid: int | None) -> None:
+        """``wait-for-<transport>-<state>``: OKAY now, OKAY again once the device is in that state."""
+        state = cmd.rsplit("-", 1)[-1]
+        if state not in ("device", "any", "disconnect", "recovery", "rescue", "sideload", "bootloader"):
+            return fail(sock, f"invalid wait-for state: {state}")
+        okay(sock)
+        if serial is not None and serial != self.serial and state != "disconnect":
+            self.stopped.wait()  # a device that never appears: wait like adb does
             return
-        with self.lock:
-            out = self.phone.shell_bytes(cmd)
-        sock.sendall(out)
-
-    def _stream_logcat(self, sock: socket.socket, filters: list[str]) -> None:
-        cursor = 0
-        sock.settimeout(0.02)
         while not self.stopped.is_set():
+            gone = not self.online() or (tid is not None and tid != self.transport_id)
+            if (state == "disconnect" and gone) or (state in ("device", "any") and not gone):
+                return okay(sock)
+            time.sleep(0.02)
+
+    # ------------------------------------------------------------------ device services
+    def _serve_device(self, sock: socket.socket) -> None:
+        req = self._read_request(sock)
+        if req is None:
+            return
+        self.requests.append(req)
+        if not self.online():
+            return fail(sock, "device offline")
+        if req.startswith("shell") and ":" in req:
+            opts, _, cmd = req.partition(":")
+            okay(sock)
+            return self._run_shell(sock, cmd, v2="v2" in opts.split(",")[1:])
+        if req.startswith("exec:"):
+            okay(sock)
+            return self._run_shell(sock, req[len("exec:"):], v2=False)
+        if req == "sync:":
+            okay(sock)
+            return serve_sync(sock, self.phone, self.lock, lambda: self.phone.adb_root)
+        if req in ("root:", "unroot:"):
+            okay(sock)
+            want = req == "root:"
+            with self.lock:
+                if self.phone.adb_root == want:
+                    sock.sendall(b"adbd is already running as root\n" if want else b"adbd not running as root\n")
+                    return
+                self.phone.adb_root = want
+                sock.sendall(b"restarting adbd as root\n" if want else b"restarting adbd as non root\n")
+                self._go_away(self.boot_seconds / 5)
+            return
+        if req.startswith("reboot:"):
+            okay(sock)
+            with self.lock:
+                self.phone.reboot()
+                self._go_away(self.boot_seconds)
+            return
+        return fail(sock, f"unknown service {req!r}")
+
+    def _run_shell(self, sock: socket.socket, cmd: str, v2: bool) -> None:
+        sh = ShellSession(self.phone, root=self.phone.adb_root, can_follow=True)
+        if not cmd.strip():
+            return self._interactive(sock, sh, v2)
+        with self.lock:
+            res = sh.run(cmd)
+        if v2:
+            send_v2(sock, ID_STDOUT, res.stdout)
+            send_v2(sock, ID_STDERR, res.stderr)
+        else:
+            sock.sendall(res.merged)
+        if sh.follow is not None:
+            return self._follow_logcat(sock, sh, v2)
+        if v2:
+            send_v2(sock, ID_EXIT, bytes([res.status & 0xFF]))
+
+    def _interactive(self, sock: socket.socket, sh: ShellSession, v2: bool) -> None:
+        """Lines from the client's stdin run one by one until stdin closes or ``exit``."""
+        buf, pending = bytearray(), bytearray()
+        while not sh.exited:
+            data = sock.recv(65536)
+            if not data:
+                break
+            closed = False
+            if v2:
+                buf += data
+                for kind, payload in read_packets(buf):
+                    if kind == ID_STDIN:
+                        pending += payload
+                    elif kind == ID_CLOSE_STDIN:
+                        closed = True
+            else:
+                pending += data
+            while b"\n" in pending and not sh.exited:
+                line, _, rest = bytes(pending).partition(b"\n")
+                pending = bytearray(rest)
+                with self.lock:
+                    res = sh.run(line.decode("utf-8", "replace"))
+                if v2:
+                    send_v2(sock, ID_STDOUT, res.stdout)
+                    send_v2(sock, ID_STDERR, res.stderr)
+                else:
+                    sock.sendall(res.merged)
+            if closed:
+                break
+        if v2:
+            send_v2(sock, ID_EXIT, bytes([sh.status & 0xFF]))
+
+    def _follow_logcat(self, sock: socket.socket, sh: ShellSession, v2: bool) -> None:
+        """A logcat that keeps running: new lines (its format and filters) until the client hangs up."""
+        req, printed = sh.follow
+        with self.lock:
+            cursor = self.phone.state.log_count
+        sock.settimeout(0.02)
+        while not self.stopped.is_set() and self.online():
             with self.lock:
                 lines, cursor = self.phone.logcat_read(cursor)
-            if filters:
-                lines = filter_lines(lines, filters)
-            if lines:
-                sock.sendall("".join(line + "\n" for line in lines).encode())
+            text = render(lines, req, printed) if lines else ""
+            if text:
+                data = text.encode()
+                send_v2(sock, ID_STDOUT, data) if v2 else sock.sendall(data)
             try:
-                if sock.recv(1) == b"":
+                if sock.recv(4096) == b"":
                     return  # the client hung up
             except socket.timeout:
                 continue
-
-    def _serve_sync(self, sock: socket.socket) -> None:
-        while True:
-            head = _recv_exact(sock, 8)
-            cmd, n = head[:4], struct.unpack("<I", head[4:])[0]
-            arg = _recv_exact(sock, n).decode("utf-8", "replace") if cmd != b"QUIT" else ""
-            if cmd == b"QUIT":
-                return
-            if cmd == b"STAT":
-                with self.lock:
-                    data = self.phone.files.get(arg)
-                if data is None:
-                    sock.sendall(b"STAT" + struct.pack("<III", 0, 0, 0))
-                else:
-                    sock.sendall(b"STAT" + struct.pack("<III", 0o100644, len(data), int(time.time())))
-            elif cmd == b"RECV":
-                with self.lock:
-                    data = self.phone.files.get(arg)
-                if data is None:
-                    msg = f"remote object '{arg}' does not exist".encode()
-                    sock.sendall(b"FAIL" + struct.pack("<I", len(msg)) + msg)
-                    continue
-                for i in range(0, len(data), 64 * 1024):
-                    chunk = data[i:i + 64 * 1024]
-                    sock.sendall(b"DATA" + struct.pack("<I", len(chunk)) + chunk)
-                sock.sendall(b"DONE" + struct.pack("<I", 0))
-            elif cmd == b"SEND":
-                path = arg.rsplit(",", 1)[0]
-                buf = b""
-                while True:
-                    h = _recv_exact(sock, 8)
-                    kind, m = h[:4], struct.unpack("<I", h[4:])[0]
-                    if kind == b"DATA":
-                        buf += _recv_exact(sock, m)
-                    elif kind == b"DONE":
-                        break
-                    else:
-                        raise ConnectionError(f"unexpected sync chunk {kind!r}")
-                with self.lock:
-                    self.phone.files[path] = buf
-                sock.sendall(b"OKAY" + struct.pack("<I", 0))
-            elif cmd == b"LIST":
-                with self.lock:
-                    names = [p for p in self.phone.files if p.rsplit("/", 1)[0] == arg.rstrip("/")]
-                    for p in names:
-                        name = p.rsplit("/", 1)[1].encode()
-                        sock.sendall(b"DENT" + struct.pack("<IIII", 0o100644, len(self.phone.files[p]),
-                                                           int(time.time()), len(name)) + name)
-                sock.sendall(b"DONE" + struct.pack("<IIII", 0, 0, 0, 0))
-            else:
-                msg = f"unsupported sync command {cmd!r}".encode()
-                sock.sendall(b"FAIL" + struct.pack("<I", len(msg)) + msg)
-                return
-
-    # ------------------------------------------------------------------ emulator console
-    def _serve_console(self, rfile: Any, wfile: Any) -> None:
-        wfile.write(b"Android Console: type 'help' for a list of commands\r\nOK\r\n")
-        wfile.flush()
-        for raw in rfile:
-            line = raw.decode("utf-8", "replace").strip()
-            self.requests.append(f"console:{line}")
-            if not line:
-                continue
-            if line == "quit" or line == "exit":
-                return
-            reply = self._console_command(line.split())
-            wfile.write(reply.encode())
-            wfile.flush()
-
-    def _console_command(self, argv: list[str]) -> str:
-        if argv[0] == "auth" or argv[0] == "ping":
-            return "OK\r\n"
-        if argv[0] == "help":
-            return "Android console commands:\r\n    avd snapshot save|load|list|delete\r\nOK\r\n"
-        if argv[:2] != ["avd", "snapshot"] or len(argv) < 3:
-            return f"KO: unknown command, try 'help'\r\n"
-        op, name = argv[2], (argv[3] if len(argv) > 3 else "")
-        with self.lock:
-            named = self.phone.named
-            if op == "list":
-                rows = "".join(f"{n}\r\n" for n in sorted(named))
-                return "List of snapshots present on all disks:\r\n" + rows + "OK\r\n"
-            if not name:
-                return f"KO: missing snapshot name\r\n"
-            if op == "save":
-                named[name] = self.phone.state
-                return "OK\r\n"
-            if op == "load":
-                if name in named:
-                    self.phone.state = named[name]
-                elif name in all_configs():
-                    self.phone.state = initial_state(all_configs()[name])
-                else:
-                    return f"KO: snapshot '{name}' does not exist\r\n"
-                return "OK\r\n"
-            if op == "delete":
-                if named.pop(name, None) is None:
-                    return f"KO: snapshot '{name}' does not exist\r\n"
-                return "OK\r\n"
-        return f"KO: unknown snapshot operation '{op}'\r\n"
-
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Serve the simulated phone over the adb host protocol.")
     ap.add_argument("--config", default="test_env_100", help="device configuration id (default test_env_100)")
     ap.add_argument("--port", type=int, default=0, help="adb server port (default: a free port)")
     ap.add_argument("--console-port", type=int, default=0, help="emulator console port (default: a free port)")
+    ap.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_BYTES,
+                    help=f"bytes the phone's files may hold in all (default {DEFAULT_MAX_BYTES})")
     args = ap.parse_args(argv)
-    srv = FakeAdbServer(SimPhone(args.config), port=args.port, console_port=args.console_port).start()
+    srv = FakeAdbServer(SimPhone(args.config), port=args.port, console_port=args.console_port,
+                        max_file_bytes=args.max_file_bytes).start()
     print(f"fake adb server on 127.0.0.1:{srv.port}, device {srv.serial} ({args.config})")
     print(f"  export ADB_SERVER_SOCKET=tcp:127.0.0.1:{srv.port}; adb devices")
     try:

@@ -26,6 +26,12 @@ def _package_of(component: str) -> str:
     return component.split("/")[0]
 
 
+def _shown(state: PhoneState, component: str) -> bool:
+    """An app icon shows when the app is simulated and not disabled (pm disable-user)."""
+    pkg = _package_of(component)
+    return pkg in system.APPS and pkg not in state.disabled
+
+
 def render_home(state: PhoneState, ctx: Ctx) -> Node:
     c = state.config
     W, top, bottom = ctx.W, ctx.sb, ctx.cb
@@ -44,7 +50,7 @@ def render_home(state: PhoneState, ctx: Ctx) -> Node:
     cw, ch = W / 5, (ws_bottom - ws_top) / 5
     page = Node(VIEW_GROUP, (0, ws_top, W, ws_bottom), package=L)
     for it in c.home:
-        if it.hotseat or _package_of(it.component) not in system.APPS:
+        if it.hotseat or not _shown(state, it.component):
             continue
         x1, y1 = int(it.cell_x * cw), int(ws_top + it.cell_y * ch)
         pkg = _package_of(it.component)
@@ -53,7 +59,7 @@ def render_home(state: PhoneState, ctx: Ctx) -> Node:
     hot_top = ws_bottom
     hotseat = Node(VIEW_GROUP, (0, hot_top, W, hot_top + hot_h), rid=f"{LID}hotseat", package=L)
     for it in c.home:
-        if it.hotseat and _package_of(it.component) in system.APPS:
+        if it.hotseat and _shown(state, it.component):
             x1 = int(it.cell_x * cw)
             pkg = _package_of(it.component)
             hotseat.add(_icon(ctx, (x1, hot_top, int(x1 + cw), hot_top + hot_h), system.APPS[pkg].label, pkg, False))
@@ -77,7 +83,8 @@ def render_drawer(state: PhoneState, ctx: Ctx) -> Node:
                        style="searchbar"))
     from .locale import translate
 
-    pkgs = sorted(system.DRAWER_ORDER, key=lambda p: translate(state.config.locale, system.APPS[p].label).lower())
+    pkgs = sorted((p for p in system.DRAWER_ORDER if p not in state.disabled),
+                  key=lambda p: translate(state.config.locale, system.APPS[p].label).lower())
     rows = []
     cw = W // 5
     for r in range(0, len(pkgs), 5):
@@ -182,9 +189,14 @@ def render_recents(state: PhoneState, ctx: Ctx) -> Node:
         root.add(card)
     root.add(Node("android.widget.Button", (W // 2 - ctx.dp(60), ctx.cb - ctx.dp(64), W // 2 + ctx.dp(60),
                                             ctx.cb - ctx.dp(24)), rid=f"{LID}clear_all", text="Clear all",
-                  clickable=True, key="clear_all", action=lambda s: replace(s, tasks=(), overlay=None),
+                  clickable=True, key="clear_all", action=clear_all,
                   style="button"))
     return root
+
+
+def clear_all(state: PhoneState) -> PhoneState:
+    """Recents' "Clear all": every task is removed and the home screen shows (no app stays in front)."""
+    return replace(system.go_home(state), tasks=())
 
 
 def swipe_launcher(state: PhoneState, direction: str) -> PhoneState | None:

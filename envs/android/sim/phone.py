@@ -22,6 +22,7 @@ from . import apps, launcher, settings_app, system
 from .layout import Ctx
 from .locale import TABLES
 from .state import PhoneState, Screen
+from .storage import ALARM_DB, FileStore, check_access, export_alarms, import_alarms
 
 # 2016-01-01 (a Friday) 05:00:00 UTC: B-MoCA pins the device clock to a 2015/2016 date.
 BASE_CLOCK_MS = calendar.timegm((2016, 1, 1, 5, 0, 0)) * 1000
@@ -56,8 +57,8 @@ def render(state: PhoneState) -> Node:
         else:
             root = settings_app.render_brightness_dialog(state, ctx)
         set_package(root, system.SYSTEM_UI if ov.name != "recents" else system.LAUNCHER)
-    elif state.foreground:
-        screen = state.screen
+    elif state.foreground and state.top_task is not None:  # a front app without a task (snapshots taken
+        screen = state.screen                                # before "Clear all" went home) shows the launcher
         prefix = screen.name.split(".")[0]
         fn = _APP_RENDER.get(prefix, apps.render_simple)
         root = fn(state, ctx, screen)
@@ -164,8 +165,9 @@ class SimPhone:
     def __init__(self, config: DeviceConfig | str = "train_env_000"):
         cfg = get_config(config) if isinstance(config, str) else config
         self.state: PhoneState = initial_state(cfg)
-        self.files: dict[str, bytes] = {}
+        self.files = FileStore()  # /sdcard and /data contents (pushes, dumps, screenshots), byte-bounded
         self.named: dict[str, PhoneState] = {}  # emulator-console snapshots (avd snapshot save NAME)
+        self.adb_root = False  # adbd runs as root (`adb root`) until the next reboot
 
     # ------------------------------------------------------------------ screen
     @property
@@ -218,16 +220,59 @@ class SimPhone:
 
     # ------------------------------------------------------------------ shell & logcat
     def shell(self, cmd: str) -> str:
+        """Run a command line; stdout and stderr as one text (as ``adb shell`` over protocol v1)."""
         from .shell import run
 
-        out = run(self, cmd)
-        return out.decode("utf-8", "replace") if isinstance(out, bytes) else out
+        return run(self, cmd).merged.decode("utf-8", "replace")
 
     def shell_bytes(self, cmd: str) -> bytes:
         from .shell import run
 
-        out = run(self, cmd)
-        return out if isinstance(out, bytes) else out.encode()
+        return run(self, cmd).merged
+
+    # ------------------------------------------------------------------ files
+    def read_file(self, path: str, root: bool = False) -> bytes | None:
+        """A file's bytes, or None when there is none; PermissionError for ``shell`` under /data."""
+        check_access(path, root, write=False)
+        if path in self.files:
+            return self.files[path]
+        if path == ALARM_DB:
+            return export_alarms(self.state)
+        return None
+
+    def write_file(self, path: str, data: bytes, root: bool = False) -> None:
+        """Store ``data`` at ``path``; PermissionError / OSError (read-only, no space) change nothing."""
+        check_access(path, root, write=True)
+        self.files[path] = data
+
+    def remove_file(self, path: str, root: bool = False) -> bool:
+        check_access(path, root, write=True)
+        return self.files.pop(path, None) is not None
+
+    def reboot(self, soft: bool = False) -> None:
+        """A boot (``soft``: only the framework restarts, as ``setprop ctl.restart zygote``).
+
+        Apps and recents are gone, logcat is empty, the home screen shows; settings,
+        alarms, files and properties stay. ``persist.sys.locale`` becomes the UI
+        language, and an ``alarms.db`` pushed to deskclock's path replaces the alarms.
+        """
+        st = self.state
+        locale = dict(st.props).get("persist.sys.locale")
+        if locale and locale.replace("-", "_") != st.config.locale.replace("-", "_"):
+            sep = "_" if "_" in st.config.locale else "-"
+            st = replace(st, config=replace(st.config, locale=locale.replace("-", sep).replace("_", sep)))
+        pushed = self.files.pop(ALARM_DB, None)
+        if pushed is not None:
+            try:
+                st = replace(st, alarms=import_alarms(pushed))
+            except ValueError:
+                pass  # deskclock starts with the alarms it had when its database is unreadable
+        fresh = PhoneState(config=st.config, clock_ms=st.clock_ms)
+        st = replace(st, launcher=fresh.launcher, foreground="", tasks=(), overlay=None, stopwatch=fresh.stopwatch,
+                     dial="", call=None, ime="", field_text="", alive=fresh.alive, log_cleared=st.log_count)
+        self.state = st
+        if not soft:
+            self.adb_root = False
 
     def logcat_clear(self) -> None:
         self.state = replace(self.state, log_cleared=self.state.log_count)
@@ -255,7 +300,7 @@ class SimPhone:
     def apply_preset(self, preset: str) -> None:
         key, _, value = preset.partition("=")
         if key == "date":
-            self.shell(f"date {value}")
+            self.shell(f"su 0 date {value}")
         else:
             self.state = self.state.with_setting(key, value)
 

@@ -1,291 +1,306 @@
-"""The device shell subset the simulator answers (what detectors, resets and adb clients send).
+"""The simulated phone's ``/system/bin/sh``: command lines in, stdout / stderr / exit status out.
 
-``settings get|put|list``, ``input tap|swipe|keyevent|text``, ``uiautomator dump``,
-``cat``, ``rm``, ``echo``, ``screencap [-p]``, ``am start -n|-a``, ``am force-stop``,
-``am stack list``, ``dumpsys activity activities|window|telephony.registry``,
-``date`` / ``toybox date`` (read or set ``MMDDhhmm[[CC]YY][.ss]``), ``su 0 ...``,
-``getprop``, ``wm size|density``, ``cmd uimode night``, ``logcat -c|-d``;
-commands joined with ``;`` or ``&&``. Anything else answers like Android's
-``sh``: ``/system/bin/sh: NAME: not found``.
+A :class:`ShellSession` is one shell (an ``adb shell`` command or an interactive
+session): its environment (``export``), its user (``shell``, uid 2000, or
+``root`` after ``su`` / ``adb root``) and the last exit status. It runs a line
+the way mksh does for the subset adb users send:
+
+* lists joined by ``;``, ``&&`` and ``||``; pipelines with ``|`` (stdout feeds
+  the next command's stdin: ``grep``, ``head``, ``wc -l``, ``cat``);
+* quoting as POSIX sh (``shlex``); ``> FILE``, ``>> FILE``, ``2> FILE``, ``2>&1``, ``< FILE``;
+* built-ins ``export K=V``, ``exec CMD``, ``su`` (alone: the session becomes
+  root; ``su 0 CMD`` / ``su root CMD`` / ``su -c 'CMD'``: CMD as root), ``sh -c``,
+  ``exit [N]``, ``cd``, ``true``, ``false``, ``sleep`` (returns at once), ``id``, ``whoami``;
+* every other name from ``commands.COMMANDS``; an unknown one answers
+  ``/system/bin/sh: NAME: not found`` on stderr with status 127, as a device does.
 """
 from __future__ import annotations
 
+import re
 import shlex
-from dataclasses import replace
-from datetime import datetime
-from typing import TYPE_CHECKING
-
-from . import system
-from .state import Screen
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from .phone import SimPhone
 
-
-def run(phone: "SimPhone", cmdline: str) -> str | bytes:
-    outs: list[str | bytes] = []
-    for part in _split(cmdline):
-        out = _one(phone, part)
-        outs.append(out)
-    if any(isinstance(o, bytes) for o in outs):
-        return b"".join(o if isinstance(o, bytes) else o.encode() for o in outs)
-    return "".join(outs)
+OPERATORS = (";", "&&", "||", "|")
 
 
-def _split(cmdline: str) -> list[str]:
-    parts: list[str] = []
-    for chunk in cmdline.replace("&&", ";").split(";"):
-        if chunk.strip():
-            parts.append(chunk.strip())
-    return parts
+@dataclass
+class ShellResult:
+    """What one command (or line) printed and its exit status."""
+
+    stdout: bytes = b""
+    stderr: bytes = b""
+    status: int = 0
+
+    @property
+    def merged(self) -> bytes:
+        """stdout then stderr, as shell protocol v1 (one stream) delivers them."""
+        return self.stdout + self.stderr
 
 
-def _one(phone: "SimPhone", cmd: str) -> str | bytes:
-    try:
-        argv = shlex.split(cmd)
-    except ValueError as exc:
-        return f"/system/bin/sh: syntax error: {exc}\n"
-    if not argv:
-        return ""
-    while argv and argv[0] in ("su", "toybox"):
-        argv = argv[2:] if argv[0] == "su" and len(argv) > 1 and argv[1].isdigit() else argv[1:]
-    if not argv:
-        return ""
-    name, args = argv[0], argv[1:]
-    fn = _COMMANDS.get(name)
-    if fn is None:
-        return f"/system/bin/sh: {name}: not found\n"
-    try:
-        return fn(phone, args)
-    except (ValueError, IndexError) as exc:
-        return f"{name}: {exc}\n"
+def ok(out: str | bytes = b"") -> ShellResult:
+    return ShellResult(out.encode() if isinstance(out, str) else out, b"", 0)
 
 
-def _settings(phone: "SimPhone", args: list[str]) -> str:
-    if len(args) < 2 or args[1] not in ("system", "secure", "global"):
-        return "usage: settings [--user <USER_ID>] get|put|delete|list NAMESPACE [KEY [VALUE]]\n"
-    op, ns = args[0], args[1]
-    if op == "get" and len(args) >= 3:
-        return phone.state.setting(f"{ns}/{args[2]}") + "\n"
-    if op == "put" and len(args) >= 4:
-        key = f"{ns}/{args[2]}"
-        st = phone.state.with_setting(key, args[3])
-        phone.state = system.notify_setting(st, key)
-        return ""
-    if op == "list":
-        return "".join(f"{k.split('/', 1)[1]}={v}\n" for k, v in phone.state.settings if k.startswith(ns + "/"))
-    return f"settings: unknown operation {op!r}\n"
+def fail(message: str, status: int = 1, stdout: str | bytes = b"") -> ShellResult:
+    """An error: ``message`` (a newline added) on stderr and a non-zero status."""
+    out = stdout.encode() if isinstance(stdout, str) else stdout
+    return ShellResult(out, (message.rstrip("\n") + "\n").encode(), status)
 
 
-def _input(phone: "SimPhone", args: list[str]) -> str:
-    if args and args[0] in ("touchscreen", "keyboard"):
-        args = args[1:]
-    if not args:
-        return "usage: input [<source>] <command> [<arg>...]\n"
-    sub, a = args[0], args[1:]
-    if sub == "tap" and len(a) >= 2:
-        x, y = float(a[0]), float(a[1])
-        phone.gesture(x, y, x, y)
-    elif sub == "swipe" and len(a) >= 4:
-        phone.gesture(float(a[0]), float(a[1]), float(a[2]), float(a[3]))
-    elif sub == "keyevent" and a:
-        for k in a:
-            phone.keyevent(k)
-    elif sub == "text" and a:
-        phone.text(" ".join(a).replace("%s", " "))
-    else:
-        return f"Error: Unknown command: {sub}\n"
-    return ""
+@dataclass
+class ShellSession:
+    """One shell on the simulated phone (see the module docstring)."""
 
+    phone: "SimPhone"
+    root: bool = False
+    env: dict[str, str] = field(default_factory=lambda: {"PATH": "/product/bin:/apex/com.android.runtime/bin:"
+                                                          "/system/bin:/system/xbin:/odm/bin:/vendor/bin",
+                                                          "HOME": "/", "SHELL": "/system/bin/sh"})
+    status: int = 0
+    exited: bool = False
+    stdin: bytes = b""
+    cmd_stdin: bytes = b""  # what the running command reads (a pipe's input)
+    can_follow: bool = False  # a server streams: a following `logcat` leaves its request in `follow`
+    follow: object = None     # (LogcatRequest, buffers announced) of a logcat that keeps running
 
-def _uiautomator(phone: "SimPhone", args: list[str]) -> str:
-    if not args or args[0] != "dump":
-        return "Usage: uiautomator <subcommand> [options]\n"
-    path = next((a for a in args[1:] if a.startswith("/")), "/sdcard/window_dump.xml")
-    phone.files[path] = phone.dump_ui().encode()
-    return f"UI hierchary dumped to: {path}\n"
+    # ------------------------------------------------------------------ lines
+    def run(self, line: str) -> ShellResult:
+        """Run one command line; ``self.status`` is its exit status afterwards."""
+        try:
+            lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>")
+            lexer.whitespace_split = True
+            lexer.commenters = ""
+            tokens = list(lexer)
+        except ValueError as exc:
+            res = fail(f"/system/bin/sh: syntax error: {exc}", 2)
+            self.status = 2
+            return res
+        out, err = bytearray(), bytearray()
+        i, skip = 0, False
+        while i < len(tokens) and not self.exited:
+            j = i
+            while j < len(tokens) and tokens[j] not in (";", "&&", "||"):
+                j += 1
+            if not skip and i < j:
+                res = self._pipeline(tokens[i:j])
+                out += res.stdout
+                err += res.stderr
+                self.status = res.status
+            op = tokens[j] if j < len(tokens) else ";"
+            skip = (op == "&&" and self.status != 0) or (op == "||" and self.status == 0)
+            i = j + 1
+        return ShellResult(bytes(out), bytes(err), self.status)
 
-
-def _cat(phone: "SimPhone", args: list[str]) -> str | bytes:
-    out: list[bytes] = []
-    for p in args:
-        if p not in phone.files:
-            return f"cat: {p}: No such file or directory\n"
-        out.append(phone.files[p])
-    return b"".join(out)
-
-
-def _rm(phone: "SimPhone", args: list[str]) -> str:
-    for p in args:
-        if not p.startswith("-"):
-            phone.files.pop(p, None)
-    return ""
-
-
-def _screencap(phone: "SimPhone", args: list[str]) -> str | bytes:
-    png = phone.screenshot_png()
-    path = next((a for a in args if a.startswith("/")), None)
-    if path:
-        phone.files[path] = png
-        return ""
-    return png
-
-
-def _am(phone: "SimPhone", args: list[str]) -> str:
-    if not args:
-        return "usage: am [subcommand] [options]\n"
-    sub = args[0]
-    if sub == "start":
-        comp, action = "", ""
-        i = 1
-        while i < len(args):
-            if args[i] == "-n" and i + 1 < len(args):
-                comp = args[i + 1]
-                i += 2
-            elif args[i] == "-a" and i + 1 < len(args):
-                action = args[i + 1]
-                i += 2
+    def _pipeline(self, tokens: list[str]) -> ShellResult:
+        stages: list[list[str]] = [[]]
+        for t in tokens:
+            if t == "|":
+                stages.append([])
             else:
+                stages[-1].append(t)
+        data, err, res = self.stdin, bytearray(), ShellResult()
+        for stage in stages:
+            res = self._redirected(stage, data)
+            err += res.stderr
+            data = res.stdout
+        return ShellResult(data, bytes(err), res.status)
+
+    def _redirected(self, words: list[str], stdin: bytes) -> ShellResult:
+        argv: list[str] = []
+        out_file, append, err_file, err_to_out = None, False, None, False
+        i = 0
+        while i < len(words):
+            w = words[i]
+            if w in (">", ">>") and i + 1 < len(words):
+                if argv and argv[-1] == "2" and w == ">":
+                    argv.pop()
+                    err_file = words[i + 1]
+                else:
+                    out_file, append = words[i + 1], w == ">>"
+                i += 2
+            elif w == ">&" and argv and argv[-1] == "2" and i + 1 < len(words) and words[i + 1] == "1":
+                argv.pop()
+                err_to_out = True
+                i += 2
+            elif w == "<" and i + 1 < len(words):
+                src = words[i + 1]
+                try:
+                    data = b"" if src == "/dev/null" else self.phone.read_file(src, root=self.root)
+                except OSError as exc:
+                    return fail(f"/system/bin/sh: can't open {src}: {exc.strerror}", 1)
+                if data is None:
+                    return fail(f"/system/bin/sh: can't open {src}: No such file or directory", 1)
+                stdin = data
+                i += 2
+            elif w in ("<", "&", ">&", ">", ">>"):
+                return fail(f"/system/bin/sh: syntax error: '{w}' unexpected", 2)
+            else:
+                argv.append(w)
                 i += 1
-        pkg = comp.split("/")[0] if comp else ""
-        if action and not comp:
-            if "SETTINGS" in action:
-                pkg = "com.android.settings"
-            elif action == "android.intent.action.DIAL":
-                pkg = "com.android.dialer"
-        if pkg not in system.APPS:
-            return f"Error: Activity not started, unable to resolve Intent {{ cmp={comp} act={action} }}\n"
-        phone.state = system.launch(phone.state.tick(), pkg)
-        return f"Starting: Intent {{ cmp={system.APPS[pkg].component} }}\n"
-    if sub == "force-stop" and len(args) > 1:
-        st = phone.state
-        pkg = args[1]
-        tasks = tuple(t for t in st.tasks if t.package != pkg)
-        fg = "" if st.foreground == pkg else st.foreground
-        phone.state = replace(st, tasks=tasks, foreground=fg, alive=st.alive - {pkg})
-        return ""
-    if sub == "stack" and args[1:2] == ["list"]:
-        lines = []
-        for i, t in enumerate(phone.state.tasks):
-            comp = system.APPS[t.package].component
-            vis = "true" if t.package == phone.state.foreground else "false"
-            lines.append(f"  taskId={100 + i}: {comp} bounds=[0,0][{phone.config.width},{phone.config.height}] "
-                         f"userId=0 visible={vis} topActivity=ComponentInfo{{{comp}}}")
-        return "Stack id=0 bounds=[0,0][0,0] displayId=0 userId=0\n" + "\n".join(lines) + "\n"
-    if sub == "broadcast":
-        return "Broadcasting: Intent { }\nBroadcast completed: result=0\n"
-    return f"Error: unknown am command {sub!r}\n"
+        res = self.command(argv, stdin)
+        if err_to_out:
+            res = ShellResult(res.stdout + res.stderr, b"", res.status)
+        if err_file is not None:
+            if err_file != "/dev/null":
+                try:
+                    self.phone.write_file(err_file, res.stderr, root=self.root)
+                except OSError as exc:
+                    return fail(f"/system/bin/sh: can't create {err_file}: {exc.strerror}", 1)
+            res = ShellResult(res.stdout, b"", res.status)
+        if out_file is not None:
+            if out_file != "/dev/null":
+                try:
+                    old = self.phone.read_file(out_file, root=self.root) if append else b""
+                    self.phone.write_file(out_file, (old or b"") + res.stdout, root=self.root)
+                except OSError as exc:
+                    return fail(f"/system/bin/sh: can't create {out_file}: {exc.strerror}", 1)
+            res = ShellResult(b"", res.stderr, res.status)
+        return res
+
+    # ------------------------------------------------------------------ one command
+    def command(self, argv: list[str], stdin: bytes = b"") -> ShellResult:
+        """Run one command (argv already split); built-ins first, then ``commands.COMMANDS``."""
+        from .commands import COMMANDS
+
+        if not argv:
+            return ok()
+        name, args = argv[0], argv[1:]
+        if "=" in name and not name.startswith("="):  # K=V CMD: an environment assignment
+            k, _, v = name.partition("=")
+            if not args:
+                self.env[k] = v
+                return ok()
+            return self.command(args, stdin)
+        builtin = BUILTINS.get(name)
+        fn = COMMANDS.get(name) if builtin is None else None
+        if builtin is None and fn is None:
+            return fail(f"/system/bin/sh: {name}: not found", 127)
+        self.cmd_stdin = stdin
+        try:
+            res = builtin(self, args, stdin) if builtin is not None else fn(self, args)
+        except OSError as exc:
+            return fail(f"{name}: {exc.filename or ''}: {exc.strerror or exc}", 1)
+        except re.error as exc:
+            return fail(f"{name}: bad regex: {exc}", 2)
+        except (ValueError, IndexError, KeyError, OverflowError) as exc:  # bad arguments, as the tool says them
+            return fail(f"{name}: {exc}", 1)
+        if isinstance(res, ShellResult):
+            return res
+        return ok(res)
+
+    def as_root(self, argv: list[str], stdin: bytes) -> ShellResult:
+        was, self.root = self.root, True
+        try:
+            return self.command(argv, stdin)
+        finally:
+            self.root = was
 
 
-def _focus(phone: "SimPhone") -> str:
-    st = phone.state
-    if st.foreground:
-        comp = system.APPS[st.foreground].component
-        return comp
-    return "com.google.android.apps.nexuslauncher/.NexusLauncherActivity"
+def _export(sh: ShellSession, args: list[str], stdin: bytes) -> ShellResult:
+    for a in args:
+        k, eq, v = a.partition("=")
+        if eq:
+            sh.env[k] = v
+    return ok()
 
 
-def _dumpsys(phone: "SimPhone", args: list[str]) -> str:
-    what = args[0] if args else ""
-    if what == "activity":
-        return f"  mResumedActivity: ActivityRecord{{a1b2c3 u0 {_focus(phone)} t100}}\n"
-    if what == "window":
-        return f"  mCurrentFocus=Window{{d4e5f6 u0 {_focus(phone)}}}\n"
-    if what == "telephony.registry":
-        call = phone.state.call
-        return f"  mCallState={2 if call else 0}\n  mCallIncomingNumber=\n"
-    if what == "alarm":
-        return "".join(f"  Alarm id={a.alarm_id} {a.hour:02d}:{a.minute:02d} enabled={str(a.enabled).lower()} "
-                       f"daysOfWeek={a.days}\n" for a in phone.state.alarms)
-    return f"Can't find service: {what}\n"
+def _exec(sh: ShellSession, args: list[str], stdin: bytes) -> ShellResult:
+    res = sh.command(args, stdin)
+    sh.exited = True  # exec replaces the shell: nothing after it runs
+    return res
 
 
-def _date(phone: "SimPhone", args: list[str]) -> str:
-    args = [a for a in args if not a.startswith("-")]
-    if args and args[0][0].isdigit():
-        spec = args[0]
-        main, _, sec = spec.partition(".")
-        mo, d, h, mi = int(main[0:2]), int(main[2:4]), int(main[4:6]), int(main[6:8])
-        rest = main[8:]
-        year = phone.state.now.year if not rest else (int(rest) if len(rest) == 4 else 2000 + int(rest))
-        phone.set_clock(datetime(year, mo, d, h, mi, int(sec or 0)))
-    return phone.state.now.strftime("%a %b %d %H:%M:%S GMT %Y") + "\n"
+def _su(sh: ShellSession, args: list[str], stdin: bytes) -> ShellResult:
+    if not args:
+        sh.root = True  # an interactive `su`: the rest of the session runs as root
+        return ok()
+    if args[0] == "-c" and len(args) > 1:
+        was, sh.root = sh.root, True
+        try:
+            return ShellSession.run(sh, " ".join(args[1:]))
+        finally:
+            sh.root = was
+    if args[0] in ("0", "root") or args[0].isdigit():
+        return sh.as_root(args[1:], stdin) if len(args) > 1 else _su(sh, [], stdin)
+    return sh.as_root(args, stdin)
 
 
-def _getprop(phone: "SimPhone", args: list[str]) -> str:
-    c = phone.config
-    props = {"sys.boot_completed": "1", "persist.sys.locale": c.locale.replace("_", "-"),
-             "ro.build.version.sdk": "29", "ro.build.version.release": "10", "ro.product.model": c.device,
-             "ro.sf.lcd_density": str(c.density)}
-    if args:
-        return props.get(args[0], "") + "\n"
-    return "".join(f"[{k}]: [{v}]\n" for k, v in props.items())
+def _sh(sh: ShellSession, args: list[str], stdin: bytes) -> ShellResult:
+    if args[:1] == ["-c"] and len(args) > 1:
+        sub = ShellSession(sh.phone, root=sh.root, env=dict(sh.env))
+        return sub.run(args[1])
+    return ok()
 
 
-def _wm(phone: "SimPhone", args: list[str]) -> str:
-    c = phone.config
-    if args[:1] == ["size"]:
-        return f"Physical size: {c.width}x{c.height}\n"
-    if args[:1] == ["density"]:
-        return f"Physical density: {c.density}\n"
-    return "usage: wm size|density\n"
+def _exit(sh: ShellSession, args: list[str], stdin: bytes) -> ShellResult:
+    sh.exited = True
+    return ShellResult(status=int(args[0]) & 0xFF if args and args[0].isdigit() else sh.status)
 
 
-def _cmd(phone: "SimPhone", args: list[str]) -> str:
-    if args[:2] == ["uimode", "night"]:
-        if len(args) > 2:
-            on = args[2] == "yes"
-            phone.state = system.set_dark(phone.state, on)
-        return f"Night mode: {'yes' if phone.state.setting('secure/ui_night_mode') == '2' else 'no'}\n"
-    return f"cmd: Can't find service: {args[0] if args else ''}\n"
+def _id(sh: ShellSession, args: list[str], stdin: bytes) -> ShellResult:
+    if sh.root:
+        return ok("uid=0(root) gid=0(root) groups=0(root) context=u:r:su:s0\n")
+    return ok("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),"
+              "1028(sdcard_r),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats),3009(readproc),"
+              "3011(uhid) context=u:r:shell:s0\n")
 
 
-def _logcat(phone: "SimPhone", args: list[str]) -> str:
-    if "-c" in args:
-        phone.logcat_clear()
-        return ""
-    from ..logcat import filter_lines
-
-    filters = [a for a in args if ":" in a and not a.startswith("-")]
-    lines = phone.state.log_lines(0)
-    return "".join(line + "\n" for line in filter_lines(lines, filters))
-
-
-def _log(phone: "SimPhone", args: list[str]) -> str:
-    """Android's ``log [-p PRIORITY] [-t TAG] MESSAGE``: write one logcat line."""
-    pri, tag, rest, i = "I", "log", [], 0
+def _grep(sh: ShellSession, args: list[str], stdin: bytes) -> ShellResult:
+    invert = ignore = count = False
+    limit, pattern, files = None, None, []
+    i = 0
     while i < len(args):
-        if args[i] == "-p" and i + 1 < len(args):
-            pri = args[i + 1][:1].upper()
-            i += 2
-        elif args[i] == "-t" and i + 1 < len(args):
-            tag = args[i + 1]
-            i += 2
+        a = args[i]
+        if a in ("-e",) and i + 1 < len(args):
+            pattern, i = args[i + 1], i + 2
+            continue
+        if a == "-m" and i + 1 < len(args):
+            limit, i = int(args[i + 1]), i + 2
+            continue
+        if a.startswith("-") and len(a) > 1 and pattern is None:
+            invert |= "v" in a
+            ignore |= "i" in a
+            count |= "c" in a
+        elif pattern is None:
+            pattern = a
         else:
-            rest.append(args[i])
-            i += 1
-    phone.state = phone.state.emit("shell", pri if pri in "VDIWEF" else "I", tag, " ".join(rest))
-    return ""
+            files.append(a)
+        i += 1
+    if pattern is None:
+        return fail("usage: grep [-EFHIabchilnoqrsvwxz] [-m MAX] [-e REGEX]... REGEX [FILE...]", 2)
+    data = stdin if not files else b"".join(sh.phone.read_file(f, root=sh.root) or b"" for f in files)
+    rx = re.compile(pattern, re.I if ignore else 0)
+    hits = [ln for ln in data.decode("utf-8", "replace").splitlines() if bool(rx.search(ln)) != invert]
+    hits = hits[:limit] if limit is not None else hits
+    out = f"{len(hits)}\n" if count else "".join(h + "\n" for h in hits)
+    return ShellResult(out.encode(), b"", 0 if hits else 1)
 
 
-def _echo(phone: "SimPhone", args: list[str]) -> str:
-    return " ".join(args) + "\n"
+def _head(sh: ShellSession, args: list[str], stdin: bytes) -> ShellResult:
+    n = 10
+    if "-n" in args:
+        n = int(args[args.index("-n") + 1])
+    lines = stdin.splitlines(keepends=True)
+    return ok(b"".join(lines[:n]))
 
 
-def _content(phone: "SimPhone", args: list[str]) -> str:
-    if args[:1] == ["query"] and "--uri" in args:
-        uri = args[args.index("--uri") + 1]
-        if uri.startswith("content://settings/"):
-            ns = uri.split("/")[3]
-            return "".join(f"Row: {i} name={k.split('/', 1)[1]}, value={v}\n"
-                           for i, (k, v) in enumerate(kv for kv in phone.state.settings if kv[0].startswith(ns + "/")))
-    return "Error while accessing provider\n"
+def _wc(sh: ShellSession, args: list[str], stdin: bytes) -> ShellResult:
+    return ok(str(stdin.count(b"\n") if "-l" in args else len(stdin.split())) + "\n")
 
 
-_COMMANDS = {
-    "settings": _settings, "input": _input, "uiautomator": _uiautomator, "cat": _cat, "rm": _rm,
-    "screencap": _screencap, "am": _am, "dumpsys": _dumpsys, "date": _date, "getprop": _getprop, "wm": _wm,
-    "cmd": _cmd, "logcat": _logcat, "echo": _echo, "log": _log, "content": _content, "true": lambda p, a: "",
+BUILTINS: dict[str, Callable[[ShellSession, list[str], bytes], ShellResult]] = {
+    "export": _export, "exec": _exec, "su": _su, "sh": _sh, "exit": _exit, "id": _id, "grep": _grep,
+    "head": _head, "wc": _wc,
+    "cd": lambda sh, a, i: ok(), "true": lambda sh, a, i: ok(), "false": lambda sh, a, i: ShellResult(status=1),
+    "sleep": lambda sh, a, i: ok(), "whoami": lambda sh, a, i: ok("root\n" if sh.root else "shell\n"),
+    "toybox": lambda sh, a, i: sh.command(a, i),
 }
 
-__all__ = ["run", "Screen"]
+
+def run(phone: "SimPhone", cmdline: str) -> ShellResult:
+    """Run ``cmdline`` in a fresh shell session (as the ``shell`` user, or root after ``adb root``)."""
+    return ShellSession(phone, root=phone.adb_root).run(cmdline)

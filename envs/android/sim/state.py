@@ -54,9 +54,10 @@ DEFAULT_SETTINGS: tuple[tuple[str, str], ...] = (
     ("system/screen_brightness", "102"), ("system/screen_brightness_mode", "0"),
     ("system/vibrate_when_ringing", "0"), ("system/time_12_24", "12"), ("system/accelerometer_rotation", "0"),
     ("system/volume_music", "5"), ("system/volume_voice", "4"), ("system/volume_ring", "5"),
-    ("system/volume_alarm", "6"), ("secure/ui_night_mode", "1"), ("secure/location_mode", "3"),
+    ("system/volume_alarm", "6"), ("system/volume_system", "5"), ("system/volume_notification", "5"),
+    ("secure/ui_night_mode", "1"), ("secure/location_mode", "3"),
 )
-VOLUME_MAX = {"music": 25, "voice": 5, "ring": 7, "alarm": 7}
+VOLUME_MAX = {"music": 25, "voice": 5, "ring": 7, "alarm": 7, "system": 7, "notification": 7}
 
 CONTACTS: tuple[tuple[str, str], ...] = (
     ("Alice Brown", "(650) 555-0101"), ("Bob Chen", "(650) 555-0123"), ("Carol Diaz", "(415) 555-0142"),
@@ -97,6 +98,8 @@ class PhoneState:
     log_count: int = 0                           # lines ever written (absolute sequence)
     log_cleared: int = 0                         # lines below this sequence were cleared (logcat -c)
     files: tuple[str, ...] = field(default=())   # paths written by uiautomator dump / screencap
+    disabled: frozenset[str] = frozenset()       # packages off for user 0 (pm disable-user)
+    props: tuple[tuple[str, str], ...] = ()      # system properties set with setprop (sorted)
 
     # ----------------------------------------------------------------- pickling
     # The log is a linked list as deep as it is long; pickle it flat (pickling

@@ -201,7 +201,9 @@ def set_dark(state: PhoneState, on: bool) -> PhoneState:
     return notify_setting(state, "secure/ui_night_mode")
 
 
-STREAMS = {"music": "STREAM_MUSIC", "voice": "STREAM_VOICE_CALL", "ring": "STREAM_RING", "alarm": "STREAM_ALARM"}
+STREAMS = {"music": "STREAM_MUSIC", "voice": "STREAM_VOICE_CALL", "ring": "STREAM_RING", "alarm": "STREAM_ALARM",
+           "system": "STREAM_SYSTEM", "notification": "STREAM_NOTIFICATION"}
+STREAM_NUMBERS = {0: "voice", 1: "system", 2: "ring", 3: "music", 4: "alarm", 5: "notification"}  # AudioManager
 
 
 def set_volume(state: PhoneState, stream: str, level: int) -> PhoneState:
