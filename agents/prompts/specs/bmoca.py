@@ -37,7 +37,7 @@ Action: tap(3)
 
 Goal: turn on wifi
 Previous actions: tap(2), tap(3)
-Observation: [{'numeric_tag': 0, 'description': 'android.widget.ImageButton_Navigate up'}, ..., {'numeric_tag': 6, 'description': 'android.id_switch_widget_off'}, {'numeric_tag': 7, 'description': 'android.id_widget_frame'}, {'numeric_tag': 8, 'description': 'android.widget.LinearLayout'}, ...]
+Observation: [{'numeric_tag': 0, 'description': 'android.widget.ImageButton_Navigateup'}, ..., {'numeric_tag': 6, 'description': 'android.id_switch_widget_off'}, {'numeric_tag': 7, 'description': 'android.id_widget_frame'}, {'numeric_tag': 8, 'description': 'android.widget.LinearLayout'}, ...]
 Description: The Network & internet page; the Wi-Fi row's switch (element 6) is off.
 Thought: Tapping the switch turns Wi-Fi on, which accomplishes the goal.
 Action: tap(6)"""
