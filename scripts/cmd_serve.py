@@ -1,11 +1,12 @@
-"""``treegym serve webshop|tools [--port P] [--host 127.0.0.1]``: run the WebShop site or the ToolBench tool server."""
+"""``treegym serve webshop|tools|openenv [--port P] [--host 127.0.0.1]``: run the WebShop site, the ToolBench
+tool server, or an OpenEnv-compatible server for any env (``--env ID``)."""
 from __future__ import annotations
 
 import argparse
 import sys
 from typing import Any, Callable
 
-SITES = ("webshop", "tools")
+SITES = ("webshop", "tools", "openenv")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,10 +22,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--ttl", type=float, default=3600.0, help="seconds an unused session lives (default 3600)")
     p.add_argument("--max-sessions", type=int, default=10_000, help="live sessions at most (default 10000)")
     p.add_argument("--quiet", action="store_true", help="no access log line per request")
+    p.add_argument("--env", default="treegym/WebShop-v0",
+                   help="openenv: the env id to serve (default treegym/WebShop-v0); --max-sessions caps WebSocket sessions")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.site == "openenv":
+        if args.port is None:
+            args.port = 8000
+        return run_openenv(args)
     if args.site == "tools":
         if args.port is None:
             args.port = 8080
@@ -83,3 +90,24 @@ def run_tools(args: argparse.Namespace) -> int:
         create_app(ttl=args.ttl, max_sessions=args.max_sessions), args,
         lambda url: f"tool server at {url}  (ToolBench: {url}/rapidapi, StableToolBench: SERVICE_URL={url}/virtual, "
                     f"sessions: {url}/api/sessions, RestBench: {url}/rest/tmdb|spotify/...; Ctrl-C to stop)")
+
+
+def run_openenv(args: argparse.Namespace) -> int:
+    """``treegym serve openenv --env ID``: OpenEnv's HTTP routes and WebSocket session for one env id."""
+    try:
+        from treegym.servers.openenv import create_openenv_app
+    except ImportError as exc:
+        print(f"treegym serve openenv needs the openenv extra: pip install 'treegym[openenv]' ({exc})", file=sys.stderr)
+        return 2
+    if not 0 <= args.port <= 65535:
+        print(f"--port must be in 0..65535, got {args.port}", file=sys.stderr)
+        return 2
+    max_sessions = args.max_sessions if args.max_sessions != 10_000 else 64
+    try:
+        app = create_openenv_app(args.env, max_sessions=max_sessions)
+    except Exception as exc:  # unknown id, missing extra, a catalog that does not load: one line, exit 2
+        print(f"cannot serve {args.env!r}: {exc}", file=sys.stderr)
+        return 2
+    return serve_until_interrupted(
+        app, args, lambda url: f"OpenEnv server for {args.env} at {url}  (WebSocket {url.replace('http', 'ws')}/ws, "
+                               f"HTTP /reset /step /state /schema /health; Ctrl-C to stop)")
