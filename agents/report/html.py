@@ -18,59 +18,24 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .preference import PreferenceResult
+from .treeview import embed, open_script, viewer_head, viewer_html
 from .records import Runs, cell_of
 from .tables import Row
 
 MAX_TREES = 500
 
+# Fits a 1300 px window: tables shrink (long cells clipped with the full text as a tooltip, headers wrap)
+# and the tree viewer sits in the page flow, so it never covers the episode rows' buttons.
 _CSS = """
-body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 7px;font-size:13px}
-th{background:#f3f3f3}td.num{text-align:right}.sim{color:#a15c00;font-weight:600}
+body{font-family:system-ui,sans-serif;margin:1em;max-width:1600px;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em;max-width:100%}
+td,th{border:1px solid #ccc;padding:2px 5px;font-size:12.5px}
+th{background:#f3f3f3;white-space:normal}td.num{text-align:right;white-space:nowrap}
+.sim{color:#a15c00;font-weight:600}
 img{max-width:100%;border:1px solid #ddd;margin:.5em 0}
-#tree{border:1px solid #bbb;padding:.5em;min-height:3em;font-family:monospace;font-size:13px;background:#fafafa;
-position:sticky;top:0;max-height:45vh;overflow:auto;z-index:1}
-td.clip{max-width:22em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-#tree details{margin-left:1.2em}#tree summary{cursor:pointer}
-.chosen{font-weight:bold;color:#0a5}.solved{color:#0a5}.failed{color:#c00}
+td.clip{max-width:16em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 button{font-size:12px}
 """
-
-_JS = """
-function label(n, valueName){
-  var s = (n.action === null ? '(root)' : n.action) + '  [' + valueName + ' ' + Number(n.value).toFixed(2)
-        + ', visits ' + n.visits + ']';
-  if (n.terminal) s += n.success ? '  [solved]' : '  [failed]';
-  return s;
-}
-function showTree(id){
-  var data = JSON.parse(document.getElementById('tree-' + id).textContent);
-  var box = document.getElementById('tree');
-  box.innerHTML = '';
-  var head = document.createElement('div');
-  head.id = 'tree-title';
-  head.textContent = data.title + ' - ' + data.tree.nodes.length + ' nodes, value = ' + data.tree.value_name;
-  box.appendChild(head);
-  var kids = {};
-  data.tree.nodes.forEach(function(n){ (kids[n.parent] = kids[n.parent] || []).push(n); });
-  function build(n){
-    var d = document.createElement('details');
-    d.open = n.chosen || n.depth < 1;
-    d.className = 'node';
-    d.setAttribute('data-node', n.id);
-    var s = document.createElement('summary');
-    s.textContent = label(n, data.tree.value_name);
-    if (n.chosen) s.className = 'chosen';
-    else if (n.terminal) s.className = n.success ? 'solved' : 'failed';
-    d.appendChild(s);
-    (kids[n.id] || []).forEach(function(c){ d.appendChild(build(c)); });
-    return d;
-  }
-  (kids[null] || [data.tree.nodes[0]]).forEach(function(r){ box.appendChild(build(r)); });
-  box.scrollTop = 0;
-}
-"""
-
 
 def _e(x: Any) -> str:
     return html.escape(str(x))
@@ -82,14 +47,16 @@ def _table(rows: Sequence[Row]) -> str:
         ["CPR"] if show_cpr else []) + ["LLM calls", "tokens", "cost (USD)", "wall s", "gave up", "errors"]
     out = ["<table class='results'><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for r in rows:
-        llm = _e(r.cell.llm) + (" <span class='sim'>(simulated)</span>" if r.cell.simulated else "")
+        llm = (f"<span class='llm-name' title='{_e(r.cell.llm)}'>{_e(r.cell.llm)}</span>"
+               + (" <span class='sim'>(simulated)</span>" if r.cell.simulated else ""))
         cells = [_e(r.cell.agent_label), llm, _e(r.cell.budget if r.cell.budget is not None else "own"),
                  str(r.episodes), f"{r.pass_rate * 100:.1f}%", f"[{r.ci_low * 100:.1f}, {r.ci_high * 100:.1f}]",
                  f"{r.mean_reward:.3f}"]
         cells += ([("-" if r.cpr is None else f"{r.cpr * 100:.1f}%")] if show_cpr else [])
         cells += [f"{r.mean_calls:.1f}", f"{r.mean_tokens:.0f}", "-" if r.mean_cost is None else f"{r.mean_cost:.4f}",
                   f"{r.mean_wall_s:.2f}", str(r.gave_up), str(r.errors)]
-        out.append("<tr>" + "".join(f"<td class='num'>{c}</td>" if i >= 3 else f"<td>{c}</td>"
+        out.append("<tr>" + "".join(f"<td class='num'>{c}</td>" if i >= 3 else
+                                    (f"<td class='clip'>{c}</td>" if i == 1 else f"<td>{c}</td>")
                                     for i, c in enumerate(cells)) + "</tr>")
     return "\n".join(out + ["</table>"])
 
@@ -128,10 +95,6 @@ def _load_tree(path: str, base: Path, loader: Callable[[Path], dict]) -> tuple[d
         return None, str(exc)
 
 
-def _script_json(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
-
-
 def write_page(out_dir: str | Path, runs: Runs, tables: dict[str, list[Row]], figures: Sequence[tuple[str, Path]],
                preference: Sequence[PreferenceResult], *, title: str = "treegym report",
                max_trees: int = MAX_TREES, notes: Sequence[str] = (),
@@ -144,7 +107,7 @@ def write_page(out_dir: str | Path, runs: Runs, tables: dict[str, list[Row]], fi
     out_dir.mkdir(parents=True, exist_ok=True)
     simulated = any(cell_of(r).simulated for r in runs.records)
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{_e(title)}</title>",
-             f"<style>{_CSS}</style><script>{_JS}</script></head><body>", f"<h1>{_e(title)}</h1>",
+             f"<style>{_CSS}</style>{viewer_head()}</head><body>", f"<h1>{_e(title)}</h1>",
              f"<p>{len(runs.records)} episodes from {len(runs.sources)} run file(s)"
              + (f"; {runs.duplicates} duplicate records counted once" if runs.duplicates else "") + ".</p>"]
     if simulated:
@@ -164,7 +127,9 @@ def write_page(out_dir: str | Path, runs: Runs, tables: dict[str, list[Row]], fi
     parts.append("<h2>Preference ranks</h2>")
     parts += [_pref_table(r) for r in preference] or ["<p>No condition has two methods on common tasks.</p>"]
 
-    parts += ["<h2>Episodes</h2>", "<div id='tree'>Open an episode's search tree with its button.</div>",
+    parts += ["<h2>Episodes</h2>", "<p id='tree-hint'>Open an episode's search tree with its button; it shows "
+              "here, with each node's action, observation, value, visits, env step and LLM exchanges.</p>",
+              viewer_html(),
               "<table class='episodes'><tr><th>env</th><th>agent</th><th>LLM</th><th>budget</th><th>task</th>"
               "<th>success</th><th>reward</th><th>LLM calls</th><th>error</th><th>search tree</th></tr>"]
     embedded, skipped = [], 0
@@ -182,9 +147,8 @@ def write_page(out_dir: str | Path, runs: Runs, tables: dict[str, list[Row]], fi
                     tree_cell = f"unreadable: {_e(why)}"
                 else:
                     title_t = f"{cell.agent_label} on {cell.env_id} task {r.get('task_id')} ({cell.llm})"
-                    embedded.append(f"<script type='application/json' id='tree-{i}'>"
-                                    f"{_script_json({'title': title_t, 'tree': tree})}</script>")
-                    tree_cell = f"<button class='open-tree' onclick='showTree({i})'>open tree</button>"
+                    embedded.append(embed(f"tree-{i}", title_t, tree))
+                    tree_cell = f"<button class='open-tree' onclick='{_e(open_script(f'tree-{i}'))}'>open tree</button>"
         parts.append(
             f"<tr><td>{_e(cell.env_id)}</td><td>{_e(cell.agent_label)}</td>"
             f"<td class='clip' title='{_e(cell.llm)}'>{_e(cell.llm)}</td>"
