@@ -164,5 +164,13 @@ def test_standalone_tree_page_from_the_command_line(tmp_path):
         kids = [n for n in tree["nodes"] if n["parent"] == 0]
         assert len(driver.find_elements(By.CSS_SELECTOR, "#tv-n0 > .kids > .tn")) == len(kids)
         _check_screenshot(driver, tmp_path / "standalone_tree_1300.png")
+        # a tree saved before nodes kept their env step and LLM calls opens too
+        old = {**tree, "nodes": [{k: v for k, v in n.items() if k not in ("llm", "step")} for n in tree["nodes"]]}
+        (tmp_path / "old.json").write_text(json.dumps(old))
+        assert subprocess.run([sys.executable, "-m", "treegym.scripts.cli", "tree", str(tmp_path / "old.json"),
+                               "--html", str(tmp_path / "old.html")], capture_output=True).returncode == 0
+        driver.get((tmp_path / "old.html").resolve().as_uri())
+        detail = driver.find_element(By.ID, "tv-detail").text
+        assert "saved before treegym kept them" in detail and "env step -" in detail.replace("\n", " ")
     finally:
         driver.quit()

@@ -193,7 +193,7 @@ def viewer_html() -> str:
 
 def script_json(data: Any) -> str:
     """``data`` as JSON safe inside ``<script type="application/json">``."""
-    return json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+    return json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
 
 
 def embed(payload_id: str, title: str, tree: dict) -> str:

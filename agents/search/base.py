@@ -40,8 +40,8 @@ from .snapshot_store import SnapshotStore, timed_step
 
 OBS_EXCERPT_CHARS = 200
 OBSERVATION_CHARS = 1500   # per node in a saved tree: what the tree viewer shows
-LLM_EXCERPT_CHARS = 1500   # per prompt / answer kept on a node (the last message of the prompt)
-LLM_CALLS_PER_NODE = 12    # LLM exchanges kept per node in a saved tree (the first ones)
+LLM_EXCERPT_CHARS = 1500   # per prompt / answer kept on a node (of the prompt: its last message)
+LLM_CALLS_PER_NODE = 8     # LLM exchanges kept per node in a saved tree (the first ones)
 
 
 def _success(info: dict) -> bool:
@@ -319,9 +319,10 @@ class SearchConfig:
         """Keep an LLM exchange on ``node`` for the saved tree (the prompt's last message and the answers)."""
         if not isinstance(node, SearchNode) or len(node.llm_calls) >= LLM_CALLS_PER_NODE:
             return
-        last = messages[-1].get("content", "") if messages and isinstance(messages[-1], dict) else ""
-        node.llm_calls.append({"kind": kind, "prompt": str(last)[:LLM_EXCERPT_CHARS],
-                               "answers": [str(a)[:LLM_EXCERPT_CHARS] for a in answers]})
+        last = str(messages[-1].get("content", "")) if messages and isinstance(messages[-1], dict) else ""
+        if len(last) > LLM_EXCERPT_CHARS:  # the head names the task, the tail holds this node's state
+            last = last[:300] + " … " + last[-(LLM_EXCERPT_CHARS - 300):]
+        node.llm_calls.append({"kind": kind, "prompt": last, "answers": [str(a)[:LLM_EXCERPT_CHARS] for a in answers]})
 
     def _ask(self, kind: str, *states: Any, k: int = 1, avoid: Sequence[str] = ()) -> Any:
         return asking(About(kind, self.env, tuple(self._ref(x) for x in states), k=k, avoid=tuple(avoid)))
