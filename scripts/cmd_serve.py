@@ -78,13 +78,9 @@ def serve_until_interrupted(app: Any, args: argparse.Namespace, banner: Callable
 
 def run_tools(args: argparse.Namespace) -> int:
     """``treegym serve tools``: the ToolBench-compatible tool server (``/rapidapi``, ``/virtual``, ``/rest``, ``/api/sessions``)."""
-    try:
-        from treegym.servers.toolbench import create_app
-    except ImportError as exc:
-        print(f"treegym serve tools needs Flask: pip install 'treegym[tools]' ({exc})", file=sys.stderr)
-        return 2
-    if not 0 <= args.port <= 65535:
-        print(f"--port must be in 0..65535, got {args.port}", file=sys.stderr)
+    create_app = _factory("treegym.servers.toolbench", "create_app",
+                          "treegym serve tools needs Flask: pip install 'treegym[tools]'")
+    if create_app is None or not _port_ok(args.port):
         return 2
     return serve_until_interrupted(
         create_app(ttl=args.ttl, max_sessions=args.max_sessions), args,
@@ -94,13 +90,9 @@ def run_tools(args: argparse.Namespace) -> int:
 
 def run_openenv(args: argparse.Namespace) -> int:
     """``treegym serve openenv --env ID``: OpenEnv's HTTP routes and WebSocket session for one env id."""
-    try:
-        from treegym.servers.openenv import create_openenv_app
-    except ImportError as exc:
-        print(f"treegym serve openenv needs the openenv extra: pip install 'treegym[openenv]' ({exc})", file=sys.stderr)
-        return 2
-    if not 0 <= args.port <= 65535:
-        print(f"--port must be in 0..65535, got {args.port}", file=sys.stderr)
+    create_openenv_app = _factory("treegym.servers.openenv", "create_openenv_app",
+                                  "treegym serve openenv needs the openenv extra: pip install 'treegym[openenv]'")
+    if create_openenv_app is None or not _port_ok(args.port):
         return 2
     max_sessions = args.max_sessions if args.max_sessions != 10_000 else 64
     try:
@@ -111,3 +103,21 @@ def run_openenv(args: argparse.Namespace) -> int:
     return serve_until_interrupted(
         app, args, lambda url: f"OpenEnv server for {args.env} at {url}  (WebSocket {url.replace('http', 'ws')}/ws, "
                                f"HTTP /reset /step /state /schema /health; Ctrl-C to stop)")
+
+
+def _port_ok(port: int) -> bool:
+    if 0 <= port <= 65535:
+        return True
+    print(f"--port must be in 0..65535, got {port}", file=sys.stderr)
+    return False
+
+
+def _factory(module: str, name: str, need: str) -> Callable[..., Any] | None:
+    """``module.name``, or None after printing ``need`` when the module's extra is missing."""
+    import importlib
+
+    try:
+        return getattr(importlib.import_module(module), name)
+    except ImportError as exc:
+        print(f"{need} ({exc})", file=sys.stderr)
+        return None

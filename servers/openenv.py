@@ -317,11 +317,9 @@ def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None,
 
     def body() -> dict[str, Any]:
         raw = request.get_data(cache=True)
-        if not raw.strip():
-            return {}
-        try:
-            data = json.loads(raw)
-        except (ValueError, RecursionError):
+        try:  # JSON whatever the Content-Type says (curl -d sends a form type)
+            data = request.get_json(force=True, silent=True) if raw.strip() else {}
+        except RecursionError:
             data = None
         if not isinstance(data, dict):
             raise OpenEnvError(f"the request body must be a JSON object (got {raw[:60]!r})", 422)
@@ -335,13 +333,13 @@ def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None,
                                   "authentication"), 403
         return None
 
-    @app.errorhandler(OpenEnvError)
-    def _refused(exc: OpenEnvError):
-        return jsonify(detail=exc.message), exc.status
-
-    @app.errorhandler(HTTPException)
-    def _http_error(exc: HTTPException):
+    def _refused(exc: OpenEnvError | HTTPException):
+        if isinstance(exc, OpenEnvError):
+            return jsonify(detail=exc.message), exc.status
         return jsonify(detail=exc.description or exc.name), exc.code
+
+    for refusal in (OpenEnvError, HTTPException):  # FastAPI's shape: {"detail": ...}
+        app.register_error_handler(refusal, _refused)
 
     @app.get("/health")
     def health():

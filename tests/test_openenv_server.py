@@ -153,3 +153,13 @@ def test_every_env_plays_its_expert_step_over_openenv(env_id):
         assert out.observation["text"] == obs["text"] and out.reward == pytest.approx(reward)
         snap_text = te.restore(local, te.snapshot(local))[0]["text"]
         assert env.reset(restore=out.observation["metadata"]["treegym"]["fork"]).observation["text"] == snap_text
+
+
+def test_serve_openenv_refuses_an_unknown_env_or_port_in_one_line(capsys):
+    from treegym.scripts.cli import main
+
+    assert main(["serve", "openenv", "--env", "treegym/Nope-v0", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot serve 'treegym/Nope-v0'" in err and err.count("\n") == 1
+    assert main(["serve", "openenv", "--port", "70000"]) == 2
+    assert "--port must be in 0..65535" in capsys.readouterr().err
