@@ -7,6 +7,7 @@ import sys
 from typing import Any, Callable
 
 SITES = ("webshop", "tools", "openenv")
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -64,7 +65,7 @@ def serve_until_interrupted(app: Any, args: argparse.Namespace, banner: Callable
     except OSError as exc:
         print(f"cannot listen on {args.host}:{args.port} ({exc}); pick another --port", file=sys.stderr)
         return 1
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    if args.host not in LOOPBACK_NAMES:
         print(f"warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
     print(banner(srv.url), flush=True)
     try:
@@ -96,7 +97,8 @@ def run_openenv(args: argparse.Namespace) -> int:
         return 2
     max_sessions = args.max_sessions if args.max_sessions != 10_000 else 64
     try:
-        app = create_openenv_app(args.env, max_sessions=max_sessions)
+        app = create_openenv_app(args.env, max_sessions=max_sessions,
+                                 allowed_hosts=LOOPBACK_NAMES if args.host in LOOPBACK_NAMES else None)
     except Exception as exc:  # unknown id, missing extra, a catalog that does not load: one line, exit 2
         print(f"cannot serve {args.env!r}: {exc}", file=sys.stderr)
         return 2

@@ -51,7 +51,7 @@ Errors: HTTP 400/404/413/503 with ``{"detail": "..."}``; over WebSocket an
 ``CAPACITY_REACHED``, ...). A malformed *action string* is not an error: the
 env answers it, as every treegym env does. Bind 127.0.0.1 (the default of
 ``servers/run.py``): the API has no authentication, and requests carrying a
-non-loopback ``Origin`` (a web page) are refused.
+non-loopback ``Origin`` (a web page) or ``Host`` (DNS rebinding) are refused.
 """
 from __future__ import annotations
 
@@ -72,6 +72,7 @@ DEFAULT_MAX_SESSIONS = 64
 DEFAULT_MAX_FORKS = 10_000
 DEFAULT_MAX_CONTENT_LENGTH = 1024 * 1024
 RESET_KEYS = {"seed", "episode_id", "task_id", "split", "restore", "fork"}
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 LOOPBACK_ORIGINS = ("http://127.0.0.1", "http://localhost", "http://[::1]",
                     "https://127.0.0.1", "https://localhost", "https://[::1]")
 
@@ -302,8 +303,11 @@ class OpenEnvService:
 
 def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None, *,
                        max_sessions: int = DEFAULT_MAX_SESSIONS, max_forks: int = DEFAULT_MAX_FORKS,
-                       max_content_length: int = DEFAULT_MAX_CONTENT_LENGTH) -> Flask:
-    """A Flask app serving ``env_id`` (made with ``env_kwargs``) over OpenEnv's protocol (module docstring)."""
+                       max_content_length: int = DEFAULT_MAX_CONTENT_LENGTH,
+                       allowed_hosts: tuple[str, ...] | None = LOOPBACK_HOSTS) -> Flask:
+    """A Flask app serving ``env_id`` (made with ``env_kwargs``) over OpenEnv's protocol (module docstring).
+
+    Requests whose ``Host`` is not in ``allowed_hosts`` (None: any) are refused, against DNS rebinding."""
     try:
         from flask_sock import Sock
     except ImportError as exc:
@@ -328,9 +332,13 @@ def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None,
     @app.before_request
     def _refuse_web_pages():
         origin = request.headers.get("Origin")
-        if origin and origin != "null" and not origin.startswith(LOOPBACK_ORIGINS):
+        if origin and not origin.startswith(LOOPBACK_ORIGINS):  # "null" too: a page opened from disk
             return jsonify(detail=f"requests from web pages ({origin}) are refused: this server has no "
                                   "authentication"), 403
+        host = (request.host or "").rsplit(":", 1)[0].strip("[]")
+        if allowed_hosts is not None and host not in allowed_hosts:
+            return jsonify(detail=f"Host {request.host!r} is refused (this server answers {', '.join(allowed_hosts)}; "
+                                  "serve with --host to answer another name)"), 403
         return None
 
     def _refused(exc: OpenEnvError | HTTPException):

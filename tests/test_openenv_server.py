@@ -108,6 +108,9 @@ def test_http_routes_follow_openenv_and_chain_by_fork_token(webshop):
     assert call(f"{webshop.url}/reset", "POST", {"task_id": 10 ** 9})[0] == 400
     assert call(f"{webshop.url}/reset", "POST", {"seed": -1})[0] == 400
     assert call(f"{webshop.url}/health", headers={"Origin": "http://evil.example"})[0] == 403
+    assert call(f"{webshop.url}/health", headers={"Origin": "null"})[0] == 403
+    assert call(f"{webshop.url}/reset", "POST", {}, headers={"Host": "evil.example"})[0] == 403
+    assert call(f"{webshop.url}/health", headers={"Origin": webshop.url})[0] == 200
 
 
 def test_websocket_errors_are_messages_and_the_session_survives(webshop):
