@@ -148,7 +148,11 @@ class Session:
             raise OpenEnvError(f"unknown reset argument(s) {', '.join(map(repr, unknown))}; "
                                f"known: {', '.join(sorted(RESET_KEYS))}")
         ext = _treegym_meta(data.get("metadata"))
-        restore, fork = data.get("restore", ext.get("restore")), bool(data.get("fork", ext.get("fork")))
+        restore, fork = data.get("restore", ext.get("restore")), data.get("fork", ext.get("fork", False))
+        if not isinstance(fork, bool):
+            raise OpenEnvError(f"fork must be true or false, got {fork!r}")
+        if restore is not None and any(data.get(k) is not None for k in ("task_id", "split", "seed")):
+            raise OpenEnvError("give either restore (a fork token: its state has a task) or task_id / split / seed")
         seed = data.get("seed")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
             raise OpenEnvError(f"seed must be a whole number >= 0 or null, got {seed!r}")
@@ -183,7 +187,7 @@ class Session:
         obs, reward, terminated, truncated, info = self.env.step(action["action"])
         self.step_count += 1
         self.done = bool(terminated or truncated)
-        return self._answer(obs, float(reward), terminated, truncated, info, bool(ext.get("fork")) or always_fork)
+        return self._answer(obs, float(reward), terminated, truncated, info, ext.get("fork", False) or always_fork)
 
     def state(self) -> dict[str, Any]:
         return {"episode_id": self.episode_id, "step_count": self.step_count, "env_id": self.service.env_id,
@@ -228,6 +232,8 @@ def _treegym_meta(metadata: Any) -> dict[str, Any]:
     unknown = sorted(set(ext) - {"fork", "restore"})
     if unknown:
         raise OpenEnvError(f"unknown metadata.treegym key(s) {', '.join(map(repr, unknown))}; known: fork, restore")
+    if not isinstance(ext.get("fork", False), bool):
+        raise OpenEnvError(f"metadata.treegym.fork must be true or false, got {ext['fork']!r}")
     return dict(ext)
 
 

@@ -122,6 +122,11 @@ def test_websocket_errors_are_messages_and_the_session_survives(webshop):
         env.reset(task_id=1)
         out = env.step({"action": "this is not an action"})  # the env answers a malformed action
         assert out.done is False and out.observation["metadata"]["treegym"]["step"] == 1
+        with pytest.raises(RuntimeError, match="fork must be true or false"):
+            env.step({"action": "search[x]", "metadata": {"treegym": {"fork": "yes"}}})
+        with pytest.raises(RuntimeError, match="either restore"):
+            env.reset(restore="abc", task_id=2)
+        assert env.state()["step_count"] == 1  # refused requests changed nothing
 
 
 def test_session_cap_is_reported_as_capacity_reached(webshop):
