@@ -1,61 +1,13 @@
-"""An OpenEnv-compatible server for any treegym env, with fork and restore in ``metadata``.
+"""The OpenEnv protocol over treegym envs, without the web layer: sessions, fork tokens, answers, schemas.
 
-OpenEnv (``openenv-core``; used by TRL, SkyRL, torchforge) talks to an env
-server over HTTP and a WebSocket session. This module serves any registered
-treegym env id that way, so OpenEnv's own clients (``GenericEnvClient``, or a
-typed ``EnvClient`` subclass) play it unchanged::
-
-    from treegym.servers.openenv import create_openenv_app
-    from treegym.servers.run import serve_in_thread
-
-    with serve_in_thread(create_openenv_app("treegym/WebShop-v0")) as srv:
-        from openenv.core import GenericEnvClient
-        with GenericEnvClient(base_url=srv.url).sync() as env:
-            r = env.reset(task_id=3)
-            r = env.step({"action": "search[red shoes]"})
-
-``treegym serve openenv ENV_ID`` runs it in the foreground. The env logic is the
-env's own: each session holds one ``gym.make(env_id)`` env and forks with the
-suite's ``snapshot`` / ``restore``; the server never re-implements a step.
-
-Routes (OpenEnv's shapes)::
-
-    GET  /health   -> {"status": "healthy"}
-    GET  /metadata -> {name, description, version, ...}
-    GET  /schema   -> {action, observation, state}      (JSON schemas)
-    GET  /state    -> {episode_id, step_count, ...}     (a fresh env's, as OpenEnv does over HTTP)
-    POST /reset    {seed?, episode_id?, task_id?, split?, restore?}          -> {observation, reward, done}
-    POST /step     {action: {action: str, metadata?}, timeout_s?, request_id?} -> {observation, reward, done}
-    WS   /ws       messages {"type": "reset"|"step"|"state"|"close", "data": {...}}
-                   answers  {"type": "observation"|"state"|"error", "data": {...}}
-
-An answer's ``observation`` holds the env's observation fields (``text``,
-``instruction``, ``valid_actions``, ...; array fields such as B-MoCA's
-screenshot are left out and named in ``metadata.treegym.omitted``), the step's
-``info``, and ``metadata.treegym``: ``env_id``, ``task_id``, ``step`` (the env's
-step counter), ``truncated``, and ``fork`` when a fork token was made.
-
-**Fork and restore (the treegym extension).** A *fork token* names a snapshot
-the server keeps (at most ``max_forks``, the least recently used dropped
-first). Ask for one with ``fork: true`` (a reset argument, or
-``action.metadata.treegym.fork``); start from one with ``restore: TOKEN`` (reset)
-or ``action.metadata.treegym.restore`` (step: restore, then play the action).
-Any session may restore any token of the same env id, so K sessions reset with
-one token start a GRPO group from one state. Over WebSocket the session keeps
-its env between messages; over HTTP each request uses a pooled env, so every
-HTTP answer carries a fork token and ``/step`` needs ``restore`` (OpenEnv's
-HTTP routes are stateless; the WebSocket is its session API).
-
-Errors: HTTP 400/404/413/503 with ``{"detail": "..."}``; over WebSocket an
-``error`` message with ``message`` and OpenEnv's ``code`` (``VALIDATION_ERROR``,
-``CAPACITY_REACHED``, ...). A malformed *action string* is not an error: the
-env answers it, as every treegym env does. Bind 127.0.0.1 (the default of
-``servers/run.py``): the API has no authentication, and requests carrying a
-non-loopback ``Origin`` (a web page) or ``Host`` (DNS rebinding) are refused.
+:class:`OpenEnvService` holds the envs of one id (WebSocket sessions capped at
+``max_sessions``, a pool for HTTP requests) and the :class:`ForkStore`;
+:class:`Session` plays one env through OpenEnv's ``reset`` / ``step`` /
+``state`` and the ``metadata.treegym`` fork extension (see ``__init__``).
+Refusals raise :class:`OpenEnvError` before anything changes.
 """
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 import uuid
@@ -63,18 +15,12 @@ from collections import OrderedDict
 from typing import Any, Mapping
 
 import gymnasium as gym
-from flask import Flask, jsonify, request
-from werkzeug.exceptions import HTTPException
 
 import treegym.envs as te
 
 DEFAULT_MAX_SESSIONS = 64
 DEFAULT_MAX_FORKS = 10_000
-DEFAULT_MAX_CONTENT_LENGTH = 1024 * 1024
 RESET_KEYS = {"seed", "episode_id", "task_id", "split", "restore", "fork"}
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-LOOPBACK_ORIGINS = ("http://127.0.0.1", "http://localhost", "http://[::1]",
-                    "https://127.0.0.1", "https://localhost", "https://[::1]")
 
 
 class OpenEnvError(Exception):
@@ -305,135 +251,3 @@ class OpenEnvService:
                                      "step_count": {"type": "integer", "minimum": 0},
                                      "env_id": {"type": "string"}, "task_id": {}, "done": {"type": "boolean"}}},
         }
-
-
-def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None, *,
-                       max_sessions: int = DEFAULT_MAX_SESSIONS, max_forks: int = DEFAULT_MAX_FORKS,
-                       max_content_length: int = DEFAULT_MAX_CONTENT_LENGTH,
-                       allowed_hosts: tuple[str, ...] | None = LOOPBACK_HOSTS) -> Flask:
-    """A Flask app serving ``env_id`` (made with ``env_kwargs``) over OpenEnv's protocol (module docstring).
-
-    Requests whose ``Host`` is not in ``allowed_hosts`` (None: any) are refused, against DNS rebinding."""
-    try:
-        from flask_sock import Sock
-    except ImportError as exc:
-        raise ImportError(f"the OpenEnv server needs flask-sock: pip install 'treegym[openenv]' ({exc})") from None
-    service = OpenEnvService(env_id, env_kwargs, max_sessions=max_sessions, max_forks=max_forks)
-    app = Flask(__name__)
-    app.config["MAX_CONTENT_LENGTH"] = int(max_content_length)
-    app.config["SOCK_SERVER_OPTIONS"] = {"max_message_size": int(max_content_length)}
-    app.extensions["openenv"] = service
-    sock = Sock(app)
-
-    def body() -> dict[str, Any]:
-        raw = request.get_data(cache=True)
-        try:  # JSON whatever the Content-Type says (curl -d sends a form type)
-            data = request.get_json(force=True, silent=True) if raw.strip() else {}
-        except RecursionError:
-            data = None
-        if not isinstance(data, dict):
-            raise OpenEnvError(f"the request body must be a JSON object (got {raw[:60]!r})", 422)
-        return data
-
-    @app.before_request
-    def _refuse_web_pages():
-        origin = request.headers.get("Origin")
-        if origin and not origin.startswith(LOOPBACK_ORIGINS):  # "null" too: a page opened from disk
-            return jsonify(detail=f"requests from web pages ({origin}) are refused: this server has no "
-                                  "authentication"), 403
-        host = (request.host or "").rsplit(":", 1)[0].strip("[]")
-        if allowed_hosts is not None and host not in allowed_hosts:
-            return jsonify(detail=f"Host {request.host!r} is refused (this server answers {', '.join(allowed_hosts)}; "
-                                  "serve with --host to answer another name)"), 403
-        return None
-
-    def _refused(exc: OpenEnvError | HTTPException):
-        if isinstance(exc, OpenEnvError):
-            return jsonify(detail=exc.message), exc.status
-        return jsonify(detail=exc.description or exc.name), exc.code
-
-    for refusal in (OpenEnvError, HTTPException):  # FastAPI's shape: {"detail": ...}
-        app.register_error_handler(refusal, _refused)
-
-    @app.get("/health")
-    def health():
-        return jsonify(status="healthy", env_id=env_id, sessions=service.sessions, forks=len(service.forks))
-
-    @app.get("/metadata")
-    def metadata():
-        return jsonify(service.metadata())
-
-    @app.get("/schema")
-    def schema():
-        return jsonify(service.schema())
-
-    @app.get("/state")
-    def state():
-        return jsonify(Session(service, None).state())
-
-    def one_request(fn):
-        session = service.acquire(counted=False)
-        try:
-            return jsonify(fn(session))
-        finally:
-            service.release(session)
-
-    @app.post("/reset")
-    def reset():
-        data = body()
-        return one_request(lambda s: s.reset(data, always_fork=True))
-
-    @app.post("/step")
-    def step():
-        data = body()
-        action = data.get("action")
-        if not _treegym_meta(action.get("metadata") if isinstance(action, Mapping) else None).get("restore"):
-            raise OpenEnvError("HTTP /step is stateless (as in OpenEnv): give action.metadata.treegym.restore = the "
-                               "fork token of the previous /reset or /step answer, or play over the WebSocket /ws")
-        return one_request(lambda s: s.step(action, always_fork=True))
-
-    @sock.route("/ws")
-    def ws_session(ws):
-        try:
-            session = service.acquire(counted=True)
-        except OpenEnvError as exc:
-            ws.send(_ws_error(exc))
-            return
-        try:
-            while True:
-                raw = ws.receive()
-                if raw is None:
-                    return
-                try:
-                    message = json.loads(raw)
-                except (ValueError, RecursionError) as exc:
-                    ws.send(_ws_error(OpenEnvError(f"Invalid JSON: {exc}", code="INVALID_JSON")))
-                    continue
-                kind = message.get("type") if isinstance(message, dict) else None
-                if kind == "close":
-                    return
-                try:
-                    data = message.get("data", {})
-                    if kind == "reset":
-                        out = {"type": "observation", "data": session.reset(data or {})}
-                    elif kind == "step":
-                        out = {"type": "observation", "data": session.step(data)}
-                    elif kind == "state":
-                        out = {"type": "state", "data": session.state()}
-                    else:
-                        raise OpenEnvError(f"Unknown message type: {kind!r} (reset, step, state, close)",
-                                           code="UNKNOWN_TYPE")
-                except OpenEnvError as exc:
-                    out = json.loads(_ws_error(exc))
-                except Exception as exc:  # broken infrastructure: say so and keep the session
-                    app.logger.exception("OpenEnv session error")
-                    out = json.loads(_ws_error(OpenEnvError(f"{type(exc).__name__}: {exc}", 500, "EXECUTION_ERROR")))
-                ws.send(json.dumps(out))
-        finally:
-            service.release(session, counted=True)
-
-    return app
-
-
-def _ws_error(exc: OpenEnvError) -> str:
-    return json.dumps({"type": "error", "data": {"message": exc.message, "code": exc.code}})
