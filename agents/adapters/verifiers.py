@@ -4,7 +4,7 @@ verifiers 0.4 plays OpenEnv servers with its built-in ``openenv`` taskset:
 the model's reply becomes the action, the observation comes back as the next
 user turn, and the rewards of the episode are summed (``openenv_reward``). So a
 treegym env reaches verifiers through treegym's OpenEnv server
-(``treegym serve openenv --env ID``, or ``servers/openenv.py`` in a thread), one
+(``treegym serve openenv --env ID``, or ``treegym.servers.openenv`` in a thread), one
 task per ``reset`` argument set::
 
     # treegym serve openenv --env treegym/WebShop-v0 --port 8000

@@ -1,7 +1,7 @@
 """An OpenEnv-compatible server for any treegym env, with fork and restore in ``metadata``.
 
 OpenEnv (``openenv-core``; used by TRL, SkyRL, torchforge) talks to an env
-server over HTTP and a WebSocket session. This module serves any registered
+server over HTTP and a WebSocket session. This package serves any registered
 treegym env id that way, so OpenEnv's own clients (``GenericEnvClient``, or a
 typed ``EnvClient`` subclass) play it unchanged::
 
@@ -14,7 +14,7 @@ typed ``EnvClient`` subclass) play it unchanged::
             r = env.reset(task_id=3)
             r = env.step({"action": "search[red shoes]"})
 
-``treegym serve openenv ENV_ID`` runs it in the foreground. The env logic is the
+``treegym serve openenv --env ID`` runs it in the foreground. The env logic is the
 env's own: each session holds one ``gym.make(env_id)`` env and forks with the
 suite's ``snapshot`` / ``restore``; the server never re-implements a step.
 
@@ -46,12 +46,15 @@ its env between messages; over HTTP each request uses a pooled env, so every
 HTTP answer carries a fork token and ``/step`` needs ``restore`` (OpenEnv's
 HTTP routes are stateless; the WebSocket is its session API).
 
-Errors: HTTP 400/404/413/503 with ``{"detail": "..."}``; over WebSocket an
+Errors: HTTP 400/403/404/413/422/503 with ``{"detail": "..."}``; over WebSocket an
 ``error`` message with ``message`` and OpenEnv's ``code`` (``VALIDATION_ERROR``,
 ``CAPACITY_REACHED``, ...). A malformed *action string* is not an error: the
 env answers it, as every treegym env does. Bind 127.0.0.1 (the default of
 ``servers/run.py``): the API has no authentication, and requests carrying a
 non-loopback ``Origin`` (a web page) or ``Host`` (DNS rebinding) are refused.
+
+Modules: ``session.py`` (the protocol over envs: sessions, fork tokens,
+answers, schemas), ``app.py`` (the Flask routes and the WebSocket).
 """
 from .app import create_openenv_app
 from .session import ForkStore, OpenEnvError, OpenEnvService, Session, plain
