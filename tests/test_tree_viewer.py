@@ -68,3 +68,19 @@ def test_tree_command_refuses_bad_input_with_one_line(tmp_path, capsys):
     good.write_text(json.dumps({"nodes": [{"id": 0, "parent": None}]}))
     assert cli_main(["tree", str(good), "--html", str(tmp_path)]) == 2  # a directory is not a file to write
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_report_embeds_trees_up_to_its_limits_and_gives_the_rest_pages_of_their_own(tmp_path):
+    from treegym.agents.report.build import build_report
+
+    run_sweep([with_tree_dir(RunConfig(env_id="treegym/Game24-v0", agent="elo", llm_spec=LLM, task_ids=[900, 901, 902],
+                                       budget=10), tmp_path / "trees")], tmp_path / "run.jsonl",
+              progress=False, log=lambda m: None)
+    rep = build_report([tmp_path / "run.jsonl"], tmp_path / "rep", figures=False, max_trees=1)
+    page = (rep.out_dir / "index.html").read_text()
+    assert page.count("class='open-tree'") == 1 and page.count("class='tree-page'") == 2
+    assert "2 search trees open on pages of their own" in page
+    records = [json.loads(x) for x in (tmp_path / "run.jsonl").read_text().splitlines()]
+    for i, r in enumerate(records[1:], start=1):
+        own = (rep.out_dir / "trees" / f"tree-{i}.html").read_text()
+        assert _embedded(own)["tree"] == json.loads(open(r["agent_stats"]["tree_json"]).read())

@@ -1,14 +1,17 @@
-"""The report's HTML page: tables, figures, preference ranks and a search-tree viewer.
+"""The report's HTML page: tables, figures, preference ranks and the search-tree viewer.
 
 ``write_page(out_dir, ...)`` writes ``index.html``, one self-contained file
 apart from the PNG figures beside it. Every episode is listed; an episode
 whose agent saved its search tree (``--agent-opt tree_out=...``, the record's
 ``agent_stats.tree_json``) gets an "open tree" button: the tree JSON is
 embedded in the page (so it works from ``file://``, where browsers block
-``fetch``) and drawn as a collapsible tree, one line per node with its action,
-value, visits and marks (the chosen path in bold, solved / failed ends).
+``fetch``) and opens in the offline viewer of :mod:`.treeview` (collapsible
+tree, chosen path marked, node detail with observation and LLM exchanges,
+search and filters), which sits in the page flow above the episode table.
 Trees that cannot be read are listed with the reason; at most ``max_trees``
-trees are embedded (the page says how many were left out).
+trees and ``max_embed_bytes`` of tree JSON are embedded, and further trees get
+a viewer page of their own under ``trees/`` (the page says how many).
+The page fits a 1300 px window: long cells are clipped, the full text in a tooltip.
 """
 from __future__ import annotations
 
@@ -18,11 +21,12 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .preference import PreferenceResult
-from .treeview import embed, open_script, viewer_head, viewer_html
+from .treeview import embed, open_script, viewer_head, viewer_html, write_tree_page
 from .records import Runs, cell_of
 from .tables import Row
 
 MAX_TREES = 500
+MAX_EMBED_BYTES = 30_000_000   # tree JSON embedded in index.html; further trees get pages of their own
 
 # Fits a 1300 px window: tables shrink (long cells clipped with the full text as a tooltip, headers wrap)
 # and the tree viewer sits in the page flow, so it never covers the episode rows' buttons.
@@ -95,9 +99,38 @@ def _load_tree(path: str, base: Path, loader: Callable[[Path], dict]) -> tuple[d
         return None, str(exc)
 
 
+class _TreeCells:
+    """The "search tree" cell of each episode row: a button opening the tree embedded in the page, or, past
+    ``max_trees`` trees or ``max_embed_bytes`` of embedded JSON, a link to a page of its own under ``trees/``."""
+
+    def __init__(self, out_dir: Path, loader: Callable[[Path], dict], max_trees: int, max_embed_bytes: int):
+        self.out_dir, self.loader = out_dir, loader
+        self.max_trees, self.max_embed_bytes = max_trees, max_embed_bytes
+        self.embedded: list[str] = []
+        self.embedded_bytes = 0
+        self.own_pages = 0
+
+    def cell(self, i: int, record: dict, title: str) -> str:
+        stats = record.get("agent_stats")
+        tree_path = stats.get("tree_json") if isinstance(stats, dict) else None
+        if not tree_path:
+            return "-"
+        tree, why = _load_tree(str(tree_path), self.out_dir, self.loader)
+        if tree is None:
+            return f"unreadable: {_e(why)}"
+        blob = embed(f"tree-{i}", title, tree)
+        if len(self.embedded) < self.max_trees and self.embedded_bytes + len(blob) <= self.max_embed_bytes:
+            self.embedded.append(blob)
+            self.embedded_bytes += len(blob)
+            return f"<button class='open-tree' onclick='{_e(open_script(f'tree-{i}'))}'>open tree</button>"
+        write_tree_page(tree, self.out_dir / "trees" / f"tree-{i}.html", title=title)
+        self.own_pages += 1
+        return f"<a class='tree-page' href='trees/tree-{i}.html'>open tree (own page)</a>"
+
+
 def write_page(out_dir: str | Path, runs: Runs, tables: dict[str, list[Row]], figures: Sequence[tuple[str, Path]],
                preference: Sequence[PreferenceResult], *, title: str = "treegym report",
-               max_trees: int = MAX_TREES, notes: Sequence[str] = (),
+               max_trees: int = MAX_TREES, max_embed_bytes: int = MAX_EMBED_BYTES, notes: Sequence[str] = (),
                tree_loader: Callable[[Path], dict] = _read_tree) -> Path:
     """Write ``out_dir/index.html`` (see module docstring); ``figures`` are (caption, png path) pairs.
 
@@ -132,23 +165,10 @@ def write_page(out_dir: str | Path, runs: Runs, tables: dict[str, list[Row]], fi
               viewer_html(),
               "<table class='episodes'><tr><th>env</th><th>agent</th><th>LLM</th><th>budget</th><th>task</th>"
               "<th>success</th><th>reward</th><th>LLM calls</th><th>error</th><th>search tree</th></tr>"]
-    embedded, skipped = [], 0
+    trees = _TreeCells(out_dir, tree_loader, max_trees, max_embed_bytes)
     for i, r in enumerate(runs.records):
         cell = cell_of(r)
-        tree_cell = "-"
-        tree_path = (r.get("agent_stats") or {}).get("tree_json") if isinstance(r.get("agent_stats"), dict) else None
-        if tree_path:
-            if len(embedded) >= max_trees:
-                skipped += 1
-                tree_cell = "not embedded (limit)"
-            else:
-                tree, why = _load_tree(str(tree_path), out_dir, tree_loader)
-                if tree is None:
-                    tree_cell = f"unreadable: {_e(why)}"
-                else:
-                    title_t = f"{cell.agent_label} on {cell.env_id} task {r.get('task_id')} ({cell.llm})"
-                    embedded.append(embed(f"tree-{i}", title_t, tree))
-                    tree_cell = f"<button class='open-tree' onclick='{_e(open_script(f'tree-{i}'))}'>open tree</button>"
+        tree_cell = trees.cell(i, r, f"{cell.agent_label} on {cell.env_id} task {r.get('task_id')} ({cell.llm})")
         parts.append(
             f"<tr><td>{_e(cell.env_id)}</td><td>{_e(cell.agent_label)}</td>"
             f"<td class='clip' title='{_e(cell.llm)}'>{_e(cell.llm)}</td>"
@@ -158,10 +178,10 @@ def write_page(out_dir: str | Path, runs: Runs, tables: dict[str, list[Row]], fi
             f"<td class='clip' title='{_e(r.get('error') or '')}'>{_e(r.get('error') or '')}</td>"
             f"<td>{tree_cell}</td></tr>")
     parts.append("</table>")
-    if skipped:
-        parts.append(f"<p>{skipped} more search trees were not embedded (limit {max_trees}); "
-                     "view them with <code>treegym tree FILE</code>.</p>")
-    parts += embedded + ["</body></html>"]
+    if trees.own_pages:
+        parts.append(f"<p>{trees.own_pages} search trees open on pages of their own (<code>trees/</code>) to keep this "
+                     f"page small (at most {max_trees} trees and {max_embed_bytes / 1e6:.0f} MB embedded).</p>")
+    parts += trees.embedded + ["</body></html>"]
     path = out_dir / "index.html"
     path.write_text("\n".join(parts), encoding="utf-8")
     return path
