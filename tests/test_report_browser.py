@@ -83,6 +83,12 @@ def test_report_page_fits_1300px_and_its_tree_viewer_works(tmp_path):
         assert images and all(driver.execute_script("return arguments[0].naturalWidth", i) > 0 for i in images)
         assert "simulated" in driver.find_element(By.ID, "simulated-note").text
         _fits(driver)
+        # the "(simulated)" mark of each row stays inside its cell (long LLM names are clipped, it is not)
+        assert driver.execute_script(
+            "return Array.from(document.querySelectorAll('table.results .sim')).map(function(m){"
+            " var c = m.closest('td').getBoundingClientRect(), r = m.getBoundingClientRect();"
+            " return r.width > 0 && r.right <= c.right + 0.5; })") == [True] * 4
+        _check_screenshot(driver, tmp_path / "report_tables_1300.png")
         buttons = driver.find_elements(By.CSS_SELECTOR, "button.open-tree")
         assert len(buttons) == len(with_tree) == 6  # the elo episodes saved their trees; react has none
         assert all(_clickable(driver, b) for b in buttons)

@@ -38,6 +38,8 @@ th{background:#f3f3f3;white-space:normal}td.num{text-align:right;white-space:now
 .sim{color:#a15c00;font-weight:600}
 img{max-width:100%;border:1px solid #ddd;margin:.5em 0}
 td.clip{max-width:16em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.clipname{display:inline-block;max-width:14em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;
+vertical-align:bottom}
 button{font-size:12px}
 """
 
@@ -51,7 +53,7 @@ def _table(rows: Sequence[Row]) -> str:
         ["CPR"] if show_cpr else []) + ["LLM calls", "tokens", "cost (USD)", "wall s", "gave up", "errors"]
     out = ["<table class='results'><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for r in rows:
-        llm = (f"<span class='llm-name' title='{_e(r.cell.llm)}'>{_e(r.cell.llm)}</span>"
+        llm = (f"<span class='clipname' title='{_e(r.cell.llm)}'>{_e(r.cell.llm)}</span>"
                + (" <span class='sim'>(simulated)</span>" if r.cell.simulated else ""))
         cells = [_e(r.cell.agent_label), llm, _e(r.cell.budget if r.cell.budget is not None else "own"),
                  str(r.episodes), f"{r.pass_rate * 100:.1f}%", f"[{r.ci_low * 100:.1f}, {r.ci_high * 100:.1f}]",
@@ -59,8 +61,7 @@ def _table(rows: Sequence[Row]) -> str:
         cells += ([("-" if r.cpr is None else f"{r.cpr * 100:.1f}%")] if show_cpr else [])
         cells += [f"{r.mean_calls:.1f}", f"{r.mean_tokens:.0f}", "-" if r.mean_cost is None else f"{r.mean_cost:.4f}",
                   f"{r.mean_wall_s:.2f}", str(r.gave_up), str(r.errors)]
-        out.append("<tr>" + "".join(f"<td class='num'>{c}</td>" if i >= 3 else
-                                    (f"<td class='clip'>{c}</td>" if i == 1 else f"<td>{c}</td>")
+        out.append("<tr>" + "".join(f"<td class='num'>{c}</td>" if i >= 3 else f"<td>{c}</td>"
                                     for i, c in enumerate(cells)) + "</tr>")
     return "\n".join(out + ["</table>"])
 
