@@ -148,3 +148,9 @@ def test_gem_env_under_gems_registry_and_wrappers_and_spawn_same_state():
     assert obs2 == obs  # the same seed picks the same task of the split
     with pytest.raises(TypeError, match="unknown option"):
         env.spawn(colour="red")
+    # GEM's own vector env over the same registry entry: one env per seed, each on a task of the split
+    vec = gem.make_vec(["treegym/ALFWorld-v0"] * 2, seed=4)
+    texts, _infos = vec.reset()
+    assert len(texts) == 2 and all("Instruction" in t for t in texts)
+    out = vec.step(["look", "inventory"])
+    assert len(out[0]) == 2 and all(isinstance(t, str) and t for t in out[0])

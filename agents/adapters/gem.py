@@ -38,18 +38,23 @@ class TreegymGemEnv(_GemEnv):
     """A treegym env as a GEM text env (module docstring).
 
     ``task_id`` fixes the task; otherwise ``reset(seed)`` picks one of ``split``
-    by the seed (the env's first split by default). ``env_kwargs`` go to ``gym.make``.
+    by the seed (the env's first split by default). ``seed`` (as GEM's
+    ``make_vec`` passes it) seeds the seeds of resets that give none, so
+    auto-resets move on to other tasks. ``env_kwargs`` go to ``gym.make``.
     """
 
     def __init__(self, env_id: str, task_id: Any = None, split: str | None = None,
-                 env_kwargs: Mapping[str, Any] | None = None):
+                 env_kwargs: Mapping[str, Any] | None = None, seed: int | None = None):
         super().__init__()
-        self.env_id, self.task_id, self.split = env_id, task_id, split
+        self.env_id, self.task_id, self.split, self.seed = env_id, task_id, split, seed
         self.env_kwargs = dict(env_kwargs or {})
         self.episode = TextEpisode(env_id, self.env_kwargs)
+        self._seeds = random.Random(seed)
 
     def reset(self, seed: int | None = None, task_id: Any = None) -> tuple[str, dict[str, Any]]:
         """Start ``task_id`` (or this env's task, or one of its split chosen by ``seed``); (text, info)."""
+        if seed is None:
+            seed = self._seeds.randrange(2 ** 31)
         task = task_id if task_id is not None else self.task_id
         if task is None and self.split is not None:
             ids = list(type(self.episode.env.unwrapped).split_task_ids(self.split))
@@ -84,7 +89,8 @@ class TreegymGemEnv(_GemEnv):
 
     def spawn(self, same_state: bool = False, **kwargs: Any) -> "TreegymGemEnv":
         """A new env with this configuration (``kwargs`` override it); in this env's state when ``same_state``."""
-        config = {"env_id": self.env_id, "task_id": self.task_id, "split": self.split, "env_kwargs": self.env_kwargs}
+        config = {"env_id": self.env_id, "task_id": self.task_id, "split": self.split, "env_kwargs": self.env_kwargs,
+                  "seed": self.seed}
         unknown = set(kwargs) - set(config)
         if unknown:
             raise TypeError(f"spawn() got unknown option(s) {sorted(unknown)}; known: {sorted(config)}")
@@ -103,7 +109,7 @@ class TreegymGemEnv(_GemEnv):
 def register_with_gem(env_id: str, gem_id: str | None = None, **kwargs: Any) -> str:
     """Register ``env_id`` in GEM's registry (as ``gem_id``, default the same id); ``kwargs`` go to the constructor.
 
-    Then ``gem.make(gem_id)`` (and ``gem.make_vec``) build :class:`TreegymGemEnv` envs. Returns the GEM id.
+    Then ``gem.make(gem_id)`` and ``gem.make_vec([gem_id] * n)`` build :class:`TreegymGemEnv` envs. Returns the GEM id.
     """
     import gem
 
