@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="preference judge: outcome (default, deterministic), synthetic:judge_acc=P,position_bias=P "
                         "(simulated), or an LLM spec such as openai:MODEL (ToolEval-style prompt, cached in the out folder)")
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figures (no matplotlib needed)")
-    p.add_argument("--max-trees", type=int, default=500, help="search trees embedded in the HTML page (default 500)")
+    p.add_argument("--max-trees", type=int, default=500, help="search trees embedded in the HTML page (default 500; further ones get pages of their own under trees/)")
     p.set_defaults(func=run)
 
 

@@ -1,11 +1,13 @@
-"""``treegym serve webshop|tools [--port P] [--host 127.0.0.1]``: run the WebShop site or the ToolBench tool server."""
+"""``treegym serve webshop|tools|openenv [--port P] [--host 127.0.0.1]``: run the WebShop site, the ToolBench
+tool server, or an OpenEnv-compatible server for any env (``--env ID``)."""
 from __future__ import annotations
 
 import argparse
 import sys
 from typing import Any, Callable
 
-SITES = ("webshop", "tools")
+SITES = ("webshop", "tools", "openenv")
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,10 +23,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--ttl", type=float, default=3600.0, help="seconds an unused session lives (default 3600)")
     p.add_argument("--max-sessions", type=int, default=10_000, help="live sessions at most (default 10000)")
     p.add_argument("--quiet", action="store_true", help="no access log line per request")
+    p.add_argument("--env", default="treegym/WebShop-v0",
+                   help="openenv: the env id to serve (default treegym/WebShop-v0); --max-sessions caps WebSocket sessions")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.site == "openenv":
+        if args.port is None:
+            args.port = 8000
+        return run_openenv(args)
     if args.site == "tools":
         if args.port is None:
             args.port = 8080
@@ -57,7 +65,7 @@ def serve_until_interrupted(app: Any, args: argparse.Namespace, banner: Callable
     except OSError as exc:
         print(f"cannot listen on {args.host}:{args.port} ({exc}); pick another --port", file=sys.stderr)
         return 1
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    if args.host not in LOOPBACK_NAMES:
         print(f"warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
     print(banner(srv.url), flush=True)
     try:
@@ -71,16 +79,48 @@ def serve_until_interrupted(app: Any, args: argparse.Namespace, banner: Callable
 
 def run_tools(args: argparse.Namespace) -> int:
     """``treegym serve tools``: the ToolBench-compatible tool server (``/rapidapi``, ``/virtual``, ``/rest``, ``/api/sessions``)."""
-    try:
-        from treegym.servers.toolbench import create_app
-    except ImportError as exc:
-        print(f"treegym serve tools needs Flask: pip install 'treegym[tools]' ({exc})", file=sys.stderr)
-        return 2
-    if not 0 <= args.port <= 65535:
-        print(f"--port must be in 0..65535, got {args.port}", file=sys.stderr)
+    create_app = _factory("treegym.servers.toolbench", "create_app",
+                          "treegym serve tools needs Flask: pip install 'treegym[tools]'")
+    if create_app is None or not _port_ok(args.port):
         return 2
     return serve_until_interrupted(
         create_app(ttl=args.ttl, max_sessions=args.max_sessions), args,
         lambda url: f"tool server at {url}  (ToolBench: {url}/rapidapi, StableToolBench: SERVICE_URL={url}/virtual, "
                     f"a world per client: {url}/s/<session>/virtual, sessions: {url}/api/sessions, "
                     f"RestBench: {url}/rest/tmdb|spotify/... (RestGPT's spec: {url}/rest/tmdb/openapi.json); Ctrl-C to stop)")
+
+
+def run_openenv(args: argparse.Namespace) -> int:
+    """``treegym serve openenv --env ID``: OpenEnv's HTTP routes and WebSocket session for one env id."""
+    create_openenv_app = _factory("treegym.servers.openenv", "create_openenv_app",
+                                  "treegym serve openenv needs the openenv extra: pip install 'treegym[openenv]'")
+    if create_openenv_app is None or not _port_ok(args.port):
+        return 2
+    max_sessions = args.max_sessions if args.max_sessions != 10_000 else 64
+    try:
+        app = create_openenv_app(args.env, max_sessions=max_sessions,
+                                 allowed_hosts=LOOPBACK_NAMES if args.host in LOOPBACK_NAMES else None)
+    except Exception as exc:  # unknown id, missing extra, a catalog that does not load: one line, exit 2
+        print(f"cannot serve {args.env!r}: {exc}", file=sys.stderr)
+        return 2
+    return serve_until_interrupted(
+        app, args, lambda url: f"OpenEnv server for {args.env} at {url}  (WebSocket {url.replace('http', 'ws')}/ws, "
+                               f"HTTP /reset /step /state /schema /health; Ctrl-C to stop)")
+
+
+def _port_ok(port: int) -> bool:
+    if 0 <= port <= 65535:
+        return True
+    print(f"--port must be in 0..65535, got {port}", file=sys.stderr)
+    return False
+
+
+def _factory(module: str, name: str, need: str) -> Callable[..., Any] | None:
+    """``module.name``, or None after printing ``need`` when the module's extra is missing."""
+    import importlib
+
+    try:
+        return getattr(importlib.import_module(module), name)
+    except ImportError as exc:
+        print(f"{need} ({exc})", file=sys.stderr)
+        return None

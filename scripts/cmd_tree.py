@@ -5,6 +5,11 @@ tree's own name (``elo``, ``f``, ``q``), visits, and marks: ``*`` on the chosen
 path, ``[solved]`` / ``[failed]`` on terminal steps. ``--depth D`` stops below
 depth D; ``--top K`` shows only the K best children of each node (highest
 value, or lowest for the A* cost ``f``) and counts the rest.
+
+``--html OUT`` writes OUT, one self-contained HTML page with the offline tree
+viewer (no network: open it from disk in any browser): each node's action,
+observation, value / visits, env step and the LLM prompts and answers kept on
+it, with search and filters.
 """
 from __future__ import annotations
 
@@ -125,6 +130,16 @@ def run(args: argparse.Namespace) -> int:
     except TreeFileError as exc:
         print(f"treegym tree: {exc}", file=sys.stderr)
         return 2
+    if args.html:
+        from treegym.agents.report.treeview import tree_title, write_tree_page
+
+        try:
+            out = write_tree_page(data, args.html, title=tree_title(data, Path(args.file).name))
+        except OSError as exc:
+            print(f"treegym tree: cannot write {args.html}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        print(f"wrote {out} ({len(data['nodes'])} nodes); open it in a browser")
+        return 0
     print(render_tree(data, depth=args.depth, top=args.top))
     return 0
 
@@ -135,4 +150,6 @@ def register(subparsers: Any) -> None:
     p.add_argument("file", help="tree JSON written by a search agent with --agent-opt tree_out=FILE")
     p.add_argument("--depth", type=_positive, default=None, help="show nodes down to this depth only")
     p.add_argument("--top", type=_positive, default=None, help="show only the K best children of each node")
+    p.add_argument("--html", metavar="OUT", default=None,
+                   help="write a self-contained HTML viewer page for the tree to OUT instead of printing it")
     p.set_defaults(func=run)

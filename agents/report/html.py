@@ -1,14 +1,17 @@
-"""The report's HTML page: tables, figures, preference ranks and a search-tree viewer.
+"""The report's HTML page: tables, figures, preference ranks and the search-tree viewer.
 
 ``write_page(out_dir, ...)`` writes ``index.html``, one self-contained file
 apart from the PNG figures beside it. Every episode is listed; an episode
 whose agent saved its search tree (``--agent-opt tree_out=...``, the record's
 ``agent_stats.tree_json``) gets an "open tree" button: the tree JSON is
 embedded in the page (so it works from ``file://``, where browsers block
-``fetch``) and drawn as a collapsible tree, one line per node with its action,
-value, visits and marks (the chosen path in bold, solved / failed ends).
+``fetch``) and opens in the offline viewer of :mod:`.treeview` (collapsible
+tree, chosen path marked, node detail with observation and LLM exchanges,
+search and filters), which sits in the page flow above the episode table.
 Trees that cannot be read are listed with the reason; at most ``max_trees``
-trees are embedded (the page says how many were left out).
+trees and ``max_embed_bytes`` of tree JSON are embedded, and further trees get
+a viewer page of their own under ``trees/`` (the page says how many).
+The page fits a 1300 px window: long cells are clipped, the full text in a tooltip.
 """
 from __future__ import annotations
 
@@ -18,59 +21,27 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .preference import PreferenceResult
+from .treeview import embed, open_script, viewer_head, viewer_html, write_tree_page
 from .records import Runs, cell_of
 from .tables import Row
 
 MAX_TREES = 500
+MAX_EMBED_BYTES = 30_000_000   # tree JSON embedded in index.html; further trees get pages of their own
 
+# Fits a 1300 px window: tables shrink (long cells clipped with the full text as a tooltip, headers wrap)
+# and the tree viewer sits in the page flow, so it never covers the episode rows' buttons.
 _CSS = """
-body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:3px 7px;font-size:13px}
-th{background:#f3f3f3}td.num{text-align:right}.sim{color:#a15c00;font-weight:600}
+body{font-family:system-ui,sans-serif;margin:1em;max-width:1600px;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em;max-width:100%}
+td,th{border:1px solid #ccc;padding:2px 5px;font-size:12.5px}
+th{background:#f3f3f3;white-space:normal}td.num{text-align:right;white-space:nowrap}
+.sim{color:#a15c00;font-weight:600}
 img{max-width:100%;border:1px solid #ddd;margin:.5em 0}
-#tree{border:1px solid #bbb;padding:.5em;min-height:3em;font-family:monospace;font-size:13px;background:#fafafa;
-position:sticky;top:0;max-height:45vh;overflow:auto;z-index:1}
-td.clip{max-width:22em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-#tree details{margin-left:1.2em}#tree summary{cursor:pointer}
-.chosen{font-weight:bold;color:#0a5}.solved{color:#0a5}.failed{color:#c00}
+td.clip{max-width:16em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.clipname{display:inline-block;max-width:14em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;
+vertical-align:bottom}
 button{font-size:12px}
 """
-
-_JS = """
-function label(n, valueName){
-  var s = (n.action === null ? '(root)' : n.action) + '  [' + valueName + ' ' + Number(n.value).toFixed(2)
-        + ', visits ' + n.visits + ']';
-  if (n.terminal) s += n.success ? '  [solved]' : '  [failed]';
-  return s;
-}
-function showTree(id){
-  var data = JSON.parse(document.getElementById('tree-' + id).textContent);
-  var box = document.getElementById('tree');
-  box.innerHTML = '';
-  var head = document.createElement('div');
-  head.id = 'tree-title';
-  head.textContent = data.title + ' - ' + data.tree.nodes.length + ' nodes, value = ' + data.tree.value_name;
-  box.appendChild(head);
-  var kids = {};
-  data.tree.nodes.forEach(function(n){ (kids[n.parent] = kids[n.parent] || []).push(n); });
-  function build(n){
-    var d = document.createElement('details');
-    d.open = n.chosen || n.depth < 1;
-    d.className = 'node';
-    d.setAttribute('data-node', n.id);
-    var s = document.createElement('summary');
-    s.textContent = label(n, data.tree.value_name);
-    if (n.chosen) s.className = 'chosen';
-    else if (n.terminal) s.className = n.success ? 'solved' : 'failed';
-    d.appendChild(s);
-    (kids[n.id] || []).forEach(function(c){ d.appendChild(build(c)); });
-    return d;
-  }
-  (kids[null] || [data.tree.nodes[0]]).forEach(function(r){ box.appendChild(build(r)); });
-  box.scrollTop = 0;
-}
-"""
-
 
 def _e(x: Any) -> str:
     return html.escape(str(x))
@@ -82,7 +53,8 @@ def _table(rows: Sequence[Row]) -> str:
         ["CPR"] if show_cpr else []) + ["LLM calls", "tokens", "cost (USD)", "wall s", "gave up", "errors"]
     out = ["<table class='results'><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for r in rows:
-        llm = _e(r.cell.llm) + (" <span class='sim'>(simulated)</span>" if r.cell.simulated else "")
+        llm = (f"<span class='clipname' title='{_e(r.cell.llm)}'>{_e(r.cell.llm)}</span>"
+               + (" <span class='sim'>(simulated)</span>" if r.cell.simulated else ""))
         cells = [_e(r.cell.agent_label), llm, _e(r.cell.budget if r.cell.budget is not None else "own"),
                  str(r.episodes), f"{r.pass_rate * 100:.1f}%", f"[{r.ci_low * 100:.1f}, {r.ci_high * 100:.1f}]",
                  f"{r.mean_reward:.3f}"]
@@ -128,13 +100,38 @@ def _load_tree(path: str, base: Path, loader: Callable[[Path], dict]) -> tuple[d
         return None, str(exc)
 
 
-def _script_json(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+class _TreeCells:
+    """The "search tree" cell of each episode row: a button opening the tree embedded in the page, or, past
+    ``max_trees`` trees or ``max_embed_bytes`` of embedded JSON, a link to a page of its own under ``trees/``."""
+
+    def __init__(self, out_dir: Path, loader: Callable[[Path], dict], max_trees: int, max_embed_bytes: int):
+        self.out_dir, self.loader = out_dir, loader
+        self.max_trees, self.max_embed_bytes = max_trees, max_embed_bytes
+        self.embedded: list[str] = []
+        self.embedded_bytes = 0
+        self.own_pages = 0
+
+    def cell(self, i: int, record: dict, title: str) -> str:
+        stats = record.get("agent_stats")
+        tree_path = stats.get("tree_json") if isinstance(stats, dict) else None
+        if not tree_path:
+            return "-"
+        tree, why = _load_tree(str(tree_path), self.out_dir, self.loader)
+        if tree is None:
+            return f"unreadable: {_e(why)}"
+        blob = embed(f"tree-{i}", title, tree)
+        if len(self.embedded) < self.max_trees and self.embedded_bytes + len(blob) <= self.max_embed_bytes:
+            self.embedded.append(blob)
+            self.embedded_bytes += len(blob)
+            return f"<button class='open-tree' onclick='{_e(open_script(f'tree-{i}'))}'>open tree</button>"
+        write_tree_page(tree, self.out_dir / "trees" / f"tree-{i}.html", title=title)
+        self.own_pages += 1
+        return f"<a class='tree-page' href='trees/tree-{i}.html'>open tree (own page)</a>"
 
 
 def write_page(out_dir: str | Path, runs: Runs, tables: dict[str, list[Row]], figures: Sequence[tuple[str, Path]],
                preference: Sequence[PreferenceResult], *, title: str = "treegym report",
-               max_trees: int = MAX_TREES, notes: Sequence[str] = (),
+               max_trees: int = MAX_TREES, max_embed_bytes: int = MAX_EMBED_BYTES, notes: Sequence[str] = (),
                tree_loader: Callable[[Path], dict] = _read_tree) -> Path:
     """Write ``out_dir/index.html`` (see module docstring); ``figures`` are (caption, png path) pairs.
 
@@ -144,7 +141,7 @@ def write_page(out_dir: str | Path, runs: Runs, tables: dict[str, list[Row]], fi
     out_dir.mkdir(parents=True, exist_ok=True)
     simulated = any(cell_of(r).simulated for r in runs.records)
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{_e(title)}</title>",
-             f"<style>{_CSS}</style><script>{_JS}</script></head><body>", f"<h1>{_e(title)}</h1>",
+             f"<style>{_CSS}</style>{viewer_head()}</head><body>", f"<h1>{_e(title)}</h1>",
              f"<p>{len(runs.records)} episodes from {len(runs.sources)} run file(s)"
              + (f"; {runs.duplicates} duplicate records counted once" if runs.duplicates else "") + ".</p>"]
     if simulated:
@@ -164,27 +161,15 @@ def write_page(out_dir: str | Path, runs: Runs, tables: dict[str, list[Row]], fi
     parts.append("<h2>Preference ranks</h2>")
     parts += [_pref_table(r) for r in preference] or ["<p>No condition has two methods on common tasks.</p>"]
 
-    parts += ["<h2>Episodes</h2>", "<div id='tree'>Open an episode's search tree with its button.</div>",
+    parts += ["<h2>Episodes</h2>", "<p id='tree-hint'>Open an episode's search tree with its button; it shows "
+              "here, with each node's action, observation, value, visits, env step and LLM exchanges.</p>",
+              viewer_html(),
               "<table class='episodes'><tr><th>env</th><th>agent</th><th>LLM</th><th>budget</th><th>task</th>"
               "<th>success</th><th>reward</th><th>LLM calls</th><th>error</th><th>search tree</th></tr>"]
-    embedded, skipped = [], 0
+    trees = _TreeCells(out_dir, tree_loader, max_trees, max_embed_bytes)
     for i, r in enumerate(runs.records):
         cell = cell_of(r)
-        tree_cell = "-"
-        tree_path = (r.get("agent_stats") or {}).get("tree_json") if isinstance(r.get("agent_stats"), dict) else None
-        if tree_path:
-            if len(embedded) >= max_trees:
-                skipped += 1
-                tree_cell = "not embedded (limit)"
-            else:
-                tree, why = _load_tree(str(tree_path), out_dir, tree_loader)
-                if tree is None:
-                    tree_cell = f"unreadable: {_e(why)}"
-                else:
-                    title_t = f"{cell.agent_label} on {cell.env_id} task {r.get('task_id')} ({cell.llm})"
-                    embedded.append(f"<script type='application/json' id='tree-{i}'>"
-                                    f"{_script_json({'title': title_t, 'tree': tree})}</script>")
-                    tree_cell = f"<button class='open-tree' onclick='showTree({i})'>open tree</button>"
+        tree_cell = trees.cell(i, r, f"{cell.agent_label} on {cell.env_id} task {r.get('task_id')} ({cell.llm})")
         parts.append(
             f"<tr><td>{_e(cell.env_id)}</td><td>{_e(cell.agent_label)}</td>"
             f"<td class='clip' title='{_e(cell.llm)}'>{_e(cell.llm)}</td>"
@@ -194,10 +179,10 @@ def write_page(out_dir: str | Path, runs: Runs, tables: dict[str, list[Row]], fi
             f"<td class='clip' title='{_e(r.get('error') or '')}'>{_e(r.get('error') or '')}</td>"
             f"<td>{tree_cell}</td></tr>")
     parts.append("</table>")
-    if skipped:
-        parts.append(f"<p>{skipped} more search trees were not embedded (limit {max_trees}); "
-                     "view them with <code>treegym tree FILE</code>.</p>")
-    parts += embedded + ["</body></html>"]
+    if trees.own_pages:
+        parts.append(f"<p>{trees.own_pages} search trees open on pages of their own (<code>trees/</code>) to keep this "
+                     f"page small (at most {max_trees} trees and {max_embed_bytes / 1e6:.0f} MB embedded).</p>")
+    parts += trees.embedded + ["</body></html>"]
     path = out_dir / "index.html"
     path.write_text("\n".join(parts), encoding="utf-8")
     return path

@@ -39,6 +39,9 @@ from ..policy import AgentGaveUp, BasePolicy
 from .snapshot_store import SnapshotStore, timed_step
 
 OBS_EXCERPT_CHARS = 200
+OBSERVATION_CHARS = 1500   # per node in a saved tree: what the tree viewer shows
+LLM_EXCERPT_CHARS = 1500   # per prompt / answer kept on a node (of the prompt: its last message)
+LLM_CALLS_PER_NODE = 8     # LLM exchanges kept per node in a saved tree (the first ones)
 
 
 def _success(info: dict) -> bool:
@@ -77,6 +80,7 @@ class SearchNode:
     value: float = 0.0
     id: int = 0
     stats: dict[str, Any] = field(default_factory=dict)
+    llm_calls: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -140,6 +144,7 @@ class SearchTree:
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict: one entry per node (see ``treegym tree`` for a reader)."""
         chosen_ids = {n.id for n in self.chosen.path()} if self.chosen is not None else set()
+        root_step = getattr(self.root.snapshot, "steps", None) or 0
         return {
             "format": "treegym-search-tree/1",
             "algorithm": self.algorithm,
@@ -154,7 +159,9 @@ class SearchTree:
                     "parent": n.parent.id if n.parent is not None else None,
                     "action": n.action,
                     "thought": n.thought[:OBS_EXCERPT_CHARS],
-                    "observation": n.text[:OBS_EXCERPT_CHARS],
+                    "observation": n.text[:OBSERVATION_CHARS],
+                    "step": root_step + n.depth,
+                    "llm": n.llm_calls,
                     "reward": n.reward,
                     "terminal": n.terminal,
                     "success": n.success,
@@ -307,6 +314,16 @@ class SearchConfig:
         root = self.snapshots.root
         return (root.snapshot if root is not None else None, tuple(s.action for s in x))
 
+    @staticmethod
+    def _note(node: "SearchNode | Sequence[Step] | Any", kind: str, messages: Sequence[dict], answers: Sequence[str]) -> None:
+        """Keep an LLM exchange on ``node`` for the saved tree (the prompt's last message and the answers)."""
+        if not isinstance(node, SearchNode) or len(node.llm_calls) >= LLM_CALLS_PER_NODE:
+            return
+        last = str(messages[-1].get("content", "")) if messages and isinstance(messages[-1], dict) else ""
+        if len(last) > LLM_EXCERPT_CHARS:  # the head names the task, the tail holds this node's state
+            last = last[:300] + " … " + last[-(LLM_EXCERPT_CHARS - 300):]
+        node.llm_calls.append({"kind": kind, "prompt": last, "answers": [str(a)[:LLM_EXCERPT_CHARS] for a in answers]})
+
     def _ask(self, kind: str, *states: Any, k: int = 1, avoid: Sequence[str] = ()) -> Any:
         return asking(About(kind, self.env, tuple(self._ref(x) for x in states), k=k, avoid=tuple(avoid)))
 
@@ -327,6 +344,7 @@ class SearchConfig:
             with self._ask("propose", node, k=k, avoid=avoid):
                 text = self.llm.complete(messages, n=1, temperature=self.temperature if (k > 1 or attempt) else 0.0,
                                          seed=attempt or None)[0]
+            self._note(node, "propose", messages, [text])
             raw = self.prompts.parse_proposals(text, obs)
         else:
             raw = self.sample_actions(node, k, avoid=avoid)
@@ -339,6 +357,7 @@ class SearchConfig:
         choices = self._valid(node.observation) if self._constrained(node.observation) else None
         with self._ask("react", node, avoid=avoid):
             texts = self.llm.complete(messages, n=k, temperature=self.temperature, choices=choices)
+        self._note(node, "react", messages, texts)
         actions = [self.prompts.parse_action(t, node.observation) for t in texts[:k]]
         return [a for a in actions if a]
 
@@ -356,6 +375,7 @@ class SearchConfig:
                                                list(reflections) or self.reflections)
         with self._ask("react", node):
             text = self.llm.complete(messages, n=1, temperature=temperature, choices=choices)[0]
+        self._note(node, "react", messages, [text])
         return self.prompts.parse_action(text, node.observation)
 
     def _clean(self, actions: Sequence[str], obs: dict, avoid: Sequence[str]) -> list[str]:
@@ -380,11 +400,14 @@ class SearchConfig:
         obs = self.tree.root.observation if self.tree is not None else {}
         choices = self.prompts.compare_choices
         with self._ask("compare", a, b):
-            first = self.prompts.parse_comparison(
-                self.llm.complete(self.prompts.compare_messages(obs, ta, tb), choices=choices)[0])
+            m1 = self.prompts.compare_messages(obs, ta, tb)
+            t1 = self.llm.complete(m1, choices=choices)[0]
         with self._ask("compare", b, a):
-            second = self.prompts.parse_comparison(
-                self.llm.complete(self.prompts.compare_messages(obs, tb, ta), choices=choices)[0])
+            m2 = self.prompts.compare_messages(obs, tb, ta)
+            t2 = self.llm.complete(m2, choices=choices)[0]
+        first, second = self.prompts.parse_comparison(t1), self.prompts.parse_comparison(t2)
+        for node in (a, b):
+            self._note(node, "compare", m1, [t1, t2])
         if first == 1.0 and second == 0.0:
             return 1.0
         if first == 0.0 and second == 1.0:
@@ -396,12 +419,13 @@ class SearchConfig:
         messages = self.prompts.value_messages(node.observation, node.trajectory())
         choices = self.prompts.value_choices
         with self._ask("value", node):
-            texts = self.llm.complete(messages, n=1, temperature=self.temperature if self.value_samples > 1 else 0.0,
-                                      choices=choices)
+            texts = list(self.llm.complete(messages, n=1, temperature=self.temperature if self.value_samples > 1
+                                           else 0.0, choices=choices))
             scores = [self.prompts.parse_value(texts[0])]
             for i in range(1, self.value_samples):
-                scores.append(self.prompts.parse_value(
-                    self.llm.complete(messages, n=1, temperature=self.temperature, seed=i, choices=choices)[0]))
+                texts.append(self.llm.complete(messages, n=1, temperature=self.temperature, seed=i, choices=choices)[0])
+                scores.append(self.prompts.parse_value(texts[-1]))
+        self._note(node, "value", messages, texts)
         return sum(scores) / len(scores)
 
     def reflect(self, trajectory: SearchNode | Sequence[Step], outcome: str) -> str:
@@ -415,7 +439,9 @@ class SearchConfig:
     def imagine(self, node: SearchNode) -> list[str]:
         """The model's imagined rest of the plan from ``node`` (A*'s h2); [] when it sees none. One LLM call."""
         with self._ask("imagine", node):
-            text = self.llm.complete(self.prompts.imagine_messages(node.observation, node.trajectory()))[0]
+            messages = self.prompts.imagine_messages(node.observation, node.trajectory())
+            text = self.llm.complete(messages)[0]
+        self._note(node, "imagine", messages, [text])
         return self.prompts.parse_imagined(text, node.observation)
 
     # ------------------------------------------------------------ env knowledge algorithms may use

@@ -1,0 +1,146 @@
+"""The Flask app of the OpenEnv-compatible server: HTTP routes, the WebSocket session, Host/Origin checks."""
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from .session import DEFAULT_MAX_FORKS, DEFAULT_MAX_SESSIONS, OpenEnvError, OpenEnvService, Session, _treegym_meta
+
+DEFAULT_MAX_CONTENT_LENGTH = 1024 * 1024
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+LOOPBACK_ORIGINS = ("http://127.0.0.1", "http://localhost", "http://[::1]",
+                    "https://127.0.0.1", "https://localhost", "https://[::1]")
+
+def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None, *,
+                       max_sessions: int = DEFAULT_MAX_SESSIONS, max_forks: int = DEFAULT_MAX_FORKS,
+                       max_content_length: int = DEFAULT_MAX_CONTENT_LENGTH,
+                       allowed_hosts: tuple[str, ...] | None = LOOPBACK_HOSTS) -> Flask:
+    """A Flask app serving ``env_id`` (made with ``env_kwargs``) over OpenEnv's protocol (module docstring).
+
+    Requests whose ``Host`` is not in ``allowed_hosts`` (None: any) are refused, against DNS rebinding."""
+    try:
+        from flask_sock import Sock
+    except ImportError as exc:
+        raise ImportError(f"the OpenEnv server needs flask-sock: pip install 'treegym[openenv]' ({exc})") from None
+    service = OpenEnvService(env_id, env_kwargs, max_sessions=max_sessions, max_forks=max_forks)
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = int(max_content_length)
+    app.config["SOCK_SERVER_OPTIONS"] = {"max_message_size": int(max_content_length)}
+    app.extensions["openenv"] = service
+    sock = Sock(app)
+
+    def body() -> dict[str, Any]:
+        raw = request.get_data(cache=True)
+        try:  # JSON whatever the Content-Type says (curl -d sends a form type)
+            data = request.get_json(force=True, silent=True) if raw.strip() else {}
+        except RecursionError:
+            data = None
+        if not isinstance(data, dict):
+            raise OpenEnvError(f"the request body must be a JSON object (got {raw[:60]!r})", 422)
+        return data
+
+    @app.before_request
+    def _refuse_web_pages():
+        origin = request.headers.get("Origin")
+        if origin and not origin.startswith(LOOPBACK_ORIGINS):  # "null" too: a page opened from disk
+            return jsonify(detail=f"requests from web pages ({origin}) are refused: this server has no "
+                                  "authentication"), 403
+        host = (request.host or "").rsplit(":", 1)[0].strip("[]")
+        if allowed_hosts is not None and host not in allowed_hosts:
+            return jsonify(detail=f"Host {request.host!r} is refused (this server answers {', '.join(allowed_hosts)}; "
+                                  "serve with --host to answer another name)"), 403
+        return None
+
+    def _refused(exc: OpenEnvError | HTTPException):
+        if isinstance(exc, OpenEnvError):
+            return jsonify(detail=exc.message), exc.status
+        return jsonify(detail=exc.description or exc.name), exc.code
+
+    for refusal in (OpenEnvError, HTTPException):  # FastAPI's shape: {"detail": ...}
+        app.register_error_handler(refusal, _refused)
+
+    @app.get("/health")
+    def health():
+        return jsonify(status="healthy", env_id=env_id, sessions=service.sessions, forks=len(service.forks))
+
+    @app.get("/metadata")
+    def metadata():
+        return jsonify(service.metadata())
+
+    @app.get("/schema")
+    def schema():
+        return jsonify(service.schema())
+
+    @app.get("/state")
+    def state():
+        return jsonify(Session(service, None).state())
+
+    def one_request(fn):
+        session = service.acquire(counted=False)
+        try:
+            return jsonify(fn(session))
+        finally:
+            service.release(session)
+
+    @app.post("/reset")
+    def reset():
+        data = body()
+        return one_request(lambda s: s.reset(data, always_fork=True))
+
+    @app.post("/step")
+    def step():
+        data = body()
+        action = data.get("action")
+        if not _treegym_meta(action.get("metadata") if isinstance(action, Mapping) else None).get("restore"):
+            raise OpenEnvError("HTTP /step is stateless (as in OpenEnv): give action.metadata.treegym.restore = the "
+                               "fork token of the previous /reset or /step answer, or play over the WebSocket /ws")
+        return one_request(lambda s: s.step(action, always_fork=True))
+
+    @sock.route("/ws")
+    def ws_session(ws):
+        try:
+            session = service.acquire(counted=True)
+        except OpenEnvError as exc:
+            ws.send(_ws_error(exc))
+            return
+        try:
+            while True:
+                raw = ws.receive()
+                if raw is None:
+                    return
+                try:
+                    message = json.loads(raw)
+                except (ValueError, RecursionError) as exc:
+                    ws.send(_ws_error(OpenEnvError(f"Invalid JSON: {exc}", code="INVALID_JSON")))
+                    continue
+                kind = message.get("type") if isinstance(message, dict) else None
+                if kind == "close":
+                    return
+                try:
+                    data = message.get("data", {})
+                    if kind == "reset":
+                        out = {"type": "observation", "data": session.reset(data or {})}
+                    elif kind == "step":
+                        out = {"type": "observation", "data": session.step(data)}
+                    elif kind == "state":
+                        out = {"type": "state", "data": session.state()}
+                    else:
+                        raise OpenEnvError(f"Unknown message type: {kind!r} (reset, step, state, close)",
+                                           code="UNKNOWN_TYPE")
+                except OpenEnvError as exc:
+                    out = json.loads(_ws_error(exc))
+                except Exception as exc:  # broken infrastructure: say so and keep the session
+                    app.logger.exception("OpenEnv session error")
+                    out = json.loads(_ws_error(OpenEnvError(f"{type(exc).__name__}: {exc}", 500, "EXECUTION_ERROR")))
+                ws.send(json.dumps(out))
+        finally:
+            service.release(session, counted=True)
+
+    return app
+
+
+def _ws_error(exc: OpenEnvError) -> str:
+    return json.dumps({"type": "error", "data": {"message": exc.message, "code": exc.code}})
