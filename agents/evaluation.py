@@ -49,6 +49,7 @@ from .executors import collect
 from .llm.base import LLM, BudgetExceeded, LLMError
 from .llm.cache import CachedLLM as CachedLLMType
 from .policy import AgentGaveUp
+from .search.telemetry import listening, progress_line
 from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of this module
     ResultsFile,
     ResumeState,
@@ -384,16 +385,19 @@ def evaluate(
 
     bar = progress_bar(len(todo), f"{config.env_id} {config.agent}", progress)
     try:
-        if config.workers <= 1 and not config.max_in_flight and config.backend != "ray":
-            for task_id, seed in todo:
-                keep(one(task_id, seed))
-        else:
-            with _executor(config) as pool:
-                if config.backend in ("process", "ray"):
-                    futures = [pool.submit(run_task, config, llm, cached, llm_name, t, s, experiment) for t, s in todo]
-                else:
-                    futures = [pool.submit(one, t, s) for t, s in todo]
-                collect(futures, keep)
+        # live search figures in the bar (searches in this process: sequential and thread backends)
+        with listening(_search_postfix(bar)):
+            if config.workers <= 1 and not config.max_in_flight and config.backend != "ray":
+                for task_id, seed in todo:
+                    keep(one(task_id, seed))
+            else:
+                with _executor(config) as pool:
+                    if config.backend in ("process", "ray"):
+                        futures = [pool.submit(run_task, config, llm, cached, llm_name, t, s, experiment)
+                                   for t, s in todo]
+                    else:
+                        futures = [pool.submit(one, t, s) for t, s in todo]
+                    collect(futures, keep)
     finally:
         bar.close()
     return [found[episode_key(chash, t, s)] for t, s in plan if episode_key(chash, t, s) in found]
@@ -435,8 +439,24 @@ class _NoBar:
     def update(self, n: int) -> None:
         pass
 
+    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
+        pass
+
     def close(self) -> None:
         pass
+
+
+def _search_postfix(bar: Any, every_s: float = 0.5) -> Callable[[dict], None]:
+    """A telemetry listener showing the latest search figures on ``bar`` (redrawn at most every ``every_s``)."""
+    last = [0.0]
+
+    def show(figures: dict) -> None:
+        now = time.monotonic()
+        if now - last[0] >= every_s:
+            last[0] = now
+            bar.set_postfix_str(progress_line(figures))
+
+    return show
 
 
 def progress_bar(total: int, desc: str, enabled: bool, initial: int = 0) -> Any:

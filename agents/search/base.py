@@ -37,6 +37,7 @@ from ..llm.base import LLM, BudgetExceeded, LLMAuthError, LLMError
 from ..prompts import Step, get_prompts
 from ..policy import AgentGaveUp, BasePolicy
 from .snapshot_store import SnapshotStore, timed_step
+from .telemetry import PatienceExhausted, SearchTelemetry
 
 OBS_EXCERPT_CHARS = 200
 
@@ -147,6 +148,7 @@ class SearchTree:
             "value_name": self.value_name,
             "instruction": str(self.root.observation.get("instruction", ""))[:500]
             if isinstance(self.root.observation, dict) else "",
+            "task_id": _json_safe(self.root.info.get("task_id")),
             "chosen": self.chosen.id if self.chosen is not None else None,
             "nodes": [
                 {
@@ -163,6 +165,7 @@ class SearchTree:
                     "value": round(float(n.value), 6),
                     "chosen": n.id in chosen_ids,
                     "stats": _json_safe(n.stats),
+                    **({"text": n.text} if len(n.text) > OBS_EXCERPT_CHARS else {}),  # the full observation
                 }
                 for n in self.nodes
             ],
@@ -240,6 +243,7 @@ class SearchConfig:
         self.reflections: list[str] = []
         self.expansions = 0
         self.snapshots = SnapshotStore(env)
+        self.telemetry: SearchTelemetry | None = None  # told of every expansion (telemetry.py)
 
     @property
     def restores(self) -> int:
@@ -287,6 +291,8 @@ class SearchConfig:
         node.children.append(child)
         if self.tree is not None:
             self.tree.add(child)
+        if self.telemetry is not None:
+            self.telemetry.expanded(self)
         return child
 
     # ------------------------------------------------------------ the side channel
@@ -463,7 +469,7 @@ class SearchResult:
     actions: list[str]
     trajectories: list[list[str]]
     tree: SearchTree
-    stopped: str  # "done", "budget" or "llm_error"
+    stopped: str  # "done", "budget", "patience" or "llm_error"
 
 
 class SearchAgent(BasePolicy):
@@ -482,6 +488,8 @@ class SearchAgent(BasePolicy):
     ``{episode}`` by this agent object's episode count; without either the file
     is overwritten per episode), ``propose_mode``, ``temperature``,
     ``filter_valid``, ``value_samples`` (passed to :class:`SearchConfig`);
+    ``patience`` (stop when the best value has not risen for that many expansions,
+    ``telemetry.py``; default never);
     ``prompts`` (a prompt spec; default: the env's, ``agents/prompts``), and
     ``peek_success`` (default false): whether the search may read the env's success
     flag and reward (an oracle). Without it an algorithm sees what a deployed agent
@@ -511,6 +519,7 @@ class SearchAgent(BasePolicy):
         value_samples: int = 1,
         peek_success: bool = False,
         prompts: Any = None,
+        patience: int | None = None,
     ):
         if llm is None:
             raise ValueError(f"agent {self.name!r} needs an LLM")
@@ -527,6 +536,9 @@ class SearchAgent(BasePolicy):
         self.hook_options = dict(propose_mode=propose_mode, temperature=float(temperature),
                                  filter_valid=_as_bool(filter_valid), value_samples=int(value_samples))
         self.peek_success = _as_bool(peek_success)
+        self.patience = None if patience in (None, "", "none") else int(patience)
+        if self.patience is not None and self.patience < 0:
+            raise ValueError(f"{self.name}: patience is a number of expansions >= 0, got {patience}")
         self.result: SearchResult | None = None
         self.episode = 0
         self._plan: list[str] | None = None
@@ -613,6 +625,7 @@ class SearchAgent(BasePolicy):
         root = hooks.make_root(observation, info)
         tree = SearchTree(root, algorithm=self.name, value_name=self.value_name, env_id=self.env_id)
         hooks.tree = tree
+        hooks.telemetry = telemetry = SearchTelemetry(self.name, self.patience)
         digest = hashlib.sha256(f"{self.seed}:{observation.get('instruction', '')}:{root.text}".encode()).digest()
         self.rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
         stopped, llm_error = "done", None
@@ -620,6 +633,8 @@ class SearchAgent(BasePolicy):
             self.search(root, hooks)
         except BudgetExceeded:
             stopped = "budget"
+        except PatienceExhausted:
+            stopped = "patience"
         except LLMAuthError:
             raise  # bad credentials or model name: retrying or continuing will not help
         except LLMError as exc:
@@ -631,6 +646,7 @@ class SearchAgent(BasePolicy):
                 hooks.snapshots.return_to_root()
             finally:
                 hooks.snapshots.close()  # frees external snapshots; native ones stay on the tree
+        telemetry.refresh(hooks)
         chosen = self.choose(tree)
         tree.chosen = chosen
         trajectories = [leaf.actions() for leaf in tree.nodes if not leaf.children and leaf is not root]
@@ -642,6 +658,9 @@ class SearchAgent(BasePolicy):
             "search_trajectories": len(trajectories),
             "search_stopped": stopped,
             "search_llm_calls": self._llm_view.usage.calls,
+            "search_tokens": self._llm_view.usage.total_tokens,
+            "search_best_value": telemetry.as_dict()["search_best_value"],
+            "search_best_at_expansion": telemetry.best_at_expansion,
             "chosen_success": bool(chosen.success) if chosen is not None else False,
             "peek_success": self.peek_success,
         }
