@@ -89,9 +89,20 @@ def run_episode(
     if task_id is not None:
         options.setdefault("task_id", task_id)
     t0 = time.perf_counter()
+    obs, info = env.reset(seed=seed, options=options or None)
+    record = play(env, policy, obs, info, max_actions=max_actions)
+    record["wall_s"] = round(time.perf_counter() - t0, 4)
+    return record
+
+
+def play(env: gym.Env, policy: Any, obs: Any, info: dict, *, max_actions: int = 1000,
+         on_step: Callable[[str, Any, float], None] | None = None) -> dict[str, Any]:
+    """Play ``policy`` on ``env`` from its current state (``obs``, ``info``) until the episode ends;
+    returns the outcome fields of a record (``wall_s`` included). ``on_step(action, obs, reward)``
+    sees every step. Errors are handled as :func:`run_episode` says."""
+    t0 = time.perf_counter()
     actions: list[str] = []
     reward_total, success, error, error_kind = 0.0, False, None, None
-    obs, info = env.reset(seed=seed, options=options or None)
     if callable(getattr(policy, "reset", None)):
         policy.reset()
     if callable(getattr(policy, "bind", None)):
@@ -104,6 +115,8 @@ def run_episode(
             obs, reward, terminated, truncated, info = env.step(action)
             steps += 1
             reward_total += float(reward)
+            if on_step is not None:
+                on_step(action, obs, float(reward))
             if terminated or truncated:
                 break
         success = bool(info["success"])  # every treegym env reports it (envs/core/contract.py)

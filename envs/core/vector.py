@@ -1,0 +1,154 @@
+"""A fork-aware vector env: Gymnasium's vector API over treegym envs, plus snapshot, restore and copy.
+
+Every treegym id registers :func:`make_vector_env` as its ``vector_entry_point``, so
+
+    vec = gym.make_vec("treegym/WebShop-v0", num_envs=16)          # a ForkVectorEnv (sync)
+    vec = gym.make_vec("treegym/WebShop-v0", 4, asynchronous=True)  # an AsyncVectorEnv in processes
+
+work for every env with no further arguments (env kwargs such as ``split=`` pass through).
+
+:class:`ForkVectorEnv` is a ``SyncVectorEnv`` whose sub-envs can be forked:
+
+* ``snapshot(i)`` - the state of sub-env ``i`` (a treegym ``Snapshot``);
+* ``restore(snap, indices=None)`` - put the sub-envs ``indices`` (default: all) in that state;
+* ``copy_state(src, dst=None)`` - copy sub-env ``src``'s state into ``dst`` (default: every other one),
+  e.g. to start a GRPO group of ``num_envs`` continuations from one state.
+
+``restore`` and ``copy_state`` return the batched ``(observations, infos)`` of *all* sub-envs, as
+``reset`` does, and clear the restored sub-envs' pending autoreset (a restored state is continued
+by the next ``step``, not reset). A snapshot restored into a state that had already ended stays
+ended: stepping it is up to the env, as after any terminal step.
+
+Asynchronous vector envs hold their sub-envs in other processes, where Gymnasium's shared
+memory cannot carry the variable-length ``valid_actions`` Sequence spaces; the entry point's
+``asynchronous=True`` builds them with ``shared_memory=False`` (observations travel pickled).
+Calling ``gym.make_vec(id, n, vectorization_mode="async")`` yourself needs
+``vector_kwargs={"shared_memory": False}`` for the same reason. The async env is not
+fork-aware (its workers track autoreset privately); fork in the sync one.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
+from gymnasium.vector.utils import concatenate
+
+from .api import restore as restore_env
+from .api import snapshot as snapshot_env
+from .snapshot import Snapshot
+
+
+class ForkVectorEnv(SyncVectorEnv):
+    """``SyncVectorEnv`` with ``snapshot``/``restore``/``copy_state`` per sub-env (see module docstring)."""
+
+    def _check_index(self, i: int) -> int:
+        if not isinstance(i, (int, np.integer)) or not 0 <= int(i) < self.num_envs:
+            raise IndexError(f"sub-env index {i!r} is out of range: this vector env has {self.num_envs} (0..{self.num_envs - 1})")
+        return int(i)
+
+    def snapshot(self, i: int) -> Snapshot:
+        """The state of sub-env ``i`` (wrapper states included)."""
+        return snapshot_env(self.envs[self._check_index(i)])
+
+    def restore(self, snap: Snapshot, indices: Iterable[int] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Restore ``snap`` into the sub-envs ``indices`` (default: all); returns every sub-env's
+        batched ``(observations, infos)`` (the others' as they were, with empty infos)."""
+        targets = list(range(self.num_envs)) if indices is None else [self._check_index(i) for i in indices]
+        infos: dict[str, Any] = {}
+        for i in targets:
+            self._env_obs[i], info = restore_env(self.envs[i], snap)
+            self._autoreset_envs[i] = False
+            self._rewards[i] = 0.0
+            self._terminations[i] = self._truncations[i] = False
+            if i == targets[0]:
+                infos = self._add_info(infos, info, i)
+        if len(targets) > 1:  # one snapshot gives one info: batch it once, then repeat it per sub-env
+            _repeat_info(infos, targets[0], targets[1:])
+        self._observations = concatenate(self.single_observation_space, self._env_obs, self._observations)
+        if not self.copy:
+            return self._observations, infos
+        if getattr(self, "_copy_obs", None) is None:
+            self._copy_obs = _copier(self.single_observation_space)
+        return self._copy_obs(self._observations), infos
+
+    def copy_state(self, src: int, dst: Sequence[int] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Copy sub-env ``src``'s state into ``dst`` (default: every other sub-env); see :meth:`restore`."""
+        src = self._check_index(src)
+        targets = [i for i in range(self.num_envs) if i != src] if dst is None else list(dst)
+        return self.restore(self.snapshot(src), targets)
+
+
+def _repeat_info(infos: dict[str, Any], src: int, dst: list[int]) -> None:
+    """Copy sub-env ``src``'s entries of batched ``infos`` (and their masks) to ``dst``, in place.
+    Object entries (lists, strings) get a shallow copy each, so no two sub-envs share a mutable value."""
+    from copy import copy
+
+    for value in infos.values():
+        if isinstance(value, dict):
+            _repeat_info(value, src, dst)
+        elif isinstance(value, np.ndarray):
+            if value.dtype != object:
+                value[dst] = value[src]
+                continue
+            item = value[src]
+            kind = type(item)
+            for i in dst:  # immutable values are shared; lists and dicts copied (cheaper than copy())
+                value[i] = item if kind in _SHARED else list(item) if kind is list else dict(item) if kind is dict \
+                    else copy(item)
+
+
+_SHARED = {str, bytes, int, float, bool, tuple, type(None), frozenset}
+
+
+def _copier(space: gym.Space) -> Any:
+    """A function copying batched values of ``space`` as ``deepcopy`` would, except that immutable parts
+    (batched Text and Sequence values are tuples of strings or numbers) are shared, not walked."""
+    from copy import deepcopy
+
+    if isinstance(space, gym.spaces.Dict):
+        parts = {k: _copier(sub) for k, sub in space.spaces.items()}
+        return lambda x: {k: parts[k](v) if k in parts else deepcopy(v) for k, v in x.items()}
+    if isinstance(space, gym.spaces.Text) or (
+            isinstance(space, gym.spaces.Sequence) and not space.stack
+            and isinstance(space.feature_space, (gym.spaces.Text, gym.spaces.Discrete, gym.spaces.Box))
+            and (not isinstance(space.feature_space, gym.spaces.Box) or space.feature_space.shape == ())):
+        return lambda x: x if isinstance(x, tuple) else deepcopy(x)
+    if isinstance(space, gym.spaces.Box):
+        return lambda x: x.copy() if isinstance(x, np.ndarray) else deepcopy(x)
+    return deepcopy
+
+
+def make_vector_env(id: str | None = None, num_envs: int = 1, *, asynchronous: bool = False,
+                    autoreset_mode: str | None = None, env_id: str | None = None, **env_kwargs: Any) -> gym.vector.VectorEnv:
+    """The ``vector_entry_point`` of every treegym id: ``num_envs`` sub-envs made with ``gym.make``.
+
+    Gymnasium calls it as ``entry(num_envs=n, **kwargs)`` without the id, so each registration
+    binds its id (``functools.partial``); ``env_id`` is accepted as a synonym. ``asynchronous``:
+    sub-envs in worker processes (``AsyncVectorEnv`` with ``shared_memory=False``), else a
+    :class:`ForkVectorEnv`.
+    """
+    env_id = id or env_id
+    if not env_id:
+        raise ValueError("make_vector_env needs the env id, e.g. make_vector_env('treegym/Game24-v0', 4)")
+    if int(num_envs) < 1:
+        raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+    env_kwargs.pop("max_episode_steps", None)  # treegym envs own their step limit (none is registered)
+    fns = [_Maker(env_id, env_kwargs) for _ in range(int(num_envs))]
+    extra = {} if autoreset_mode is None else {"autoreset_mode": autoreset_mode}
+    if asynchronous:
+        return AsyncVectorEnv(fns, shared_memory=False, **extra)
+    return ForkVectorEnv(fns, **extra)
+
+
+class _Maker:
+    """A picklable ``gym.make(env_id, **kwargs)`` (async workers are spawned processes)."""
+
+    def __init__(self, env_id: str, kwargs: dict[str, Any]):
+        self.env_id, self.kwargs = env_id, dict(kwargs)
+
+    def __call__(self) -> gym.Env:
+        import treegym.envs  # noqa: F401 - registers the ids in a spawned worker
+
+        return gym.make(self.env_id, **self.kwargs)
