@@ -50,10 +50,16 @@ class ALFWorldState:
 
 
 def commands(state: ALFWorldState) -> dict[str, Action]:
-    """Admissible command -> action (the first action offering that command, as the reference picks)."""
-    table: dict[str, Action] = {}
-    for cmd, action in applicable(state.game, state.facts):
-        table.setdefault(cmd, action)
+    """Admissible command -> action (the first action offering that command, as the reference picks).
+
+    Memoised on the (immutable) state, unpickled and not compared: a state restored many times (a
+    search node, a group of forks) or observed and then stepped computes its commands once. Read-only."""
+    table = state.__dict__.get("_commands")
+    if table is None:
+        table = {}
+        for cmd, action in applicable(state.game, state.facts):
+            table.setdefault(cmd, action)
+        object.__setattr__(state, "_commands", table)
     return table
 
 
