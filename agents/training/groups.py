@@ -5,8 +5,8 @@
 :class:`Rollout` values (actions, per-step rewards and observation texts, total reward, success,
 error) in fork order. Every fork starts from exactly ``snap``: the env's own RNG state is part
 of the snapshot, so the continuations differ only where the policy does (sampling temperature,
-seed). ``make_policy(i)`` builds fork ``i``'s policy (anything with ``act(obs, info)``; a
-treegym agent from ``make_agent`` works); its index makes per-fork seeds easy.
+seed). ``make_policy(i)`` builds fork ``i``'s policy (anything with ``act(obs, info)``);
+:class:`AgentFactory` builds treegym agents with per-fork seeds.
 
 Backends (``backend=``):
 
@@ -51,6 +51,19 @@ class Rollout:
         from dataclasses import asdict
 
         return asdict(self)
+
+
+class AgentFactory:
+    """A picklable ``make_policy``: fork ``i`` gets ``make_agent(agent, env_id, llm, seed=seed + i, **options)``
+    (so forks sample differently and reproducibly). The LLM must be picklable for the Ray backend."""
+
+    def __init__(self, agent: str, env_id: str, llm: Any = None, *, seed: int = 0, **options: Any):
+        self.agent, self.env_id, self.llm, self.seed, self.options = agent, env_id, llm, int(seed), options
+
+    def __call__(self, i: int) -> Any:
+        from ..registry import make_agent
+
+        return make_agent(self.agent, self.env_id, self.llm, seed=self.seed + int(i), **self.options)
 
 
 def play_fork(env: gym.Env, snap: Snapshot, policy: Any, index: int, max_steps: int) -> Rollout:

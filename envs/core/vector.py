@@ -15,9 +15,11 @@ work for every env with no further arguments (env kwargs such as ``split=`` pass
   e.g. to start a GRPO group of ``num_envs`` continuations from one state.
 
 ``restore`` and ``copy_state`` return the batched ``(observations, infos)`` of *all* sub-envs, as
-``reset`` does, and clear the restored sub-envs' pending autoreset (a restored state is continued
-by the next ``step``, not reset). A snapshot restored into a state that had already ended stays
-ended: stepping it is up to the env, as after any terminal step.
+``reset`` does. ``restore`` clears the restored sub-envs' pending autoreset: the next ``step``
+continues the restored state (a snapshot of an ended episode stays ended; stepping it is up to
+the env, as after any terminal step). ``copy_state`` gives the copies the source's pending
+autoreset: a copy of a sub-env whose episode just ended is reset by the next ``step``, as the
+source is.
 
 Asynchronous vector envs hold their sub-envs in other processes, where Gymnasium's shared
 memory cannot carry the variable-length ``valid_actions`` Sequence spaces; the entry point's
@@ -76,8 +78,13 @@ class ForkVectorEnv(SyncVectorEnv):
     def copy_state(self, src: int, dst: Sequence[int] | None = None) -> tuple[Any, dict[str, Any]]:
         """Copy sub-env ``src``'s state into ``dst`` (default: every other sub-env); see :meth:`restore`."""
         src = self._check_index(src)
-        targets = [i for i in range(self.num_envs) if i != src] if dst is None else list(dst)
-        return self.restore(self.snapshot(src), targets)
+        targets = [i for i in range(self.num_envs) if i != src] if dst is None else [self._check_index(i) for i in dst]
+        out = self.restore(self.snapshot(src), targets)
+        # a copy of a sub-env whose episode just ended is reset by the next step, as the source is
+        self._autoreset_envs[targets] = self._autoreset_envs[src]
+        self._terminations[targets] = self._terminations[src]
+        self._truncations[targets] = self._truncations[src]
+        return out
 
 
 def _repeat_info(infos: dict[str, Any], src: int, dst: list[int]) -> None:
