@@ -1,7 +1,8 @@
 """``treegym export INPUT... --format dpo|sft|values --out FILE.jsonl``: training data from saved search trees.
 
 INPUTs are saved trees (files or folders of them) and run-record files (``treegym run ...
---save-trees``), whose records name their trees. The line schemas are documented in
+--save-trees``), whose records name their trees (a record without one is replayed into a
+one-path tree). The line schemas are documented in
 ``treegym.agents.training.export`` and the README ("Export training data"). Exit 2 with one
 line naming the problem for an unreadable or foreign input.
 """
@@ -18,7 +19,7 @@ any_float = _number(float, float("-inf"), "a number")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("export", help="training data (DPO pairs, SFT trajectories, value labels) from saved search trees")
     p.add_argument("inputs", nargs="+", metavar="INPUT",
-                   help="a saved tree (.json), a folder of them, or a run-record file (.jsonl) made with --save-trees")
+                   help="a saved tree (.json), a folder of them, or a run-record file (.jsonl); search runs need --save-trees")
     p.add_argument("--format", default="dpo", choices=("dpo", "sft", "values"),
                    help="dpo: step-level preference pairs (TRL prompt/chosen/rejected); sft: winning paths as chat "
                         "messages; values: per-node value labels for process reward models (default dpo)")

@@ -150,3 +150,22 @@ def test_save_trees_refuses_an_agent_that_does_not_search(tmp_path, capsys):
     assert main(["run", GAME24, "--agent", "react", "--llm", "scripted", "--tasks", "900:901", "--save-trees",
                  "--out", str(tmp_path / "r.jsonl"), "--no-progress"]) == 2
     assert "does not search" in capsys.readouterr().err
+
+
+def test_records_without_trees_are_replayed_into_one_path_and_checked(tmp_path, capsys):
+    out = tmp_path / "oracle.jsonl"
+    assert main(["run", GAME24, "--agent", "oracle", "--tasks", "900:903", "--out", str(out), "--no-progress"]) == 0
+    records = read_jsonl(out)
+    sft = tmp_path / "sft.jsonl"
+    assert main(["export", str(out), "--format", "sft", "--out", str(sft)]) == 0
+    rows = read_jsonl(sft)
+    assert len(rows) == sum(r["success"] for r in records) == 3
+    for row, rec in zip(rows, records):
+        assert [m["content"] for m in row["messages"][2::2]] == rec["actions"]
+        assert row["algorithm"] == "oracle" and row["task_id"] == str(rec["task_id"])
+    # a record whose actions do not end as it says (other settings, a changed env) is refused
+    bad = dict(records[0], actions=records[0]["actions"][:1])
+    (tmp_path / "bad.jsonl").write_text(json.dumps(bad) + "\n")
+    assert main(["export", str(tmp_path / "bad.jsonl"), "--format", "sft", "--out", str(tmp_path / "b.jsonl")]) == 0
+    assert "the record says True" in capsys.readouterr().err
+    assert read_jsonl(tmp_path / "b.jsonl") == []

@@ -4,7 +4,8 @@ A saved tree is the JSON ``SearchTree.save`` writes (``format: treegym-search-tr
 ``treegym run ... --save-trees`` or ``--agent-opt tree_out=...``). This module reads it
 tolerantly (unknown fields are ignored, so later additions to the format do not break it)
 into a :class:`SavedTree`, finds the trees behind run records (``agent_stats.tree_json``),
-gives every node a value, and renders the path to a node as chat messages.
+gives every node a value, and renders the path to a node as chat messages. A record without a
+tree (any agent, e.g. ``oracle`` demonstrations) becomes a one-path tree by replaying its actions.
 
 **Node values** (``value_source``):
 
@@ -128,13 +129,63 @@ def _records(path: Path) -> Iterator[tuple[int, dict]]:
             yield i, rec
 
 
+def chain_from_record(rec: dict, source: str) -> SavedTree:
+    """A one-path "tree" for a record without a saved tree: its actions replayed from the same reset
+    (``gym.make(env_id, **env_options)``, ``reset(seed, task_id)``) to recover the observations.
+    :class:`ExportError` when the replay does not end as the record says (other settings, or a
+    changed env)."""
+    import gymnasium as gym
+
+    import treegym.envs  # noqa: F401 - registers the ids
+
+    config = rec.get("config") or {}
+    env_id = str(rec.get("env_id"))
+    try:
+        env = gym.make(env_id, **dict(config.get("env_options") or {}))
+    except Exception as exc:  # noqa: BLE001 - any failure to build the env is the input's problem here
+        raise ExportError(f"{source}: cannot make {env_id} to replay the record: {exc}") from None
+    try:
+        obs, info = env.reset(seed=rec.get("seed"), options={"task_id": rec.get("task_id")})
+        nodes = {0: {"id": 0, "parent": None, "action": None, "text": str(obs.get("text", "")),
+                     "terminal": False, "success": False, "depth": 0, "reward": 0.0}}
+        for i, action in enumerate(rec.get("actions") or (), 1):
+            obs, reward, term, trunc, info = env.step(action)
+            nodes[i] = {"id": i, "parent": i - 1, "action": str(action), "text": str(obs.get("text", "")),
+                        "terminal": bool(term or trunc), "success": bool(info.get("success")), "depth": i,
+                        "reward": float(reward)}
+        instruction = str(obs.get("instruction", "")) if isinstance(obs, dict) else ""
+    finally:
+        env.close()
+    last = nodes[max(nodes)]
+    if last["success"] != bool(rec.get("success")):
+        raise ExportError(f"{source}: replaying the record's {len(nodes) - 1} actions ends with success="
+                          f"{last['success']}, the record says {rec.get('success')} (made with other settings?)")
+    tree = SavedTree(source=source, algorithm=str(rec.get("agent") or ""), env_id=env_id,
+                     task_id=str(rec.get("task_id")), instruction=instruction, chosen=max(nodes), nodes=nodes,
+                     children={i: ([i + 1] if i + 1 in nodes else []) for i in nodes})
+    tree.record_success = bool(rec.get("success"))
+    return tree
+
+
 def trees_from_records(path: Path, warn: Any) -> list[SavedTree]:
     """The saved trees the records of ``path`` name (``agent_stats.tree_json``), each checked to
-    belong to its record (same env and task); a missing or mismatched tree is skipped with a warning."""
-    out = []
+    belong to its record (same env, task and algorithm); a missing or mismatched tree is skipped with
+    a warning. Of several records of one episode (a rerun) the last one counts. A record with no tree (any agent) becomes a one-path tree by replay (:func:`chain_from_record`)."""
+    from ..runs import record_key
+
+    latest: dict[Any, tuple[int, dict]] = {}  # a rerun's record supersedes the one it replaced
     for line, rec in _records(path):
+        latest[record_key(rec) or ("line", line)] = (line, rec)
+    out = []
+    for line, rec in sorted(latest.values(), key=lambda x: x[0]):
         tree_path = (rec.get("agent_stats") or {}).get("tree_json")
         if not tree_path:
+            # an episode cut short by infrastructure (LLM, connection, a crash) says nothing about its actions
+            if rec.get("actions") and rec.get("error_kind") not in ("llm", "infra", "exception"):
+                try:
+                    out.append(chain_from_record(rec, f"{path}:{line}"))
+                except ExportError as exc:
+                    warn(f"{exc}; skipped")
             continue
         candidate = Path(tree_path)
         if not candidate.is_absolute() and not candidate.exists():
@@ -143,14 +194,16 @@ def trees_from_records(path: Path, warn: Any) -> list[SavedTree]:
             warn(f"{path}:{line}: the tree {tree_path} is gone; skipped")
             continue
         tree = load_tree(candidate)
-        if (tree.env_id, tree.task_id) != (str(rec.get("env_id")), str(rec.get("task_id"))):
-            warn(f"{path}:{line}: {candidate} holds {tree.env_id} task {tree.task_id!r}, not this record's "
-                 f"{rec.get('env_id')} task {rec.get('task_id')!r} (overwritten by another run?); skipped")
+        if (tree.env_id, tree.task_id, tree.algorithm) != (str(rec.get("env_id")), str(rec.get("task_id")),
+                                                           str(rec.get("agent"))):
+            warn(f"{path}:{line}: {candidate} holds a {tree.algorithm} tree of {tree.env_id} task {tree.task_id!r}, "
+                 f"not this record's {rec.get('agent')} on {rec.get('env_id')} task {rec.get('task_id')!r} "
+                 "(overwritten by another run?); skipped")
             continue
         tree.record_success = bool(rec.get("success")) if rec.get("success") in (True, False) else None
         out.append(tree)
     if not out:
-        warn(f"{path}: no record names a saved tree; run the search agent with --save-trees")
+        warn(f"{path}: no record gave a tree (search agents: run with --save-trees)")
     return out
 
 
