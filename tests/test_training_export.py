@@ -71,6 +71,11 @@ def test_run_save_trees_then_export_dpo_loads_with_datasets_in_trl_format(tmp_pa
         assert set(inner) == {"role", "content"}, feature
     assert ds[0]["prompt"] == rows[0]["prompt"]
 
+    for fmt in ("sft", "values", "prm"):  # every format loads as a dataset
+        path = tmp_path / f"{fmt}.jsonl"
+        assert main(["export", str(records), "--format", fmt, "--out", str(path)]) == 0
+        assert datasets.load_dataset("json", data_files=str(path), split="train").num_rows == len(read_jsonl(path)) > 0
+
     again = tmp_path / "again.jsonl"  # deterministic: the same bytes twice
     assert main(["export", str(records), "--format", "dpo", "--min-gap", "0.3", "--out", str(again)]) == 0
     assert again.read_bytes() == dpo.read_bytes()
@@ -90,6 +95,12 @@ def test_every_algorithms_tree_exports_all_formats(tmp_path, agent):
     assert len(sft) == len(wins)
     for row in sft:
         assert row["messages"][-1]["role"] == "assistant" and row["steps"] == len(row["messages"][2::2])
+    prm = list(export_lines(trees, ExportOptions(format="prm")))
+    assert len(prm) == sum(1 for t in trees for n in t.nodes.values() if n["terminal"])  # outcome: all valued
+    for row in prm:
+        assert isinstance(row["prompt"], str) and len(row["completions"]) == len(row["labels"]) == len(row["values"])
+        assert all(isinstance(c, str) for c in row["completions"]) and all(isinstance(b, bool) for b in row["labels"])
+        assert row["labels"][-1] == row["success"]  # a terminal node's outcome value is its own verdict
     # the search's own values: every pair respects the gap, in the algorithm's units
     for opts in (ExportOptions(value_source="search", min_gap=1e-6), ExportOptions(min_gap=0.25)):
         for row in export_lines(trees, opts):

@@ -1,6 +1,6 @@
 """Training data from saved search trees: DPO pairs, SFT trajectories and per-node value labels.
 
-``treegym export INPUT... --format dpo|sft|values --out FILE.jsonl`` (``scripts/cmd_export.py``)
+``treegym export INPUT... --format dpo|sft|values|prm --out FILE.jsonl`` (``scripts/cmd_export.py``)
 calls :func:`export`. Inputs are saved trees (files or folders) and run-record files whose
 records name their tree (``treegym run ... --save-trees``); see ``trees.py`` for how trees are
 read, how node values are defined (``--value outcome|search``) and how a path becomes chat
@@ -28,7 +28,14 @@ search played this path), ``steps``, ``reward`` (the last step's reward).
 **values** - one line per non-root node, for process reward models: ``prompt`` (the
 conversation to the node's parent), ``completion`` (the node's ``assistant`` action),
 ``value`` (float or null), ``label`` (``value >= label_threshold``; null when the value is),
-``node_id``, ``parent_id``, ``depth``, ``visits``, ``terminal``, ``success``.
+``node_id``, ``parent_id``, ``depth``, ``visits``, ``terminal``, ``success``. Lines with a
+label are TRL's conversational unpaired-preference format (``KTOTrainer``).
+
+**prm** - TRL's stepwise-supervision format (``PRMTrainer``), one line per path to a terminal
+node whose steps all have a value: ``prompt`` (the system text and the first observation, a
+string), ``completions`` (one string per step: the action, a newline, the observation it
+led to), ``labels`` (per step, ``value >= label_threshold``), ``values``, ``node_id`` (the
+terminal node), ``success``.
 """
 from __future__ import annotations
 
@@ -40,7 +47,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from .trees import ExportError, SavedTree, conversation, load_inputs, node_values, system_prompt
 
-FORMATS = ("dpo", "sft", "values")
+FORMATS = ("dpo", "sft", "values", "prm")
 
 
 @dataclass(frozen=True)
@@ -119,8 +126,25 @@ def value_labels(tree: SavedTree, opts: ExportOptions, system: str | None) -> It
                "success": bool(node.get("success")), **_provenance(tree, opts)}
 
 
+def prm_paths(tree: SavedTree, opts: ExportOptions, system: str | None) -> Iterator[dict[str, Any]]:
+    """TRL's stepwise-supervision lines (``PRMTrainer``), one per path to a terminal node (see module docstring)."""
+    values = node_values(tree, opts.value_source)
+    for i in sorted(tree.nodes):
+        if not tree.nodes[i].get("terminal") or tree.nodes[i].get("parent") is None:
+            continue
+        steps = tree.path(i)[1:]
+        if any(values[n["id"]] is None for n in steps):
+            continue
+        first = conversation(tree, tree.root["id"], None)[0]["content"]
+        yield {"prompt": f"{system}\n\n{first}" if system else first,
+               "completions": [f"{n.get('action') or ''}\n{tree.text(n)}" for n in steps],
+               "labels": [bool(values[n["id"]] >= opts.label_threshold) for n in steps],
+               "values": [float(values[n["id"]]) for n in steps], "node_id": i,
+               "success": bool(tree.nodes[i].get("success")), **_provenance(tree, opts)}
+
+
 _BUILDERS: dict[str, Callable[[SavedTree, ExportOptions, str | None], Iterator[dict]]] = {
-    "dpo": dpo_pairs, "sft": sft_trajectories, "values": value_labels,
+    "dpo": dpo_pairs, "sft": sft_trajectories, "values": value_labels, "prm": prm_paths,
 }
 
 
