@@ -10,6 +10,11 @@ every env step, so no algorithm needs to know it exists. It tracks
 * ``llm_calls`` and ``tokens`` spent by the search (its budgeted LLM's usage),
 * ``since_improvement``: expansions since ``best_value`` last rose.
 
+The best value is re-read from the tree every ``nodes / 32`` expansions (every expansion while
+the tree has under 64 nodes), so its cost per expansion stays bounded as a tree grows; a rise
+is therefore seen up to that many expansions late (``best_at_expansion`` is when it was seen),
+and the tree is always re-read before patience stops a search.
+
 **Patience.** With ``patience=N`` (the ``patience`` option of every search agent,
 ``--agent-opt patience=N``), the search stops with ``search_stopped == "patience"`` once the
 best value has not risen for N expansions in a row (the tree so far is kept and the best
@@ -27,6 +32,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Mapping
 
 Listener = Callable[[dict[str, Any]], None]
+SCAN_SHARE = 32  # the best value is re-read every (nodes / SCAN_SHARE) expansions
 _LISTENERS: list[Listener] = []
 _LOCK = threading.Lock()
 
@@ -86,11 +92,14 @@ class SearchTelemetry:
         usage = getattr(hooks.llm, "usage", None)
         if usage is not None:
             self.llm_calls, self.tokens = int(usage.calls), int(usage.total_tokens)
-        best = self._best(tree.nodes) if tree is not None else None
-        if best is not None and (self.best_value is None or best > self.best_value + 1e-12):
-            self.best_value, self.best_at_expansion, self.since_improvement = best, self.expansions, 0
-        else:
-            self.since_improvement += 1
+        self.since_improvement += 1
+        # Reading every node's value costs O(nodes): do it every nodes/SCAN_SHARE expansions (so the
+        # cost per expansion stays bounded as the tree grows), and always before patience may stop.
+        due = self.patience and self.since_improvement >= self.patience
+        if tree is not None and (due or self.expansions % max(1, self.nodes // SCAN_SHARE) == 0):
+            best = self._best(tree.nodes)
+            if best is not None and (self.best_value is None or best > self.best_value + 1e-12):
+                self.best_value, self.best_at_expansion, self.since_improvement = best, self.expansions, 0
         _notify(self.as_dict())
         if self.patience and self.since_improvement >= self.patience:
             raise PatienceExhausted(f"the best value has not improved for {self.since_improvement} expansions")
