@@ -32,7 +32,7 @@ import gymnasium as gym
 
 import treegym.envs as te
 
-from .bench_rollback import choose_action
+from treegym.scripts.bench_rollback import choose_action
 
 DEFAULT_ENVS = ("treegym/WebShop-v0", "treegym/ALFWorld-v0")
 TARGET = 100.0
