@@ -119,10 +119,13 @@ def test_outcome_values_are_the_share_of_successful_ends_below(tmp_path):
 
 
 @pytest.mark.parametrize("env_id", ["treegym/WebShop-v0", "treegym/ALFWorld-v0", "treegym/ToolBench-v0",
-                                    "treegym/RestBench-v0", "treegym/ToolTasks-v0", "treegym/BMoCA-v0"])
+                                    "treegym/RestBench-v0", "treegym/ToolTasks-v0", "treegym/BMoCA-v0",
+                                    "treegym/TextWorld-v0"])
 def test_export_works_on_every_env_family(tmp_path, env_id):
     from treegym.envs import env_class
 
+    if "TextWorld" in env_id:
+        pytest.importorskip("textworld", reason="the textworld extra is not installed")
     split = "valid_unseen" if "ALFWorld" in env_id else "test"
     task = env_class(env_id).split_task_ids(split)[0]
     records = run_with_trees(tmp_path, "mcts", tasks=str(task), env=env_id, budget="25",

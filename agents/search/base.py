@@ -125,6 +125,7 @@ class SearchTree:
         self.value_name = value_name
         self.env_id = env_id
         self.chosen: SearchNode | None = None
+        self.task_id: Any = root.info.get("task_id") if isinstance(root.info, dict) else None
         self.add(root)
 
     def add(self, node: SearchNode) -> SearchNode:
@@ -148,7 +149,7 @@ class SearchTree:
             "value_name": self.value_name,
             "instruction": str(self.root.observation.get("instruction", ""))[:500]
             if isinstance(self.root.observation, dict) else "",
-            "task_id": _json_safe(self.root.info.get("task_id")),
+            "task_id": _json_safe(self.task_id),
             "chosen": self.chosen.id if self.chosen is not None else None,
             "nodes": [
                 {
@@ -624,6 +625,9 @@ class SearchAgent(BasePolicy):
         hooks = SearchConfig(self.env, self.prompts, self._llm_view, **self.hook_options)
         root = hooks.make_root(observation, info)
         tree = SearchTree(root, algorithm=self.name, value_name=self.value_name, env_id=self.env_id)
+        if tree.task_id is None:  # an env whose info does not name its task: its current task
+            task = getattr(getattr(self.env, "unwrapped", self.env), "task", None)
+            tree.task_id = task if isinstance(task, (str, int)) else getattr(task, "task_id", None)
         hooks.tree = tree
         hooks.telemetry = telemetry = SearchTelemetry(self.name, self.patience)
         digest = hashlib.sha256(f"{self.seed}:{observation.get('instruction', '')}:{root.text}".encode()).digest()
@@ -669,7 +673,7 @@ class SearchAgent(BasePolicy):
         if llm_error:
             self._stats["search_llm_error"] = llm_error[:500]
         if self.tree_out:
-            task = info.get("task_id", hashlib.sha256(root.text.encode()).hexdigest()[:8])
+            task = tree.task_id if tree.task_id is not None else hashlib.sha256(root.text.encode()).hexdigest()[:8]
             path = str(self.tree_out).replace("{episode}", str(self.episode)).replace("{task}", str(task))
             self._stats["tree_json"] = str(tree.save(path))
         return self.result
