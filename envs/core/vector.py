@@ -6,6 +6,8 @@ Every treegym id registers :func:`make_vector_env` as its ``vector_entry_point``
     vec = gym.make_vec("treegym/WebShop-v0", 4, asynchronous=True)  # an AsyncVectorEnv in processes
 
 work for every env with no further arguments (env kwargs such as ``split=`` pass through).
+Gymnasium refuses ``wrappers=`` for an entry point; with wrappers, use
+``vectorization_mode="sync"`` (a plain ``SyncVectorEnv``, not fork-aware).
 
 :class:`ForkVectorEnv` is a ``SyncVectorEnv`` whose sub-envs can be forked:
 
