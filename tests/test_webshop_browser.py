@@ -1,4 +1,15 @@
-"""The WebShop site in a real headless Chromium: search and buy by clicking, screenshot the pages.
+"""The WebShop site in a real headless Chromium, driven the way upstream's site env (selenium) drives
+princeton-nlp/WebShop: screenshots of the pages, and the same page text, clickables and reward as our env.
+
+Upstream's ``WebAgentSiteEnv`` (read from its documented interface): it opens
+``http://127.0.0.1:3000/<session>``; reads the instruction from
+``#instruction-text h4`` in the page source; searches by typing into
+``#search_input`` and submitting its form; collects clickables from elements of
+class ``btn`` and ``product-link`` (keyed by their text as shown) and
+``input[type='radio']`` (keyed by ``value``); clicks them (a JavaScript click
+when the element cannot be clicked directly, as its hidden radio inputs); reads
+the reward from ``#reward pre``; its ``text`` observation is the page source's
+visible strings joined by ``" [SEP] "``.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` (``scripts/install_browser.sh``)
 and selenium (the ``browser`` extra). Selenium Manager is not used: the driver
@@ -11,9 +22,10 @@ import shutil
 
 import pytest
 from support.browser import browser_missing, start_chromium
+from support.upstream_webshop import instruction_text, page_reward, text_simple
 
-from treegym.envs.webshop.engine import WebShopEngine
-from treegym.envs.webshop.reward import get_reward
+from treegym.envs.webshop.engine import INSTRUCTION_LABEL
+from treegym.envs.webshop.env import WebShopEnv
 from treegym.servers.webshop import create_app
 from treegym.servers.webshop.run import serve_in_thread
 
@@ -30,68 +42,93 @@ def browser(tmp_path_factory):
     driver.quit()
 
 
-def test_search_and_buy_by_clicking(browser, catalog, tmp_path):
-    from selenium.webdriver.common.by import By
+class SiteEnvStyle:
+    """The moves of upstream's site env, on one browser."""
 
-    engine = WebShopEngine(catalog)
-    goal = next(g for g in catalog.goals if g.goal_options and get_reward(
-        catalog.product(g.asin), g, catalog.product(g.asin).price,
-        dict(engine.goal_option_values(g)))[0] == 1.0)
-    query = engine.expert_query(engine.new_session(goal.index))
+    def __init__(self, browser):
+        self.browser = browser
 
-    def click(role: str, text: str) -> None:
-        """Click the element and wait until the browser has loaded the page the form post leads to."""
+    def _then_wait_for_the_next_page(self, act) -> None:
         from selenium.common.exceptions import WebDriverException
+        from selenium.webdriver.common.by import By
         from selenium.webdriver.support.ui import WebDriverWait
 
-        old_page = browser.find_element(By.TAG_NAME, "main")
+        old = self.browser.find_element(By.TAG_NAME, "body")
+        act()
 
         def old_page_gone(_driver) -> bool:
-            # Chrome reports a node of an unloading document either as stale or, in a race,
-            # as "Node with given id does not belong to the document": both mean it is gone
+            # Chrome reports a node of an unloaded document as stale or, in a race, as not in the document
             try:
-                old_page.is_enabled()
+                old.is_enabled()
             except WebDriverException:
                 return True
             return False
 
-        for el in browser.find_elements(By.CSS_SELECTOR, f'[data-node="{role}"]'):
-            if el.text.strip().lower() == text.lower():
+        WebDriverWait(self.browser, 120).until(old_page_gone)  # a bound so a broken page fails, never hangs
+
+    def clickables(self) -> dict:
+        from selenium.webdriver.common.by import By
+
+        table = {b.text: b for b in self.browser.find_elements(By.CLASS_NAME, "btn")
+                 + self.browser.find_elements(By.CLASS_NAME, "product-link")}
+        for opt in self.browser.find_elements(By.CSS_SELECTOR, "input[type='radio']"):
+            table[opt.get_attribute("value")] = opt
+        return table
+
+    def step(self, action: str) -> None:
+        from selenium.common.exceptions import ElementNotInteractableException
+        from selenium.webdriver.common.by import By
+
+        verb, _, arg = action[:-1].partition("[")
+        if verb == "search":
+            box = self.browser.find_element(By.ID, "search_input")
+            box.send_keys(arg)
+            self._then_wait_for_the_next_page(box.submit)
+            return
+        el = self.clickables()[arg]
+
+        def click() -> None:
+            try:
                 el.click()
-                # a generous bound so a broken page fails the test instead of hanging it
-                WebDriverWait(browser, 120).until(old_page_gone)
-                return
-        raise AssertionError(f"no {role} {text!r} on the page: {browser.page_source[:500]}")
+            except ElementNotInteractableException:
+                self.browser.execute_script("arguments[0].click();", el)
+
+        self._then_wait_for_the_next_page(click)
+
+
+def test_upstream_site_env_moves_see_what_the_env_reports(browser, catalog, tmp_path):
+    env = WebShopEnv(catalog=catalog, split="all")
+    site_env = SiteEnvStyle(browser)
+    goals = [g.index for g in catalog.goals[:40] if catalog.product(g.asin).options][:2]
+    with serve_in_thread(create_app(catalog)) as site:
+        for goal in goals:
+            obs, info = env.reset(options={"task_id": goal})
+            browser.get(f"{site.url}/fixed_{goal}")
+            assert instruction_text(browser.page_source) == INSTRUCTION_LABEL + obs["instruction"]
+            reward = 0.0
+            while (action := env.unwrapped.expert_action()) is not None:
+                if action == "click[Buy Now]":
+                    shot = tmp_path / f"item-{goal}.png"
+                    assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+                site_env.step(action)
+                obs, reward, *_rest, info = env.step(action)
+                assert text_simple(browser.page_source) == obs["text"]
+                assert [k.lower() for k in site_env.clickables()] == \
+                    [c.lower() for c in info["available_actions"]["clickables"]]
+            assert info["page"] == "done" and page_reward(browser.page_source) == reward > 0
+            if os.environ.get("TREEGYM_SCREENSHOT_DIR"):  # to look at the pages after a run
+                shutil.copy(tmp_path / f"item-{goal}.png",
+                            os.path.join(os.environ["TREEGYM_SCREENSHOT_DIR"], f"webshop_item_{goal}.png"))
+
+
+def test_a_person_starts_from_the_start_page(browser, catalog):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     with serve_in_thread(create_app(catalog)) as site:
         browser.get(site.url + "/")
-        browser.find_element(By.NAME, "goal").send_keys(str(goal.index))
+        browser.find_element(By.NAME, "goal").send_keys("5")
         browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-        from selenium.webdriver.support.ui import WebDriverWait
-
-        WebDriverWait(browser, 120).until(lambda d: "/s/" in d.current_url)
-        assert browser.find_element(By.CSS_SELECTOR, '[data-node="instruction"]').text == \
-            " ".join(goal.instruction_text.split())
-
-        box = browser.find_element(By.NAME, "q")
-        box.send_keys(query)
-        click("searchbox", "Search")
-        assert browser.find_element(By.CSS_SELECTOR, "main").get_attribute("data-page") == "results"
-        browser.save_screenshot(str(tmp_path / "results.png"))
-        click("product", goal.asin)
-        for _name, value in engine.goal_option_values(goal):
-            click("option", value)
-        selected = [el.text for el in browser.find_elements(By.CSS_SELECTOR, '[data-node="option"][data-clicked="1"]')]
-        assert selected == [v for _, v in engine.goal_option_values(goal)]
-        shot = tmp_path / "item.png"
-        assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
-        if os.environ.get("TREEGYM_SCREENSHOT_DIR"):  # to look at the pages after a run
-            shutil.copy(shot, os.path.join(os.environ["TREEGYM_SCREENSHOT_DIR"], "webshop_item.png"))
-            shutil.copy(tmp_path / "results.png", os.path.join(os.environ["TREEGYM_SCREENSHOT_DIR"], "webshop_results.png"))
-        click("button", "Buy Now")
-
-        assert "Thank you for shopping with us!" in browser.page_source
-        texts = [el.text for el in browser.find_elements(By.CSS_SELECTOR, "[data-node]")]
-        assert texts[texts.index("Your score (min 0.0, max 1.0)") + 1] == "1"
-        assert goal.asin in texts
-        browser.save_screenshot(str(tmp_path / "done.png"))
+        WebDriverWait(browser, 120).until(lambda d: d.find_elements(By.ID, "search_input"))
+        h4 = browser.find_element(By.CSS_SELECTOR, "#instruction-text h4").text
+        assert h4.split() == (INSTRUCTION_LABEL + catalog.goal(5).instruction_text).split()

@@ -69,8 +69,9 @@ def test_item_page_options_tabs_and_navigation(engine, catalog):
     s, _ = run(engine, engine.new_session(goal.index), f"search[{p.name}]", f"click[{p.asin.lower()}]")
     assert s.page == "item" and s.asin == p.asin and s.visited == (p.asin,)
     clickables = engine.available_actions(s)["clickables"]
-    assert clickables[:2] == ["back to search", "< prev"]
-    assert clickables[-4:] == ["description", "features", "reviews", "buy now"]
+    # upstream's order: buttons, then product links, then option values (as they are)
+    assert clickables[:6] == ["back to search", "< prev", "description", "features", "reviews", "buy now"]
+    assert clickables[6:] == list(dict.fromkeys(v for _, values in p.options for v in values))
     name, values = p.options[0]
     s, _ = engine.step(s, f"click[{values[0].upper()}]")  # case-insensitive, like upstream
     assert dict(s.options)[name] == values[0]
@@ -116,7 +117,7 @@ def test_buy_now_ends_the_episode_with_the_reward(engine, catalog):
     info = engine.info(s)
     assert info["success"] is True and info["reward_parts"]["r_type"] == 1.0
     text = render_text(engine.page_nodes(s))
-    assert text.startswith("Thank you for shopping with us!") and text.endswith("Your score (min 0.0, max 1.0) [SEP] 1")
+    assert text.startswith("Thank you for shopping with us!") and text.endswith("Your score (min 0.0, max 1.0) [SEP] 1.0")
     after, r = engine.step(s, "click[Buy Now]")
     assert r == 0.0 and after.done and "episode is over" in after.notice
     assert engine.valid_actions(s) == ()
@@ -192,7 +193,7 @@ def test_random_garbage_never_raises(engine):
             a = "".join(rng.choice(alphabet, size=int(rng.integers(0, 30))))
         s, r = engine.step(s, a)
         assert 0.0 <= r <= 1.0
-        render_html(engine.page_nodes(s))
+        render_html(engine.page_nodes(s), s, engine.catalog)
         if s.done:
             s = engine.reset_session(s)
     s, _ = engine.step(s, None)  # not even a string
@@ -238,7 +239,7 @@ def test_html_parses_back_to_the_same_page(engine, page_actions):
         s, _ = engine.step(s, engine.expert_action(s))
     s, _ = engine.step(s, "click[<b>&\"odd\"</b>]")  # a notice with markup characters
     nodes = engine.page_nodes(s)
-    html = render_html(nodes, base="/s/x", page=s.page)
+    html = render_html(nodes, s, engine.catalog, sid="x")
     assert parse_html(html) == nodes
     assert parse_page_kind(html) == s.page
     assert "<b>" not in html  # escaped

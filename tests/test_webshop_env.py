@@ -97,7 +97,7 @@ def test_other_observation_modes(catalog, mode):
     if mode == "text_rich":
         assert "[button] Back to Search [button_]" in obs["text"].splitlines()
     else:
-        assert obs["text"].startswith("<!doctype html>") and 'data-node="product"' in obs["text"]
+        assert obs["text"].startswith("<!DOCTYPE html>") and 'class="product-link"' in obs["text"]
 
 
 def _same_info(a: dict, b: dict) -> bool:

@@ -15,7 +15,7 @@ import urllib.request
 import pytest
 
 from treegym.envs.webshop.engine import WebShopEngine
-from treegym.envs.webshop.render import parse_html, render_text
+from treegym.envs.webshop.render import render_text
 from treegym.servers.webshop import SessionStore, create_app
 from treegym.servers.webshop.run import serve_in_thread
 
@@ -90,26 +90,27 @@ def test_errors_are_json_and_say_what_to_do(site):
 
 
 def test_browsing_with_forms_buys_a_product(site, catalog):
-    """What a person does: start, search, click through, buy - all by form posts and redirects."""
-    opener = urllib.request.build_opener()
-    resp = opener.open(urllib.request.Request(f"{site.url}/start", data=b"goal=0", method="POST"))
-    page_url = resp.geturl()
-    assert re.search(r"/s/[A-Za-z0-9_-]+$", page_url)
-    sid = page_url.rsplit("/", 1)[1]
+    """What a person does: start, search, click through, buy - by forms and links, on the session the
+    start page made, which the JSON API sees too."""
+    from support.upstream_webshop import UpstreamStyleClient
+
+    resp = urllib.request.urlopen(urllib.request.Request(f"{site.url}/start", data=b"goal=0", method="POST"))
+    sid = resp.geturl().rsplit("/", 1)[1]
+    assert re.fullmatch(r"[A-Za-z0-9_-]+", sid)
     html = resp.read().decode()
-    assert 'name="q"' in html and catalog.goal(0).instruction_text.split()[0] in html
+    assert 'id="search_input"' in html and 'name="search_query"' in html
+    assert catalog.goal(0).instruction_text.split()[0] in html
+    shopper = UpstreamStyleClient(site.url)
+    shopper.reset(sid)
     for _ in range(12):
         action = call(f"{site.url}/api/sessions/{sid}/expert")[1]["action"]
         if action is None:
             break
-        verb, arg = action[:-1].split("[", 1)
-        form = urllib.parse.urlencode({"q": arg} if verb == "search" else {"target": arg}).encode()
-        resp = opener.open(urllib.request.Request(f"{site.url}/s/{sid}/{verb}", data=form, method="POST"))
-        assert resp.geturl() == page_url  # 303 back to the session page
-        html = resp.read().decode()
-    assert "Thank you for shopping with us!" in html
-    texts = [n.text for n in parse_html(html)]
-    assert texts[texts.index("Your score (min 0.0, max 1.0)") + 1] != ""
+        shopper.step(action)
+        assert call(f"{site.url}/s/{sid}")[1] == shopper.html  # /s/<id> leads to the page the session is on
+    assert "Thank you for shopping with us!" in shopper.html
+    state = call(f"{site.url}/api/sessions/{sid}")[1]["state"]
+    assert state["done"] and shopper.reward() == state["reward"] > 0
 
 
 def test_start_page_and_health(site):
@@ -119,6 +120,12 @@ def test_start_page_and_health(site):
     assert status == 200 and health["status"] == "ok" and health["goals"] > 0
     status, err = call(f"{site.url}/start", "POST", raw=b"goal=abc", content_type="application/x-www-form-urlencoded")
     assert status == 400 and "whole number" in err["error"]
+    for bad in ("²".encode(), "٣".encode(), b"99999999999", b"-1"):  # str.isdigit() is True for the first two
+        status, err = call(f"{site.url}/start", "POST", raw=b"goal=" + bad,
+                           content_type="application/x-www-form-urlencoded")
+        assert status == 400 and "whole number" in err["error"], (bad, status, err)
+    status, err = call(f"{site.url}/start", "POST", raw=b"goal=999999", content_type="application/x-www-form-urlencoded")
+    assert status == 400 and "not a goal index" in err["error"]
 
 
 def test_store_expires_and_bounds_sessions(catalog):
@@ -191,6 +198,14 @@ def test_treegym_serve_runs_the_site(catalog):
         assert m, line + proc.stderr.read()
         status, health = call(f"http://127.0.0.1:{m.group(1)}/api/health")
         assert status == 200 and health["status"] == "ok"
+        # upstream's text env's way in: its server asks for goal 4's search page (the site's fixed_4)
+        from support.upstream_webshop import instruction_text
+
+        from treegym.servers.webshop.upstream_client import SiteServer
+
+        html, url, status = SiteServer(f"http://127.0.0.1:{m.group(1)}").receive("abc", None, session_int=4)
+        assert url.endswith("/fixed_4") and status == {"reward": 0.0, "done": False}
+        assert instruction_text(html) == "Instruction: " + " ".join(catalog.goal(4).instruction_text.split())
     finally:
         proc.terminate()
         proc.wait()
@@ -209,7 +224,7 @@ def test_the_site_is_the_session_server_with_observation_variants(site, catalog)
     assert health["variants"] == ["text", "text_rich", "html"]
     assert call(f"{site.url}/api/tasks")[1]["splits"]["test"] == list(catalog.split("test"))
     status, made = call(f"{site.url}/api/sessions", "POST", {"task_id": 4, "variant": "html"})
-    assert status == 201 and made["observation"]["text"].startswith("<!doctype html>")
+    assert status == 201 and made["observation"]["text"].startswith("<!DOCTYPE html>")
     sid = made["session_id"]
     expert = call(f"{site.url}/api/sessions/{sid}/expert")[1]
     gold = engine.expert(engine.new_session(4))

@@ -45,6 +45,7 @@ PAGE_SEARCH, PAGE_RESULTS, PAGE_ITEM, PAGE_SUB, PAGE_DONE = "search", "results",
 PAGE_KINDS = (PAGE_SEARCH, PAGE_RESULTS, PAGE_ITEM, PAGE_SUB, PAGE_DONE)
 BACK_TO_SEARCH, NEXT_PAGE, PREV_PAGE, BUY_NOW = "Back to Search", "Next >", "< Prev", "Buy Now"
 SUB_PAGES = ("Description", "Features", "Reviews")
+INSTRUCTION_LABEL = "Instruction: "  # upstream's #instruction-text h4 reads "Instruction: <goal>"
 SEARCH_TEMPLATE = "search[...]"   # how valid_actions lists the search bar
 ACTION_TEMPLATES = ("search[<query>]",)  # the free-text action (contract.py's action_templates)
 GOLD_PATH_LIMIT = 30      # actions the expert plans at most (a gold path takes 3-8)
@@ -181,7 +182,7 @@ class WebShopEngine:
             nodes = self.page_nodes(session)
             if len(self._renders) >= self._PAGE_CACHE_SIZE:
                 self._renders.clear()
-            hit = self._renders[session] = (render(nodes, self.observation_mode, base="/s/local", page=session.page),
+            hit = self._renders[session] = (render(nodes, self.observation_mode, session, self.catalog),
                                             valid_actions_from_nodes(nodes))
         obs = {"text": hit[0], "instruction": self.instruction(session), "valid_actions": hit[1]}
         return obs, self.info(session)
@@ -290,7 +291,7 @@ class WebShopEngine:
             return tuple(nodes)
         if session.page == PAGE_SEARCH:
             nodes.append(Node("heading", "WebShop"))
-        nodes.append(Node("label", "Instruction:", group="instruction"))
+        nodes.append(Node("label", INSTRUCTION_LABEL, group="instruction"))
         nodes.append(Node("instruction", self.instruction(session), group="instruction"))
         if session.page == PAGE_SEARCH:
             nodes.append(Node("searchbox", "Search"))
@@ -372,7 +373,8 @@ class WebShopEngine:
 
     # ------------------------------------------------------------------ actions
     def available_actions(self, session: Session) -> dict[str, Any]:
-        """Upstream's ``get_available_actions``: ``has_search_bar`` and lower-case ``clickables``."""
+        """Upstream's ``get_available_actions`` on this page: ``has_search_bar`` and ``clickables``
+        (see :func:`available_actions_from_nodes`)."""
         return available_actions_from_nodes(self.page_nodes(session))
 
     def valid_actions(self, session: Session) -> tuple[str, ...]:
@@ -425,9 +427,8 @@ class WebShopEngine:
         if hit.role == "option":
             return self._select_option(s, hit.text), 0.0
         name = hit.text
-        if name == BACK_TO_SEARCH:
-            return replace(s, page=PAGE_SEARCH, query="", results=(), page_num=1, asin="", options=(),
-                           sub_page=""), 0.0
+        if name == BACK_TO_SEARCH:  # a fresh start, as upstream's (it forgets the visited products too)
+            return self.reset_session(s), 0.0
         if name == NEXT_PAGE:
             return replace(s, page_num=s.page_num + 1), 0.0
         if name == PREV_PAGE:
@@ -624,14 +625,22 @@ def bounded_action(action: Any) -> str:
 
 
 def format_reward(reward: float) -> str:
-    """The score as the done page shows it (4 decimals, trailing zeros dropped)."""
-    return f"{reward:.4f}".rstrip("0").rstrip(".") if reward else "0.0"
+    """The score as the done page shows it: Python's ``str`` of the float, as upstream's page, so a
+    client reading it back with ``float()`` gets exactly the reward."""
+    return str(float(reward))
 
 
 def available_actions_from_nodes(nodes: tuple[Node, ...]) -> dict[str, Any]:
+    """Upstream's ``get_available_actions`` over the page: the buttons' texts (the search button's
+    ``search`` included) lower-cased in page order, then the product links' lower-cased, then the
+    option values as they are; a text seen before keeps its first place (upstream keys a dict by it)."""
     has_search_bar = any(n.role == "searchbox" for n in nodes)
-    clickables = (["search"] if has_search_bar else []) + [n.text.lower() for n in nodes if n.role in CLICKABLE_ROLES]
-    return {"has_search_bar": has_search_bar, "clickables": clickables}
+    keys: dict[str, None] = {}
+    for roles, lower in ((("searchbox", "button"), True), (("product",), True), (("option",), False)):
+        for n in nodes:
+            if n.role in roles:
+                keys[n.text.lower() if lower else n.text] = None
+    return {"has_search_bar": has_search_bar, "clickables": list(keys)}
 
 
 def valid_actions_from_nodes(nodes: tuple[Node, ...]) -> tuple[str, ...]:

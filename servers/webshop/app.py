@@ -13,13 +13,14 @@ one (tasks are goal indices, the state is the engine's session record; see
     GET    /api/sessions/<id>/expert -> {"action": the gold path's next action, "plan": [...], ...}
     ... reset, snapshot, restore, fork, DELETE, GET /api/tasks, GET /api/health
 
-Pages for people (plain HTML forms, inline CSS), on the same sessions::
+Pages, in upstream WebShop's site protocol (``upstream_routes.py``: the routes,
+form fields and HTML that princeton-nlp/WebShop's text and site envs read), on
+the same sessions::
 
     GET  /                       start page: pick a task number or a random one
-    POST /start                  form ``goal`` (optional) -> 303 to /s/<id>
-    GET  /s/<id>                 the session's current page
-    POST /s/<id>/search          form ``q``      = search[q]      -> 303 to /s/<id>
-    POST /s/<id>/click           form ``target`` = click[target]  -> 303 to /s/<id>
+    POST /start                  form ``goal`` (optional) -> 303 to /<id>, the session's search page
+    GET|POST /<session>, /search_results/..., /item_page/..., /item_sub_page/..., /done/...
+    GET  /s/<id>                 303 to the page the session is on
 
 Errors are JSON ``{"error": "..."}`` (404 unknown or expired session, 400
 malformed request, 413 body too large, 503 too many sessions).
@@ -27,16 +28,19 @@ malformed request, 413 body too large, 503 too many sessions).
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from flask import Flask, redirect, request
 
 from treegym.envs.webshop.catalog import Catalog, load_catalog, load_default_catalog
 from treegym.envs.webshop.engine import WebShopEngine
-from treegym.envs.webshop.render import OBSERVATION_MODES, render_html
+from treegym.envs.webshop.render import OBSERVATION_MODES
+from treegym.envs.webshop.site_urls import page_url
 
 from ..sessions import (DEFAULT_MAX_CONTENT_LENGTH, DEFAULT_MAX_SESSIONS, DEFAULT_TTL, ApiError, SessionService,
                         create_session_app)
+from .upstream_routes import add_upstream_routes
 
 
 def create_app(catalog: Catalog | str | os.PathLike | None = None, *, ttl: float = DEFAULT_TTL,
@@ -73,26 +77,16 @@ def create_app(catalog: Catalog | str | os.PathLike | None = None, *, ttl: float
         raw = (request.form.get("goal") or "").strip()
         data: dict[str, Any] = {}
         if raw:
-            if not raw.isdigit():
-                raise ApiError(400, f"task number must be a whole number in 0..{len(catalog.goals) - 1}, got {raw[:40]!r}")
+            if not re.fullmatch(r"[0-9]{1,9}", raw):  # ASCII digits only: "²".isdigit() is True
+                raise ApiError(400, f"task number must be a whole number in 0..{len(catalog.goals) - 1}, "
+                                    f"got {raw[:40]!r}")
             data["task_id"] = int(raw)
         sid = service.create(service.new_live(data))
-        return redirect(f"/s/{sid}", code=303)
+        return redirect(f"/{sid}", code=303)
 
     @app.get("/s/<sid>")
     def page(sid: str):
-        s = service.get(sid).state
-        html = render_html(engine.page_nodes(s), base=f"/s/{sid}", page=s.page)
-        return html, 200, {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"}
+        return redirect(page_url(service.get(sid).state, sid), code=303)
 
-    @app.post("/s/<sid>/search")
-    def page_search(sid: str):
-        service.step(sid, f"search[{request.form.get('q', '')}]")
-        return redirect(f"/s/{sid}", code=303)
-
-    @app.post("/s/<sid>/click")
-    def page_click(sid: str):
-        service.step(sid, f"click[{request.form.get('target', '')}]")
-        return redirect(f"/s/{sid}", code=303)
-
+    add_upstream_routes(app, service, engine)
     return app
