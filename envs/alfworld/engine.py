@@ -64,7 +64,16 @@ def commands(state: ALFWorldState) -> dict[str, Action]:
 
 
 def admissible_commands(state: ALFWorldState) -> list[str]:
-    return sorted(commands(state))
+    return list(sorted_commands(state))
+
+
+def sorted_commands(state: ALFWorldState) -> tuple[str, ...]:
+    """The admissible commands, sorted: memoised on the state as :func:`commands` is."""
+    valid = state.__dict__.get("_sorted")
+    if valid is None:
+        valid = tuple(sorted(commands(state)))
+        object.__setattr__(state, "_sorted", valid)
+    return valid
 
 
 def is_won(game: Game, facts: frozenset) -> bool:
@@ -132,7 +141,7 @@ class ALFWorldEngine:
 
     def observe(self, state: ALFWorldState) -> tuple[dict, dict]:
         game = state.game
-        valid = tuple(admissible_commands(state)) if not state.won else ()
+        valid = sorted_commands(state) if not state.won else ()
         obs = {"text": state.text, "instruction": game.task_text, "valid_actions": valid}
         info = {
             "won": state.won, "success": state.won, "task_type": game.task_type,

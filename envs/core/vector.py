@@ -58,24 +58,22 @@ class ForkVectorEnv(SyncVectorEnv):
 
     def restore(self, snap: Snapshot, indices: Iterable[int] | None = None) -> tuple[Any, dict[str, Any]]:
         """Restore ``snap`` into the sub-envs ``indices`` (default: all); returns every sub-env's
-        batched ``(observations, infos)`` (the others' as they were, with empty infos)."""
+        batched ``(observations, infos)`` (the others' as they were, with empty infos). Every
+        sub-env gets containers of its own: changing one's observation or info changes no other's."""
         targets = list(range(self.num_envs)) if indices is None else [self._check_index(i) for i in indices]
-        infos: dict[str, Any] = {}
+        env_obs, envs = self._env_obs, self.envs
+        info: dict[str, Any] = {}
         for i in targets:
-            self._env_obs[i], info = restore_env(self.envs[i], snap)
-            self._autoreset_envs[i] = False
-            self._rewards[i] = 0.0
-            self._terminations[i] = self._truncations[i] = False
-            if i == targets[0]:
-                infos = self._add_info(infos, info, i)
-        if len(targets) > 1:  # one snapshot gives one info: batch it once, then repeat it per sub-env
-            _repeat_info(infos, targets[0], targets[1:])
-        self._observations = concatenate(self.single_observation_space, self._env_obs, self._observations)
-        if not self.copy:
-            return self._observations, infos
-        if getattr(self, "_copy_obs", None) is None:
-            self._copy_obs = _copier(self.single_observation_space)
-        return self._copy_obs(self._observations), infos
+            env_obs[i], info = restore_env(envs[i], snap)
+        self._autoreset_envs[targets] = False
+        self._rewards[targets] = 0.0
+        self._terminations[targets] = self._truncations[targets] = False
+        # one snapshot gives one info: batched once, with a copy of each mutable value per sub-env
+        infos = _batch_info(info, targets, self.num_envs) if targets else {}
+        batch = self.__dict__.get("_batch_obs")
+        if batch is None:
+            batch = self._batch_obs = _Batcher(self.single_observation_space)
+        return batch(self, self.copy), infos
 
     def copy_state(self, src: int, dst: Sequence[int] | None = None) -> tuple[Any, dict[str, Any]]:
         """Copy sub-env ``src``'s state into ``dst`` (default: every other sub-env); see :meth:`restore`."""
@@ -89,44 +87,118 @@ class ForkVectorEnv(SyncVectorEnv):
         return out
 
 
-def _repeat_info(infos: dict[str, Any], src: int, dst: list[int]) -> None:
-    """Copy sub-env ``src``'s entries of batched ``infos`` (and their masks) to ``dst``, in place.
-    Object entries (lists, strings) get a shallow copy each, so no two sub-envs share a mutable value."""
+def _batch_info(info: dict[str, Any], targets: list[int], n: int) -> dict[str, Any]:
+    """``info`` of every sub-env in ``targets`` batched as Gymnasium's ``_add_info`` would batch the
+    same info added once per target (same arrays, dtypes and ``_key`` masks), built in one go.
+    The first target gets ``info``'s own values; each other gets a copy of every mutable value
+    (lists, dicts, sets, other objects), so no two sub-envs share one."""
     from copy import copy
 
-    for value in infos.values():
-        if isinstance(value, dict):
-            _repeat_info(value, src, dst)
-        elif isinstance(value, np.ndarray):
-            if value.dtype != object:
-                value[dst] = value[src]
-                continue
-            item = value[src]
-            kind = type(item)
-            for i in dst:  # immutable values are shared; lists and dicts copied (cheaper than copy())
-                value[i] = item if kind in _SHARED else list(item) if kind is list else dict(item) if kind is dict \
-                    else copy(item)
+    every = len(targets) == n
+    out: dict[str, Any] = {}
+    for key, value in info.items():
+        kind = type(value)
+        if kind is dict:
+            array: Any = _batch_info(value, targets, n)
+        elif kind is bool or kind is int or kind is float or issubclass(kind, np.number):
+            if every:
+                array = np.full(n, value, dtype=kind)
+            else:
+                array = np.zeros(n, dtype=kind)
+                array[targets] = value
+        elif kind is np.ndarray:
+            array = np.zeros((n, *value.shape), dtype=value.dtype)
+            array[targets] = value
+        else:  # an object array, as Gymnasium's (final_obs included)
+            array = np.full(n, None, dtype=object)
+            array[targets[0]] = value
+            rest = targets[1:]
+            if kind in _SHARED or key == "final_obs":  # immutable (final_obs: Gymnasium does not copy it)
+                for i in rest:
+                    array[i] = value
+            else:
+                make = list if kind is list else dict if kind is dict else set if kind is set else copy
+                for i in rest:
+                    array[i] = make(value)
+        out[key] = array
+        if every:
+            out["_" + key] = np.ones(n, dtype=np.bool_)
+        else:
+            mask = out["_" + key] = np.zeros(n, dtype=np.bool_)
+            mask[targets] = True
+    return out
 
 
 _SHARED = {str, bytes, int, float, bool, tuple, type(None), frozenset}
 
 
+class _Batcher:
+    """Batches the sub-envs' observations into ``vec._observations`` as Gymnasium's ``concatenate``
+    does, and returns them copied as ``deepcopy`` would (when ``copy``), except that immutable parts
+    are shared. Spaces whose batches are tuples (Text, Sequence without stacking, nested in Dicts)
+    take a direct path; any other space goes through Gymnasium's ``concatenate``."""
+
+    def __init__(self, space: gym.Space):
+        self.space = space
+        self.tuple_keys = _tuple_batched(space)
+        self.copier = _copier(space)
+
+    def __call__(self, vec: SyncVectorEnv, copy: bool) -> Any:
+        keys = self.tuple_keys
+        if keys is None:
+            vec._observations = concatenate(self.space, vec._env_obs, vec._observations)
+            return self.copier(vec._observations) if copy else vec._observations
+        items = vec._env_obs
+        batched = vec._observations = _tuples_of(keys, items)
+        return _fresh_dicts(keys, batched) if copy else batched
+
+
+def _tuple_batched(space: gym.Space) -> Any:
+    """For a space whose batches Gymnasium makes as tuples of immutable items (Text, a flat
+    Sequence): True; for a Dict of such spaces the {key: sub-plan}. None otherwise (Box, Discrete,
+    Graph, ... batch into arrays or need deep copies)."""
+    if isinstance(space, gym.spaces.Dict):
+        plans = {k: _tuple_batched(sub) for k, sub in space.spaces.items()}
+        return None if any(p is None for p in plans.values()) else plans
+    if isinstance(space, gym.spaces.Text) or _flat_sequence(space):
+        return True
+    return None
+
+
+def _flat_sequence(space: gym.Space) -> bool:
+    """A Sequence batched as a tuple of items that are themselves immutable (strings or numbers)."""
+    return (isinstance(space, gym.spaces.Sequence) and not space.stack
+            and isinstance(space.feature_space, (gym.spaces.Text, gym.spaces.Discrete, gym.spaces.Box))
+            and (not isinstance(space.feature_space, gym.spaces.Box) or space.feature_space.shape == ()))
+
+
 def _copier(space: gym.Space) -> Any:
     """A function copying batched values of ``space`` as ``deepcopy`` would, except that immutable parts
-    (batched Text and Sequence values are tuples of strings or numbers) are shared, not walked."""
+    (batched Text and flat Sequence values are tuples of strings or numbers) are shared, not walked."""
     from copy import deepcopy
 
     if isinstance(space, gym.spaces.Dict):
         parts = {k: _copier(sub) for k, sub in space.spaces.items()}
         return lambda x: {k: parts[k](v) if k in parts else deepcopy(v) for k, v in x.items()}
-    if isinstance(space, gym.spaces.Text) or (
-            isinstance(space, gym.spaces.Sequence) and not space.stack
-            and isinstance(space.feature_space, (gym.spaces.Text, gym.spaces.Discrete, gym.spaces.Box))
-            and (not isinstance(space.feature_space, gym.spaces.Box) or space.feature_space.shape == ())):
+    if isinstance(space, gym.spaces.Text) or _flat_sequence(space):
         return lambda x: x if isinstance(x, tuple) else deepcopy(x)
     if isinstance(space, gym.spaces.Box):
         return lambda x: x.copy() if isinstance(x, np.ndarray) else deepcopy(x)
     return deepcopy
+
+
+def _tuples_of(plan: Any, items: list[Any]) -> Any:
+    """Gymnasium's ``concatenate`` for a :func:`_tuple_batched` space."""
+    if plan is True:
+        return tuple(items)
+    return {k: _tuples_of(sub, [item[k] for item in items]) for k, sub in plan.items()}
+
+
+def _fresh_dicts(plan: Any, batched: Any) -> Any:
+    """A copy of a :func:`_tuple_batched` batch: new dicts, the (immutable) tuples shared."""
+    if plan is True:
+        return batched
+    return {k: _fresh_dicts(sub, batched[k]) for k, sub in plan.items()}
 
 
 def make_vector_env(id: str | None = None, num_envs: int = 1, *, asynchronous: bool = False,
