@@ -100,6 +100,50 @@ def test_every_env_works_through_make_vec_and_copies_state(env_id):
         vec.close()
 
 
+@pytest.mark.parametrize("env_id", ["treegym/WebShop-v0", "treegym/ALFWorld-v0"])
+def test_a_group_start_gives_each_fork_its_own_observation_and_info(env_id):
+    """One snapshot restored into many sub-envs: batched exactly as Gymnasium batches the same info
+    added per sub-env, and no two sub-envs (nor the snapshot's memo) share anything a caller can change."""
+    vec = gym.make_vec(env_id, 4)
+    env = gym.make(env_id)
+    try:
+        obs, _ = env.reset(seed=3)
+        env.step(obs["valid_actions"][-1])
+        snap = te.snapshot(env)
+        vec.reset(seed=[5, 6, 7, 8])
+        obs, infos = vec.restore(snap, [0, 2, 3])
+        one_obs, one_info = te.restore(gym.make(env_id), snap)
+        expected: dict = {}
+        for i in (0, 2, 3):
+            expected = vec._add_info(expected, one_info, i)  # Gymnasium's own batching, sub-env by sub-env
+        assert_same_batch(infos, expected)
+        for i in (0, 2, 3):
+            assert te.first_difference({k: v[i] for k, v in obs.items()}, one_obs) is None
+        def listed(info: dict):  # the list each env's info carries (batched: one per sub-env)
+            return info["admissible_commands"] if "admissible_commands" in info else info["available_actions"]["clickables"]
+
+        listed(infos)[0].append("mine")  # one fork's info list...
+        assert all("mine" not in listed(infos)[i] for i in (2, 3))
+        _again_obs, again = vec.restore(snap)  # ...is not in any later restore of the same snapshot
+        assert all("mine" not in listed(again)[i] for i in range(4)) and listed(one_info) == list(listed(again)[1])
+        assert len({id(listed(again)[i]) for i in range(4)}) == 4
+        obs["text"] = ("changed",) * 4  # the returned batch is the caller's: the vector env's next batch is intact
+        assert vec.restore(snap, [1])[0]["text"][1] == one_obs["text"]
+    finally:
+        vec.close()
+        env.close()
+
+
+def assert_same_batch(got: dict, want: dict) -> None:
+    assert list(got) == list(want)
+    for key, value in want.items():
+        if isinstance(value, dict):
+            assert_same_batch(got[key], value)
+            continue
+        assert got[key].dtype == value.dtype and got[key].shape == value.shape, key
+        assert [x == y for x, y in zip(got[key].tolist(), value.tolist())] == [True] * len(value), key
+
+
 def test_restore_clears_a_pending_autoreset_and_checks_indices():
     vec = gym.make_vec(GAME24, 2)
     vec.reset(seed=0, options={"task_id": 900})
