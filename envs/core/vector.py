@@ -93,70 +93,44 @@ def _batch_info(info: dict[str, Any], targets: list[int], n: int) -> dict[str, A
     """``info`` of every sub-env in ``targets`` batched as Gymnasium's ``_add_info`` would batch the
     same info added once per target (same arrays, dtypes and ``_key`` masks), built in one go.
     The first target gets ``info``'s own values; each other gets a copy of every mutable value
-    (lists, dicts, sets, other objects), so no two sub-envs share one.
-
-    Arrays of one kind are rows of one block (one allocation instead of one per key: a restore's
-    time is mostly such fixed costs); each row is its own memory, as separate arrays would be."""
+    (lists, dicts, sets, other objects), so no two sub-envs share one."""
     from copy import copy
 
     every = len(targets) == n
-    keys = list(info)
-    if every:
-        masks = np.ones((len(keys), n), dtype=np.bool_)
-    else:
-        masks = np.zeros((len(keys), n), dtype=np.bool_)
-        masks[:, targets] = True
-    # numbers: one block per type, each row filled with its key's value where a target is
-    numbers: dict[type, list[str]] = {}
-    objects: list[str] = []
-    for key, value in info.items():
-        kind = type(value)
-        if kind is bool or kind is int or kind is float or issubclass(kind, np.number):
-            numbers.setdefault(kind, []).append(key)
-        elif kind is not dict and kind is not np.ndarray:
-            objects.append(key)
-    rows: dict[str, Any] = {}
-    for kind, names in numbers.items():
-        block = np.zeros((len(names), n), dtype=kind)
-        values = np.array([info[k] for k in names], dtype=kind)[:, None]
-        if every:
-            block[:] = values
-        else:
-            block[:, targets] = values
-        rows.update(zip(names, block))
-    if objects:
-        rows.update(zip(objects, np.full((len(objects), n), None, dtype=object)))
-    first, rest = targets[0], targets[1:]
     out: dict[str, Any] = {}
-    for j, key in enumerate(keys):
-        value = info[key]
+    for key, value in info.items():
         kind = type(value)
         if kind is dict:
             array: Any = _batch_info(value, targets, n)
+        elif kind is bool or kind is int or kind is float or issubclass(kind, np.number):
+            if every:
+                array = np.full(n, value, dtype=kind)
+            else:
+                array = np.zeros(n, dtype=kind)
+                array[targets] = value
         elif kind is np.ndarray:
             array = np.zeros((n, *value.shape), dtype=value.dtype)
             array[targets] = value
-        else:
-            array = rows[key]
-            if key in numbers.get(kind, ()):
-                pass
-            elif kind in _SCALARS and every:  # an immutable scalar: broadcast into the object row
-                array[:] = value
-            else:  # an object array, as Gymnasium's (final_obs included)
-                array[first] = value
-                if kind in _SHARED or key == "final_obs":  # immutable (final_obs: Gymnasium does not copy it)
-                    for i in rest:
-                        array[i] = value
-                else:
-                    make = list if kind is list else dict if kind is dict else set if kind is set else copy
-                    for i in rest:
-                        array[i] = make(value)
+        else:  # an object array, as Gymnasium's (final_obs included)
+            array = np.full(n, None, dtype=object)
+            array[targets[0]] = value
+            rest = targets[1:]
+            if kind in _SHARED or key == "final_obs":  # immutable (final_obs: Gymnasium does not copy it)
+                for i in rest:
+                    array[i] = value
+            else:
+                make = list if kind is list else dict if kind is dict else set if kind is set else copy
+                for i in rest:
+                    array[i] = make(value)
         out[key] = array
-        out["_" + key] = masks[j]
+        if every:
+            out["_" + key] = np.ones(n, dtype=np.bool_)
+        else:
+            mask = out["_" + key] = np.zeros(n, dtype=np.bool_)
+            mask[targets] = True
     return out
 
 
-_SCALARS = {str, bytes, type(None)}
 _SHARED = {str, bytes, int, float, bool, tuple, type(None), frozenset}
 
 
