@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
 
@@ -130,10 +130,10 @@ class Session:
 _DERIVED = "_derived"  # the attribute holding a session's memoised _Derived
 
 
-@dataclass(frozen=True)
-class _Derived:
+class _Derived(NamedTuple):
     """Everything ``observe``/``info`` read off one session's page, for one catalog and observation
-    mode (all immutable: callers get fresh containers built from it)."""
+    mode (all immutable: callers get fresh containers built from it; the parts are shared with the
+    engine's page cache, so dropping a session frees little)."""
 
     catalog: Any
     mode: str
@@ -174,8 +174,9 @@ class WebShopEngine:
         self.catalog = catalog
         self.observation_mode = observation_mode
         self._pages: dict[Session, tuple[Node, ...]] = {}
-        self._renders: dict[Session, tuple[str, tuple[str, ...]]] = {}
+        self._renders: dict[Session, tuple[str, tuple[str, ...], bool, tuple[str, ...]]] = {}
         self._experts: dict[Session, ExpertAdvice] = {}
+        self._tasks: dict[int, WebShopTask] = {}
 
     # ------------------------------------------------------------------ the Engine protocol
     def splits(self) -> tuple[str, ...]:
@@ -189,7 +190,10 @@ class WebShopEngine:
         n = len(self.catalog.goals)
         if not isinstance(task_id, int) or isinstance(task_id, bool) or not 0 <= task_id < n:
             raise ValueError(f"task id {task_id!r} is not a goal index of this catalog (0..{n - 1})")
-        return WebShopTask(task_id, _clean(self.catalog.goal(task_id).instruction_text))
+        task = self._tasks.get(task_id)
+        if task is None:  # one value per goal: every reset to it shares it (tasks are immutable)
+            task = self._tasks[task_id] = WebShopTask(task_id, _clean(self.catalog.goal(task_id).instruction_text))
+        return task
 
     def initial_state(self, task: WebShopTask, seed: int | None = None) -> Session:
         return self.new_session(task.goal_index)
@@ -212,18 +216,18 @@ class WebShopEngine:
         d = session.__dict__.get(_DERIVED)
         if d is not None and d.catalog is self.catalog and d.mode == self.observation_mode:
             return d
-        nodes = self.page_nodes(session)
         hit = self._renders.get(session)
-        if hit is None:
+        if hit is None:  # the engine's cache: equal sessions (a replay reaching the page again) share it
             from .render import render
 
+            nodes = self.page_nodes(session)
             if len(self._renders) >= self._PAGE_CACHE_SIZE:
                 self._renders.clear()
+            actions = available_actions_from_nodes(nodes)
             hit = self._renders[session] = (render(nodes, self.observation_mode, session, self.catalog),
-                                            valid_actions_from_nodes(nodes))
-        actions = available_actions_from_nodes(nodes)
-        d = _Derived(self.catalog, self.observation_mode, hit[0], self.instruction(session), hit[1],
-                     actions["has_search_bar"], tuple(actions["clickables"]))
+                                            valid_actions_from_nodes(nodes), actions["has_search_bar"],
+                                            tuple(actions["clickables"]))
+        d = _Derived(self.catalog, self.observation_mode, hit[0], self.instruction(session), *hit[1:])
         session.__dict__[_DERIVED] = d  # benign race: concurrent threads store equal values
         return d
 
@@ -256,7 +260,7 @@ class WebShopEngine:
         return self.catalog.goal(session.goal_index)
 
     def instruction(self, session: Session) -> str:
-        return _clean(self.goal(session).instruction_text)
+        return self.task(session.goal_index).instruction
 
     def session_from_json(self, data: Any) -> Session:
         """Validate a JSON session record (from a client) and rebuild the :class:`Session`.
