@@ -49,6 +49,7 @@ from .executors import collect
 from .llm.base import LLM, BudgetExceeded, LLMError
 from .llm.cache import CachedLLM as CachedLLMType
 from .policy import AgentGaveUp
+from .search.telemetry import listening, progress_line
 from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of this module
     ResultsFile,
     ResumeState,
@@ -88,9 +89,20 @@ def run_episode(
     if task_id is not None:
         options.setdefault("task_id", task_id)
     t0 = time.perf_counter()
+    obs, info = env.reset(seed=seed, options=options or None)
+    record = play(env, policy, obs, info, max_actions=max_actions)
+    record["wall_s"] = round(time.perf_counter() - t0, 4)
+    return record
+
+
+def play(env: gym.Env, policy: Any, obs: Any, info: dict, *, max_actions: int = 1000,
+         on_step: Callable[[str, Any, float], None] | None = None) -> dict[str, Any]:
+    """Play ``policy`` on ``env`` from its current state (``obs``, ``info``) until the episode ends;
+    returns the outcome fields of a record (``wall_s`` included). ``on_step(action, obs, reward)``
+    sees every step. Errors are handled as :func:`run_episode` says."""
+    t0 = time.perf_counter()
     actions: list[str] = []
     reward_total, success, error, error_kind = 0.0, False, None, None
-    obs, info = env.reset(seed=seed, options=options or None)
     if callable(getattr(policy, "reset", None)):
         policy.reset()
     if callable(getattr(policy, "bind", None)):
@@ -103,6 +115,8 @@ def run_episode(
             obs, reward, terminated, truncated, info = env.step(action)
             steps += 1
             reward_total += float(reward)
+            if on_step is not None:
+                on_step(action, obs, float(reward))
             if terminated or truncated:
                 break
         success = bool(info["success"])  # every treegym env reports it (envs/core/contract.py)
@@ -384,16 +398,19 @@ def evaluate(
 
     bar = progress_bar(len(todo), f"{config.env_id} {config.agent}", progress)
     try:
-        if config.workers <= 1 and not config.max_in_flight and config.backend != "ray":
-            for task_id, seed in todo:
-                keep(one(task_id, seed))
-        else:
-            with _executor(config) as pool:
-                if config.backend in ("process", "ray"):
-                    futures = [pool.submit(run_task, config, llm, cached, llm_name, t, s, experiment) for t, s in todo]
-                else:
-                    futures = [pool.submit(one, t, s) for t, s in todo]
-                collect(futures, keep)
+        # live search figures in the bar (searches in this process: sequential and thread backends)
+        with listening(_search_postfix(bar)):
+            if config.workers <= 1 and not config.max_in_flight and config.backend != "ray":
+                for task_id, seed in todo:
+                    keep(one(task_id, seed))
+            else:
+                with _executor(config) as pool:
+                    if config.backend in ("process", "ray"):
+                        futures = [pool.submit(run_task, config, llm, cached, llm_name, t, s, experiment)
+                                   for t, s in todo]
+                    else:
+                        futures = [pool.submit(one, t, s) for t, s in todo]
+                    collect(futures, keep)
     finally:
         bar.close()
     return [found[episode_key(chash, t, s)] for t, s in plan if episode_key(chash, t, s) in found]
@@ -435,8 +452,24 @@ class _NoBar:
     def update(self, n: int) -> None:
         pass
 
+    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
+        pass
+
     def close(self) -> None:
         pass
+
+
+def _search_postfix(bar: Any, every_s: float = 0.5) -> Callable[[dict], None]:
+    """A telemetry listener showing the latest search figures on ``bar`` (redrawn at most every ``every_s``)."""
+    last = [0.0]
+
+    def show(figures: dict) -> None:
+        now = time.monotonic()
+        if now - last[0] >= every_s:
+            last[0] = now
+            bar.set_postfix_str(progress_line(figures))
+
+    return show
 
 
 def progress_bar(total: int, desc: str, enabled: bool, initial: int = 0) -> Any:

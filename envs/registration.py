@@ -3,13 +3,16 @@
 Imported by ``treegym.envs``; string entry points keep registration cheap (an
 env module is imported only at ``gym.make``) and make ids resolvable in spawned
 worker processes (``import treegym.envs`` registers them there too).
-Envs own their step limit, so none is registered with a TimeLimit.
+Envs own their step limit, so none is registered with a TimeLimit. Every id's
+``vector_entry_point`` is the fork-aware vector env (``envs/core/vector.py``), so
+``gym.make_vec(id, n)`` works for each of them, asynchronous ones included.
 
 An env family adds one line to ``ENVS``: id, ``module:Class``, default kwargs.
 """
 from __future__ import annotations
 
 import importlib
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
@@ -30,6 +33,8 @@ ENVS: dict[str, tuple[str, dict[str, Any], str | None]] = {
 
 
 def register_all() -> None:
+    from .core.vector import make_vector_env
+
     for env_id, (entry_point, kwargs, _extra) in ENVS.items():
         if env_id in gym.registry:
             continue
@@ -39,6 +44,7 @@ def register_all() -> None:
             kwargs=dict(kwargs),
             max_episode_steps=None,
             disable_env_checker=False,
+            vector_entry_point=partial(make_vector_env, env_id),
         )
 
 

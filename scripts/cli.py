@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "treegym.scripts.cmd_serve",
     "treegym.scripts.cmd_webshop",
     "treegym.scripts.cmd_tree",
+    "treegym.scripts.cmd_export",
     "treegym.scripts.cmd_report",
     "treegym.scripts.cmd_sweep",
     "treegym.scripts.cmd_textworld",

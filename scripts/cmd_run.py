@@ -52,6 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cache-mode", default="auto", choices=("auto", "record", "replay"),
                    help="auto: replay hits, record misses; replay: fail on a miss; record: always call")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--save-trees", nargs="?", const="", default=None, metavar="DIR",
+                   help="search agents: save each episode's search tree as DIR/<task>.json (default DIR: next to "
+                        "--out, <out>.trees/); `treegym export` turns them into training data")
     p.set_defaults(func=run)
 
 
@@ -70,6 +73,22 @@ def add_backend_args(p: argparse.ArgumentParser) -> None:
 def default_out(env_id: str, agent: str, llm: str) -> Path:
     safe = lambda s: re.sub(r"[^A-Za-z0-9_.@-]+", "_", s).strip("_")  # noqa: E731
     return Path("runs") / f"{safe(env_id.split('/')[-1])}-{safe(agent)}-{safe(llm)}.jsonl"
+
+
+def save_trees_option(agent: str, policy: object, options: dict, folder: str, out: Path) -> dict:
+    """``options`` with ``tree_out`` set for ``--save-trees [folder]`` (an option of search agents:
+    ``policy`` is the agent built from ``options``)."""
+    from treegym.agents.search.base import SearchAgent
+
+    if not isinstance(policy, SearchAgent):
+        raise InputError(f"--save-trees saves search trees; agent {agent!r} does not search "
+                         "(use elo, astar, mcts, lats, dfsdt, bfs or dfs)")
+    if "tree_out" in options:
+        raise InputError("pass either --save-trees or --agent-opt tree_out=..., not both")
+    base = Path(folder) if folder else out.with_name(out.stem + ".trees")
+    if base.exists() and not base.is_dir():
+        raise InputError(f"--save-trees {base} is a file; name a folder")
+    return dict(options, tree_out=str(base / "{task}.json"))
 
 
 def _fail(message: str, code: int = 2) -> int:
@@ -123,6 +142,12 @@ def run(args: argparse.Namespace) -> int:
 
     llm_name = getattr(llm, "name", "none") if llm is not None else "none"
     out = Path(args.out) if args.out else default_out(args.env_id, args.agent, llm_name)
+    if args.save_trees is not None:
+        try:
+            policy = make_agent(args.agent, args.env_id, llm, seed=args.seed, **agent_options)
+            agent_options = save_trees_option(args.agent, policy, agent_options, args.save_trees, out)
+        except InputError as exc:
+            return _fail(str(exc))
     config = RunConfig(
         env_id=args.env_id, agent=args.agent, llm_spec=args.llm, task_ids=task_ids, budget=args.budget,
         workers=args.workers, seed=args.seed, agent_options=agent_options, env_kwargs=env_kwargs,

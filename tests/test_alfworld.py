@@ -112,6 +112,11 @@ def test_snapshot_is_a_reference_and_restores_exactly():
     obs_b, *_ = env.step("open fridge 1")
     assert obs_a == obs_b
     assert pickle.loads(pickle.dumps(snap)).payload.facts == snap.payload.facts
+    # the commands memoised on the state are computed once, never pickled, and handed out as copies
+    assert snap.payload.__dict__["_sorted"] is env.restore(snap)[0]["valid_actions"]
+    assert "_sorted" not in pickle.loads(pickle.dumps(snap)).payload.__dict__
+    info["admissible_commands"].append("mine")
+    assert "mine" not in env.restore(snap)[1]["admissible_commands"] and "mine" not in env.admissible()
 
 
 def test_check_rollback_passes():

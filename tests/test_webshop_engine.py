@@ -210,6 +210,28 @@ def test_sessions_are_immutable_values(engine):
     assert hash(s2) == hash(dataclasses.replace(s2))
 
 
+def test_what_a_session_shows_is_derived_once_and_handed_out_fresh(engine, catalog):
+    s, _ = run(engine, engine.new_session(0), f"search[{catalog.goal(0).instruction_text}]")
+    obs, info = engine.observe(s)
+    memo = s.__dict__["_derived"]
+    assert engine.observe(s)[0] == obs and s.__dict__["_derived"] is memo  # derived once per session object
+    # the memo is neither pickled nor compared; an equal fresh session derives the same page
+    assert "_derived" not in pickle.loads(pickle.dumps(s)).__dict__
+    fresh = dataclasses.replace(s)
+    assert fresh == s and "_derived" not in fresh.__dict__ and engine.observe(fresh) == (obs, info)
+    # another observation mode never reads this mode's memo
+    html = WebShopEngine(catalog, "html").observe(s)[0]["text"]
+    assert html.lstrip().startswith("<") and html != obs["text"]
+    assert engine.observe(s)[0]["text"] == obs["text"]
+    # callers own what they get: changing it changes nothing the next caller sees
+    info["available_actions"]["clickables"].append("mine")
+    obs["valid_actions"] = ()
+    info["page"] = "changed"
+    obs2, info2 = engine.observe(s)
+    assert "mine" not in info2["available_actions"]["clickables"] and obs2["valid_actions"] and info2["page"] == s.page
+    assert engine.available_actions(s) == info2["available_actions"] == engine.info(s)["available_actions"]
+
+
 def test_session_json_round_trip_and_validation(engine, catalog):
     s = engine.new_session(0)
     while not s.done:

@@ -37,6 +37,7 @@ from ..llm.base import LLM, BudgetExceeded, LLMAuthError, LLMError
 from ..prompts import Step, get_prompts
 from ..policy import AgentGaveUp, BasePolicy
 from .snapshot_store import SnapshotStore, timed_step
+from .telemetry import PatienceExhausted, SearchTelemetry
 
 OBS_EXCERPT_CHARS = 200
 OBSERVATION_CHARS = 1500   # per node in a saved tree: what the tree viewer shows
@@ -128,6 +129,7 @@ class SearchTree:
         self.value_name = value_name
         self.env_id = env_id
         self.chosen: SearchNode | None = None
+        self.task_id: Any = root.info.get("task_id") if isinstance(root.info, dict) else None
         self.add(root)
 
     def add(self, node: SearchNode) -> SearchNode:
@@ -152,6 +154,7 @@ class SearchTree:
             "value_name": self.value_name,
             "instruction": str(self.root.observation.get("instruction", ""))[:500]
             if isinstance(self.root.observation, dict) else "",
+            "task_id": _json_safe(self.task_id),
             "chosen": self.chosen.id if self.chosen is not None else None,
             "nodes": [
                 {
@@ -170,6 +173,7 @@ class SearchTree:
                     "value": round(float(n.value), 6),
                     "chosen": n.id in chosen_ids,
                     "stats": _json_safe(n.stats),
+                    **({"text": n.text} if len(n.text) > OBS_EXCERPT_CHARS else {}),  # the full observation
                 }
                 for n in self.nodes
             ],
@@ -247,6 +251,7 @@ class SearchConfig:
         self.reflections: list[str] = []
         self.expansions = 0
         self.snapshots = SnapshotStore(env)
+        self.telemetry: SearchTelemetry | None = None  # told of every expansion (telemetry.py)
 
     @property
     def restores(self) -> int:
@@ -294,6 +299,8 @@ class SearchConfig:
         node.children.append(child)
         if self.tree is not None:
             self.tree.add(child)
+        if self.telemetry is not None:
+            self.telemetry.expanded(self)
         return child
 
     # ------------------------------------------------------------ the side channel
@@ -489,7 +496,7 @@ class SearchResult:
     actions: list[str]
     trajectories: list[list[str]]
     tree: SearchTree
-    stopped: str  # "done", "budget" or "llm_error"
+    stopped: str  # "done", "budget", "patience" or "llm_error"
 
 
 class SearchAgent(BasePolicy):
@@ -508,6 +515,8 @@ class SearchAgent(BasePolicy):
     ``{episode}`` by this agent object's episode count; without either the file
     is overwritten per episode), ``propose_mode``, ``temperature``,
     ``filter_valid``, ``value_samples`` (passed to :class:`SearchConfig`);
+    ``patience`` (stop when the best value has not risen for that many expansions,
+    ``telemetry.py``; default never);
     ``prompts`` (a prompt spec; default: the env's, ``agents/prompts``), and
     ``peek_success`` (default false): whether the search may read the env's success
     flag and reward (an oracle). Without it an algorithm sees what a deployed agent
@@ -537,6 +546,7 @@ class SearchAgent(BasePolicy):
         value_samples: int = 1,
         peek_success: bool = False,
         prompts: Any = None,
+        patience: int | None = None,
     ):
         if llm is None:
             raise ValueError(f"agent {self.name!r} needs an LLM")
@@ -553,6 +563,9 @@ class SearchAgent(BasePolicy):
         self.hook_options = dict(propose_mode=propose_mode, temperature=float(temperature),
                                  filter_valid=_as_bool(filter_valid), value_samples=int(value_samples))
         self.peek_success = _as_bool(peek_success)
+        self.patience = None if patience in (None, "", "none") else int(patience)
+        if self.patience is not None and self.patience < 0:
+            raise ValueError(f"{self.name}: patience is a number of expansions >= 0, got {patience}")
         self.result: SearchResult | None = None
         self.episode = 0
         self._plan: list[str] | None = None
@@ -638,7 +651,11 @@ class SearchAgent(BasePolicy):
         hooks = SearchConfig(self.env, self.prompts, self._llm_view, **self.hook_options)
         root = hooks.make_root(observation, info)
         tree = SearchTree(root, algorithm=self.name, value_name=self.value_name, env_id=self.env_id)
+        if tree.task_id is None:  # an env whose info does not name its task: its current task
+            task = getattr(getattr(self.env, "unwrapped", self.env), "task", None)
+            tree.task_id = task if isinstance(task, (str, int)) else getattr(task, "task_id", None)
         hooks.tree = tree
+        hooks.telemetry = telemetry = SearchTelemetry(self.name, self.patience)
         digest = hashlib.sha256(f"{self.seed}:{observation.get('instruction', '')}:{root.text}".encode()).digest()
         self.rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
         stopped, llm_error = "done", None
@@ -646,6 +663,8 @@ class SearchAgent(BasePolicy):
             self.search(root, hooks)
         except BudgetExceeded:
             stopped = "budget"
+        except PatienceExhausted:
+            stopped = "patience"
         except LLMAuthError:
             raise  # bad credentials or model name: retrying or continuing will not help
         except LLMError as exc:
@@ -657,6 +676,7 @@ class SearchAgent(BasePolicy):
                 hooks.snapshots.return_to_root()
             finally:
                 hooks.snapshots.close()  # frees external snapshots; native ones stay on the tree
+        telemetry.refresh(hooks)
         chosen = self.choose(tree)
         tree.chosen = chosen
         trajectories = [leaf.actions() for leaf in tree.nodes if not leaf.children and leaf is not root]
@@ -668,6 +688,9 @@ class SearchAgent(BasePolicy):
             "search_trajectories": len(trajectories),
             "search_stopped": stopped,
             "search_llm_calls": self._llm_view.usage.calls,
+            "search_tokens": self._llm_view.usage.total_tokens,
+            "search_best_value": telemetry.as_dict()["search_best_value"],
+            "search_best_at_expansion": telemetry.best_at_expansion,
             "chosen_success": bool(chosen.success) if chosen is not None else False,
             "peek_success": self.peek_success,
         }
@@ -676,7 +699,7 @@ class SearchAgent(BasePolicy):
         if llm_error:
             self._stats["search_llm_error"] = llm_error[:500]
         if self.tree_out:
-            task = info.get("task_id", hashlib.sha256(root.text.encode()).hexdigest()[:8])
+            task = tree.task_id if tree.task_id is not None else hashlib.sha256(root.text.encode()).hexdigest()[:8]
             path = str(self.tree_out).replace("{episode}", str(self.episode)).replace("{task}", str(task))
             self._stats["tree_json"] = str(tree.save(path))
         return self.result

@@ -14,6 +14,7 @@ the step). ``reward`` is 1.0 on the winning step; a won game is terminal.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -49,16 +50,46 @@ class ALFWorldState:
             object.__setattr__(self, k, v)
 
 
+# Per game, command -> (command, action) as last offered: the commands of a game's states share
+# their strings and action tuples, so a state's memo is a dict of references (cheap to drop).
+_SHARED_COMMANDS: "weakref.WeakKeyDictionary[Game, dict[str, tuple[str, Action]]]" = weakref.WeakKeyDictionary()
+
+
 def commands(state: ALFWorldState) -> dict[str, Action]:
-    """Admissible command -> action (the first action offering that command, as the reference picks)."""
-    table: dict[str, Action] = {}
-    for cmd, action in applicable(state.game, state.facts):
-        table.setdefault(cmd, action)
+    """Admissible command -> action (the first action offering that command, as the reference picks).
+
+    Memoised on the (immutable) state, unpickled and not compared: a state restored many times (a
+    search node, a group of forks) or observed and then stepped computes its commands once. Read-only.
+    The strings and actions are shared with the game's other states (``_SHARED_COMMANDS``), so
+    dropping a state (a fork replacing it) frees one dict, not a few dozen objects."""
+    table = state.__dict__.get("_commands")
+    if table is None:
+        table = {}
+        game = state.game
+        shared = _SHARED_COMMANDS.get(game)
+        if shared is None:
+            shared = _SHARED_COMMANDS[game] = {}
+        for cmd, action in applicable(game, state.facts):
+            if cmd not in table:
+                pair = shared.get(cmd)
+                if pair is None or pair[1] != action:
+                    pair = shared[cmd] = (cmd, action)
+                table[pair[0]] = pair[1]
+        object.__setattr__(state, "_commands", table)
     return table
 
 
 def admissible_commands(state: ALFWorldState) -> list[str]:
-    return sorted(commands(state))
+    return list(sorted_commands(state))
+
+
+def sorted_commands(state: ALFWorldState) -> tuple[str, ...]:
+    """The admissible commands, sorted: memoised on the state as :func:`commands` is."""
+    valid = state.__dict__.get("_sorted")
+    if valid is None:
+        valid = tuple(sorted(commands(state)))
+        object.__setattr__(state, "_sorted", valid)
+    return valid
 
 
 def is_won(game: Game, facts: frozenset) -> bool:
@@ -126,7 +157,7 @@ class ALFWorldEngine:
 
     def observe(self, state: ALFWorldState) -> tuple[dict, dict]:
         game = state.game
-        valid = tuple(admissible_commands(state)) if not state.won else ()
+        valid = sorted_commands(state) if not state.won else ()
         obs = {"text": state.text, "instruction": game.task_text, "valid_actions": valid}
         info = {
             "won": state.won, "success": state.won, "task_type": game.task_type,

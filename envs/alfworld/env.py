@@ -220,4 +220,4 @@ class ALFWorldEnv(EngineEnv):
 
     def admissible(self) -> dict[str, tuple]:
         """Admissible command -> the engine action it runs (for tests and tools)."""
-        return commands(self.state) if self.state is not None else {}
+        return dict(commands(self.state)) if self.state is not None else {}

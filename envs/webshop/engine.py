@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
 
@@ -118,6 +118,31 @@ class Session:
             "reward_parts": [[k, v] for k, v in self.reward_parts], "notice": self.notice,
         }
 
+    # What an engine derives from a session (its page, rendering, actions) is memoised on the session
+    # object itself (:meth:`WebShopEngine._derived`): never pickled or copied, and not a field, so it
+    # takes no part in equality, hashing, ``replace`` or ``to_json``.
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop(_DERIVED, None)
+        return state
+
+
+_DERIVED = "_derived"  # the attribute holding a session's memoised _Derived
+
+
+class _Derived(NamedTuple):
+    """Everything ``observe``/``info`` read off one session's page, for one catalog and observation
+    mode (all immutable: callers get fresh containers built from it; the parts are shared with the
+    engine's page cache, so dropping a session frees little)."""
+
+    catalog: Any
+    mode: str
+    text: str
+    instruction: str
+    valid_actions: tuple[str, ...]
+    has_search_bar: bool
+    clickables: tuple[str, ...]
+
 
 @dataclass(frozen=True)
 class WebShopTask:
@@ -149,8 +174,9 @@ class WebShopEngine:
         self.catalog = catalog
         self.observation_mode = observation_mode
         self._pages: dict[Session, tuple[Node, ...]] = {}
-        self._renders: dict[Session, tuple[str, tuple[str, ...]]] = {}
+        self._renders: dict[Session, tuple[str, tuple[str, ...], bool, tuple[str, ...]]] = {}
         self._experts: dict[Session, ExpertAdvice] = {}
+        self._tasks: dict[int, WebShopTask] = {}
 
     # ------------------------------------------------------------------ the Engine protocol
     def splits(self) -> tuple[str, ...]:
@@ -164,7 +190,10 @@ class WebShopEngine:
         n = len(self.catalog.goals)
         if not isinstance(task_id, int) or isinstance(task_id, bool) or not 0 <= task_id < n:
             raise ValueError(f"task id {task_id!r} is not a goal index of this catalog (0..{n - 1})")
-        return WebShopTask(task_id, _clean(self.catalog.goal(task_id).instruction_text))
+        task = self._tasks.get(task_id)
+        if task is None:  # one value per goal: every reset to it shares it (tasks are immutable)
+            task = self._tasks[task_id] = WebShopTask(task_id, _clean(self.catalog.goal(task_id).instruction_text))
+        return task
 
     def initial_state(self, task: WebShopTask, seed: int | None = None) -> Session:
         return self.new_session(task.goal_index)
@@ -174,18 +203,33 @@ class WebShopEngine:
 
     def observe(self, session: Session) -> tuple[dict[str, Any], dict[str, Any]]:
         """``({"text", "instruction", "valid_actions"}, info)``: the page in ``observation_mode``
-        (memoised per session) and :meth:`info`; fresh containers on every call."""
+        and :meth:`info` (derived once per session object, see :meth:`_derived`); fresh containers
+        on every call, so a caller may change what it gets without touching anyone else's."""
+        d = self._derived(session)
+        return {"text": d.text, "instruction": d.instruction, "valid_actions": d.valid_actions}, \
+            self._info(session, d)
+
+    def _derived(self, session: Session) -> _Derived:
+        """What this engine reads off ``session``'s page, memoised on the (immutable) session: a
+        session restored many times (a search node, a group of forks) is rendered once. Sessions
+        equal to one seen before (a replay reaching the same page) share the engine's page caches."""
+        d = session.__dict__.get(_DERIVED)
+        if d is not None and d.catalog is self.catalog and d.mode == self.observation_mode:
+            return d
         hit = self._renders.get(session)
-        if hit is None:
+        if hit is None:  # the engine's cache: equal sessions (a replay reaching the page again) share it
             from .render import render
 
             nodes = self.page_nodes(session)
             if len(self._renders) >= self._PAGE_CACHE_SIZE:
                 self._renders.clear()
+            actions = available_actions_from_nodes(nodes)
             hit = self._renders[session] = (render(nodes, self.observation_mode, session, self.catalog),
-                                            valid_actions_from_nodes(nodes))
-        obs = {"text": hit[0], "instruction": self.instruction(session), "valid_actions": hit[1]}
-        return obs, self.info(session)
+                                            valid_actions_from_nodes(nodes), actions["has_search_bar"],
+                                            tuple(actions["clickables"]))
+        d = _Derived(self.catalog, self.observation_mode, hit[0], self.instruction(session), *hit[1:])
+        session.__dict__[_DERIVED] = d  # benign race: concurrent threads store equal values
+        return d
 
     def state_to_json(self, session: Session) -> dict[str, Any]:
         return session.to_json()
@@ -216,7 +260,7 @@ class WebShopEngine:
         return self.catalog.goal(session.goal_index)
 
     def instruction(self, session: Session) -> str:
-        return _clean(self.goal(session).instruction_text)
+        return self.task(session.goal_index).instruction
 
     def session_from_json(self, data: Any) -> Session:
         """Validate a JSON session record (from a client) and rebuild the :class:`Session`.
@@ -375,7 +419,8 @@ class WebShopEngine:
     def available_actions(self, session: Session) -> dict[str, Any]:
         """Upstream's ``get_available_actions`` on this page: ``has_search_bar`` and ``clickables``
         (see :func:`available_actions_from_nodes`)."""
-        return available_actions_from_nodes(self.page_nodes(session))
+        d = self._derived(session)
+        return {"has_search_bar": d.has_search_bar, "clickables": list(d.clickables)}
 
     def valid_actions(self, session: Session) -> tuple[str, ...]:
         return valid_actions_from_nodes(self.page_nodes(session))
@@ -463,10 +508,14 @@ class WebShopEngine:
     def info(self, session: Session) -> dict[str, Any]:
         """What the env puts in ``info``: page kind, upstream's available actions, and at Buy Now the
         purchase, ``reward`` parts and ``success`` (reward exactly 1, as ReAct/LATS count it).
-        Plain JSON types only, so the site returns the very same dict."""
+        Plain JSON types only, so the site returns the very same dict. A fresh dict on every call."""
+        return self._info(session, self._derived(session))
+
+    @staticmethod
+    def _info(session: Session, d: _Derived) -> dict[str, Any]:
         info: dict[str, Any] = {
             "page": session.page,
-            "available_actions": self.available_actions(session),
+            "available_actions": {"has_search_bar": d.has_search_bar, "clickables": list(d.clickables)},
             "goal_index": session.goal_index,
             "success": False,
         }

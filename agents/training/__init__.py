@@ -1,0 +1,2 @@
+"""Forks for training: training data from saved search trees (``export``) and group rollouts from
+one snapshot (``groups``). See the README sections "Export training data" and "Group rollouts"."""

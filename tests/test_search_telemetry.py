@@ -1,0 +1,71 @@
+"""Live search telemetry (nodes, best value, LLM calls and tokens) and the patience rule, for every algorithm."""
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import pytest
+
+import treegym.envs  # noqa: F401
+from treegym.agents.llm.spec import make_llm
+from treegym.agents.registry import make_agent
+from treegym.agents.search.telemetry import listening, search_value
+from treegym.scripts.cli import main
+
+GAME24 = "treegym/Game24-v0"
+
+
+def search(agent: str, **options):
+    env = gym.make(GAME24)
+    obs, info = env.reset(seed=0, options={"task_id": 905})
+    policy = make_agent(agent, GAME24, make_llm("synthetic:p_correct=0.3,seed=2", env_id=GAME24), **options)
+    policy.bind(env)
+    result = policy.run_search(obs, info)
+    return policy, result
+
+
+@pytest.mark.parametrize("agent", ["elo", "astar", "mcts", "lats", "dfsdt", "bfs", "dfs"])
+def test_every_algorithm_reports_live_figures_and_its_best_value(agent):
+    seen: list[dict] = []
+    with listening(seen.append):
+        policy, result = search(agent, budget=30)
+    stats = policy.stats()
+    assert seen, "no live figures during the search"
+    assert [f["search_expansions"] for f in seen] == list(range(1, len(seen) + 1))
+    assert seen[-1]["search_nodes"] == len(result.tree) or result.stopped != "done"
+    assert stats["search_tokens"] > 0 and stats["search_llm_calls"] == policy._llm_view.usage.calls
+    values = [search_value(agent, n.value, n.visits, n.stats) for n in result.tree.nodes]
+    judged = [v for v in values if v is not None]
+    if judged:  # the best value seen during the search; values may fall later (Elo, Q), never the record
+        assert stats["search_best_value"] >= max(judged) - 1e-6
+    else:
+        assert stats["search_best_value"] is None
+
+
+def test_patience_stops_a_search_whose_best_value_stalls():
+    full, full_result = search("mcts", budget=200)
+    patient, result = search("mcts", budget=200, patience=3)
+    stats = patient.stats()
+    assert result.stopped == "patience" and stats["search_stopped"] == "patience"
+    assert stats["search_expansions"] - stats["search_best_at_expansion"] >= 3
+    assert stats["search_expansions"] < full.stats()["search_expansions"]
+    assert stats["search_llm_calls"] < full.stats()["search_llm_calls"]
+
+
+def test_patience_from_the_command_line_lands_in_the_record(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    assert main(["run", GAME24, "--agent", "bfs", "--llm", "synthetic:p_correct=0.3,seed=2", "--tasks", "905",
+                 "--budget", "100", "--agent-opt", "patience=2", "--out", str(out), "--no-progress"]) == 0
+    stats = json.loads(out.read_text().splitlines()[0])["agent_stats"]
+    assert stats["search_stopped"] == "patience" and {"search_best_value", "search_tokens"} <= set(stats)
+    assert main(["run", GAME24, "--agent", "bfs", "--llm", "scripted", "--tasks", "905",
+                 "--agent-opt", "patience=-1", "--out", str(out), "--no-progress"]) == 2
+    assert "patience" in capsys.readouterr().err
+
+
+def test_the_progress_bar_shows_the_search_figures(tmp_path, capsys):
+    out = tmp_path / "p.jsonl"
+    assert main(["run", GAME24, "--agent", "mcts", "--llm", "synthetic:p_correct=0.3,seed=2", "--tasks", "905",
+                 "--budget", "20", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "nodes=" in err and "best=" in err and "calls=" in err and "tok=" in err
