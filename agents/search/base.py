@@ -336,7 +336,13 @@ class SearchConfig:
         """``k`` i.i.d. ReAct actions at ``temperature`` in one LLM call (``n=k``). Duplicates are
         kept: their counts are the self-consistency frequencies. Unparseable answers are dropped."""
         messages = self.prompts.react_messages(node.observation, node.trajectory(), self.reflections, avoid)
-        choices = self._valid(node.observation) if self._constrained(node.observation) else None
+        choices = None
+        if self._constrained(node.observation):
+            # held to the valid actions not tried yet: a small model asked for "a different one"
+            # would otherwise pick the avoided favourite again, and the proposal would be wasted
+            choices = [v for v in self._valid(node.observation) if v not in set(avoid)]
+            if not choices:
+                return []
         with self._ask("react", node, avoid=avoid):
             texts = self.llm.complete(messages, n=k, temperature=self.temperature, choices=choices)
         actions = [self.prompts.parse_action(t, node.observation) for t in texts[:k]]
