@@ -340,7 +340,8 @@ class SearchConfig:
         if self._constrained(node.observation):
             # held to the valid actions not tried yet: a small model asked for "a different one"
             # would otherwise pick the avoided favourite again, and the proposal would be wasted
-            choices = [v for v in self._valid(node.observation) if v not in set(avoid)]
+            avoided = set(avoid)
+            choices = [v for v in self._valid(node.observation) if v not in avoided]
             if not choices:
                 return []
         with self._ask("react", node, avoid=avoid):
