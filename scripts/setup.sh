@@ -124,4 +124,4 @@ finally:
     server.stop()
 EOF
 
-say "done. Activate with: source $VENV/bin/activate   (then: treegym run treegym/Game24-v0 --agent react --llm local --tasks 900:901)"
+say "done in $SECONDS s. Activate with: source $VENV/bin/activate   (then: treegym run treegym/Game24-v0 --agent react --llm local --tasks 900:901)"
