@@ -10,14 +10,18 @@
 #            (peek_success=true: Game of 24 answers are checkable), at most 14 LLM calls a puzzle.
 # Both run as one sweep on 2 worker processes (one llama.cpp server each). It ends with the results
 # table, the search tree of one episode (`treegym tree`) and the path of the HTML report (`treegym
-# report`). Outputs go to runs/quickstart/ (a rerun with the same settings reuses them; delete the
-# folder for a fresh run). The LLM is the embedded model unless OPENAI_BASE_URL / OPENAI_API_KEY are set.
-# TREEGYM_EXTRAS (default: none) adds extras to the install; scripts/test.sh installs the dev ones.
+# report`). Outputs go to runs/quickstart/ (TREEGYM_QUICKSTART_OUT; a rerun with the same settings
+# reuses them: delete the folder for a fresh run). The LLM is the embedded model unless
+# OPENAI_BASE_URL / OPENAI_API_KEY are set; extra arguments go to `treegym sweep` (e.g. --llm scripted).
+# TREEGYM_EXTRAS (default: none) adds extras to the install (scripts/test.sh installs the dev ones);
+# TREEGYM_SKIP_SETUP=1 uses TREEGYM_VENV (default .venv) as it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${TREEGYM_VENV:-.venv}"
-OUT=runs/quickstart
-TREEGYM_EXTRAS="${TREEGYM_EXTRAS-}" bash scripts/setup.sh "$VENV"
+OUT="${TREEGYM_QUICKSTART_OUT:-runs/quickstart}"
+if [ "${TREEGYM_SKIP_SETUP:-0}" != 1 ]; then
+    TREEGYM_EXTRAS="${TREEGYM_EXTRAS-}" bash scripts/setup.sh "$VENV"
+fi
 TG="$VENV/bin/treegym"
 
 echo
@@ -47,3 +51,4 @@ if [ -n "$TREE" ]; then
 fi
 echo
 echo "HTML report (tables and every search tree): $OUT/report/index.html"
+[ -f "$OUT/report/index.html" ] || { echo "quickstart: the report was not written" >&2; exit 1; }
