@@ -5,8 +5,9 @@
 # greedily, on three easy Game of 24 puzzles (train rows 0, 2 and 5: 1 1 4 6, 1 1 3 8, 1 1 2 12;
 # easy for people, and a random 3-step attempt makes 24 on ~4% of tries, so trying branches can pay):
 #   react  - greedy ReAct: one constrained action per step, temperature 0;
-#   dfsdt  - ToolBench's DFSDT over env forks (width 2, backtracking one level), sampling actions
-#            at temperature 0.7, allowed to check a finished attempt with the env's verifier
+#   dfsdt  - ToolBench's DFSDT over env forks (width 2, backtracking one level), sampling the legal
+#            actions at temperature 2.0 (nearly uniform: this model's favourite last moves are
+#            wrong), allowed to check a finished attempt with the env's verifier
 #            (peek_success=true: Game of 24 answers are checkable), at most 14 LLM calls a puzzle.
 # Both run as one sweep on 2 worker processes (one llama.cpp server each). It ends with the results
 # table, the search tree of one episode (`treegym tree`) and the path of the HTML report (`treegym
@@ -27,7 +28,7 @@ TG="$VENV/bin/treegym"
 echo
 echo "==> treegym sweep: greedy ReAct vs DFSDT over forks, same model, Game of 24 train puzzles 0, 2, 5"
 "$TG" sweep --env treegym/Game24-v0 --split train --tasks 0,2,5 --agents react,dfsdt \
-    --agent-opt dfsdt:peek_success=true --agent-opt dfsdt:prune_back=1 --budgets 14 \
+    --agent-opt dfsdt:peek_success=true --agent-opt dfsdt:prune_back=1 --agent-opt dfsdt:temperature=2.0 --budgets 14 \
     --workers 2 --backend process --out "$OUT/results.jsonl" --trees "$OUT/trees" --no-progress "$@"
 
 echo

@@ -62,7 +62,7 @@ WITHOUT_LOCAL="$REPO${EXTRAS:+[$EXTRAS]}"
 # `import xllamacpp` loads its llama.cpp library: it fails (or dies of SIGILL) where the wheel does not fit.
 WHEEL_CHECK='import xllamacpp'
 if [ "$BACKEND" = llama-cpp-python ]; then
-    say "installing treegym (editable) with extras [$EXTRAS] into $VENV (TREEGYM_LOCAL_BACKEND=llama-cpp-python: no xllamacpp)"
+    say "installing treegym (editable) with extras [${EXTRAS:-none}] into $VENV (TREEGYM_LOCAL_BACKEND=llama-cpp-python: no xllamacpp)"
     "${PIP[@]}" -e "$WITHOUT_LOCAL" || fail "pip install -e '$WITHOUT_LOCAL' failed (see the pip output above)"
 else
     say "installing treegym (editable) with extras [${EXTRAS:+$EXTRAS,}local] into $VENV (local = the xllamacpp wheel)"

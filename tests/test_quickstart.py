@@ -38,6 +38,6 @@ def test_quickstart_compares_search_with_greedy_and_shows_a_tree_and_the_report(
     table = text.index("| agent | LLM |")
     tree = text.index("==> treegym tree ")
     assert table < tree < text.index("HTML report")
-    assert "dfsdt(peek_success=True,prune_back=1)" in text[table:tree] and "| react |" in text[table:tree]
+    assert "dfsdt(peek_success=True,prune_back=1,temperature=2.0)" in text[table:tree] and "| react |" in text[table:tree]
     assert "dfsdt tree on treegym/Game24-v0" in text[tree:] and "[solved]" in text[tree:]
     assert (out / "report" / "index.html").is_file() and str(out / "report" / "index.html") in text
