@@ -333,8 +333,10 @@ class SearchConfig:
         return self._clean(raw, obs, avoid)[:k]
 
     def sample_actions(self, node: SearchNode, k: int, avoid: Sequence[str] = ()) -> list[str]:
-        """``k`` i.i.d. ReAct actions at ``temperature`` in one LLM call (``n=k``). Duplicates are
-        kept: their counts are the self-consistency frequencies. Unparseable answers are dropped."""
+        """``k`` i.i.d. ReAct actions at ``temperature`` in one LLM request (``n=k``; the embedded
+        model's client sends k seeded requests). Duplicates are kept: their counts are the
+        self-consistency frequencies. Unparseable answers are dropped. With a grammar-capable
+        LLM the answers are held to the valid actions not in ``avoid`` ([] when none is left)."""
         messages = self.prompts.react_messages(node.observation, node.trajectory(), self.reflections, avoid)
         choices = None
         if self._constrained(node.observation):
