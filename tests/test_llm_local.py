@@ -481,3 +481,25 @@ def test_context_length_of_non_gguf_files_is_unknown(tmp_path):
     assert local.gguf_context_length(junk) is None
     assert local.gguf_context_length(tmp_path / "missing.gguf") is None
     assert local.default_context(junk) == local.FALLBACK_CTX
+
+
+@local_llm_test
+def test_two_slots_serve_two_requests_at_once(log_dir):
+    if local.choose_runtime() != "xllamacpp":
+        pytest.skip("slots are an xllamacpp server setting")
+    from concurrent.futures import ThreadPoolExecutor
+
+    llm = make_llm("local", slots=2, n_ctx=2048)
+    try:
+        assert llm.server.slots == 2 and llm.server is not make_llm("local", n_ctx=2048).server
+        choices = ["red", "green", "blue"]
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(lambda i: llm.complete([{"role": "user", "content": f"Colour {i}?"}],
+                                                           choices=choices, seed=i)[0], range(4)))
+        assert all(a in choices for a in answers)
+        # the slots share one KV cache of n_ctx tokens, so one request may still use the whole window
+        long_prompt = "word " * 1500
+        assert llm.complete([{"role": "user", "content": long_prompt}], max_tokens=2)
+    finally:
+        llm.server.stop()
+        local.shutdown()
