@@ -77,6 +77,11 @@ if [ "$BACKEND" != llama-cpp-python ] && "$PY" -c "$WHEEL_CHECK" >/dev/null 2>&1
     say "llama.cpp runtime: $("$PY" -c 'import importlib.metadata as m; print("xllamacpp", m.version("xllamacpp"))') (prebuilt wheel, nothing to compile)"
 else
     [ "$BACKEND" = xllamacpp ] && fail "xllamacpp does not load in $VENV (run: $PY -c 'import xllamacpp' to see why)"
+    if [ "$BACKEND" = auto ] && "$PY" -m pip show -q xllamacpp >/dev/null 2>&1; then
+        # installed but not loadable here: remove it, or `auto` would still pick it at run time
+        say "xllamacpp is installed but does not load on this machine: uninstalling it; llama-cpp-python will serve instead"
+        "$PY" -m pip uninstall -y -q xllamacpp || fail "pip uninstall xllamacpp failed (see above)"
+    fi
     LLAMA_CHECK='import llama_cpp, uvicorn, fastapi, sse_starlette, starlette_context, pydantic_settings'
     if "$PY" -c "$LLAMA_CHECK" >/dev/null 2>&1; then
         say "llama.cpp runtime: llama-cpp-python $("$PY" -c 'import llama_cpp; print(llama_cpp.__version__)') with its server is already installed: skipping the build"
