@@ -9,7 +9,7 @@ fallback), each with its own server on 127.0.0.1 and the same thread count, it m
 * ``gen_tok_s``    - generation speed: completion tokens / seconds of a free-text chat
   (``--gen-tokens`` at most, short prompt);
 * ``grammar_calls_s`` - grammar-constrained calls per second: ``LocalLLM.complete`` with the
-  36+ legal first moves of a Game of 24 puzzle as ``choices`` (a GBNF grammar), as the agents
+  48 first moves (every ordered pair and operation) of a Game of 24 puzzle as ``choices`` (a GBNF grammar), as the agents
   send them (every answer is checked to be one of the choices).
 
 Every figure is the median over ``--repeats`` repetitions; the repetitions are interleaved
