@@ -31,8 +31,10 @@ canonical form (for Game of 24 the operation without the board, ``12 * 2``,
 so it matches across puzzles).
 
 **Long-term memory**: seeded with the search config's ``demonstrations(n_demos)``
-(the env expert's plans for train-split tasks) and extended with every
-successful plan found; it lives for the process (the run), keyed by env id and
+(the env expert's plans for train-split tasks) and, with ``peek_success=true``
+only, extended with every successful plan found (ToolChain* 3.2; the memory
+feeds later searches of the run, so without the oracle it holds the
+demonstrations alone); it lives for the process (the run), keyed by env id and
 ``memory_id`` (``memory_id=none`` gives each episode a fresh memory).
 
 **Ablations** (the paper's Table 2): ``use_g1``, ``use_g2``, ``use_h1``,
@@ -285,7 +287,10 @@ class AStarSearchAgent(SearchAgent):
 
     def run_search(self, observation: dict, info: dict):
         result = super().run_search(observation, info)
-        if result.chosen is not None and result.chosen.success and self.memory is not None:
+        # ToolChain* 3.2 adds successful plans to the memory. The memory feeds every later search
+        # of the run, so reading the env's success flag here is the same oracle as reading it
+        # during a search: only with peek_success (known_win) does a plan join it.
+        if result.chosen is not None and self.known_win(result.chosen) and self.memory is not None:
             self.memory.add(self._plan_keys(result.chosen))
         self._stats["astar_memory_plans"] = len(self.memory or ())
         return result
