@@ -31,7 +31,14 @@ Options: ``attempts`` (K; ``cot@5`` / ``sc@5`` / ``reflexion@5`` set it),
 ``peek_success`` (cot@K and reflexion need it: they are defined by the env's
 success signal and refuse to run without it), ``stop_on_success``, ``max_reflections`` (default 3), plus ``SearchAgent``'s
 ``budget``, ``seed``, ``tree_out``. Attempts stop when the call budget is
-spent; the finished ones are kept and chosen from.
+spent; the finished ones are kept and chosen from. Defaults: ``attempts`` 3
+(JUDEC 5.1 / RaDAgent: CoT@3, Reflexion on top of it), 5 for ``sc@K`` (ours),
+``max_steps`` 12 (JUDEC 5.1's 12 steps per sequence), ``max_reflections`` 3 and
+``temperature`` 0.7 (ours: the search agents' sampling temperature).
+
+Every record also has ``decision_sequences`` (attempts made) and
+``sequences_success_any`` (any attempt won; JUDEC 5.1 scores CoT@3 this way),
+read after the attempts like ``chosen_success``.
 """
 from __future__ import annotations
 
@@ -41,6 +48,7 @@ from typing import Any
 from .baselines import ReactPolicy
 from .registry import register_agent
 from .search.base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool, build_search_agent
+from .search.sequences import sequence_stats
 
 
 def answer_key(prompts: Any, node: SearchNode) -> str:
@@ -119,6 +127,7 @@ class AttemptsAgent(SearchAgent):
         out = super().stats()
         out["attempts"] = len(self.finished)
         out["attempts_succeeded"] = sum(1 for leaf in self.finished if leaf.success)
+        out.update(sequence_stats(self.finished))  # JUDEC's CoT@3 scoring: solved if any attempt is
         return out
 
 
