@@ -147,7 +147,7 @@ class ReflexionAgent(AttemptsAgent):
             outcome = f"failed: not finished after {leaf.depth} steps"
         text = hooks.reflect(leaf, outcome)
         if text:
-            leaf.stats["reflection"] = text[:500]
+            leaf.stats["reflection"] = text
             self.reflections.append(text)
             del self.reflections[: max(0, len(self.reflections) - self.max_reflections)]
 

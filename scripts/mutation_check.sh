@@ -114,6 +114,8 @@ fi
 import collections, re, subprocess, sys
 report, work, modules = sys.argv[1], sys.argv[2], sys.argv[3:]
 lines = open(f"{work}/results.txt").read().splitlines()
+# A mutant that makes a test hang (mutmut stops it at its timeout) is detected: the test did not pass.
+DETECTED = ("killed", "timeout")
 status = {}
 for line in lines:
     m = re.match(r"\s*(treegym\.agents\.(?:search\.)?(\w+)\.\S+): (.+)$", line)
@@ -124,14 +126,15 @@ out = [f"mutation check of {', '.join(modules)} with mutmut; tests: every search
 survivors = []
 for mod in modules:
     counts = collections.Counter(s for k, (m, s) in status.items() if m == mod)
-    killed = counts.get("killed", 0)
+    killed = sum(counts.get(s, 0) for s in DETECTED)
     total = sum(v for s, v in counts.items() if s != "not checked")
     rate = 100.0 * killed / total if total else 0.0
     out.append(f"{mod}.py: {killed}/{total} mutants killed = {rate:.1f} %  ({dict(counts)})")
-    survivors += [k for k, (m, s) in status.items() if m == mod and s not in ("killed", "not checked")]
+    survivors += [k for k, (m, s) in status.items() if m == mod and s not in DETECTED + ("not checked",)]
 allc = collections.Counter(s for _, s in status.values())
 total = sum(v for s, v in allc.items() if s != "not checked")
-out.append(f"all: {allc.get('killed', 0)}/{total} killed = {100.0 * allc.get('killed', 0) / max(1, total):.1f} %")
+killed = sum(allc.get(s, 0) for s in DETECTED)
+out.append(f"all: {killed}/{total} killed = {100.0 * killed / max(1, total):.1f} %")
 out += ["", f"survivors ({len(survivors)}):", ""]
 mutmut = f"{work}/venv/bin/mutmut"
 for k in survivors:

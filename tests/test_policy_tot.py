@@ -209,3 +209,12 @@ def test_bfs_compare_without_sequences_answers_by_its_comparisons_and_dfs_select
         ToTDFSAgent("treegym/TreeWorld-v0", TreeLLM(), select="compare")
     with pytest.raises(ValueError, match="max_sequences"):
         ToTBFSAgent("treegym/TreeWorld-v0", TreeLLM(), max_sequences=0)
+
+
+def test_dfs_prunes_every_candidate_below_the_threshold_not_just_the_first():
+    tree = {"": ["a", "b", "c"], "c": ["c1"]}
+    llm = TreeLLM(proposals=tree, values={"a": 0.1, "b": 0.2, "c": 0.9, "c/c1": 0.4})
+    agent = run(ToTDFSAgent, tree, llm, n_evaluate=1)
+    nodes = {_path(n): n for n in agent.result.tree.nodes}
+    assert nodes["a"].stats.get("pruned") and nodes["b"].stats.get("pruned") and not nodes["c"].stats.get("pruned")
+    assert agent.stats()["dfs_pruned"] == 2

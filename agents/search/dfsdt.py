@@ -86,14 +86,18 @@ class DFSDTAgent(SearchAgent):
         if answer_judge not in ("value", "none"):
             raise ValueError(f"dfsdt: answer_judge must be 'value' or 'none', not {answer_judge!r}")
         self.answer_judge = answer_judge
-        self.sequences: list[SearchNode] = []
+        self._fresh()
+
+    def _fresh(self) -> None:
+        """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""
         self.found: SearchNode | None = None
+        self.sequences: list[SearchNode] = []
         self.backtracks = 0
         self.give_ups = 0
         self._order = 0
 
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
-        self.found, self.backtracks, self.give_ups, self._order, self.sequences = None, 0, 0, 0, []
+        self._fresh()
         self._dfs(root, hooks)
 
     def _is_answer(self, node: SearchNode, hooks: SearchConfig) -> bool:
@@ -118,7 +122,7 @@ class DFSDTAgent(SearchAgent):
 
     def _dfs(self, node: SearchNode, hooks: SearchConfig) -> int:
         """Visit ``node``; return the number of levels to go back (``FOUND`` to stop)."""
-        node.visits += 1
+        node.visits = 1  # DFSDT enters every node once, right after making it
         node.value = self._order
         self._order += 1
         if node.terminal and self._is_answer(node, hooks):

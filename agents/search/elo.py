@@ -234,18 +234,17 @@ class EloSearchAgent(SearchAgent):
             if tries + 1 >= self.propose_retries:
                 start.stats["no_new"] = True  # the model has nothing new from here
             return None
-        node = hooks.expand(start, actions[0])
-        node.visits += 1
+        node = hooks.expand(start, actions[0])  # a new step: the avoid list kept the siblings' actions out
+        node.visits = 1
         while not node.terminal and node.depth < self.max_steps:
-            actions: list[str] = []
             for attempt in range(max(1, self.propose_retries)):  # an unusable answer is asked again
                 actions = hooks.propose(node, 1, attempt=attempt)
                 if actions:
                     break
             if not actions:
                 break
-            node = hooks.expand(node, actions[0])
-            node.visits += 1
+            node = hooks.expand(node, actions[0])  # a child of a step made in this walk: new too
+            node.visits = 1
         if not node.terminal:
             node.stats["closed"] = True  # a dead end: never selected again
         node.stats["sequence"] = len(self.sequences)

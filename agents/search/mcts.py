@@ -92,6 +92,7 @@ class MCTSAgent(SearchAgent):
 
     name = "mcts"
     value_name = "q"
+    _base = 0  # depth of the node the simulations start from (set by search; per_step moves it down)
 
     def __init__(
         self,
@@ -137,15 +138,18 @@ class MCTSAgent(SearchAgent):
         self.output = output
         self.stop_on_success = self.stop_on_success_option(stop_on_success)
         self.per_step = _as_bool(per_step)
+        self._fresh()
+
+    def _fresh(self) -> None:
+        """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""
         self.reflections: list[str] = []
         self.iterations = 0
         self.won: SearchNode | None = None
         self.decisions: list[SearchNode] = []
-        self._base = 0  # depth of the node the simulations start from (per_step moves it down)
 
     # ------------------------------------------------------------ the loop
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
-        self.reflections, self.iterations, self.won, self.decisions = [], 0, None, []
+        self._fresh()
         self._base = root.depth
         if self.reflect:
             hooks.reflections = self.reflections
@@ -189,7 +193,7 @@ class MCTSAgent(SearchAgent):
         for _ in range(self.n_iters):
             path = self._select(start)
             if path is None:
-                break  # every branch is finished or dead
+                return  # every branch is finished or dead
             self.iterations += 1
             leaf = path[-1]
             if self._expandable(leaf):
@@ -202,7 +206,7 @@ class MCTSAgent(SearchAgent):
             if self.known_win(end) and self.won is None:
                 self.won = end
             if self.stop_on_success and self.won is not None:
-                break
+                return
             failed = not end.success if self.peek_success else reward < 1.0
             if self.reflect and (end.terminal or self.simulate_mode == "rollout") and failed:
                 self._reflect(end, hooks, reward)
@@ -247,21 +251,18 @@ class MCTSAgent(SearchAgent):
 
     def _expand(self, node: SearchNode, hooks: SearchConfig) -> SearchNode | None:
         """Add up to ``n_actions`` children with priors; return the best new one."""
-        avoid = [c.action for c in node.children if c.action]
-        actions = hooks.propose(node, self.n_actions, avoid=avoid)
+        actions = hooks.propose(node, self.n_actions)  # a node is expanded once, while it has no children
         if not actions:
             node.stats["dead"] = True
             return None
         new = []
         for action in actions:
-            child = hooks.expand(node, action)
-            if child in new:
-                continue
+            child = hooks.expand(node, action)  # distinct proposals: a new child each
             new.append(child)
             child.stats["prior"] = self._prior(child, hooks)
             if self.known_win(child):
                 break  # a won step needs no sibling valued (peek_success only)
-        return max(new, key=lambda c: (c.stats.get("prior", 0.0), -c.id))
+        return max(new, key=lambda c: (c.stats["prior"], -c.id))
 
     def _prior(self, node: SearchNode, hooks: SearchConfig) -> float:
         if node.terminal:
@@ -292,9 +293,8 @@ class MCTSAgent(SearchAgent):
             if len(children) == 1:
                 nxt = children[0]
             else:
-                for c in children:
-                    if "prior" not in c.stats:
-                        c.stats["prior"] = self._prior(c, hooks)
+                for c in children:  # new children (a rollout step starts from a node without any)
+                    c.stats["prior"] = self._prior(c, hooks)
                 nxt = max(children, key=lambda c: (c.stats["prior"], -c.id))
             nxt.stats["rollout"] = True
             current = nxt
@@ -311,7 +311,7 @@ class MCTSAgent(SearchAgent):
                        else f"after {end.depth} steps the state was valued {reward:.2f}")
         text = hooks.reflect(end, outcome)
         if text:
-            end.stats["reflection"] = text[:500]
+            end.stats["reflection"] = text
             self.reflections.append(text)
             del self.reflections[: max(0, len(self.reflections) - self.max_reflections)]
 

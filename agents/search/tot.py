@@ -82,6 +82,10 @@ class _ToTAgent(SearchAgent):
         if self.max_sequences is not None and self.max_sequences < 1:
             raise ValueError(f"{self.name}: max_sequences must be at least 1 or none, got {max_sequences}")
         self.stop_on_success = self.stop_on_success_option(stop_on_success)
+        self._fresh()
+
+    def _fresh(self) -> None:
+        """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""
         self.won: SearchNode | None = None
         self.sequences: list[SearchNode] = []  # the final step of every finished decision sequence
 
@@ -100,18 +104,16 @@ class _ToTAgent(SearchAgent):
 
     def children(self, node: SearchNode, hooks: SearchConfig) -> list[SearchNode]:
         """Propose from ``node``, step every proposal, value every new child (stops early on a win)."""
-        actions = hooks.propose(node, self.n_propose, avoid=[c.action for c in node.children if c.action])
+        actions = hooks.propose(node, self.n_propose)  # a state is expanded once, while it has no children
         out: list[SearchNode] = []
         for action in actions:
-            child = hooks.expand(node, action)
-            if child in out:
-                continue
+            child = hooks.expand(node, action)  # distinct proposals: a new child each
             out.append(child)
             if child.terminal and (self.value_states or self.peek_success):
                 child.value = self.terminal_value(child, hooks)
             elif self.value_states:
                 child.value = float(hooks.value(child))
-            child.visits += 1
+            child.visits = 1  # valued once, when made
             if self.known_win(child):
                 self.won = self.won or child
                 if self.stop_on_success:
@@ -127,8 +129,8 @@ class _ToTAgent(SearchAgent):
             return self.won
         if not self.value_states and self.sequences:
             return first_answer(self.sequences)
-        lost = (lambda n: n.terminal and not n.success) if self.peek_success else (lambda n: False)
-        nodes = [n for n in tree.nodes if n is not tree.root and not lost(n)]
+        nodes = [n for n in tree.nodes
+                 if n is not tree.root and not (self.peek_success and n.terminal and not n.success)]
         if not nodes:
             return None
         return max(nodes, key=lambda n: (n.value, n.terminal, n.depth, -n.id))
@@ -146,10 +148,13 @@ class ToTBFSAgent(_ToTAgent):
         if int(breadth) < 1:
             raise ValueError(f"bfs: breadth must be at least 1, got {breadth}")
         self.breadth = int(breadth)
+
+    def _fresh(self) -> None:
+        super()._fresh()
         self.levels = 0
 
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
-        self.won, self.levels, self.sequences = None, 0, []
+        self._fresh()
         frontier: Sequence[SearchNode] = [root]
         for level in range(1, self.max_depth + 1):
             candidates: list[SearchNode] = []
@@ -208,10 +213,13 @@ class ToTDFSAgent(_ToTAgent):
             raise ValueError(f"dfs: max_children must be at least 1, got {max_children}")
         self.value_threshold = float(value_threshold)
         self.max_children = int(max_children)
+
+    def _fresh(self) -> None:
+        super()._fresh()
         self.pruned = 0
 
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
-        self.won, self.pruned, self.sequences = None, 0, []
+        self._fresh()
         self._dfs(root, hooks)
 
     def _dfs(self, node: SearchNode, hooks: SearchConfig) -> bool:
