@@ -212,7 +212,7 @@ def test_bfs_compare_without_sequences_answers_by_its_comparisons_and_dfs_select
 
 
 def test_dfs_prunes_every_candidate_below_the_threshold_not_just_the_first():
-    tree = {"": ["a", "b", "c"], "c": ["c1"]}
+    tree = {"": ["a", "b", "c"], "a": ["a1"], "b": ["b1"], "c": ["c1"]}
     llm = TreeLLM(proposals=tree, values={"a": 0.1, "b": 0.2, "c": 0.9, "c/c1": 0.4})
     agent = run(ToTDFSAgent, tree, llm, n_evaluate=1)
     nodes = {_path(n): n for n in agent.result.tree.nodes}
