@@ -206,7 +206,7 @@ class ToTDFSAgent(_ToTAgent):
 
     selects = ("value", "none")
 
-    def __init__(self, env_id: str, llm: Any, *, value_threshold: float = 0.3, max_children: int = 5,
+    def __init__(self, env_id: str, llm: Any, *, value_threshold: float = 0.3, max_children: int = 3,
                  **options: Any):
         super().__init__(env_id, llm, **options)
         if int(max_children) < 1:
