@@ -1,0 +1,182 @@
+"""The simple policies (oracle, random, react) and the repeated-attempt baselines (cot@K, reflexion,
+sc@K) on the hand-built TreeWorld with scripted replies (not the truth)."""
+from __future__ import annotations
+
+import pytest
+
+from support.tree_world import TreeLLM, TreePrompts, TreeWorldEnv, run
+from treegym.agents.attempt_baselines import AttemptsAgent, ReflexionAgent, SelfConsistencyAgent
+from treegym.agents.baselines import OraclePolicy, RandomPolicy, ReactPolicy
+from treegym.agents.policy import AgentGaveUp
+from treegym.agents.registry import make_agent
+from treegym.envs.core.contract import ExpertAdvice
+
+TREE = {"": ["a", "b"], "a": ["a1", "a2"], "b": ["b1"]}
+
+
+class RecordingLLM(TreeLLM):
+    """A TreeLLM that also keeps the keyword arguments of every call."""
+
+    supports_grammar = True
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.kwargs: list[dict] = []
+
+    def complete(self, messages, *args, **kwargs):
+        self.kwargs.append(kwargs)
+        return super().complete(messages, *args, **kwargs)
+
+
+class ExpertWorld(TreeWorldEnv):
+    """TreeWorld with an expert that knows the way to ``a/a2`` (and nothing past a lost branch)."""
+
+    def expert(self):
+        plan = {"": ("a", "a2"), "a": ("a2",)}.get(self.path)
+        if plan is None:
+            return None if self.path == "b" else ExpertAdvice(plan=())
+        return ExpertAdvice(plan=plan)
+
+
+def _env(cls=TreeWorldEnv, wins=("a/a2",)):
+    env = cls(TREE, wins)
+    obs, info = env.reset()
+    return env, obs, info
+
+
+# ----------------------------------------------------------------- oracle and random
+def test_oracle_plays_the_experts_next_action_and_gives_up_without_one():
+    env, obs, info = _env(ExpertWorld)
+    oracle = OraclePolicy()
+    with pytest.raises(RuntimeError, match="bound"):
+        oracle.act(obs, info)
+    oracle.bind(env)
+    assert oracle.act(obs, info) == "a" and oracle.propose_actions(obs, info, 3) == ["a"]
+    obs, *_ = env.step("a")
+    assert oracle.act(obs, info) == "a2"
+    env.reset()
+    env.step("b")
+    with pytest.raises(AgentGaveUp, match="no expert"):
+        oracle.act(obs, info)
+    env.reset()
+    env.step("a")
+    env.step("a2")
+    with pytest.raises(AgentGaveUp, match="no action"):
+        oracle.act(obs, info)
+    with pytest.raises(AgentGaveUp, match="no expert"):  # an env without expert() at all
+        oracle.bind(_env()[0])
+        oracle.act(obs, info)
+
+
+def test_random_is_uniform_over_the_listed_actions_and_reproducible():
+    picks = [RandomPolicy(seed=s).act({"valid_actions": ("x", "y", "z")}, {}) for s in range(60)]
+    assert set(picks) == {"x", "y", "z"}
+    again = [RandomPolicy(seed=s).act({"valid_actions": ("x", "y", "z")}, {}) for s in range(60)]
+    assert picks == again
+    with pytest.raises(AgentGaveUp, match="no valid actions"):
+        RandomPolicy(seed=0).act({"valid_actions": ()}, {})
+
+
+def test_the_factories_name_options_they_do_not_take():
+    with pytest.raises(ValueError, match="'random' has no option"):
+        make_agent("random", "test/TreeWorld", seed=1, temperature=1)
+    with pytest.raises(ValueError, match="it takes: seed"):
+        make_agent("oracle", "test/TreeWorld", depth=2)
+    with pytest.raises(ValueError, match="it takes: none"):
+        make_agent("random", "test/TreeWorld", depth=2)
+    with pytest.raises(ValueError, match="constrain, seed, temperature"):
+        make_agent("react", "test/TreeWorld", TreeLLM(), budget=3)
+    assert isinstance(make_agent("oracle", "test/TreeWorld", seed=4), OraclePolicy)
+    react = make_agent("react", "treegym/Game24-v0", TreeLLM(), temperature=0.5, constrain=False, seed=9)
+    assert (react.temperature, react.constrain, react.seed) == (0.5, False, 9)
+
+
+# ----------------------------------------------------------------- react
+def test_react_keeps_the_episode_history_and_asks_about_the_live_env():
+    env, obs, info = _env()
+    llm = RecordingLLM(samples={"": ["a"], "a": ["a2"]})
+    react = ReactPolicy(TreePrompts.env_id, llm, prompts=TreePrompts(), reflections=["be brief"], seed=7,
+                        temperature=0.3)
+    react.reset()
+    react.bind(env)
+    assert react.act(obs, info) == "a"
+    obs, reward, *_ , info = env.step("a")
+    assert react.act(obs, {**info, "reward": 0.25}) == "a2"
+    assert [(s.action, s.observation, s.reward) for s in react.history] == [("a", "at a", 0.25)]
+    assert react.transcript == ["a", "a2"]
+    assert "be brief" in llm.prompts[0][1] and llm.log[-1] == ("react", "a")
+    # the LLM supports grammars and the env lists actions: the answer is constrained to them
+    assert llm.kwargs[0]["choices"] == ("a", "b") and llm.kwargs[1]["choices"] == ("a1", "a2")
+    assert all(k["seed"] == 7 and k["temperature"] == 0.3 and k["n"] == 1 for k in llm.kwargs)
+    assert react.stats() == {"reflections": 1}
+    react.reset()
+    assert react.history == [] and react.transcript == []
+    free = ReactPolicy(TreePrompts.env_id, RecordingLLM(samples={"": ["a"]}), prompts=TreePrompts(), constrain=False)
+    free.reset()
+    free.bind(env)
+    free.act({"text": "at root", "valid_actions": ("a",)}, {})
+    assert free.llm.kwargs[0]["choices"] is None
+    plain = ReactPolicy(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts())
+    assert plain.constrain is False and plain.temperature == 0.0
+
+
+# ----------------------------------------------------------------- attempts
+SAMPLES = {"": ["a", "b", "a"], "a": ["a1", "a1"], "b": ["b1"]}  # attempts: a/a1, b/b1, a/a1
+
+
+def test_cot_stops_at_the_first_won_attempt_and_scores_any_of_them():
+    agent = run(AttemptsAgent, TREE, TreeLLM(samples={"": ["b", "a"], "a": ["a2"], "b": ["b1"]}), ["a/a2"],
+                peek_success=True)
+    assert ["/".join(n.actions()) for n in agent.finished] == ["b/b1", "a/a2"]
+    assert agent.result.chosen.success and [n.value for n in agent.finished] == [0, 1]
+    stats = agent.stats()
+    assert (stats["attempts"], stats["attempts_succeeded"], stats["decision_sequences"],
+            stats["sequences_success_any"]) == (2, 1, 2, True)
+    lost = run(AttemptsAgent, TREE, TreeLLM(samples=SAMPLES), [], peek_success=True)
+    assert len(lost.finished) == 3 and lost.result.chosen is lost.finished[-1]
+    assert lost.stats()["sequences_success_any"] is False
+    with pytest.raises(ValueError, match="peek_success"):
+        AttemptsAgent(TreePrompts.env_id, TreeLLM())
+    for bad in ({"attempts": 0}, {"max_steps": 0}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            AttemptsAgent(TreePrompts.env_id, TreeLLM(), peek_success=True, **bad)
+
+
+def test_attempts_stop_at_max_steps_and_at_an_empty_answer():
+    deep = {"": ["a"], "a": ["a1"], "a/a1": ["x"]}
+    agent = run(AttemptsAgent, deep, TreeLLM(samples={"": ["a"], "a": ["a1"], "a/a1": ["x"]}), peek_success=True,
+                attempts=1, max_steps=2)
+    assert agent.finished[0].actions() == ["a", "a1"] and not agent.finished[0].terminal
+    assert agent.finished[0].visits == 1 and agent.finished[0].parent.visits == 1
+    empty = run(AttemptsAgent, deep, TreeLLM(samples={"": [""]}), peek_success=True, attempts=1)
+    assert empty.finished[0] is empty.result.tree.root and empty.finished[0].stats["empty_answer"]
+
+
+def test_reflexion_reflects_after_each_failed_attempt_but_the_last():
+    llm = TreeLLM(samples=SAMPLES)
+    agent = run(ReflexionAgent, TREE, llm, [], peek_success=True, max_reflections=1)
+    reflections = [e for e in llm.log if e[0] == "reflect"]
+    assert len(reflections) == 2  # after attempts 1 and 2, not after the last
+    assert agent.reflections == ["lesson"] and agent.stats()["reflections"] == 1
+    outcomes = [p for kind, p in llm.prompts if kind == "reflect"]
+    assert all("ended without success after 2 steps" in p for p in outcomes)
+    assert agent.finished[0].stats["reflection"] == "lesson"
+    # the lesson reaches the later attempts' prompts
+    react_prompts = [p for kind, p in llm.prompts if kind == "react"]
+    assert "lesson" not in react_prompts[0] and "lesson" in react_prompts[-1]
+    cut = run(ReflexionAgent, {"": ["a"], "a": ["a1"], "a/a1": ["x"]},
+              TreeLLM(samples={"": ["a"], "a": ["a1"]}), [], peek_success=True, attempts=2, max_steps=1)
+    assert "not finished after 1 steps" in [p for kind, p in cut.llm.prompts if kind == "reflect"][0]
+
+
+def test_self_consistency_plays_every_attempt_and_takes_the_majority_answer():
+    agent = run(SelfConsistencyAgent, TREE, TreeLLM(samples=SAMPLES), ["b/b1"], attempts=3)
+    assert len(agent.finished) == 3 and not agent.stop_on_success
+    assert "/".join(agent.result.chosen.actions()) == "a/a1"  # 2 of 3 attempts ended at a/a1
+    assert agent.result.chosen is agent.finished[0]  # the first attempt of the winning answer
+    assert agent.stats()["sc_votes"] == {"at a/a1": 2, "at b/b1": 1}
+    assert agent.stats()["sequences_success_any"] is True  # b/b1 won, though the vote did not pick it
+    tie = run(SelfConsistencyAgent, TREE, TreeLLM(samples={"": ["b", "a"], "a": ["a1"], "b": ["b1"]}), attempts=2)
+    assert "/".join(tie.result.chosen.actions()) == "b/b1"  # a tie goes to the answer seen first
+    assert SelfConsistencyAgent(TreePrompts.env_id, TreeLLM()).attempts == 5
+    assert "sc_votes" not in SelfConsistencyAgent(TreePrompts.env_id, TreeLLM()).stats()
