@@ -22,7 +22,7 @@ from treegym.agents.search.base import SearchAgent
 from treegym.agents.search.dfsdt import DFSDTAgent
 from treegym.agents.search.elo import EloSearchAgent
 
-README = Path(__file__).resolve().parents[1] / "agents" / "search" / "README.md"
+README = Path(mcts.__file__).resolve().parent / "README.md"  # agents/search/README.md, beside the code
 
 #: table label -> the function whose own keyword defaults the rows document
 CONSTRUCTORS = {
