@@ -448,3 +448,15 @@ def test_lats_rolls_out_to_the_end_sampling_five_children_per_step():
     assert [e[1] for e in llm.log if e[0] == "value"] == ["a", "a/a1/p", "a/a1/q", "a/a1/r", "a/a1/s",
                                                           "a/a1/t", "a/a1/r/e"]
     assert nodes[""].visits == 1 and nodes["a/a1/r"].visits == 1 and nodes["a/a1/p"].visits == 0
+
+
+def test_per_step_cut_by_the_budget_answers_with_the_best_path_below_its_last_decision():
+    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
+    agent = run(MCTSAgent, WIDE, llm, n_iters=40, n_actions=2, per_step=True, budget=6)
+    assert agent.result.stopped == "budget" and agent.decisions == []
+    chosen = agent.result.chosen
+    assert chosen is not None and chosen.depth >= 1  # not "no answer": the simulations so far decide
+    node = agent.result.tree.root
+    while node.children:
+        node = agent._best_child(node)
+    assert chosen is node

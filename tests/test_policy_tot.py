@@ -218,3 +218,40 @@ def test_dfs_prunes_every_candidate_below_the_threshold_not_just_the_first():
     nodes = {_path(n): n for n in agent.result.tree.nodes}
     assert nodes["a"].stats.get("pruned") and nodes["b"].stats.get("pruned") and not nodes["c"].stats.get("pruned")
     assert agent.stats()["dfs_pruned"] == 2
+
+
+def test_bfs_stops_at_max_sequences_within_a_level_and_keeps_the_first():
+    tree = {"": ["a", "b", "c"], "c": ["c1"]}  # a and b end the episode at level 1, c does not
+    llm = TreeLLM(proposals=tree, judge={"c": 1})
+    agent = run(ToTBFSAgent, tree, llm, n_propose=3, select="compare", max_sequences=1)
+    assert [_path(s) for s in agent.sequences] == ["a"] and _proposed(llm) == [""]
+    agent = run(ToTBFSAgent, tree, TreeLLM(proposals=tree), n_propose=3, select="compare", max_sequences=3)
+    assert [_path(s) for s in agent.sequences] == ["a", "b", "c/c1"]  # c went on to a third sequence
+
+
+def test_bfs_ends_when_a_level_leaves_nothing_open():
+    tree = {"": ["a", "b"]}
+    agent = run(ToTBFSAgent, tree, TreeLLM(proposals=tree), n_propose=2, n_evaluate=1, max_depth=4)
+    assert agent.stats()["bfs_levels"] == 1
+
+
+def test_select_none_with_peek_values_final_states_by_the_env_and_options_are_named():
+    agent = run(_judec("judec-dfs"), JTREE, TreeLLM(proposals=JTREE), ["a/a2"], peek_success=True,
+                stop_on_success=False)
+    nodes = {_path(n): n for n in agent.result.tree.nodes}
+    assert (nodes["a/a1"].value, nodes["a/a2"].value) == (0.0, 1.0) and nodes["a"].value == 0.0
+    assert agent.result.chosen is nodes["a/a2"]
+    with pytest.raises(ValueError, match="select must be one of value, none"):
+        ToTDFSAgent("treegym/TreeWorld-v0", TreeLLM(), select="compare")
+
+
+def test_dfs_frees_the_candidates_it_never_descends_into(monkeypatch):
+    from treegym.agents.search.base import SearchConfig
+
+    pruned: list[str] = []
+    real = SearchConfig.prune
+    monkeypatch.setattr(SearchConfig, "prune", lambda self, node: (pruned.append(_path(node)), real(self, node)))
+    tree = {"": ["a", "b", "c"], "b": ["b1"], "c": ["c1"]}  # a ends the episode
+    run(ToTDFSAgent, tree, TreeLLM(proposals=tree, values={"b": 0.9, "c": 0.8}), n_evaluate=1, max_children=1)
+    # a (final) and c (beyond max_children) are freed at once; b after its subtree is exhausted
+    assert pruned[:2] == ["a", "c"] and "b" in pruned

@@ -334,9 +334,9 @@ class MCTSAgent(SearchAgent):
         won = [n for n in tree.nodes if self.known_win(n)]
         if won:
             return min(won, key=lambda n: n.id)
-        if self.per_step:
-            return self.decisions[-1] if self.decisions else None
-        node = tree.root
+        # per_step: the committed decisions, then (when the budget ended the simulations of a decision)
+        # the best path below the last one, as plain MCTS answers
+        node = self.decisions[-1] if self.per_step and self.decisions else tree.root
         while node.children:
             node = self._best_child(node)
         return node if node is not tree.root else None

@@ -96,11 +96,11 @@ class _ToTAgent(SearchAgent):
 
     def _sequence_done(self, ends: Sequence[SearchNode]) -> bool:
         """Count finished decision sequences; True when ``max_sequences`` is reached (the rest are dropped)."""
-        for end in ends:
-            if self.max_sequences is not None and len(self.sequences) >= self.max_sequences:
-                break
-            self.sequences.append(end)
-        return self.max_sequences is not None and len(self.sequences) >= self.max_sequences
+        self.sequences += ends
+        if self.max_sequences is None:
+            return False
+        del self.sequences[self.max_sequences:]
+        return len(self.sequences) == self.max_sequences
 
     def children(self, node: SearchNode, hooks: SearchConfig) -> list[SearchNode]:
         """Propose from ``node``, step every proposal, value every new child (stops early on a win)."""
@@ -109,9 +109,9 @@ class _ToTAgent(SearchAgent):
         for action in actions:
             child = hooks.expand(node, action)  # distinct proposals: a new child each
             out.append(child)
-            if child.terminal and (self.value_states or self.peek_success):
-                child.value = self.terminal_value(child, hooks)
-            elif self.value_states:
+            if child.terminal and self.peek_success:
+                child.value = self.terminal_value(child, hooks)  # the env's verdict
+            elif self.value_states:  # the model's value, final states included
                 child.value = float(hooks.value(child))
             child.visits = 1  # valued once, when made
             if self.known_win(child):
