@@ -165,7 +165,7 @@ JTREE = {"": ["a", "b", "c"], "a": ["a1", "a2"], "b": ["b1", "b2"], "c": ["c1"]}
 
 def test_judec_bfs_makes_no_value_calls_and_scores_any_of_its_three_sequences():
     llm = TreeLLM(proposals=JTREE, judge={"a": 1, "b": 3, "c": 2})
-    agent = run(_judec("judec-bfs"), JTREE, llm, ["b/b2"], max_depth=4)
+    agent = run(_judec("judec-bfs"), JTREE, llm, ["b/b2"], max_depth=4, select="compare", breadth=3)
     assert (agent.n_propose, agent.breadth, agent.select, agent.max_sequences) == (2, 3, "compare", 3)
     assert "value" not in llm.request_kinds()
     # 2 candidates per state (a, b from the root; a1, a2 and b1, b2 below): the 4 final steps of
@@ -198,7 +198,11 @@ def test_judec_baselines_refuse_options_that_contradict_the_paper(name, option):
     with pytest.raises(ValueError, match="JUDEC"):
         make_agent(name, "treegym/TreeWorld-v0", TreeLLM(), **option)
     key, value = next(iter(option.items()))
-    assert getattr(make_agent(name, "treegym/TreeWorld-v0", TreeLLM()), key) != value
+    agent = make_agent(name, "treegym/TreeWorld-v0", TreeLLM())
+    assert getattr(agent, key) != value
+    # the preset's own values may be given (as text, as on the command line): they change nothing
+    same = {k: str(getattr(agent, k)) for k in ("max_sequences",)}
+    assert make_agent(name, "treegym/TreeWorld-v0", TreeLLM(), **same).max_sequences == 3
 
 
 def test_bfs_compare_without_sequences_answers_by_its_comparisons_and_dfs_select_is_checked():

@@ -17,17 +17,17 @@ def sequence_stats(ends: Sequence[SearchNode]) -> dict[str, Any]:
     return {"decision_sequences": len(ends), "sequences_success_any": any(bool(n.success) for n in ends)}
 
 
-def first_answer(ends: Sequence[SearchNode]) -> SearchNode | None:
+def first_answer(ends: Sequence[SearchNode]) -> SearchNode:
     """The answer of a baseline with no value to rank its sequences by: the first sequence that ended
-    the episode, else the first sequence (None without sequences)."""
-    return next((n for n in ends if n.terminal), ends[0] if ends else None)
+    the episode, else the first sequence (``ends`` must not be empty)."""
+    return next((n for n in ends if n.terminal), ends[0])
 
 
 def judec_options(preset: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The options of a JUDEC baseline agent: ``preset`` (the paper's setting) over ``options``. An
     option that contradicts the preset is refused: the agent's name promises the paper's setting."""
     for key, value in preset.items():
-        if key in options and str(options[key]).lower() != str(value).lower():
+        if key in options and str(options[key]) != str(value):
             raise ValueError(f"this agent is JUDEC's baseline with {key}={value}; use the plain agent "
                              f"for {key}={options[key]}")
     return {**options, **preset}
