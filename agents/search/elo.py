@@ -26,7 +26,8 @@ difference is an option (``--agent-opt key=value``):
   (0.5 gives the paper's 0; the Game-of-24 script uses 0.9, about 381.7),
   or set ``rejection_elo`` directly;
 * ``max_children=C``: offer the rejection only while a step has fewer than C
-  children (code: 4 ToolBench / 15 Game of 24; paper: unlimited);
+  children (code: 4 ToolBench / 15 Game of 24; default unlimited: ours, JUDEC
+  names no cap);
 * ``comparisons=N``: earlier sequences matched per new sequence (code runs
   about 2.3 matches per new sequence in its ToolBench setting);
 * ``final=paper|terminal|code``: Eq. 9, the end of the decision sequence with
