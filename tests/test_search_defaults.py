@@ -88,7 +88,7 @@ def test_every_default_of_every_agent_is_documented_with_its_value():
 
 def test_lats_iterations_per_benchmark_are_the_documented_ones():
     cell = {(a, o): d for a, o, d, _ in _rows()}[("lats", "n_iters")]
-    assert mcts.LATSAgent.__init__.__kwdefaults__["n_iters"] is None  # resolved per env
+    assert _own_defaults(mcts.LATSAgent.__init__)["n_iters"] is None  # resolved per env
     pairs = dict(re.findall(r"(\w+) (\d+)", cell.split(":", 1)[1]))
     assert pairs.pop("else") == str(mcts.LATS_DEFAULT_ITERATIONS)
     assert pairs == {k: str(v) for k, v in mcts.LATS_ITERATIONS.items()}
