@@ -266,11 +266,9 @@ class AStarSearchAgent(SearchAgent):
                     frontier.append(child)
 
     def choose(self, tree: SearchTree) -> SearchNode | None:
-        # With peek_success: the lowest-(f, id) won step, which is the goal the search stopped at (every
-        # won step goes on the frontier, and the first one selected is its minimum).
-        wins = [n for n in tree.nodes if self.known_win(n)]
-        if wins:
-            return min(wins, key=lambda n: (n.value, n.id))
+        # The lowest-f complete plan. With peek_success only won plans count, and the lowest-(f, id) one
+        # is the goal the search stopped at: every won step goes on the frontier, the first one selected
+        # is its minimum (envs report success on the step that ends the episode: envs/core/contract.py).
         complete = [n for n in tree.nodes if n.terminal and not (self.peek_success and not n.success)]
         if complete:
             return min(complete, key=lambda n: (n.value, n.id))  # the lowest-f complete plan
