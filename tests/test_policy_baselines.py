@@ -56,14 +56,14 @@ def test_oracle_plays_the_experts_next_action_and_gives_up_without_one():
     assert oracle.act(obs, info) == "a2"
     env.reset()
     env.step("b")
-    with pytest.raises(AgentGaveUp, match="no expert"):
+    with pytest.raises(AgentGaveUp, match=r"^ExpertWorld has no expert\(\); the oracle cannot play it$"):
         oracle.act(obs, info)
     env.reset()
     env.step("a")
     env.step("a2")
-    with pytest.raises(AgentGaveUp, match="no action"):
+    with pytest.raises(AgentGaveUp, match=r"^the expert has no action from this state \(unsolvable or finished\)$"):
         oracle.act(obs, info)
-    with pytest.raises(AgentGaveUp, match="no expert"):  # an env without expert() at all
+    with pytest.raises(AgentGaveUp, match="^TreeWorldEnv has no expert"):  # an env without an expert
         oracle.bind(_env()[0])
         oracle.act(obs, info)
 
@@ -73,13 +73,15 @@ def test_random_is_uniform_over_the_listed_actions_and_reproducible():
     assert set(picks) == {"x", "y", "z"}
     again = [RandomPolicy(seed=s).act({"valid_actions": ("x", "y", "z")}, {}) for s in range(60)]
     assert picks == again
-    with pytest.raises(AgentGaveUp, match="no valid actions"):
+    with pytest.raises(AgentGaveUp, match="^no valid actions listed in the observation$"):
         RandomPolicy(seed=0).act({"valid_actions": ()}, {})
 
 
 def test_the_factories_name_options_they_do_not_take():
     with pytest.raises(ValueError, match="'random' has no option"):
         make_agent("random", "test/TreeWorld", seed=1, temperature=1)
+    with pytest.raises(ValueError, match=r"no option\(s\) depth, width; it takes: none$"):
+        make_agent("random", "test/TreeWorld", width=1, depth=2)
     with pytest.raises(ValueError, match="it takes: seed"):
         make_agent("oracle", "test/TreeWorld", depth=2)
     with pytest.raises(ValueError, match="it takes: none"):
@@ -97,12 +99,15 @@ def test_react_keeps_the_episode_history_and_asks_about_the_live_env():
     llm = RecordingLLM(samples={"": ["a"], "a": ["a2"]})
     react = ReactPolicy(TreePrompts.env_id, llm, prompts=TreePrompts(), reflections=["be brief"], seed=7,
                         temperature=0.3)
+    assert react.env_id == TreePrompts.env_id and react.history == [] and react.transcript == []
     react.reset()
     react.bind(env)
+    assert react.prompts.env is env
     assert react.act(obs, info) == "a"
     obs, reward, *_ , info = env.step("a")
     assert react.act(obs, {**info, "reward": 0.25}) == "a2"
-    assert [(s.action, s.observation, s.reward) for s in react.history] == [("a", "at a", 0.25)]
+    assert [(s.action, s.observation, s.reward, s.thought) for s in react.history] == [("a", "at a", 0.25, "a")]
+    assert llm.kinds == ["react", "react"]  # each request is about the bound env's live state
     assert react.transcript == ["a", "a2"]
     assert "be brief" in llm.prompts[0][1] and llm.log[-1] == ("react", "a")
     # the LLM supports grammars and the env lists actions: the answer is constrained to them
@@ -118,6 +123,23 @@ def test_react_keeps_the_episode_history_and_asks_about_the_live_env():
     assert free.llm.kwargs[0]["choices"] is None
     plain = ReactPolicy(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts())
     assert plain.constrain is False and plain.temperature == 0.0
+    assert ReactPolicy(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts(), constrain=True).constrain is True
+    from treegym.agents.prompts import get_prompts
+
+    assert type(ReactPolicy("treegym/Game24-v0", TreeLLM()).prompts) is type(get_prompts("treegym/Game24-v0"))
+
+
+def test_react_unbound_asks_about_no_env_and_an_observation_without_text_or_reward_counts_as_empty():
+    class TextOptional(TreePrompts):
+        def react_messages(self, obs, history, reflections=(), avoid=()):
+            return super().react_messages({"text": obs.get("text", "")}, [], reflections)
+
+    llm = RecordingLLM(samples={"": ["x", "y"]})
+    react = ReactPolicy(TreePrompts.env_id, llm, prompts=TextOptional())
+    assert react.act({"text": "at root"}, {}) == "x"
+    react.act({}, {"reward": None})
+    assert llm.kinds == [None, None]  # no bound env: the request is about nothing
+    assert [(s.observation, s.reward) for s in react.history] == [("", 0.0)]
 
 
 # ----------------------------------------------------------------- attempts
