@@ -80,12 +80,16 @@ class AttemptsAgent(SearchAgent):
         self.attempts = int(attempts)
         self.max_steps = int(max_steps)
         self.stop_on_success = self.stop_on_success_option(stop_on_success)
+        self._fresh()
+
+    def _fresh(self) -> None:
+        """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""
         self.finished: list[SearchNode] = []
         self.reflections: list[str] = []
 
     # ------------------------------------------------------------ the attempts
     def search(self, root: SearchNode, hooks: TaskHooks) -> None:
-        self.finished, self.reflections = [], []
+        self._fresh()
         for i in range(self.attempts):
             leaf = self.attempt(root, hooks, i)
             leaf.stats.setdefault("attempts", []).append(i)
@@ -109,7 +113,7 @@ class AttemptsAgent(SearchAgent):
             if not action:
                 node.stats["empty_answer"] = True
                 break
-            node = hooks.expand(node, action, thought=policy.transcript[-1][:300] if policy.transcript else "")
+            node = hooks.expand(node, action, thought=policy.transcript[-1])  # the reply the action came from
             node.visits += 1
         return node
 
@@ -166,7 +170,10 @@ class SelfConsistencyAgent(AttemptsAgent):
     def __init__(self, env_id: str, llm: Any, *, attempts: int = 5, stop_on_success: bool | None = False,
                  **options: Any):
         super().__init__(env_id, llm, attempts=attempts, stop_on_success=stop_on_success, **options)
-        self.votes: dict[str, int] = {}
+
+    def _fresh(self) -> None:
+        super()._fresh()
+        self.votes: dict[str, int] | None = None  # answer -> attempts, once the vote is taken
 
     def choose(self, tree: SearchTree) -> SearchNode | None:
         if not self.finished:
@@ -182,7 +189,7 @@ class SelfConsistencyAgent(AttemptsAgent):
 
     def stats(self) -> dict[str, Any]:
         out = super().stats()
-        if self.votes:
+        if self.votes is not None:
             out["sc_votes"] = dict(sorted(self.votes.items(), key=lambda kv: -kv[1])[:10])
         return out
 

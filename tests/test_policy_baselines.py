@@ -202,3 +202,45 @@ def test_self_consistency_plays_every_attempt_and_takes_the_majority_answer():
     assert "/".join(tie.result.chosen.actions()) == "b/b1"  # a tie goes to the answer seen first
     assert SelfConsistencyAgent(TreePrompts.env_id, TreeLLM()).attempts == 5
     assert "sc_votes" not in SelfConsistencyAgent(TreePrompts.env_id, TreeLLM()).stats()
+
+
+def test_attempts_are_seeded_apart_share_nodes_and_record_which_attempts_ended_where():
+    llm = RecordingLLM(samples=SAMPLES)
+    agent = run(AttemptsAgent, TREE, llm, [], peek_success=True, seed=5, temperature=0.4)
+    assert agent.env_id == TreePrompts.env_id
+    # one react call per step; attempt i samples with seed + i at the search's temperature
+    assert [(k["seed"], k["temperature"]) for k in llm.kwargs] == [(5, 0.4), (5, 0.4), (6, 0.4), (6, 0.4),
+                                                                   (7, 0.4), (7, 0.4)]
+    nodes = {"/".join(n.actions()): n for n in agent.result.tree.nodes}
+    assert nodes["a/a1"].stats["attempts"] == [0, 2] and nodes["b/b1"].stats["attempts"] == [1]
+    assert nodes["a"].visits == 2 and nodes["a/a1"].visits == 2 and nodes["b"].visits == 1  # shared prefix
+    assert nodes["a/a1"].thought == "a1"  # the reply the step came from
+
+
+def test_cot_without_stopping_still_answers_with_the_first_won_attempt():
+    samples = {"": ["a", "b", "a"], "a": ["a2", "a1"], "b": ["b1"]}  # attempts: a/a2 (won), b/b1, a/a1
+    agent = run(AttemptsAgent, TREE, TreeLLM(samples=samples), ["a/a2"], peek_success=True,
+                stop_on_success=False)
+    assert len(agent.finished) == 3 and "/".join(agent.result.chosen.actions()) == "a/a2"
+
+
+def test_attempt_baselines_keep_their_env_id_and_refuse_without_the_signal_in_words():
+    for cls in (ReflexionAgent, SelfConsistencyAgent):
+        assert cls(TreePrompts.env_id, TreeLLM(), peek_success=True).env_id == TreePrompts.env_id
+    with pytest.raises(ValueError, match=r"^cot: this baseline counts an episode as solved when any attempt "
+                                         r"succeeds \(and reflects after failed ones\), which reads the env's success "
+                                         r"flag; pass peek_success=true \(--agent-opt peek_success=true\) to allow "
+                                         r"that oracle, or use sc@K$"):
+        AttemptsAgent(TreePrompts.env_id, TreeLLM())
+    assert make_agent("reflexion", "treegym/Game24-v0", TreeLLM(), peek_success=True, attempts=2).attempts == 2
+    assert make_agent("sc@4", "treegym/Game24-v0", TreeLLM()).attempts == 4
+
+
+def test_self_consistency_reports_the_ten_largest_vote_groups_largest_first():
+    wide = {"": [f"c{i}" for i in range(12)]}
+    agent = run(SelfConsistencyAgent, wide, TreeLLM(samples=wide), attempts=13)  # c0 is drawn twice
+    votes = agent.stats()["sc_votes"]
+    assert list(votes.items()) == [("at c0", 2)] + [(f"at c{i}", 1) for i in range(1, 10)]
+    agent.reset()
+    agent.run_search(*agent.env.reset())  # a fresh search forgets the last vote until it votes again
+    assert agent.votes is not None and sum(agent.votes.values()) == 13
