@@ -104,7 +104,7 @@ class ReactPolicy(BasePolicy):
         """One ReAct step; the LLM request is about the bound env's live state."""
         if self._pending is not None:
             action, thought = self._pending
-            self.history.append(Step(action, str(observation.get("text", "")), float(info.get("reward", 0.0) or 0.0), thought))
+            self.history.append(Step(action, str(observation.get("text", "")), float(info.get("reward") or 0.0), thought))
         messages = self.prompts.react_messages(observation, self.history, self.reflections)
         valid = tuple(observation.get("valid_actions") or ())
         choices = valid if (self.constrain and valid) else None

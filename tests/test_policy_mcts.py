@@ -431,7 +431,10 @@ def test_radagent_mcts_runs_n_simulations_before_every_decision():
 @pytest.mark.parametrize("env_id,iters", [("treegym/WebShop-v0", 30), ("treegym/HotPotQA-v0", 50),
                                           ("treegym/Game24-v0", 30)])
 def test_lats_iterations_follow_the_benchmark(env_id, iters):
-    assert LATSAgent(env_id, TreeLLM()).n_iters == iters
+    agent = LATSAgent(env_id, TreeLLM())
+    assert agent.n_iters == iters
+    assert (agent.rollout_width, agent.rollout_depth, agent.depth_limit, agent.n_actions) == (5, None, 7, 5)
+    assert agent.w_exp == pytest.approx(math.sqrt(2)) and agent.reflect and agent.simulate_mode == "rollout"
     assert LATSAgent(env_id, TreeLLM(), n_iters=7).n_iters == 7
 
 

@@ -93,6 +93,7 @@ class MCTSAgent(SearchAgent):
     name = "mcts"
     value_name = "q"
     _base = 0  # depth of the node the simulations start from (set by search; per_step moves it down)
+    _current: SearchNode | None = None  # that node (set by search)
 
     def __init__(
         self,
@@ -151,6 +152,7 @@ class MCTSAgent(SearchAgent):
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
         self._fresh()
         self._base = root.depth
+        self._current = root  # the decision step the simulations start from
         if self.reflect:
             hooks.reflections = self.reflections
         if not self.per_step:
@@ -172,7 +174,7 @@ class MCTSAgent(SearchAgent):
             for sibling in current.children:
                 if sibling is not nxt:
                     hooks.prune(sibling)  # committed: the search never goes back above nxt
-            current = nxt
+            self._current = current = nxt
             self._base = current.depth
             self._recompute_closed(current)  # the depth limit now counts from here
 
@@ -336,7 +338,7 @@ class MCTSAgent(SearchAgent):
             return min(won, key=lambda n: n.id)
         # per_step: the committed decisions, then (when the budget ended the simulations of a decision)
         # the best path below the last one, as plain MCTS answers
-        node = self.decisions[-1] if self.per_step and self.decisions else tree.root
+        node = self._current or tree.root
         while node.children:
             node = self._best_child(node)
         return node if node is not tree.root else None
@@ -371,7 +373,7 @@ class LATSAgent(MCTSAgent):
     def __init__(self, env_id: str, llm: Any, *, n_iters: int | None = None, w_exp: float = math.sqrt(2.0),
                  depth_limit: int = 7, simulate: str = "rollout", rollout_depth: Any = "none",
                  rollout_width: int = 5, reflect: bool = True, **options: Any):
-        n_iters = lats_iterations(env_id) if n_iters in (None, "") else n_iters
+        n_iters = lats_iterations(env_id) if n_iters is None else n_iters
         super().__init__(env_id, llm, n_iters=n_iters, w_exp=w_exp, depth_limit=depth_limit, simulate=simulate,
                          rollout_depth=rollout_depth, rollout_width=rollout_width, reflect=reflect, **options)
 
