@@ -93,7 +93,7 @@ class MCTSAgent(SearchAgent):
     name = "mcts"
     value_name = "q"
     _base = 0  # depth of the node the simulations start from (set by search; per_step moves it down)
-    _current: SearchNode | None = None  # that node (set by search)
+    _current: SearchNode  # that node (set by search)
 
     def __init__(
         self,
@@ -338,7 +338,7 @@ class MCTSAgent(SearchAgent):
             return min(won, key=lambda n: n.id)
         # per_step: the committed decisions, then (when the budget ended the simulations of a decision)
         # the best path below the last one, as plain MCTS answers
-        node = self._current or tree.root
+        node = self._current if self.per_step else tree.root
         while node.children:
             node = self._best_child(node)
         return node if node is not tree.root else None
