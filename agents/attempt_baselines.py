@@ -31,7 +31,14 @@ Options: ``attempts`` (K; ``cot@5`` / ``sc@5`` / ``reflexion@5`` set it),
 ``peek_success`` (cot@K and reflexion need it: they are defined by the env's
 success signal and refuse to run without it), ``stop_on_success``, ``max_reflections`` (default 3), plus ``SearchAgent``'s
 ``budget``, ``seed``, ``tree_out``. Attempts stop when the call budget is
-spent; the finished ones are kept and chosen from.
+spent; the finished ones are kept and chosen from. Defaults: ``attempts`` 3
+(JUDEC 5.1 / RaDAgent: CoT@3, Reflexion on top of it), 5 for ``sc@K`` (ours),
+``max_steps`` 12 (JUDEC 5.1's 12 steps per sequence), ``max_reflections`` 3 and
+``temperature`` 0.7 (ours: the search agents' sampling temperature).
+
+Every record also has ``decision_sequences`` (attempts made) and
+``sequences_success_any`` (any attempt won; JUDEC 5.1 scores CoT@3 this way),
+read after the attempts like ``chosen_success``.
 """
 from __future__ import annotations
 
@@ -41,6 +48,7 @@ from typing import Any
 from .baselines import ReactPolicy
 from .registry import register_agent
 from .search.base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool, build_search_agent
+from .search.sequences import sequence_stats
 
 
 def answer_key(prompts: Any, node: SearchNode) -> str:
@@ -72,12 +80,16 @@ class AttemptsAgent(SearchAgent):
         self.attempts = int(attempts)
         self.max_steps = int(max_steps)
         self.stop_on_success = self.stop_on_success_option(stop_on_success)
+        self._fresh()
+
+    def _fresh(self) -> None:
+        """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""
         self.finished: list[SearchNode] = []
         self.reflections: list[str] = []
 
     # ------------------------------------------------------------ the attempts
     def search(self, root: SearchNode, hooks: TaskHooks) -> None:
-        self.finished, self.reflections = [], []
+        self._fresh()
         for i in range(self.attempts):
             leaf = self.attempt(root, hooks, i)
             leaf.stats.setdefault("attempts", []).append(i)
@@ -101,7 +113,7 @@ class AttemptsAgent(SearchAgent):
             if not action:
                 node.stats["empty_answer"] = True
                 break
-            node = hooks.expand(node, action, thought=policy.transcript[-1][:300] if policy.transcript else "")
+            node = hooks.expand(node, action, thought=policy.transcript[-1])  # the reply the action came from
             node.visits += 1
         return node
 
@@ -119,6 +131,7 @@ class AttemptsAgent(SearchAgent):
         out = super().stats()
         out["attempts"] = len(self.finished)
         out["attempts_succeeded"] = sum(1 for leaf in self.finished if leaf.success)
+        out.update(sequence_stats(self.finished))  # JUDEC's CoT@3 scoring: solved if any attempt is
         return out
 
 
@@ -138,7 +151,7 @@ class ReflexionAgent(AttemptsAgent):
             outcome = f"failed: not finished after {leaf.depth} steps"
         text = hooks.reflect(leaf, outcome)
         if text:
-            leaf.stats["reflection"] = text[:500]
+            leaf.stats["reflection"] = text
             self.reflections.append(text)
             del self.reflections[: max(0, len(self.reflections) - self.max_reflections)]
 
@@ -157,7 +170,10 @@ class SelfConsistencyAgent(AttemptsAgent):
     def __init__(self, env_id: str, llm: Any, *, attempts: int = 5, stop_on_success: bool | None = False,
                  **options: Any):
         super().__init__(env_id, llm, attempts=attempts, stop_on_success=stop_on_success, **options)
-        self.votes: dict[str, int] = {}
+
+    def _fresh(self) -> None:
+        super()._fresh()
+        self.votes: dict[str, int] | None = None  # answer -> attempts, once the vote is taken
 
     def choose(self, tree: SearchTree) -> SearchNode | None:
         if not self.finished:
@@ -173,7 +189,7 @@ class SelfConsistencyAgent(AttemptsAgent):
 
     def stats(self) -> dict[str, Any]:
         out = super().stats()
-        if self.votes:
+        if self.votes is not None:
             out["sc_votes"] = dict(sorted(self.votes.items(), key=lambda kv: -kv[1])[:10])
         return out
 

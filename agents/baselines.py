@@ -28,6 +28,10 @@ class OraclePolicy(BasePolicy):
     name = "oracle"
 
     def act(self, observation: dict, info: dict) -> str:
+        return self._next_action()
+
+    def _next_action(self) -> str:
+        """The bound env's expert's next action (the observation adds nothing: the expert reads the env)."""
         if self.env is None:
             raise RuntimeError(f"the {self.name} policy must be bound to its env: call policy.bind(env) after reset")
         advice = self.env.unwrapped.expert()
@@ -39,7 +43,7 @@ class OraclePolicy(BasePolicy):
 
     def propose_actions(self, observation: dict, info: dict, k: int) -> list[str]:
         """The expert's next action (for Auto-GPT's additional opinions)."""
-        return [self.act(observation, info)]
+        return [self._next_action()]
 
 
 class RandomPolicy(BasePolicy):
@@ -84,14 +88,13 @@ class ReactPolicy(BasePolicy):
         self.reflections = list(reflections)
         self.constrain = bool(getattr(llm, "supports_grammar", False)) if constrain is None else bool(constrain)
         self.seed = seed
+        self.reset()
+
+    def reset(self) -> None:
+        """A new episode: no history, transcript or action waiting for its observation."""
         self.history: list[Step] = []
         self.transcript: list[str] = []
         self._pending: tuple[str, str] | None = None
-
-    def reset(self) -> None:
-        self.history = []
-        self.transcript = []
-        self._pending = None
 
     def bind(self, env: Any) -> None:
         self.env = env
@@ -101,7 +104,7 @@ class ReactPolicy(BasePolicy):
         """One ReAct step; the LLM request is about the bound env's live state."""
         if self._pending is not None:
             action, thought = self._pending
-            self.history.append(Step(action, str(observation.get("text", "")), float(info.get("reward", 0.0) or 0.0), thought))
+            self.history.append(Step(action, str(observation.get("text", "")), float(info.get("reward") or 0.0), thought))
         messages = self.prompts.react_messages(observation, self.history, self.reflections)
         valid = tuple(observation.get("valid_actions") or ())
         choices = valid if (self.constrain and valid) else None
@@ -136,6 +139,6 @@ def _make_react(env_id: str, llm: LLM, **options: Any) -> ReactPolicy:
 
 
 def _no_options(agent: str, options: dict, allowed: set[str] = frozenset()) -> None:
-    extra = sorted(set(options) - set(allowed) - {"seed"})
+    extra = sorted(set(options) - set(allowed))
     if extra:
         raise ValueError(f"agent {agent!r} has no option(s) {', '.join(extra)}; it takes: {', '.join(sorted(allowed)) or 'none'}")

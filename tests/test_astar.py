@@ -1,6 +1,8 @@
 """A* (ToolChain*): cost functions by hand, memory, and the agent on Game of 24."""
 from __future__ import annotations
 
+import uuid
+
 import gymnasium as gym
 import pytest
 
@@ -115,16 +117,19 @@ def test_ablation_switches_change_the_search():
     assert all(n["value"] == pytest.approx(n["depth"]) for n in bfs)
 
 
-def test_memory_persists_across_episodes_of_a_run():
+@pytest.mark.parametrize("peek,expected", [(True, [3, 4]), (False, [2, 2])])
+def test_memory_persists_across_episodes_of_a_run_and_learns_from_success_only_with_peek(peek, expected):
     llm = make_llm("synthetic:p_correct=0.9,seed=0", env_id=ENV)
-    sizes = []
+    sizes, memory_id = [], f"test-persist-{uuid.uuid4().hex}"  # fresh per test run, shared by its episodes
     for tid in (916, 917):
         env = gym.make(ENV)
-        agent = make_agent("astar", ENV, llm, memory_id="test-persist", n_demos=2)
+        agent = make_agent("astar", ENV, llm, memory_id=memory_id, n_demos=2, peek_success=peek)
         rec = run_episode(env, agent, task_id=tid, seed=0)
         assert rec["success"]
         sizes.append(agent.stats()["astar_memory_plans"])
-    assert sizes == [3, 4]  # 2 demonstrations, then one solved plan per episode
+    # 2 demonstrations, then (only when the search may read the env's success flag) one solved plan
+    # per episode: the memory feeds later searches, so it obeys the same information rule
+    assert sizes == expected
 
 
 def test_bad_weights_are_rejected():

@@ -295,3 +295,12 @@ def test_without_peek_a_lost_complete_plan_is_still_the_answer():
     llm = TreeLLM(samples={"": ["a", "c", "c", "c", "c"]}, imagined={"c": ["s"]})
     agent = run(AStarSearchAgent, tree, llm, [], iterations=1, memory_id="none")
     assert _path(agent.result.chosen) == "a" and not agent.result.chosen.success
+
+
+def test_without_peek_a_won_answer_does_not_join_the_memory():
+    tree = {"": ["a", "b", "c"], "c": ["c1"]}
+    samples = {"": ["a", "b", "c", "c", "c"], "c": ["c1"] * 5}
+    agent = run(AStarSearchAgent, tree, TreeLLM(samples=samples, imagined={"c": ["s"]}), ["a", "b"],
+                iterations=1, memory_id="none")
+    assert agent.result.chosen.success  # the answer won, but the search may not know it
+    assert agent.stats()["astar_memory_plans"] == 0 and len(agent.memory) == 0

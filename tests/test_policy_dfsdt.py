@@ -138,3 +138,21 @@ def test_every_child_is_asked_for_as_one_action():
     agent = run(DFSDTAgent, TREE, _llm(), WINS, prompts=prompts)
     assert len(prompts.ks) >= 3 and set(prompts.ks) == {1}
     assert agent.result.chosen is not None
+
+
+def test_judec_dfsdt_takes_three_sequences_without_value_calls():
+    from treegym.agents.registry import make_agent
+
+    llm = _llm()
+    agent = run(lambda env_id, llm, **o: make_agent("judec-dfsdt", env_id, llm, **o), TREE, llm, WINS)
+    assert (agent.max_sequences, agent.answer_judge) == (3, "none")
+    assert "value" not in llm.request_kinds()
+    # every final step is an answer (the model chose to end): after one, the parent tries its
+    # next child; the third sequence ends the search
+    assert [_path(s) for s in agent.sequences] == ["a/a1/x1", "a/a1/x2", "a/a2/y1"]
+    assert _path(agent.result.chosen) == "a/a1/x1" and not agent.result.chosen.success
+    stats = agent.stats()
+    assert stats["decision_sequences"] == 3 and stats["sequences_success_any"] is True  # x2 won
+    assert "sequences_success_any" not in run(DFSDTAgent, TREE, _llm(), WINS).stats()
+    with pytest.raises(ValueError, match="answer_judge"):
+        DFSDTAgent("treegym/TreeWorld-v0", _llm(), answer_judge="env")

@@ -337,3 +337,38 @@ def test_a_drawn_terminal_step_counts_the_visit():
     root = agent.result.tree.root
     rejections = sum(1 for e in llm.log if e[0] == "propose")  # every walk that did not draw t asked the model
     assert root.visits == 12 and root.children[0].visits == 1 + (12 - rejections) and rejections >= 2
+
+
+def test_eq5_below_the_root_uses_that_steps_own_annealed_temperature():
+    agent = _bare()
+    root = _node(elo_updates=40, no_new=True)  # no rejection here and one open child: every walk goes to a
+    a = _node(root, 0.0, elo_updates=1)
+    for v in (120.0, 0.0, -80.0):
+        _node(a, v)
+    expected = selection_probabilities([120.0, 0.0, -80.0], annealed_temperature(agent.tau0, 1, "paper"), 0.0)
+    rooted = selection_probabilities([120.0, 0.0, -80.0], annealed_temperature(agent.tau0, 40, "paper"), 0.0)
+    assert abs(expected[0] - rooted[0]) > 0.15  # the two temperatures give clearly different draws
+    picks: Counter = Counter()
+    for _ in range(2500):
+        end = agent._descend(root)
+        picks["reject" if end is a else a.children.index(end)] += 1
+    n = sum(picks.values())
+    for i, p in enumerate(expected[:-1]):
+        assert picks[i] / n == pytest.approx(p, abs=0.03)
+    assert picks["reject"] / n == pytest.approx(expected[-1], abs=0.03)
+
+
+def test_each_new_sequence_meets_a_random_earlier_one():
+    wide = {"": ["a", "b", "c", "d", "e", "f"]}
+    llm = TreeLLM(proposals=wide, judge={"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6})
+    agent = run(EloSearchAgent, wide, llm, explorations=6, seed=1)
+    order = [_path(s) for s in agent.sequences]
+    assert len(order) == 6
+    opponents = [old for (_, new, old) in [e for e in llm.log if e[0] == "compare"][::2]]
+    assert len(opponents) == 5
+    # the opponent is always an earlier sequence, drawn at random: neither always the first nor
+    # always the latest one
+    for i, old in enumerate(opponents, 1):
+        assert order.index(old) < i
+    assert any(old != order[0] for old in opponents)
+    assert any(old != order[i - 1] for i, old in enumerate(opponents, 1))

@@ -384,3 +384,82 @@ def test_recomputed_closed_flags_follow_the_new_base():
     agent._base = 2
     _hand(deep, id=4, terminal=True)  # its only child ended the episode
     assert agent._recompute_closed(deep) is True and deep.stats["closed"] is True
+
+
+def _uct_tree():
+    """A tree with hand-set statistics: the root seen 1000 times; its child b (5 visits, Q 0.1) beats
+    a (990 visits, Q 0.9) only through the exploration term; below b, b2 (4 visits, Q 0.9) beats b1
+    (1 visit, Q 0.1) with b's own ln 5, but would lose to it with the root's ln 1000."""
+    root = SearchNode(snapshot=None, observation={}, visits=1000, value=0.8)  # type: ignore[arg-type]
+    nodes = {"": root}
+    for path, visits, q in (("a", 990, 0.9), ("b", 5, 0.1), ("b/b1", 1, 0.1), ("b/b2", 4, 0.9)):
+        parent = nodes[path.rpartition("/")[0]]
+        node = SearchNode(snapshot=None, observation={}, action=path.split("/")[-1], parent=parent,  # type: ignore[arg-type]
+                          depth=parent.depth + 1, visits=visits, value=q)
+        parent.children.append(node)
+        nodes[path] = node
+    return nodes
+
+
+def test_selection_explores_by_uct_with_the_parents_visit_count():
+    nodes = _uct_tree()
+    agent = MCTSAgent("treegym/TreeWorld-v0", TreeLLM(), w_exp=1.0)
+    assert agent.uct(nodes[""], nodes["b"]) == pytest.approx(0.1 + math.sqrt(math.log(1000) / 5))
+    assert agent.uct(nodes["b"], nodes["b/b2"]) == pytest.approx(0.9 + math.sqrt(math.log(5) / 4))
+    # exploration takes the walk to b (Q alone would pick a); below b, b's own visit count (ln 5,
+    # not the root's ln 1000) makes b2's Q outweigh b1's larger bonus
+    assert agent._select(nodes[""]) == [nodes[""], nodes["b"], nodes["b/b2"]]
+    # w_exp scales the bonus: without it selection only exploits
+    assert MCTSAgent("treegym/TreeWorld-v0", TreeLLM(), w_exp=0.0)._select(nodes[""]) == [nodes[""], nodes["a"]]
+
+
+def test_radagent_mcts_runs_n_simulations_before_every_decision():
+    from treegym.agents.search.mcts import make_radagent_mcts
+
+    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
+    agent = run(make_radagent_mcts, WIDE, llm, at=3, n_actions=2)
+    assert agent.per_step and agent.n_iters == 3 and agent.stats()["mcts_decisions"] == 3
+    assert agent.result.tree.root.visits == 3  # N simulations at the first decision, more below it
+    assert agent.stats()["mcts_iterations"] > 3
+    assert make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM()).n_iters == 40  # RaDAgent's MCTS@40
+    with pytest.raises(ValueError, match="per_step"):
+        make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM(), per_step=False)
+    with pytest.raises(ValueError, match="n_iters"):
+        make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM(), at=3, n_iters=5)
+
+
+@pytest.mark.parametrize("env_id,iters", [("treegym/WebShop-v0", 30), ("treegym/HotPotQA-v0", 50),
+                                          ("treegym/Game24-v0", 30)])
+def test_lats_iterations_follow_the_benchmark(env_id, iters):
+    agent = LATSAgent(env_id, TreeLLM())
+    assert agent.n_iters == iters
+    assert (agent.rollout_width, agent.rollout_depth, agent.depth_limit, agent.n_actions) == (5, None, 7, 5)
+    assert agent.w_exp == pytest.approx(math.sqrt(2)) and agent.reflect and agent.simulate_mode == "rollout"
+    assert LATSAgent(env_id, TreeLLM(), n_iters=7).n_iters == 7
+
+
+def test_lats_rolls_out_to_the_end_sampling_five_children_per_step():
+    deep = {"": ["a"], "a": ["a1"], "a/a1": ["p", "q", "r", "s", "t"], "a/a1/p": ["e"], "a/a1/q": ["e"],
+            "a/a1/r": ["e"], "a/a1/s": ["e"], "a/a1/t": ["e"]}
+    values = {"a/a1/r": 0.9, "a/a1/p": 0.1}
+    llm = TreeLLM(proposals=deep, values=values)
+    agent = run(LATSAgent, deep, llm, n_iters=1)
+    nodes = _by_path(agent)
+    # one iteration: expand the root (a), roll out from a to the end of the episode (a/a1/r/e),
+    # valuing the 5 candidates at a/a1 and keeping the best (r)
+    assert "a/a1/r/e" in nodes and nodes["a/a1/r/e"].terminal and nodes["a/a1/r/e"].stats["rollout"]
+    assert [e[1] for e in llm.log if e[0] == "value"] == ["a", "a/a1/p", "a/a1/q", "a/a1/r", "a/a1/s",
+                                                          "a/a1/t", "a/a1/r/e"]
+    assert nodes[""].visits == 1 and nodes["a/a1/r"].visits == 1 and nodes["a/a1/p"].visits == 0
+
+
+def test_per_step_cut_by_the_budget_answers_with_the_best_path_below_its_last_decision():
+    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
+    agent = run(MCTSAgent, WIDE, llm, n_iters=40, n_actions=2, per_step=True, budget=6)
+    assert agent.result.stopped == "budget" and agent.decisions == []
+    chosen = agent.result.chosen
+    assert chosen is not None and chosen.depth >= 1  # not "no answer": the simulations so far decide
+    node = agent.result.tree.root
+    while node.children:
+        node = agent._best_child(node)
+    assert chosen is node

@@ -87,7 +87,7 @@ def test_tot_defaults():
     assert (b.n_propose, b.max_depth, b.breadth, b.select, b.stop_on_success) == (8, 4, 5, "value", False)
     assert b.hook_options["value_samples"] == 3 and b.value_states
     d = _make(ToTDFSAgent)
-    assert (d.value_threshold, d.max_children, d.max_sequences, d.n_propose, d.max_depth) == (0.3, 5, None, 8, 4)
+    assert (d.value_threshold, d.max_children, d.max_sequences, d.n_propose, d.max_depth) == (0.3, 3, None, 8, 4)  # ToT crosswords DFS: max_per_state=3
     assert _make(ToTBFSAgent, n_evaluate=2).hook_options["value_samples"] == 2
     assert _make(ToTBFSAgent, select="compare").value_states is False
     assert _make(ToTDFSAgent, max_sequences="3").max_sequences == 3

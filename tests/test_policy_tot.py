@@ -152,3 +152,110 @@ def test_bfs_levels_count_finished_levels():
 def test_dfs_counts_one_sequence_per_state_at_max_depth():
     agent = run(ToTDFSAgent, TREE, _llm(), n_propose=3, n_evaluate=1, max_depth=1, value_threshold=0.0)
     assert agent.stats()["dfs_sequences"] == 3  # a, b and c each end a sequence at depth 1
+
+
+def _judec(name):
+    from treegym.agents.registry import agent_spec
+
+    return lambda env_id, llm, **options: agent_spec(name).factory(env_id=env_id, llm=llm, **options)
+
+
+JTREE = {"": ["a", "b", "c"], "a": ["a1", "a2"], "b": ["b1", "b2"], "c": ["c1"]}  # every depth-2 step ends
+
+
+def test_judec_bfs_makes_no_value_calls_and_scores_any_of_its_three_sequences():
+    llm = TreeLLM(proposals=JTREE, judge={"a": 1, "b": 3, "c": 2})
+    agent = run(_judec("judec-bfs"), JTREE, llm, ["b/b2"], max_depth=4, select="compare", breadth=3)
+    assert (agent.n_propose, agent.breadth, agent.select, agent.max_sequences) == (2, 3, "compare", 3)
+    assert "value" not in llm.request_kinds()
+    # 2 candidates per state (a, b from the root; a1, a2 and b1, b2 below): the 4 final steps of
+    # level 2 are decision sequences, the first 3 are kept and the search ends
+    assert [_path(s) for s in agent.sequences] == ["a/a1", "a/a2", "b/b1"]
+    stats = agent.stats()
+    assert stats["decision_sequences"] == 3 and stats["sequences_success_any"] is False
+    assert _path(agent.result.chosen) == "a/a1"  # no value to rank by: the first finished sequence
+    won = run(_judec("judec-bfs"), JTREE, TreeLLM(proposals=JTREE), ["a/a2"])
+    assert won.stats()["sequences_success_any"] is True and not won.result.chosen.success
+
+
+def test_judec_dfs_goes_in_the_models_order_without_values_and_stops_after_three_sequences():
+    llm = TreeLLM(proposals=JTREE, values={"a": 0.0, "b": 1.0})
+    agent = run(_judec("judec-dfs"), JTREE, llm, ["b/b1"])
+    assert "value" not in llm.request_kinds()
+    assert _proposed(llm) == ["", "a", "b"]  # a first (the model's order), never pruned
+    assert [_path(s) for s in agent.sequences] == ["a/a1", "a/a2", "b/b1"]
+    assert agent.stats()["sequences_success_any"] is True and agent.stats()["dfs_sequences"] == 3
+    assert _path(agent.result.chosen) == "a/a1"
+    stats = run(ToTDFSAgent, JTREE, TreeLLM(proposals=JTREE)).stats()
+    assert "sequences_success_any" not in stats  # only an agent that ends after N sequences scores them
+
+
+@pytest.mark.parametrize("name,option", [("judec-bfs", {"breadth": 5}), ("judec-dfs", {"select": "value"}),
+                                         ("judec-dfsdt", {"max_sequences": 1})])
+def test_judec_baselines_refuse_options_that_contradict_the_paper(name, option):
+    from treegym.agents.registry import make_agent
+
+    with pytest.raises(ValueError, match="JUDEC"):
+        make_agent(name, "treegym/TreeWorld-v0", TreeLLM(), **option)
+    key, value = next(iter(option.items()))
+    agent = make_agent(name, "treegym/TreeWorld-v0", TreeLLM())
+    assert getattr(agent, key) != value
+    # the preset's own values may be given (as text, as on the command line): they change nothing
+    same = {k: str(getattr(agent, k)) for k in ("max_sequences",)}
+    assert make_agent(name, "treegym/TreeWorld-v0", TreeLLM(), **same).max_sequences == 3
+
+
+def test_bfs_compare_without_sequences_answers_by_its_comparisons_and_dfs_select_is_checked():
+    llm = _llm(judge={"a": 3, "b": 1, "c": 2})
+    agent = run(ToTBFSAgent, TREE, llm, breadth=2, n_propose=3, max_depth=1, select="compare")
+    assert _path(agent.result.chosen) == "a" and "value" not in llm.request_kinds()
+    with pytest.raises(ValueError, match="select"):
+        ToTDFSAgent("treegym/TreeWorld-v0", TreeLLM(), select="compare")
+    with pytest.raises(ValueError, match="max_sequences"):
+        ToTBFSAgent("treegym/TreeWorld-v0", TreeLLM(), max_sequences=0)
+
+
+def test_dfs_prunes_every_candidate_below_the_threshold_not_just_the_first():
+    tree = {"": ["a", "b", "c"], "a": ["a1"], "b": ["b1"], "c": ["c1"]}
+    llm = TreeLLM(proposals=tree, values={"a": 0.1, "b": 0.2, "c": 0.9, "c/c1": 0.4})
+    agent = run(ToTDFSAgent, tree, llm, n_evaluate=1)
+    nodes = {_path(n): n for n in agent.result.tree.nodes}
+    assert nodes["a"].stats.get("pruned") and nodes["b"].stats.get("pruned") and not nodes["c"].stats.get("pruned")
+    assert agent.stats()["dfs_pruned"] == 2
+
+
+def test_bfs_stops_at_max_sequences_within_a_level_and_keeps_the_first():
+    tree = {"": ["a", "b", "c"], "c": ["c1"]}  # a and b end the episode at level 1, c does not
+    llm = TreeLLM(proposals=tree, judge={"c": 1})
+    agent = run(ToTBFSAgent, tree, llm, n_propose=3, select="compare", max_sequences=1)
+    assert [_path(s) for s in agent.sequences] == ["a"] and _proposed(llm) == [""]
+    agent = run(ToTBFSAgent, tree, TreeLLM(proposals=tree), n_propose=3, select="compare", max_sequences=3)
+    assert [_path(s) for s in agent.sequences] == ["a", "b", "c/c1"]  # c went on to a third sequence
+
+
+def test_bfs_ends_when_a_level_leaves_nothing_open():
+    tree = {"": ["a", "b"]}
+    agent = run(ToTBFSAgent, tree, TreeLLM(proposals=tree), n_propose=2, n_evaluate=1, max_depth=4)
+    assert agent.stats()["bfs_levels"] == 1
+
+
+def test_select_none_with_peek_values_final_states_by_the_env_and_options_are_named():
+    agent = run(_judec("judec-dfs"), JTREE, TreeLLM(proposals=JTREE), ["a/a2"], peek_success=True,
+                stop_on_success=False)
+    nodes = {_path(n): n for n in agent.result.tree.nodes}
+    assert (nodes["a/a1"].value, nodes["a/a2"].value) == (0.0, 1.0) and nodes["a"].value == 0.0
+    assert agent.result.chosen is nodes["a/a2"]
+    with pytest.raises(ValueError, match="select must be one of value, none"):
+        ToTDFSAgent("treegym/TreeWorld-v0", TreeLLM(), select="compare")
+
+
+def test_dfs_frees_the_candidates_it_never_descends_into(monkeypatch):
+    from treegym.agents.search.base import SearchConfig
+
+    pruned: list[str] = []
+    real = SearchConfig.prune
+    monkeypatch.setattr(SearchConfig, "prune", lambda self, node: (pruned.append(_path(node)), real(self, node)))
+    tree = {"": ["a", "b", "c"], "b": ["b1"], "c": ["c1"]}  # a ends the episode
+    run(ToTDFSAgent, tree, TreeLLM(proposals=tree, values={"b": 0.9, "c": 0.8}), n_evaluate=1, max_children=1)
+    # a (final) and c (beyond max_children) are freed at once; b after its subtree is exhausted
+    assert pruned[:2] == ["a", "c"] and "b" in pruned

@@ -319,3 +319,32 @@ def test_restbench_runs_carry_correct_path_into_the_report(tmp_path):
     assert random_record.get("correct_path") in (None, False)  # never claimed for an unfinished/wrong path
     rows = env_tables(load_runs([_write(tmp_path / "rest.jsonl", recs)]))[ENV]
     assert rows[0].cpr == 1.0 and "CPR" in to_markdown(rows, ENV)
+
+
+def test_the_seed_papers_other_metrics_are_shown_where_records_carry_them(tmp_path):
+    recs = [_rec("judec-dfs", t, t == 1, agent_stats={"sequences_success_any": t in (1, 2, 3)}) for t in range(1, 5)]
+    bought = {1: (True, True), 2: (True, False), 3: (False, False), 4: (True, False)}  # task: (purchased, won)
+    recs += [_rec("autogpt", t, won, agent_stats={"purchased": p}) for t, (p, won) in bought.items()]
+    recs += [_rec("react", t, True) for t in range(1, 5)]
+    runs = load_runs([_write(tmp_path / "r.jsonl", recs)])
+    rows = {r.cell.agent: r for r in env_tables(runs)[ENV]}
+    # JUDEC 5.1: solved if any of the 3 sequences is (3 of 4), beside the one answer played (1 of 4)
+    assert rows["judec-dfs"].pass_rate == 0.25 and rows["judec-dfs"].any_of_sequences == 0.75
+    # Auto-GPT Table 1: 3 purchases in 4 episodes, 1 of them right
+    assert rows["autogpt"].purchase_rate == 0.75 and rows["autogpt"].precision == pytest.approx(1 / 3)
+    assert rows["react"].any_of_sequences is None and rows["react"].purchase_rate is None
+    md = to_markdown(list(rows.values()), ENV)
+    assert "pass rate (any sequence)" in md and "purchase rate" in md and "precision" in md
+    line = next(ln for ln in md.splitlines() if ln.startswith("| judec-dfs"))
+    assert "75.0%" in line and "25.0%" in line
+    line = next(ln for ln in md.splitlines() if ln.startswith("| autogpt"))
+    assert "33.3%" in line and "75.0%" in line
+    table = list(csv.DictReader(io.StringIO(to_csv(list(rows.values()), ENV))))
+    by_agent = {r["agent"]: r for r in table}
+    assert by_agent["judec-dfs"]["pass_rate_any_sequence"] == "0.75" and by_agent["react"]["purchase_rate"] == ""
+    assert by_agent["autogpt"]["precision"] == "0.3333"
+    only_react = to_markdown([rows["react"]], ENV)
+    assert "any sequence" not in only_react and "purchase" not in only_react  # no record carries them
+    nothing_bought = load_runs([_write(tmp_path / "n.jsonl", [_rec("autogpt", 1, False, agent_stats={"purchased": False})])])
+    row = env_tables(nothing_bought)[ENV][0]
+    assert row.purchase_rate == 0.0 and row.precision is None

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from .paper_metrics import percent, shown
 from .preference import PreferenceResult
 from .treeview import embed, open_script, viewer_head, viewer_html, write_tree_page
 from .records import Runs, cell_of
@@ -49,8 +50,10 @@ def _e(x: Any) -> str:
 
 def _table(rows: Sequence[Row]) -> str:
     show_cpr = any(r.cpr is not None for r in rows)
+    extra = shown(rows)
     head = ["agent", "LLM", "budget", "episodes", "pass rate", "95% CI", "mean reward"] + (
-        ["CPR"] if show_cpr else []) + ["LLM calls", "tokens", "cost (USD)", "wall s", "gave up", "errors"]
+        ["CPR"] if show_cpr else []) + [title for _f, title, _c in extra] + [
+        "LLM calls", "tokens", "cost (USD)", "wall s", "gave up", "errors"]
     out = ["<table class='results'><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for r in rows:
         llm = (f"<span class='clipname' title='{_e(r.cell.llm)}'>{_e(r.cell.llm)}</span>"
@@ -59,6 +62,7 @@ def _table(rows: Sequence[Row]) -> str:
                  str(r.episodes), f"{r.pass_rate * 100:.1f}%", f"[{r.ci_low * 100:.1f}, {r.ci_high * 100:.1f}]",
                  f"{r.mean_reward:.3f}"]
         cells += ([("-" if r.cpr is None else f"{r.cpr * 100:.1f}%")] if show_cpr else [])
+        cells += [percent(getattr(r, field)) for field, _t, _c in extra]
         cells += [f"{r.mean_calls:.1f}", f"{r.mean_tokens:.0f}", "-" if r.mean_cost is None else f"{r.mean_cost:.4f}",
                   f"{r.mean_wall_s:.2f}", str(r.gave_up), str(r.errors)]
         out.append("<tr>" + "".join(f"<td class='num'>{c}</td>" if i >= 3 else f"<td>{c}</td>"

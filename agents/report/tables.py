@@ -6,7 +6,9 @@ give the same interval), mean reward, CPR (correct path rate: the share of
 episodes whose record says ``correct_path`` is true; only for envs whose
 records carry it), mean LLM calls, mean tokens (prompt + completion), mean
 cost in USD (tokens x the price table; empty for a model without a price),
-mean and total wall time, episodes that ended with an error.
+mean and total wall time, episodes that ended with an error; and the seed papers' other
+metrics where the records carry them (:mod:`.paper_metrics`: JUDEC's any-of-the-sequences pass
+rate, Auto-GPT's purchase rate and precision).
 
 Episodes that ended with an error (budget spent, LLM down) count as failures:
 they are what the agent achieved. The error column shows how many there were.
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..runs import failure_counts
+from .paper_metrics import COLUMNS as PAPER_COLUMNS, paper_metrics, percent, shown
 from .records import Cell, Runs
 from ...envs.core.stats import bootstrap_ci
 
@@ -85,6 +88,9 @@ class Row:
     total_wall_s: float
     gave_up: int  # episodes the agent ended without an answer or with its budget spent (runs.failure_counts)
     errors: int  # episodes that ended in an LLM, infrastructure or code error
+    any_of_sequences: float | None = None  # JUDEC 5.1: any decision sequence won (.paper_metrics)
+    purchase_rate: float | None = None  # Auto-GPT Table 1 (WebShop)
+    precision: float | None = None  # Auto-GPT Table 1: successful purchases / purchases
 
 
 def correct_path(record: dict) -> bool | None:
@@ -108,7 +114,7 @@ def row_of(cell: Cell, records: Sequence[dict], prices: dict[str, tuple[float, f
     wall = sum(float(r.get("wall_s") or 0.0) for r in records)
     return Row(cell, n, sum(succ) / n, lo, hi, sum(float(r.get("reward") or 0.0) for r in records) / n, cpr,
                sum(int(r.get("llm_calls") or 0) for r in records) / n, (tokens_in + tokens_out) / n, cost,
-               wall / n, wall, *failure_counts(records))
+               wall / n, wall, *failure_counts(records), **paper_metrics(records))
 
 
 def env_tables(runs: Runs, prices: dict[str, tuple[float, float]] | None = None) -> dict[str, list[Row]]:
@@ -121,7 +127,8 @@ def env_tables(runs: Runs, prices: dict[str, tuple[float, float]] | None = None)
 
 
 COLUMNS = ("agent", "llm", "budget", "episodes", "pass_rate", "ci95_low", "ci95_high", "mean_reward", "cpr",
-           "mean_llm_calls", "mean_tokens", "mean_cost_usd", "mean_wall_s", "total_wall_s", "gave_up", "errors", "simulated")
+           "mean_llm_calls", "mean_tokens", "mean_cost_usd", "mean_wall_s", "total_wall_s", "gave_up", "errors", "simulated",
+           "pass_rate_any_sequence", "purchase_rate", "precision")
 
 
 def _values(row: Row) -> dict[str, Any]:
@@ -135,6 +142,8 @@ def _values(row: Row) -> dict[str, Any]:
         "mean_wall_s": round(row.mean_wall_s, 4), "total_wall_s": round(row.total_wall_s, 3), "gave_up": row.gave_up,
         "errors": row.errors,
         "simulated": row.cell.simulated,
+        **{csv_name: ("" if getattr(row, field) is None else round(getattr(row, field), 4))
+           for field, _title, csv_name in PAPER_COLUMNS},
     }
 
 
@@ -151,7 +160,9 @@ def to_markdown(rows: Sequence[Row], env_id: str) -> str:
     show_cpr = any(r.cpr is not None for r in rows)
     show_budget = any(r.cell.budget is not None for r in rows)
     head = ["agent", "LLM"] + (["budget"] if show_budget else []) + ["episodes", "pass rate (95% CI)", "mean reward"]
-    head += (["CPR"] if show_cpr else []) + ["LLM calls", "tokens", "cost (USD)", "wall s", "gave up", "errors"]
+    extra = shown(rows)
+    head += (["CPR"] if show_cpr else []) + [title for _f, title, _c in extra]
+    head += ["LLM calls", "tokens", "cost (USD)", "wall s", "gave up", "errors"]
     lines = [f"### {env_id}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         llm = r.cell.llm + (" (simulated)" if r.cell.simulated else "")
@@ -160,12 +171,17 @@ def to_markdown(rows: Sequence[Row], env_id: str) -> str:
         cells += [str(r.episodes), f"{r.pass_rate * 100:.1f}% [{r.ci_low * 100:.1f}, {r.ci_high * 100:.1f}]",
                   f"{r.mean_reward:.3f}"]
         cells += ([("-" if r.cpr is None else f"{r.cpr * 100:.1f}%")] if show_cpr else [])
+        cells += [percent(getattr(r, field)) for field, _t, _c in extra]
         cells += [f"{r.mean_calls:.1f}", f"{r.mean_tokens:.0f}",
                   "-" if r.mean_cost is None else f"{r.mean_cost:.4f}", f"{r.mean_wall_s:.2f}", str(r.gave_up), str(r.errors)]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Pass rate with a bootstrap 95% interval over episodes; LLM calls, tokens, cost and wall time "
               "are means per episode. Gave up: the agent ended without an answer or spent its LLM budget; "
               "errors: an LLM, infrastructure or code error ended the episode; both count as failures."]
+    if extra:
+        lines.append("Pass rate (any sequence): episodes in which any of the agent's decision sequences won "
+                     "(JUDEC 5.1 scores its baselines so); purchase rate and precision: WebShop purchases / "
+                     "episodes and successful purchases / purchases (Auto-GPT study, Table 1).")
     if any(r.cell.simulated for r in rows):
         lines.append("Rows marked (simulated) use a simulated LLM over the env's oracle, not a real model.")
     if any(r.mean_cost is None for r in rows):

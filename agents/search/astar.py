@@ -31,8 +31,10 @@ canonical form (for Game of 24 the operation without the board, ``12 * 2``,
 so it matches across puzzles).
 
 **Long-term memory**: seeded with the search config's ``demonstrations(n_demos)``
-(the env expert's plans for train-split tasks) and extended with every
-successful plan found; it lives for the process (the run), keyed by env id and
+(the env expert's plans for train-split tasks) and, with ``peek_success=true``
+only, extended with every successful plan found (ToolChain* 3.2; the memory
+feeds later searches of the run, so without the oracle it holds the
+demonstrations alone); it lives for the process (the run), keyed by env id and
 ``memory_id`` (``memory_id=none`` gives each episode a fresh memory).
 
 **Ablations** (the paper's Table 2): ``use_g1``, ``use_g2``, ``use_h1``,
@@ -58,9 +60,7 @@ from .base import SearchAgent, SearchNode, SearchTree, SearchConfig, _as_bool, b
 
 # ----------------------------------------------------------------- the scores (pure functions)
 def lcs_length(a: Sequence[Any], b: Sequence[Any]) -> int:
-    """Length of the longest common subsequence of two sequences (dynamic programming)."""
-    if not a or not b:
-        return 0
+    """Length of the longest common subsequence of two sequences (dynamic programming; 0 when one is empty)."""
     prev = [0] * (len(b) + 1)
     for x in a:
         cur = [0]
@@ -172,6 +172,7 @@ class AStarSearchAgent(SearchAgent):
 
     name = "astar"
     value_name = "f"
+    _key: Callable[[str], str]  # the search config's action_key, set when a search starts
 
     def __init__(
         self,
@@ -203,11 +204,8 @@ class AStarSearchAgent(SearchAgent):
         self.n_demos = int(n_demos)
         self.memory_id = memory_id
         self.memory: LongTermMemory | None = None  # built on the first search, from the env's expert
-        self._key: Callable[[str], str] = lambda a: a.strip().lower()
 
     def _demonstrations(self, hooks: SearchConfig) -> list[list[str]]:
-        if self.n_demos <= 0:
-            return []
         return [[self._key(a) for a in plan] for plan in hooks.demonstrations(self.n_demos)]
 
     # ------------------------------------------------------------ costs
@@ -215,11 +213,11 @@ class AStarSearchAgent(SearchAgent):
         return [self._key(a) for a in node.actions()]
 
     def _score_child(self, child: SearchNode, frequency: float, hooks: SearchConfig) -> None:
-        parent_g = float(child.parent.stats.get("g", 0.0)) if child.parent is not None else 0.0
+        parent_g = float(child.parent.stats["g"])  # a scored child has a parent, and every parent has g
         g1 = self.memory.g1(self._plan_keys(child)) if self.use["g1"] else None
         g2 = frequency if self.use["g2"] else None
         g = parent_g + step_cost(g1, g2, self.alpha)
-        h1 = self.memory.h1(self._key(child.action or "")) if self.use["h1"] else None
+        h1 = self.memory.h1(self._key(child.action)) if self.use["h1"] else None
         h2 = None
         if self.use["h2"]:
             # With peek_success a won step needs no imagination (nothing is left to do); without it
@@ -243,16 +241,14 @@ class AStarSearchAgent(SearchAgent):
             self.memory = run_memory(self.env_id, self.memory_id, lambda: self._demonstrations(hooks))
         root.stats.update({"g": 0.0, "h": 0.0})
         frontier: list[SearchNode] = [root]
-        self.goal: SearchNode | None = None
         for _ in range(self.iterations):
             if not frontier:
-                break
+                return
             node = min(frontier, key=lambda n: (n.value, n.id))
             frontier.remove(node)
-            node.visits += 1
+            node.visits = 1  # a node leaves the frontier once: this is its only visit
             if self.known_win(node):
-                self.goal = node  # the goal test: only with peek_success (Alg. 1 has none)
-                break
+                return  # the goal test: only with peek_success (Alg. 1 has none); choose() returns it
             if node.terminal or node.depth >= self.max_steps:
                 continue
             samples = hooks.sample_actions(node, self.k)
@@ -263,20 +259,16 @@ class AStarSearchAgent(SearchAgent):
             for action, count in counts.items():
                 if valid and action not in valid and not self.prompts.is_listed_or_templated(action, node.observation):
                     continue  # the env would reject it: no node (the sample still lowers others' frequency)
-                if node.child(action) is not None:
-                    continue
-                child = hooks.expand(node, action)
+                child = hooks.expand(node, action)  # a new child: the node had none, the keys are distinct
                 # g2 = #{j : a_j = a} / k (ToolChain* 3.2): unparseable samples count in k
                 self._score_child(child, count / self.k, hooks)
                 if not child.terminal or self.known_win(child):
                     frontier.append(child)
 
     def choose(self, tree: SearchTree) -> SearchNode | None:
-        if getattr(self, "goal", None) is not None:
-            return self.goal
-        wins = [n for n in tree.nodes if self.known_win(n)]
-        if wins:
-            return min(wins, key=lambda n: (n.value, n.id))
+        # The lowest-f complete plan. With peek_success only won plans count, and the lowest-(f, id) one
+        # is the goal the search stopped at: every won step goes on the frontier, the first one selected
+        # is its minimum (envs report success on the step that ends the episode: envs/core/contract.py).
         complete = [n for n in tree.nodes if n.terminal and not (self.peek_success and not n.success)]
         if complete:
             return min(complete, key=lambda n: (n.value, n.id))  # the lowest-f complete plan
@@ -285,7 +277,10 @@ class AStarSearchAgent(SearchAgent):
 
     def run_search(self, observation: dict, info: dict):
         result = super().run_search(observation, info)
-        if result.chosen is not None and result.chosen.success and self.memory is not None:
+        # ToolChain* 3.2 adds successful plans to the memory. The memory feeds every later search
+        # of the run, so reading the env's success flag here is the same oracle as reading it
+        # during a search: only with peek_success (known_win) does a plan join it.
+        if result.chosen is not None and self.known_win(result.chosen) and self.memory is not None:
             self.memory.add(self._plan_keys(result.chosen))
         self._stats["astar_memory_plans"] = len(self.memory or ())
         return result

@@ -23,13 +23,29 @@ took and asks for a different one (the *diversity prompt*; here the prompt spec'
   back one level: the parent tries its next child;
 * a node whose ``width`` children are all exhausted goes back one level.
 
-``max_sequences=N`` (JUDEC's DFSDT baseline: 3) ends the search after N
-decision sequences (answers, give-ups and ``max_depth`` ends) instead of at
-the first answer; the answer is then the first answer found.
+By default the search therefore stops at the first answer: on Game of 24,
+where a sequence ends after 4 steps, a model that rates its first final state
+"likely" or "sure" (``answer_threshold`` 0.5 is inclusive) ends the search
+after 4 proposals and 1 value call, however large the budget.
 
-Defaults follow ToolBench's runner: ``width=2``, ``prune_back=2``,
-``max_depth=12`` steps (ToolBench's ``single_chain_max_step``), the call
-budget from ``budget`` (ToolBench: 200 queries; here the suite-wide default).
+``max_sequences=N`` ends the search after N decision sequences (answers,
+give-ups and ``max_depth`` ends) instead of at the first answer; the answer is
+then the first answer found. ``answer_judge=none`` asks the model no value
+question: every step that ends the episode is an answer (the model chose to
+finish, as ToolBench's model calls ``Finish``).
+
+``judec-dfsdt`` is JUDEC's DFSDT baseline (section 5.1: "ended after
+generating 3 decision sequences", no task-specific knowledge):
+``max_sequences=3 answer_judge=none``; the record gets
+``sequences_success_any`` (solved if any of the 3 sequences is; JUDEC's
+scoring) beside ``success`` (the first answer, played).
+
+Defaults follow ToolBench's runner (authors' code, ``DFS_woFilter_w2``):
+``width=2``, ``prune_back=2``, ``max_depth=12`` steps (ToolBench's
+``single_chain_max_step``), the call budget from ``budget`` (ToolBench: 200
+queries; here the suite-wide default). ``answer_threshold=0.5`` and
+``answer_judge=value`` are ours (our envs have no give-up action; the value
+prompt's "likely" is the middle of its scale).
 
 The answer is that first answer leaf; without one, the deepest trajectory that did not
 give up, else the last give-up (ToolBench emits a give-up node as its answer).
@@ -42,6 +58,7 @@ from typing import Any
 
 from ..registry import register_agent
 from .base import SearchAgent, SearchNode, SearchTree, SearchConfig, build_search_agent
+from .sequences import judec_options, sequence_stats
 
 FOUND = 10_000  # "unwind everything": the search has its answer
 
@@ -53,7 +70,8 @@ class DFSDTAgent(SearchAgent):
     value_name = "order"
 
     def __init__(self, env_id: str, llm: Any, *, width: int = 2, prune_back: int = 2, max_depth: int = 12,
-                 max_sequences: int | None = None, answer_threshold: float = 0.5, **options: Any):
+                 max_sequences: int | None = None, answer_threshold: float = 0.5, answer_judge: str = "value",
+                 **options: Any):
         super().__init__(env_id, llm, **options)
         for key, v in (("width", width), ("prune_back", prune_back), ("max_depth", max_depth)):
             if int(v) < 1:
@@ -65,14 +83,21 @@ class DFSDTAgent(SearchAgent):
         if self.max_sequences is not None and self.max_sequences < 1:
             raise ValueError(f"dfsdt: max_sequences must be at least 1 or none, got {max_sequences}")
         self.answer_threshold = float(answer_threshold)
-        self.sequences: list[SearchNode] = []
+        if answer_judge not in ("value", "none"):
+            raise ValueError(f"dfsdt: answer_judge must be 'value' or 'none', not {answer_judge!r}")
+        self.answer_judge = answer_judge
+        self._fresh()
+
+    def _fresh(self) -> None:
+        """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""
         self.found: SearchNode | None = None
+        self.sequences: list[SearchNode] = []
         self.backtracks = 0
         self.give_ups = 0
         self._order = 0
 
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
-        self.found, self.backtracks, self.give_ups, self._order, self.sequences = None, 0, 0, 0, []
+        self._fresh()
         self._dfs(root, hooks)
 
     def _is_answer(self, node: SearchNode, hooks: SearchConfig) -> bool:
@@ -83,6 +108,8 @@ class DFSDTAgent(SearchAgent):
         no give-up action, so the self-judgment stands in for that choice."""
         if self.peek_success:
             return node.success or node.reward > 0
+        if self.answer_judge == "none":
+            return True
         node.stats["judged"] = float(hooks.value(node))
         return node.stats["judged"] >= self.answer_threshold
 
@@ -95,7 +122,7 @@ class DFSDTAgent(SearchAgent):
 
     def _dfs(self, node: SearchNode, hooks: SearchConfig) -> int:
         """Visit ``node``; return the number of levels to go back (``FOUND`` to stop)."""
-        node.visits += 1
+        node.visits = 1  # DFSDT enters every node once, right after making it
         node.value = self._order
         self._order += 1
         if node.terminal and self._is_answer(node, hooks):
@@ -142,9 +169,20 @@ class DFSDTAgent(SearchAgent):
         out = super().stats()
         out.update(dfsdt_backtracks=self.backtracks, dfsdt_give_ups=self.give_ups,
                    dfsdt_sequences=len(self.sequences))
+        if self.max_sequences is not None:
+            out.update(sequence_stats(self.sequences))
         return out
 
 
 @register_agent("dfsdt", needs_llm=True, help="ToolBench DFSDT: depth-first, width 2, diversity prompt, give-up backtracking")
 def make_dfsdt(env_id: str, llm: Any, **options: Any) -> DFSDTAgent:
     return build_search_agent(DFSDTAgent, env_id, llm, options)
+
+
+#: JUDEC 5.1's DFSDT baseline: 3 decision sequences, no value prompt
+JUDEC_DFSDT = {"max_sequences": 3, "answer_judge": "none"}
+
+
+@register_agent("judec-dfsdt", needs_llm=True, help="JUDEC's DFSDT baseline: DFSDT until 3 decision sequences, no value calls")
+def make_judec_dfsdt(env_id: str, llm: Any, **options: Any) -> DFSDTAgent:
+    return build_search_agent(DFSDTAgent, env_id, llm, judec_options(JUDEC_DFSDT, options))

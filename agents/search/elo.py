@@ -26,7 +26,8 @@ difference is an option (``--agent-opt key=value``):
   (0.5 gives the paper's 0; the Game-of-24 script uses 0.9, about 381.7),
   or set ``rejection_elo`` directly;
 * ``max_children=C``: offer the rejection only while a step has fewer than C
-  children (code: 4 ToolBench / 15 Game of 24; paper: unlimited);
+  children (code: 4 ToolBench / 15 Game of 24; default unlimited: ours, JUDEC
+  names no cap);
 * ``comparisons=N``: earlier sequences matched per new sequence (code runs
   about 2.3 matches per new sequence in its ToolBench setting);
 * ``final=paper|terminal|code``: Eq. 9, the end of the decision sequence with
@@ -234,18 +235,17 @@ class EloSearchAgent(SearchAgent):
             if tries + 1 >= self.propose_retries:
                 start.stats["no_new"] = True  # the model has nothing new from here
             return None
-        node = hooks.expand(start, actions[0])
-        node.visits += 1
+        node = hooks.expand(start, actions[0])  # a new step: the avoid list kept the siblings' actions out
+        node.visits = 1
         while not node.terminal and node.depth < self.max_steps:
-            actions: list[str] = []
             for attempt in range(max(1, self.propose_retries)):  # an unusable answer is asked again
                 actions = hooks.propose(node, 1, attempt=attempt)
                 if actions:
                     break
             if not actions:
                 break
-            node = hooks.expand(node, actions[0])
-            node.visits += 1
+            node = hooks.expand(node, actions[0])  # a child of a step made in this walk: new too
+            node.visits = 1
         if not node.terminal:
             node.stats["closed"] = True  # a dead end: never selected again
         node.stats["sequence"] = len(self.sequences)

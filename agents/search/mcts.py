@@ -9,14 +9,16 @@ One iteration (LLM-Reasoners ``MCTS`` phases):
 2. **expand** - a leaf that is not terminal and above ``depth_limit`` asks for
    ``n_actions`` proposals (``SearchConfig.propose``), steps the env once per
    proposal from the leaf's snapshot, and gives every new child a prior: the
-   env's reward for a terminal child (1 won / 0 lost), else the LLM value
-   (``SearchConfig.value``, ToT's sure/likely/impossible in [0, 1]);
+   LLM value (``SearchConfig.value``, ToT's sure/likely/impossible in [0, 1]),
+   final states included; only with ``peek_success`` does a child that ended
+   the episode get the env's verdict (1 won / 0 lost) instead;
 3. **simulate** - ``simulate=value`` (``mcts`` default; RaDAgent's MCTS
    baseline scores states with ToT's value): the reward is the prior of the
    best new child; ``simulate=rollout`` (``lats`` default): from that child,
    ``rollout_width`` proposals per step, keep the best-valued one (a single
-   proposal needs no value call), until the env ends the episode or
-   ``rollout_depth`` steps; reward = the terminal reward, else the last value;
+   proposal needs no value call), until the env ends the episode, the depth
+   limit, or ``rollout_depth`` steps (``none``: no such bound); reward = the
+   prior (as in 2.) of the step the rollout ended on;
 4. **back-propagate** - every node from the root to where the simulation
    ended (rollout steps are tree nodes too, as in LATS) adds the reward to its
    visits and running mean (``node.value`` = Q, ``node.visits`` = N).
@@ -33,38 +35,44 @@ The answer (``output=max_reward``) is the path that follows the highest Q from
 the root (LLM-Reasoners ``follow_max``; with ``peek_success`` the first won
 leaf comes first); ``output=max_visit`` follows visit counts.
 
-``per_step=true`` runs MCTS@N as RaDAgent's baseline does: ``n_iters``
-simulations from the current decision step, then a commitment to its best
-child (by ``output``), then ``n_iters`` more from there, until the episode
-ends; ``depth_limit`` then counts from the current decision step.
-``rollout_depth=none`` rolls out until the env ends the episode (bounded by
-``depth_limit``), ToolChain*'s MCTS baseline.
+``per_step=true`` runs MCTS@N as RaDAgent's baseline does (RaDAgent 6.6:
+"40 and 100 simulations at each decision step"): ``n_iters`` simulations from
+the current decision step, then a commitment to its best child (by
+``output``), then ``n_iters`` more from there, until the episode ends;
+``depth_limit`` then counts from the current decision step. The agent
+``radagent-mcts@N`` is that baseline (``per_step=true``, ``n_iters=N``, 40
+without ``@N``); plain ``mcts@N`` grows one tree from the start with N
+simulations in all. ``rollout_depth=none`` rolls out until the env ends the
+episode (bounded by ``depth_limit``), ToolChain*'s MCTS baseline.
 
 ``lats`` (Zhou et al. 2023, Language Agent Tree Search) is the same loop with
-LATS's settings: w_exp = sqrt(2) (its ``value/visits + sqrt(2 ln N / n)``),
-5 children per expansion, rollouts to a terminal state, and **self-reflection**:
-every rollout that ends without a win gets a reflection (one LLM call,
-``SearchConfig.reflect``); the latest ``max_reflections`` are shown in every later
-proposal prompt (the search config's ``reflections``, which the prompt spec
-shows in its propose and ReAct prompts).
+the authors' settings (lapisrocks/LanguageAgentTreeSearch, ``hotpot/lats.py``
+and ``webshop/lats.sh``): w_exp = sqrt(2) (its ``value/visits + sqrt(2 ln N /
+n)``), 5 children per expansion (``n_generate_sample``), depth limit 7, and
+rollouts that sample 5 children per step, keep the best-valued one and go on
+until the episode ends or depth 7 (its ``rollout(..., max_depth=7)``, n = 5);
+``n_iters`` is the benchmark's (30 on WebShop, 50 on HotPotQA, 30 elsewhere:
+ours). It adds **self-reflection**: every rollout that ends without a win gets
+a reflection (one LLM call, ``SearchConfig.reflect``); the latest
+``max_reflections`` are shown in every later proposal prompt (the search
+config's ``reflections``, which the prompt spec shows in its propose and
+ReAct prompts).
 
 Defaults (each overridable with ``--agent-opt key=value``; ``mcts@40`` /
-``lats@40`` set ``n_iters``, as RaDAgent names its MCTS@40 and MCTS@100
-baselines - there the simulations are run before every decision step
-(``per_step=true``), by default here they grow one tree from the start):
+``lats@40`` set ``n_iters``); their sources are in agents/search/README.md:
 
-============  ======  ======
+============  ======  ======================
 option        mcts    lats
-============  ======  ======
-n_iters       10      30
+============  ======  ======================
+n_iters       10      30 WebShop / 50 HotPotQA
 w_exp         1.0     1.414
 depth_limit   5       7
 n_actions     5       5
 simulate      value   rollout
-rollout_depth 4       4
-rollout_width 1       1
+rollout_depth 4       none (to the end)
+rollout_width 1       5
 reflect       false   true
-============  ======  ======
+============  ======  ======================
 
 Node fields: ``value`` = Q (mean backed-up reward), ``visits`` = N;
 ``stats["prior"]`` the expansion-time value, ``stats["dead"]`` when the model
@@ -84,6 +92,8 @@ class MCTSAgent(SearchAgent):
 
     name = "mcts"
     value_name = "q"
+    _base = 0  # depth of the node the simulations start from (set by search; per_step moves it down)
+    _current: SearchNode  # that node (set by search)
 
     def __init__(
         self,
@@ -129,16 +139,20 @@ class MCTSAgent(SearchAgent):
         self.output = output
         self.stop_on_success = self.stop_on_success_option(stop_on_success)
         self.per_step = _as_bool(per_step)
+        self._fresh()
+
+    def _fresh(self) -> None:
+        """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""
         self.reflections: list[str] = []
         self.iterations = 0
         self.won: SearchNode | None = None
         self.decisions: list[SearchNode] = []
-        self._base = 0  # depth of the node the simulations start from (per_step moves it down)
 
     # ------------------------------------------------------------ the loop
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
-        self.reflections, self.iterations, self.won, self.decisions = [], 0, None, []
+        self._fresh()
         self._base = root.depth
+        self._current = root  # the decision step the simulations start from
         if self.reflect:
             hooks.reflections = self.reflections
         if not self.per_step:
@@ -160,7 +174,7 @@ class MCTSAgent(SearchAgent):
             for sibling in current.children:
                 if sibling is not nxt:
                     hooks.prune(sibling)  # committed: the search never goes back above nxt
-            current = nxt
+            self._current = current = nxt
             self._base = current.depth
             self._recompute_closed(current)  # the depth limit now counts from here
 
@@ -181,7 +195,7 @@ class MCTSAgent(SearchAgent):
         for _ in range(self.n_iters):
             path = self._select(start)
             if path is None:
-                break  # every branch is finished or dead
+                return  # every branch is finished or dead
             self.iterations += 1
             leaf = path[-1]
             if self._expandable(leaf):
@@ -194,7 +208,7 @@ class MCTSAgent(SearchAgent):
             if self.known_win(end) and self.won is None:
                 self.won = end
             if self.stop_on_success and self.won is not None:
-                break
+                return
             failed = not end.success if self.peek_success else reward < 1.0
             if self.reflect and (end.terminal or self.simulate_mode == "rollout") and failed:
                 self._reflect(end, hooks, reward)
@@ -239,21 +253,18 @@ class MCTSAgent(SearchAgent):
 
     def _expand(self, node: SearchNode, hooks: SearchConfig) -> SearchNode | None:
         """Add up to ``n_actions`` children with priors; return the best new one."""
-        avoid = [c.action for c in node.children if c.action]
-        actions = hooks.propose(node, self.n_actions, avoid=avoid)
+        actions = hooks.propose(node, self.n_actions)  # a node is expanded once, while it has no children
         if not actions:
             node.stats["dead"] = True
             return None
         new = []
         for action in actions:
-            child = hooks.expand(node, action)
-            if child in new:
-                continue
+            child = hooks.expand(node, action)  # distinct proposals: a new child each
             new.append(child)
             child.stats["prior"] = self._prior(child, hooks)
             if self.known_win(child):
                 break  # a won step needs no sibling valued (peek_success only)
-        return max(new, key=lambda c: (c.stats.get("prior", 0.0), -c.id))
+        return max(new, key=lambda c: (c.stats["prior"], -c.id))
 
     def _prior(self, node: SearchNode, hooks: SearchConfig) -> float:
         if node.terminal:
@@ -284,9 +295,8 @@ class MCTSAgent(SearchAgent):
             if len(children) == 1:
                 nxt = children[0]
             else:
-                for c in children:
-                    if "prior" not in c.stats:
-                        c.stats["prior"] = self._prior(c, hooks)
+                for c in children:  # new children (a rollout step starts from a node without any)
+                    c.stats["prior"] = self._prior(c, hooks)
                 nxt = max(children, key=lambda c: (c.stats["prior"], -c.id))
             nxt.stats["rollout"] = True
             current = nxt
@@ -303,7 +313,7 @@ class MCTSAgent(SearchAgent):
                        else f"after {end.depth} steps the state was valued {reward:.2f}")
         text = hooks.reflect(end, outcome)
         if text:
-            end.stats["reflection"] = text[:500]
+            end.stats["reflection"] = text
             self.reflections.append(text)
             del self.reflections[: max(0, len(self.reflections) - self.max_reflections)]
 
@@ -326,9 +336,9 @@ class MCTSAgent(SearchAgent):
         won = [n for n in tree.nodes if self.known_win(n)]
         if won:
             return min(won, key=lambda n: n.id)
-        if self.per_step:
-            return self.decisions[-1] if self.decisions else None
-        node = tree.root
+        # per_step: the committed decisions, then (when the budget ended the simulations of a decision)
+        # the best path below the last one, as plain MCTS answers
+        node = self._current if self.per_step else tree.root
         while node.children:
             node = self._best_child(node)
         return node if node is not tree.root else None
@@ -343,15 +353,33 @@ class MCTSAgent(SearchAgent):
         return out
 
 
+#: LATS's iterations per benchmark (the paper; the authors' webshop/lats.sh runs 30, hotpot's
+#: lats_search 50), by a word in the env id; other envs take WebShop's 30 (ours).
+LATS_ITERATIONS = {"webshop": 30, "hotpot": 50}
+LATS_DEFAULT_ITERATIONS = 30
+
+
+def lats_iterations(env_id: str) -> int:
+    """LATS's ``n_iters`` for ``env_id`` (see :data:`LATS_ITERATIONS`)."""
+    low = env_id.lower()
+    return next((n for word, n in LATS_ITERATIONS.items() if word in low), LATS_DEFAULT_ITERATIONS)
+
+
 class LATSAgent(MCTSAgent):
-    """Language Agent Tree Search: MCTS with LLM values, rollouts and self-reflection."""
+    """Language Agent Tree Search: MCTS with LLM values, rollouts and self-reflection (the authors' settings)."""
 
     name = "lats"
 
-    def __init__(self, env_id: str, llm: Any, *, n_iters: int = 30, w_exp: float = math.sqrt(2.0),
-                 depth_limit: int = 7, simulate: str = "rollout", reflect: bool = True, **options: Any):
-        super().__init__(env_id, llm, n_iters=n_iters, w_exp=w_exp, depth_limit=depth_limit,
-                         simulate=simulate, reflect=reflect, **options)
+    def __init__(self, env_id: str, llm: Any, *, n_iters: int | None = None, w_exp: float = math.sqrt(2.0),
+                 depth_limit: int = 7, simulate: str = "rollout", rollout_depth: Any = "none",
+                 rollout_width: int = 5, reflect: bool = True, **options: Any):
+        n_iters = lats_iterations(env_id) if n_iters is None else n_iters
+        super().__init__(env_id, llm, n_iters=n_iters, w_exp=w_exp, depth_limit=depth_limit, simulate=simulate,
+                         rollout_depth=rollout_depth, rollout_width=rollout_width, reflect=reflect, **options)
+
+
+#: RaDAgent 6.6's smaller MCTS baseline, MCTS@40 (the other is MCTS@100)
+RADAGENT_SIMULATIONS = 40
 
 
 def _iterations(options: dict[str, Any]) -> dict[str, Any]:
@@ -369,6 +397,16 @@ def make_mcts(env_id: str, llm: Any, **options: Any) -> MCTSAgent:
     return build_search_agent(MCTSAgent, env_id, llm, _iterations(options))
 
 
-@register_agent("lats", needs_llm=True, help="LATS: MCTS with LLM value, rollouts and self-reflection (lats@N: N iterations)")
+@register_agent("lats", needs_llm=True, help="LATS: MCTS with LLM value, rollouts to the end and self-reflection (lats@N: N iterations)")
 def make_lats(env_id: str, llm: Any, **options: Any) -> LATSAgent:
     return build_search_agent(LATSAgent, env_id, llm, _iterations(options))
+
+
+@register_agent("radagent-mcts@", needs_llm=True, help="RaDAgent's MCTS@N baseline: N simulations with ToT's value before every decision (default 40)")
+def make_radagent_mcts(env_id: str, llm: Any, **options: Any) -> MCTSAgent:
+    if "per_step" in options and not _as_bool(options["per_step"]):
+        raise ValueError("radagent-mcts runs its simulations per decision step (per_step=true); "
+                         "use mcts@N for one tree grown from the start")
+    options = _iterations({**options, "per_step": True})
+    options.setdefault("n_iters", RADAGENT_SIMULATIONS)
+    return build_search_agent(MCTSAgent, env_id, llm, options)
