@@ -31,7 +31,7 @@ def _ms(values: list[float]) -> float:
 def main(argv: list[str] | None = None) -> int:
     from treegym.envs.alfworld.env import ALFWorldEnv
     from treegym.envs.alfworld.game import Game
-    from treegym.envs.alfworld.parity import OfficialGame, official_available
+    from treegym.envs.alfworld.official import OfficialGame, official_available
     from treegym.envs.alfworld.tasks import shipped_games
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

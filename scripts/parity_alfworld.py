@@ -2,9 +2,12 @@
 
     python -m treegym.scripts.parity_alfworld [--games N] [--walk-steps 30] [--seed 0] [--out parity.json]
 
-Needs ``pip install 'treegym[alfworld-official]'``. For each game it replays
-the official planner's plan and a seeded random walk through both engines
+Needs ``pip install 'treegym[alfworld-official]'``. For each game it records
+the official engine's transcripts of its planner's plan and of a seeded random
+walk, replays them through ``gym.make("treegym/ALFWorld-v0")``
 (:mod:`treegym.envs.alfworld.parity`) and prints the matching steps / games.
+The committed golden transcripts give the same check without the official
+engine (``tests/test_alfworld_golden.py``).
 """
 from __future__ import annotations
 

@@ -65,7 +65,9 @@ def test_expert_plan_wins_with_reward_one_and_terminates():
     for i, cmd in enumerate(plan):
         obs, r, term, trunc, info = env.step(cmd)
         assert term == (i == len(plan) - 1)
-    assert r == 1.0 and info["won"] and info["success"] and obs["valid_actions"] == ()
+    # as in the official engine, the winning step still lists the admissible commands
+    assert r == 1.0 and info["won"] and info["success"] and obs["valid_actions"]
+    assert list(obs["valid_actions"]) == info["admissible_commands"] == sorted(env.admissible())
     assert any(c.startswith("heat apple") for c in plan) and plan[-1].startswith("put apple")
 
 

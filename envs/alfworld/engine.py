@@ -157,7 +157,8 @@ class ALFWorldEngine:
 
     def observe(self, state: ALFWorldState) -> tuple[dict, dict]:
         game = state.game
-        valid = sorted_commands(state) if not state.won else ()
+        # the official engine keeps listing the admissible commands on (and after) the winning step
+        valid = sorted_commands(state)
         obs = {"text": state.text, "instruction": game.task_text, "valid_actions": valid}
         info = {
             "won": state.won, "success": state.won, "task_type": game.task_type,
