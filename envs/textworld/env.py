@@ -6,7 +6,7 @@ TextWorld's Python-side ``GameProgression``), needs ``pip install 'treegym[textw
 * **Action** (a ``str``): any text command (``go north``, ``take coin``). Commands
   the game does not understand are answered by the game ("That's not a verb I
   recognise.") and count as a step; nothing raises. Characters outside ASCII
-  and line breaks are replaced by spaces, and commands cut to 190 characters, before the
+  line breaks and backslashes (Frotz's meta-command prefix) are replaced by spaces, and commands cut to 190 characters, before the
   command reaches the game.
 * **Observation** (dict): ``text`` (the game's feedback, the status line
   removed), ``instruction`` (the game's objective), ``valid_actions``
@@ -68,8 +68,11 @@ def clean_feedback(text: str) -> str:
 
 def clean_command(action: Any) -> str:
     """One line of ASCII the Z-machine accepts: other characters become spaces, at most 190 characters
-    (the Z-machine's input buffer; Jericho would truncate longer commands with a warning)."""
-    text = "".join(ch if 32 <= ord(ch) < 127 else " " for ch in str(action))
+    (the Z-machine's input buffer; Jericho would truncate longer commands with a warning).
+
+    A backslash also becomes a space: Frotz reads a line starting with ``\\`` as one of its own
+    meta-commands (``\\c``, ``\\q``) and would wait forever for more input."""
+    text = "".join(ch if 32 <= ord(ch) < 127 and ch != "\\" else " " for ch in str(action))
     return " ".join(text.split())[:190].strip()
 
 
