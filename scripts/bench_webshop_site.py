@@ -119,7 +119,7 @@ def run(url: str, n_sessions: int, episodes: int, n_goals: int) -> dict:
 
 
 def start_site(catalog: str | None) -> tuple[subprocess.Popen, str]:
-    cmd = [sys.executable, "-m", "treegym.scripts.cli", "serve", "webshop", "--port", "0", "--quiet"]
+    cmd = [sys.executable, "-m", "treegym.scripts.cli", "serve", "webshop", "--port", "0", "--quiet", "--expert"]
     if catalog:
         cmd += ["--catalog", catalog]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -21,10 +21,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--ttl", type=float, default=3600.0, help="seconds an unused session lives (default 3600)")
     p.add_argument("--max-sessions", type=int, default=10_000, help="live sessions at most (default 10000)")
     p.add_argument("--quiet", action="store_true", help="no access log line per request")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="also answer requests whose Host/Origin is NAME (repeatable; '*' = any). By default only "
+                        "127.0.0.1, localhost and ::1 (and --host) are answered, so web pages cannot drive the server")
+    p.add_argument("--expert", action="store_true",
+                   help="answer GET /api/sessions/<id>/expert (the task's gold plan); off by default")
     p.set_defaults(func=run)
 
 
+def apply_server_policy(args: argparse.Namespace) -> None:
+    """--allow-host and --expert reach every app factory through the variables they read (servers/guard.py)."""
+    import os
+
+    from treegym.servers.guard import ALLOWED_HOSTS_ENV
+    from treegym.servers.sessions import EXPERT_ENV
+
+    hosts = [h for h in args.allow_host if h.strip()]
+    if args.host not in ("0.0.0.0", "::", ""):
+        hosts.append(args.host)
+    if hosts:
+        os.environ[ALLOWED_HOSTS_ENV] = ",".join(hosts)
+    if args.expert:
+        os.environ[EXPERT_ENV] = "1"
+
+
 def run(args: argparse.Namespace) -> int:
+    apply_server_policy(args)
     if args.site == "tools":
         if args.port is None:
             args.port = 8080

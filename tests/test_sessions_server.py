@@ -19,7 +19,8 @@ from treegym.servers.sessions import create_session_app
 
 @pytest.fixture(scope="module")
 def server():
-    app = create_session_app({"plain": LineEngine(), "shout": LineEngine(shout=True)}, max_content_length=2048)
+    app = create_session_app({"plain": LineEngine(), "shout": LineEngine(shout=True)}, max_content_length=2048,
+                             serve_expert=True)
     with serve_in_thread(app) as srv:
         yield srv
 
