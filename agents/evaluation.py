@@ -57,6 +57,7 @@ from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of th
     episode_key,
     experiment_config,
     failure_counts,
+    wrong_answers,
     llm_config,
     resume_state,
 )
@@ -188,6 +189,7 @@ def summarize(records: Iterable[dict]) -> dict[str, Any]:
         "mean_reward": sum(float(r.get("reward") or 0.0) for r in recs) / n,
         "mean_calls": sum(int(r.get("llm_calls") or 0) for r in recs) / n,
         "mean_tokens": sum(int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0) for r in recs) / n,
+        "wrong": wrong_answers(recs),
         "gave_up": gave_up,
         "errors": errors,
         "llm_retries": sum(int(r.get("llm_retries") or 0) for r in recs),
@@ -204,6 +206,7 @@ def format_summary(summary: dict[str, Any], title: str = "") -> str:
         ("mean reward", f"{summary['mean_reward']:.3f}"),
         ("mean LLM calls", f"{summary['mean_calls']:.1f}"),
         ("mean tokens", f"{summary['mean_tokens']:.0f}"),
+        ("wrong answer", f"{summary.get('wrong', 0)} (ended with no error and no success)"),
         ("agent gave up", f"{summary.get('gave_up', 0)} (no answer, or its LLM budget spent)"),
         ("episodes with errors", f"{summary['errors']}"),
         ("LLM retries", f"{summary.get('llm_retries', 0)}"),
