@@ -243,6 +243,26 @@ def budget_warning(records: Sequence[dict], budget: int | None) -> str | None:
             f"up to {calls} calls) with no success at {used}; try a larger --budget")
 
 
+def make_kwargs(config: RunConfig) -> dict[str, Any]:
+    """The ``gym.make`` kwargs of an episode: ``env_kwargs``, plus ``split=config.split`` when the env takes a
+    ``split`` and ``env_kwargs`` does not set one (the run's tasks were checked against that split, and some
+    envs only find a task id in its own split). Registers a user's env id first (a worker process too)."""
+    import inspect
+
+    from treegym.envs import env_class
+
+    kwargs = dict(config.env_kwargs or {})
+    cls = env_class(config.env_id)
+    if config.split is not None and "split" not in kwargs:
+        try:
+            takes_split = "split" in inspect.signature(cls.__init__).parameters
+        except (TypeError, ValueError):
+            takes_split = False
+        if takes_split:
+            kwargs["split"] = config.split
+    return kwargs
+
+
 def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, task_id: Any, seed: int,
              experiment: dict | None = None) -> dict:
     """One episode of ``config`` as a finished record. Never raises for an episode's own failure.
@@ -268,7 +288,7 @@ def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, tas
     env = None
     with count_retries() as retries:
         try:
-            env = gym.make(config.env_id, **(config.env_kwargs or {}))
+            env = gym.make(config.env_id, **make_kwargs(config))
             policy = make_agent(config.agent, config.env_id, episode_llm, seed=seed, **dict(config.agent_options or {}))
             outcome = run_episode(env, policy, task_id=task_id, seed=seed)
             stats = policy.stats() if callable(getattr(policy, "stats", None)) else {}

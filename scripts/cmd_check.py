@@ -23,6 +23,11 @@ def run(args: argparse.Namespace) -> int:
     from .options import parse_options
 
     try:
+        tenvs.ensure_registered(args.env_id)
+    except (gym.error.Error, ImportError) as exc:
+        print(f"treegym: {exc}", file=sys.stderr)
+        return 2
+    try:
         env = gym.make(args.env_id, **parse_options(args.env_opt))
     except Exception as exc:  # noqa: BLE001 - report any construction failure readably
         print(f"FAIL {args.env_id}: cannot make the env: {type(exc).__name__}: {exc}", file=sys.stderr)

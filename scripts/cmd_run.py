@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     from treegym.agents.llm.spec import default_spec, make_llm
     from treegym.agents.registry import agent_spec, make_agent
 
-    from .run_checks import check_agent_options, check_env_options, select_tasks
+    from .run_checks import check_agent_options, check_env_options, check_output_file, select_tasks
 
     try:
         cls = tenvs.env_class(args.env_id)
@@ -123,6 +123,10 @@ def run(args: argparse.Namespace) -> int:
 
     llm_name = getattr(llm, "name", "none") if llm is not None else "none"
     out = Path(args.out) if args.out else default_out(args.env_id, args.agent, llm_name)
+    try:
+        check_output_file(out)
+    except InputError as exc:
+        return _fail(str(exc))
     config = RunConfig(
         env_id=args.env_id, agent=args.agent, llm_spec=args.llm, task_ids=task_ids, budget=args.budget,
         workers=args.workers, seed=args.seed, agent_options=agent_options, env_kwargs=env_kwargs,
