@@ -474,7 +474,13 @@ def call(data: RestData, tx: Tx, endpoint: Endpoint, path_params: Mapping[str, s
     unknown = sorted(set(args) - set(declared))
     if unknown and endpoint.api == "spotify" and endpoint.method != "GET":
         return 400, {"error": {"status": 400, "message": f"Unknown field(s): {', '.join(unknown)}"}}
-    return endpoint.handler(Ctx(data, tx), dict(path_params), clean)
+    try:
+        return endpoint.handler(Ctx(data, tx), dict(path_params), clean)
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:  # a value it could not use
+        message = f"Invalid request: {type(exc).__name__}: {exc}"
+        if endpoint.api == "tmdb":
+            return 400, {"success": False, "status_code": 22, "status_message": message}
+        return 400, {"error": {"status": 400, "message": message}}
 
 
 def _missing(e: Endpoint, name: str) -> dict:
