@@ -223,6 +223,15 @@ class SessionService:
         return out
 
 
+def json_body_or_none(raw: bytes) -> Any:
+    """A request body parsed as JSON whatever its Content-Type, or None when it is not JSON (also when it is
+    nested too deeply to walk safely, which ``request.get_json(silent=True)`` would raise on)."""
+    try:
+        return jsonsafe.loads(raw)
+    except ValueError:
+        return None
+
+
 def _reason(exc: BaseException) -> str:
     return str(exc.args[0]) if exc.args else type(exc).__name__
 
@@ -261,10 +270,7 @@ def create_session_app(
         raw = request.get_data(cache=True)
         if not raw.strip():
             return {}
-        try:
-            data = jsonsafe.loads(raw)
-        except ValueError:  # also JSON nested too deeply to walk safely
-            data = None
+        data = json_body_or_none(raw)
         if not isinstance(data, dict):
             raise ApiError(400, "the request body must be a JSON object, e.g. {\"action\": \"...\"} "
                                 f"(got {raw[:60]!r}; send it with Content-Type: application/json)")

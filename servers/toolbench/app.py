@@ -32,7 +32,7 @@ import threading
 from flask import Blueprint, Flask, jsonify, request
 
 from treegym.envs.toolbench.env import shipped_engine
-from treegym.servers.sessions import ApiError, create_session_app
+from treegym.servers.sessions import ApiError, create_session_app, json_body_or_none
 
 UPSTREAM_FIELDS = ("category", "tool_name", "api_name", "tool_input")
 
@@ -55,7 +55,7 @@ def create_app(ttl: float = 3600.0, max_sessions: int = 10_000) -> Flask:
     bp = Blueprint("toolbench", __name__)
 
     def upstream_call():
-        body = request.get_json(silent=True, force=True)
+        body = json_body_or_none(request.get_data(cache=True))
         if not isinstance(body, dict):
             return _bad("the body must be a JSON object with category, tool_name, api_name, tool_input", 422)
         missing = [f for f in UPSTREAM_FIELDS if f not in body]
@@ -100,7 +100,7 @@ def create_app(ttl: float = 3600.0, max_sessions: int = 10_000) -> Flask:
             return (_bad(f"{request.method} is not allowed on /{path}", 405) if known
                     else _bad(f"no endpoint {request.method} /{path} in the {api} API", 404))
         args = dict(request.args)
-        body = request.get_json(silent=True, force=True)
+        body = json_body_or_none(request.get_data(cache=True))
         if isinstance(body, dict):
             args.update(body)
         with rest_lock:
