@@ -94,6 +94,8 @@ def ensure_registered(env_id: str) -> str:
         except ModuleNotFoundError as exc:
             raise gym.error.NameNotFound(f"cannot import module {module_name!r} of {env_id!r} ({exc}); "
                                          "run from the folder that holds it or install it") from None
+        except ValueError as exc:  # an empty or relative module name (":X", "..:X")
+            raise gym.error.NameNotFound(f"{env_id!r} is not module:EnvId ({exc})") from None
     if bare not in gym.registry:
         load_plugins()
     if bare not in gym.registry:

@@ -178,17 +178,27 @@ def default_split(env_cls: type, env_kwargs: Mapping[str, Any] | None = None) ->
 def check_output_file(path: str | Path, flag: str = "--out") -> None:
     """Raise :class:`InputError` unless ``path`` can be a results file: not a folder, in a folder that
     exists or can be made, writable."""
-    p = Path(path)
-    if p.is_dir():
-        raise InputError(f"{flag} {path}: is a folder; give a file name such as {p / 'results.jsonl'}")
-    _check_folder(p.parent, flag, path)
-    if p.exists() and not os.access(p, os.W_OK):
-        raise InputError(f"{flag} {path}: the file is not writable; choose another {flag}")
+    try:
+        p = Path(path)
+        if p.is_dir():
+            raise InputError(f"{flag} {path}: is a folder; give a file name such as {p / 'results.jsonl'}")
+        _check_folder(p.parent, flag, path)
+        if p.exists() and not os.access(p, os.W_OK):
+            raise InputError(f"{flag} {path}: the file is not writable; choose another {flag}")
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"{flag} {str(path)[:80]!r}: not a usable file name ({exc.args[-1]})") from None
 
 
 def check_output_folder(path: str | Path, flag: str = "--out") -> None:
     """Raise :class:`InputError` unless ``path`` is a folder that exists or can be made, and is writable."""
-    _check_folder(Path(path), flag, path)
+    try:
+        _check_folder(Path(path), flag, path)
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"{flag} {str(path)[:80]!r}: not a usable folder name ({exc.args[-1]})") from None
 
 
 def _check_folder(folder: Path, flag: str, given: Any) -> None:

@@ -169,9 +169,13 @@ class Runs:
 def _files(paths: Sequence[str | Path]) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
-        if p.is_dir():
+        try:
+            is_dir, exists = p.is_dir(), p.exists()
+        except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+            raise RunFileError(f"{str(p)[:80]!r}: not a usable file or folder name ({exc.args[-1]})") from None
+        if is_dir:
             files += sorted(x for x in p.rglob("*.jsonl") if not x.name.endswith(".cache.jsonl"))
-        elif p.exists():
+        elif exists:
             files.append(p)
         else:
             raise RunFileError(f"{p}: no such file or folder")
