@@ -33,7 +33,7 @@ class NumberWalkEnv(ForkableEnv):
         obs = {"text": f"{self.message} You are at {self.position}.".strip(),
                "instruction": f"Reach {self.target}.",
                "valid_actions": tuple(f"{op} {n}" for op in ("add", "sub") for n in (1, 2, 3))}
-        return obs, {"success": self.position == self.target}       # required; fresh dicts on every call
+        return obs, {"position": self.position, "success": self.position == self.target}  # success: required
 
     # the env-agent contract (each optional; the defaults say "not available")
     def task_fields(self):                     # the task as data, for prompts (never the answer)
