@@ -18,14 +18,14 @@ from fuzzing import count, garbage_actions, no_hang, rng_for, tally
 
 # env id -> (make kwargs, actions at scale 1); ALFWorld and TextWorld steps cost more
 ENVS = {
-    "treegym/Game24-v0": ({}, 400),
-    "treegym/WebShop-v0": ({}, 250),
-    "treegym/ToolBench-v0": ({}, 400),
-    "treegym/RestBench-v0": ({}, 400),
-    "treegym/ToolTasks-v0": ({}, 400),
-    "treegym/ALFWorld-v0": ({}, 250),
-    "treegym/TextWorld-v0": ({}, 200),
-    "treegym/NumberWalk-v0": ({}, 200),
+    "treegym/Game24-v0": ({}, 800),
+    "treegym/WebShop-v0": ({}, 500),
+    "treegym/ToolBench-v0": ({}, 800),
+    "treegym/RestBench-v0": ({}, 800),
+    "treegym/ToolTasks-v0": ({}, 800),
+    "treegym/ALFWorld-v0": ({}, 500),
+    "treegym/TextWorld-v0": ({}, 300),
+    "treegym/NumberWalk-v0": ({}, 300),
 }
 FORK_EVERY = 25  # a fork check (snapshot, steps, restore, the same steps again) this often
 FORK_DEPTH = 4
