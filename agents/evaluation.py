@@ -58,6 +58,7 @@ from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of th
     episode_key,
     experiment_config,
     failure_counts,
+    wrong_answers,
     llm_config,
     resume_state,
 )
@@ -202,6 +203,7 @@ def summarize(records: Iterable[dict]) -> dict[str, Any]:
         "mean_reward": sum(float(r.get("reward") or 0.0) for r in recs) / n,
         "mean_calls": sum(int(r.get("llm_calls") or 0) for r in recs) / n,
         "mean_tokens": sum(int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0) for r in recs) / n,
+        "wrong": wrong_answers(recs),
         "gave_up": gave_up,
         "errors": errors,
         "llm_retries": sum(int(r.get("llm_retries") or 0) for r in recs),
@@ -218,6 +220,7 @@ def format_summary(summary: dict[str, Any], title: str = "") -> str:
         ("mean reward", f"{summary['mean_reward']:.3f}"),
         ("mean LLM calls", f"{summary['mean_calls']:.1f}"),
         ("mean tokens", f"{summary['mean_tokens']:.0f}"),
+        ("wrong answer", f"{summary.get('wrong', 0)} (ended with no error and no success)"),
         ("agent gave up", f"{summary.get('gave_up', 0)} (no answer, or its LLM budget spent)"),
         ("episodes with errors", f"{summary['errors']}"),
         ("LLM retries", f"{summary.get('llm_retries', 0)}"),
@@ -254,6 +257,26 @@ def budget_warning(records: Sequence[dict], budget: int | None) -> str | None:
             f"up to {calls} calls) with no success at {used}; try a larger --budget")
 
 
+def make_kwargs(config: RunConfig) -> dict[str, Any]:
+    """The ``gym.make`` kwargs of an episode: ``env_kwargs``, plus ``split=config.split`` when the env takes a
+    ``split`` and ``env_kwargs`` does not set one (the run's tasks were checked against that split, and some
+    envs only find a task id in its own split). Registers a user's env id first (a worker process too)."""
+    import inspect
+
+    from treegym.envs import env_class
+
+    kwargs = dict(config.env_kwargs or {})
+    cls = env_class(config.env_id)
+    if config.split is not None and "split" not in kwargs:
+        try:
+            takes_split = "split" in inspect.signature(cls.__init__).parameters
+        except (TypeError, ValueError):
+            takes_split = False
+        if takes_split:
+            kwargs["split"] = config.split
+    return kwargs
+
+
 def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, task_id: Any, seed: int,
              experiment: dict | None = None) -> dict:
     """One episode of ``config`` as a finished record. Never raises for an episode's own failure.
@@ -279,7 +302,7 @@ def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, tas
     env = None
     with count_retries() as retries:
         try:
-            env = gym.make(config.env_id, **(config.env_kwargs or {}))
+            env = gym.make(config.env_id, **make_kwargs(config))
             policy = make_agent(config.agent, config.env_id, episode_llm, seed=seed, **dict(config.agent_options or {}))
             outcome = run_episode(env, policy, task_id=task_id, seed=seed)
             stats = policy.stats() if callable(getattr(policy, "stats", None)) else {}

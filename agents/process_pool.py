@@ -21,6 +21,8 @@ Contract:
   ``BrokenProcessPool`` naming its pid and exit code (an infrastructure error:
   ``treegym run`` reruns such episodes); later calls go to the live workers,
   and when none is left ``submit`` raises ``BrokenProcessPool``.
+* A worker exits as soon as its parent process is gone (also after a kill -9
+  of the parent), abandoning the calls it was running.
 * ``initializer(*initargs)`` runs once in each worker before it takes calls.
   Workers ignore SIGINT: Ctrl-C is the parent's to handle (it stops queueing
   and waits for the calls in flight).
@@ -32,6 +34,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing as mp
 import multiprocessing.connection as mp_connection
+import os
 import pickle
 import queue
 import signal
@@ -65,8 +68,23 @@ def _run(outbox: Any, job: int, payload: bytes) -> None:
         _send(outbox, job, True, result)
 
 
+def _exit_with_parent() -> None:
+    """A daemon thread that ends this worker the moment its parent process is gone (even by kill -9):
+    its episodes have no one to report to, and would otherwise run on (and hold the CPU) until done."""
+    parent = mp.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        mp_connection.wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="treegym-parent-watch", daemon=True).start()
+
+
 def _worker_main(inbox: Any, outbox: Any, per_worker: int, initializer: Callable | None, initargs: tuple) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent()
     if initializer is not None:
         initializer(*initargs)
     with ThreadPoolExecutor(max_workers=per_worker, thread_name_prefix="treegym-call") as pool:

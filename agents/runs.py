@@ -8,6 +8,10 @@ and anything built on it (sweeps, reports) go through it.
 everything that can change an episode's result:
 
 * ``env_id`` and ``env_options`` (the ``gym.make`` kwargs),
+* ``input_files``: for every env or agent option whose value names an existing
+  file or folder (a catalog, a task file, a game folder), a digest of its
+  *content* (:func:`input_digest`), so a rebuilt catalog at the same path is a
+  new experiment (absent when no option names a file),
 * ``split`` (the split the tasks were chosen from or validated against; None
   when tasks were given by id with no split),
 * ``agent`` and ``agent_options`` (minus options that only say where to write
@@ -116,7 +120,10 @@ def experiment_config(
 ) -> dict[str, Any]:
     """The experiment as a JSON-able dict (see the module docstring); ``llm`` is :func:`llm_config`'s dict."""
     agent_opts = {k: v for k, v in dict(agent_options or {}).items() if k not in NON_RESULT_AGENT_OPTIONS}
-    return _canonical({
+    files = {f"{where}.{k}": digest for where, opts in (("env", env_options), ("agent", agent_opts))
+             for k, v in dict(opts or {}).items() if (digest := input_digest(v)) is not None}
+    extra = {"input_files": files} if files else {}
+    return _canonical({**extra,
         "env_id": env_id,
         "env_options": dict(env_options or {}),
         "split": split,
@@ -127,6 +134,46 @@ def experiment_config(
         "seed": int(seed),
         "results_version": RESULTS_VERSION,
     })
+
+
+_DIGESTS: dict[tuple, str] = {}
+_DIGESTS_LOCK = threading.Lock()
+
+
+def input_digest(value: Any) -> str | None:
+    """A sha256 of the content of the file or folder ``value`` names (every file under a folder, with its
+    relative path), or None when ``value`` is no path of an existing file or folder.
+
+    Cached per process by path, size and modification time of every file, so each run hashes once.
+    """
+    if not isinstance(value, (str, os.PathLike)) or not str(value).strip() or len(str(value)) > 4096:
+        return None
+    try:
+        root = Path(value)
+        if root.is_file():
+            files = [(root.name, root)]
+        elif root.is_dir():
+            files = sorted((p.relative_to(root).as_posix(), p) for p in root.rglob("*") if p.is_file())
+        else:
+            return None
+        stamp = tuple((name, p.stat().st_size, p.stat().st_mtime_ns) for name, p in files)
+    except (OSError, ValueError):
+        return None
+    key = (str(root.resolve()), stamp)
+    with _DIGESTS_LOCK:
+        if key in _DIGESTS:
+            return _DIGESTS[key]
+    h = hashlib.sha256()
+    for name, p in files:
+        h.update(name.encode() + b"\0")
+        with open(p, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        h.update(b"\0")
+    digest = h.hexdigest()[:32]
+    with _DIGESTS_LOCK:
+        _DIGESTS[key] = digest
+    return digest
 
 
 def config_hash(config: Mapping[str, Any]) -> str:
@@ -190,6 +237,12 @@ def failure_counts(records: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
             else:
                 errors += 1
     return gave_up, errors
+
+
+def wrong_answers(records: Iterable[Mapping[str, Any]]) -> int:
+    """Episodes that ended without an error and without success: the agent answered (or the env ended the
+    episode) and was wrong. With :func:`failure_counts` this accounts for every failed episode."""
+    return sum(1 for r in records if not r.get("error") and r.get("success") is not True)
 
 
 def is_retryable(record: Mapping[str, Any]) -> bool:

@@ -8,16 +8,26 @@ Envs own their step limit, so none is registered with a TimeLimit. Every id's
 ``gym.make_vec(id, n)`` works for each of them, asynchronous ones included.
 
 An env family adds one line to ``ENVS``: id, ``module:Class``, default kwargs.
+
+Users' envs reach the command line (``treegym run``/``check``) two ways
+(:func:`ensure_registered`): as ``module:EnvId`` (Gymnasium's own syntax: the
+module is imported, from the current folder too, and registers ``EnvId``), or
+through the entry-point group :data:`ENTRY_POINT_GROUP` of an installed package
+(``[project.entry-points."treegym.envs"] mysuite = "mysuite.envs"``; the object
+is imported and, when it is a function, called, so it can register its ids).
 """
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from functools import partial
 from typing import Any
 
 import gymnasium as gym
 
 NAMESPACE = "treegym"
+ENTRY_POINT_GROUP = "treegym.envs"
 
 # id -> (entry point, default kwargs, extra needed to import it)
 ENVS: dict[str, tuple[str, dict[str, Any], str | None]] = {
@@ -48,11 +58,70 @@ def register_all() -> None:
         )
 
 
-def env_class(env_id: str) -> type:
-    """Import and return the env class behind ``env_id`` (may need the id's extra)."""
-    if env_id not in ENVS:
+_plugins_loaded = False
+
+
+def load_plugins() -> list[str]:
+    """Import every entry point of :data:`ENTRY_POINT_GROUP` once (calling it when it is a function);
+    returns the names loaded. A plugin that fails to import raises ImportError naming it."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return []
+    _plugins_loaded = True
+    from importlib.metadata import entry_points
+
+    names = []
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            obj = ep.load()
+        except Exception as exc:  # noqa: BLE001 - a broken plugin is named, not a traceback
+            raise ImportError(f"the {ENTRY_POINT_GROUP} entry point {ep.name!r} ({ep.value}) failed to load: "
+                              f"{type(exc).__name__}: {exc}") from exc
+        if callable(obj) and not isinstance(obj, type):
+            obj()
+        names.append(ep.name)
+    return names
+
+
+def ensure_registered(env_id: str) -> str:
+    """Make ``env_id`` known to ``gym.registry`` and return the bare id: a treegym id as is;
+    ``module:EnvId`` by importing ``module`` (the current folder is searched too, as ``python -m``
+    does); else by loading the :data:`ENTRY_POINT_GROUP` plugins. Raises ``gym.error.NameNotFound``
+    (or ImportError for a module that cannot be imported) with the ids it knows."""
+    if env_id in ENVS or env_id in gym.registry:
+        return env_id
+    bare = env_id
+    if ":" in env_id:
+        module_name, _, bare = env_id.partition(":")
+        if os.getcwd() not in sys.path and "" not in sys.path:
+            sys.path.append(os.getcwd())
+        try:
+            importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            raise gym.error.NameNotFound(f"cannot import module {module_name!r} of {env_id!r} ({exc}); "
+                                         "run from the folder that holds it or install it") from None
+        except ValueError as exc:  # an empty or relative module name (":X", "..:X")
+            raise gym.error.NameNotFound(f"{env_id!r} is not module:EnvId ({exc})") from None
+    if bare not in gym.registry:
+        load_plugins()
+    if bare not in gym.registry:
         known = ", ".join(sorted(ENVS))
-        raise gym.error.NameNotFound(f"unknown treegym env {env_id!r}; known ids: {known}")
+        raise gym.error.NameNotFound(
+            f"unknown env {env_id!r}; known ids: {known}; for your own env give module:EnvId (the module "
+            f"registers EnvId when imported) or install a package with a {ENTRY_POINT_GROUP!r} entry point")
+    return bare
+
+
+def env_class(env_id: str) -> type:
+    """Import and return the env class behind ``env_id`` (may need the id's extra); also a user's env
+    given as ``module:EnvId`` or registered by an entry-point plugin (:func:`ensure_registered`)."""
+    if env_id not in ENVS:
+        bare = ensure_registered(env_id)
+        entry = gym.registry[bare].entry_point
+        if callable(entry):
+            return entry
+        module_name, _, attr = str(entry).partition(":")
+        return getattr(importlib.import_module(module_name), attr)
     entry_point, _kwargs, extra = ENVS[env_id]
     module_name, _, attr = entry_point.partition(":")
     try:

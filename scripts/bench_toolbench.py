@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -114,6 +115,7 @@ def bench_server(sessions: int, rounds: int) -> int:
     from treegym.servers.run import BackgroundServer
     from treegym.servers.toolbench import create_app
 
+    os.environ.setdefault("TREEGYM_SERVE_EXPERT", "1")  # the remote envs play the expert over HTTP
     server = BackgroundServer(create_app(), "127.0.0.1", 0, quiet=True).start()
     ids = list(shipped_splits()["dev"])
     ref: dict = {}  # reference observations, in-process

@@ -228,7 +228,7 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def start_site(catalog: str | None) -> tuple[subprocess.Popen, str]:
-    cmd = [sys.executable, "-m", "treegym.scripts.cli", "serve", "webshop", "--port", "0", "--quiet"]
+    cmd = [sys.executable, "-m", "treegym.scripts.cli", "serve", "webshop", "--port", "0", "--quiet", "--expert"]
     if catalog:
         cmd += ["--catalog", catalog]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

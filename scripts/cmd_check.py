@@ -6,12 +6,25 @@ import sys
 
 import gymnasium as gym
 
+from .options import nonnegative_int, positive_int
+
+
+MAX_TRAJECTORIES = 10_000
+
+
+def _trajectories(text: str) -> int:
+    value = positive_int(text)
+    if value > MAX_TRAJECTORIES:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than {MAX_TRAJECTORIES} trajectories")
+    return value
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check", help="run check_env and check_rollback on an env")
     p.add_argument("env_id")
-    p.add_argument("--trajectories", type=int, default=5, help="random branching trajectories (default 5)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--trajectories", type=_trajectories, default=5,
+                   help=f"random branching trajectories (default 5, at most {MAX_TRAJECTORIES})")
+    p.add_argument("--seed", type=nonnegative_int, default=0)
     p.add_argument("--env-opt", action="append", default=[], metavar="KEY=VALUE", help="make-kwargs for gym.make")
     p.set_defaults(func=run)
 
@@ -22,6 +35,11 @@ def run(args: argparse.Namespace) -> int:
 
     from .options import parse_options
 
+    try:
+        tenvs.ensure_registered(args.env_id)
+    except (gym.error.Error, ImportError) as exc:
+        print(f"treegym: {exc}", file=sys.stderr)
+        return 2
     try:
         env = gym.make(args.env_id, **parse_options(args.env_opt))
     except Exception as exc:  # noqa: BLE001 - report any construction failure readably

@@ -37,6 +37,13 @@ def run(args: argparse.Namespace) -> int:
         except TreeFileError as exc:
             raise ValueError(str(exc)) from None
 
+    from .run_checks import InputError, check_output_folder
+
+    try:
+        check_output_folder(args.out)
+    except InputError as exc:
+        print(f"treegym report: {exc}", file=sys.stderr)
+        return 2
     try:
         rep = build_report(args.runs, args.out, prices=args.prices, judge=args.judge, figures=not args.no_figures,
                            max_trees=args.max_trees, tree_loader=loader)

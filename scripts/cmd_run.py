@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     from treegym.agents.llm.spec import default_spec, make_llm
     from treegym.agents.registry import agent_spec, make_agent
 
-    from .run_checks import check_agent_options, check_env_options, select_tasks
+    from .run_checks import check_agent_options, check_env_options, check_output_file, select_tasks
 
     try:
         cls = tenvs.env_class(args.env_id)
@@ -142,6 +142,10 @@ def run(args: argparse.Namespace) -> int:
 
     llm_name = getattr(llm, "name", "none") if llm is not None else "none"
     out = Path(args.out) if args.out else default_out(args.env_id, args.agent, llm_name)
+    try:
+        check_output_file(out)
+    except InputError as exc:
+        return _fail(str(exc))
     if args.save_trees is not None:
         try:
             policy = make_agent(args.agent, args.env_id, llm, seed=args.seed, **agent_options)

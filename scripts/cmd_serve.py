@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any, Callable
 
+from .options import positive_float, positive_int
+
 SITES = ("webshop", "tools", "openenv")
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
@@ -20,15 +22,46 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, default=None,
                    help="port (default 3000 for webshop, upstream WebShop's; 8080 for tools, StableToolBench's; 0 = any free port)")
     p.add_argument("--catalog", default=None, help="catalog directory (default: the shipped catalog)")
-    p.add_argument("--ttl", type=float, default=3600.0, help="seconds an unused session lives (default 3600)")
-    p.add_argument("--max-sessions", type=int, default=10_000, help="live sessions at most (default 10000)")
+    p.add_argument("--ttl", type=positive_float, default=3600.0, help="seconds an unused session lives (default 3600)")
+    p.add_argument("--max-sessions", type=positive_int, default=10_000, help="live sessions at most (default 10000)")
     p.add_argument("--quiet", action="store_true", help="no access log line per request")
     p.add_argument("--env", default="treegym/WebShop-v0",
                    help="openenv: the env id to serve (default treegym/WebShop-v0); --max-sessions caps WebSocket sessions")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="also answer requests whose Host/Origin is NAME (repeatable; '*' = any). By default only "
+                        "127.0.0.1, localhost and ::1 (and --host) are answered, so web pages cannot drive the server")
+    p.add_argument("--expert", action="store_true",
+                   help="answer GET /api/sessions/<id>/expert (the task's gold plan); off by default")
     p.set_defaults(func=run)
 
 
+def apply_server_policy(args: argparse.Namespace) -> str | None:
+    """--allow-host and --expert reach every app factory through the variables they read (servers/guard.py);
+    returns what is wrong with a host name, or None."""
+    import os
+    import re
+
+    from treegym.servers.guard import ALLOWED_HOSTS_ENV
+    from treegym.servers.sessions import EXPERT_ENV
+
+    hosts = [h for h in args.allow_host if h.strip()]
+    if args.host not in ("0.0.0.0", "::", ""):
+        hosts.append(args.host)
+    for h in hosts:
+        if h != "*" and not re.fullmatch(r"[A-Za-z0-9.:\[\]_-]{1,253}", h):
+            return f"--host/--allow-host {h[:60]!r}: not a host name or address"
+    if hosts:
+        os.environ[ALLOWED_HOSTS_ENV] = ",".join(hosts)
+    if args.expert:
+        os.environ[EXPERT_ENV] = "1"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
+    problem = apply_server_policy(args)
+    if problem:
+        print(f"treegym serve: {problem}", file=sys.stderr)
+        return 2
     if args.site == "openenv":
         if args.port is None:
             args.port = 8000
@@ -50,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         app = create_app(args.catalog, ttl=args.ttl, max_sessions=args.max_sessions)
-    except (CatalogError, OSError) as exc:
+    except (CatalogError, OSError, ValueError) as exc:
         print(f"cannot load the catalog: {exc}", file=sys.stderr)
         return 1
     return serve_until_interrupted(app, args, lambda url: f"WebShop at {url}/  (JSON API under {url}/api/; Ctrl-C to stop)")
@@ -98,8 +131,7 @@ def run_openenv(args: argparse.Namespace) -> int:
         return 2
     max_sessions = args.max_sessions if args.max_sessions != 10_000 else 64
     try:
-        app = create_openenv_app(args.env, max_sessions=max_sessions,
-                                 allowed_hosts=LOOPBACK_NAMES if args.host in LOOPBACK_NAMES else None)
+        app = create_openenv_app(args.env, max_sessions=max_sessions)  # hosts: apply_server_policy
     except Exception as exc:  # unknown id, missing extra, a catalog that does not load: one line, exit 2
         print(f"cannot serve {args.env!r}: {exc}", file=sys.stderr)
         return 2

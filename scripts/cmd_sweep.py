@@ -143,6 +143,18 @@ def _agents(data: dict, args: argparse.Namespace) -> list[tuple[str, dict]]:
     return agents
 
 
+def _check_agent(env_id: str, agent: str, opts: dict) -> None:
+    """Build the agent once with its options (a scripted LLM stands in for the real one, so nothing is
+    contacted) and raise :class:`InputError` naming an option it rejects, as ``treegym run`` does."""
+    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.registry import agent_spec, make_agent
+
+    from .run_checks import check_agent_options
+
+    llm = make_llm("scripted", env_id=env_id) if agent_spec(agent).needs_llm else None
+    check_agent_options(lambda o: make_agent(agent, env_id, llm, seed=0, **o), agent, opts)
+
+
 def build_configs(data: dict, args: argparse.Namespace) -> tuple[list[Any], dict[str, Any]]:
     """The grid's RunConfigs (tasks resolved and checked) and the run settings."""
     import gymnasium as gym
@@ -177,6 +189,7 @@ def build_configs(data: dict, args: argparse.Namespace) -> tuple[list[Any], dict
     except ValueError:
         raise InputError("seeds must be whole numbers") from None
     configs = []
+    checked: set[tuple[str, str]] = set()
     for e in envs:
         if not isinstance(e, dict) or not e.get("id"):
             raise InputError("every envs entry needs an id (id = \"treegym/Game24-v0\")")
@@ -191,6 +204,11 @@ def build_configs(data: dict, args: argparse.Namespace) -> tuple[list[Any], dict
         if isinstance(tasks, list):
             tasks = ",".join(str(t) for t in tasks)
         task_ids, split = select_tasks(env_id, cls, tasks, e.get("split"), env_kwargs)
+        for agent, opts in agents:
+            key = (env_id, f"{agent}:{sorted(opts.items())!r}")
+            if key not in checked:
+                checked.add(key)
+                _check_agent(env_id, agent, opts)
         for (agent, opts), uses_llm in zip(agents, needs_llm):
             for llm in (llms if uses_llm else [None]):
                 for budget in (budgets if uses_llm else [None]):
@@ -207,13 +225,16 @@ def build_configs(data: dict, args: argparse.Namespace) -> tuple[list[Any], dict
         "cache_dir": args.cache_dir or data.get("cache_dir"),
         "trees": args.trees or data.get("trees"),
     }
+    from .run_checks import check_output_file
+
+    check_output_file(settings["out"])
     if settings["backend"] not in ("thread", "process", "ray"):
         raise InputError(f"backend {settings['backend']!r}: use thread, process or ray")
     return configs, settings
 
 
 def run(args: argparse.Namespace) -> int:
-    from treegym.agents.evaluation import format_summary, summarize
+    from treegym.agents.evaluation import all_failed, format_summary, summarize
     from treegym.agents.llm.base import LLMError
     from treegym.agents.registry import make_agent
     from treegym.agents.sweep import run_sweep, with_tree_dir
@@ -242,6 +263,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print(cell_table(result))
     print(f"sweep: {result.episodes} episodes ({result.reused} reused, {result.ran} run); results: {settings['out']}")
+    failed = all_failed([r for recs in result.records for r in recs])
+    if failed:
+        print(f"treegym sweep: {failed}", file=sys.stderr)
+        return 1
     return 0
 
 

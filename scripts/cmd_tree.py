@@ -35,6 +35,8 @@ def load_tree(path: str | Path) -> dict[str, Any]:
         raise TreeFileError(f"cannot read {path}: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise TreeFileError(f"{path} is not JSON ({exc}); save trees with --agent-opt tree_out=FILE") from None
+    except (ValueError, RecursionError) as exc:  # a path with a NUL byte, JSON nested too deeply
+        raise TreeFileError(f"{path} is not JSON ({exc}); save trees with --agent-opt tree_out=FILE") from None
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), list) or not data["nodes"]:
         raise TreeFileError(f"{path} is JSON but not a treegym search tree (no 'nodes' list)")
     for i, n in enumerate(data["nodes"]):

@@ -32,7 +32,10 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise SystemExit(f"treegym: option {pair!r} must look like key=value")
+            import sys
+
+            print(f"treegym: option {pair!r} must look like key=value", file=sys.stderr)
+            raise SystemExit(2)  # a usage error, like argparse's own
         out[key.strip().replace("-", "_")] = parse_value(value)
     return out
 

@@ -15,12 +15,17 @@ it and exits 2. Used by ``treegym run`` (and commands built on it).
 from __future__ import annotations
 
 import inspect
+import os
 import re
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 # gym.make's own keyword arguments (not passed to the env constructor).
 GYM_MAKE_KWARGS = frozenset({"max_episode_steps", "disable_env_checker", "autoreset", "apply_api_compatibility",
                              "render_mode"})
+
+
+MAX_TASKS = 1_000_000  # a range longer than this is a typo, and building it would exhaust memory
 
 
 class InputError(ValueError):
@@ -41,6 +46,9 @@ def parse_tasks(text: str) -> list[Any]:
         a, b = int(m.group(1)), int(m.group(2))
         if b <= a:
             raise InputError(f"--tasks {raw}: the range end must be greater than its start (A:B, end excluded)")
+        if b - a > MAX_TASKS:
+            raise InputError(f"--tasks {raw}: {b - a} tasks is more than any env has (at most {MAX_TASKS}); "
+                             "check the range")
         return list(range(a, b))
     items = [t.strip() for t in text.split(",")]
     if not text or any(not t for t in items):
@@ -102,12 +110,15 @@ def select_tasks(env_id: str, env_cls: type, tasks: str | None, split: str | Non
                  env_kwargs: Mapping[str, Any] | None = None) -> tuple[list[Any], str | None]:
     """The task ids of a run and the split recorded for it.
 
-    No ``--tasks``: every task of ``split`` (default ``test``). With ``--tasks``:
-    those ids, each of which must be a task of ``split`` when one is given,
-    else a task of the env at all (its ``all`` split, when it lists one).
+    No ``--tasks``: every task of ``split`` (default: ``test``, else ``all``, else
+    the first split the env lists, e.g. ALFWorld's ``valid_unseen`` or the
+    ``all`` of a TextWorld ``game_dir``). With ``--tasks``: those ids, each of
+    which must be a task of ``split`` when one is given, else a task of the env
+    at all (its ``all`` split, else one of the splits it lists, which is then
+    the split recorded and played).
     """
     if tasks is None:
-        chosen = split or "test"
+        chosen = split or default_split(env_cls, env_kwargs)
         ids = env_task_ids(env_cls, chosen, env_kwargs)
         if ids is None:
             raise InputError(f"{env_id} does not list the task ids of its splits; pass --tasks explicitly")
@@ -122,8 +133,12 @@ def select_tasks(env_id: str, env_cls: type, tasks: str | None, split: str | Non
         where = env_id
         try:
             known = env_task_ids(env_cls, "all", env_kwargs)
-        except InputError:
-            known = None  # no "all" split: nothing to check against
+        except InputError:  # no "all" split: the splits the env lists, the first that holds every task
+            known, by_split = _listed_split_ids(env_cls, env_kwargs)
+            for name, ids in by_split.items():
+                if set(wanted) <= set(ids):
+                    split = name
+                    break
     if known is not None:
         known_set = set(known)
         missing = [t for t in wanted if t not in known_set]
@@ -131,6 +146,69 @@ def select_tasks(env_id: str, env_cls: type, tasks: str | None, split: str | Non
             preview = ", ".join(map(repr, missing[:5])) + (f", ... ({len(missing)} in all)" if len(missing) > 5 else "")
             raise InputError(f"--tasks {tasks}: not task(s) of {where}: {preview}; it has {_describe_ids(known)}")
     return wanted, split
+
+
+def _listed_split_ids(env_cls: type, env_kwargs: Mapping[str, Any] | None) -> tuple[list | None, dict[str, list]]:
+    """The ids of every split the env lists (``task_counts``) that it can list with these options, and per split."""
+    by_split: dict[str, list] = {}
+    for name in _split_names(env_cls):
+        try:
+            ids = env_task_ids(env_cls, name, env_kwargs)
+        except InputError:
+            continue
+        if ids is not None:
+            by_split[name] = ids
+    if not by_split:
+        return None, by_split
+    return [t for ids in by_split.values() for t in ids], by_split
+
+
+def default_split(env_cls: type, env_kwargs: Mapping[str, Any] | None = None) -> str:
+    """``test`` when the env (with these options) has it, else ``all``, else the first split it lists."""
+    names = ["test", "all"] + [n for n in _split_names(env_cls) if n not in ("test", "all")]
+    for name in names:
+        try:
+            if env_task_ids(env_cls, name, env_kwargs) is not None:
+                return name
+        except InputError:
+            continue
+    return "test"  # the env lists nothing: the caller's message names the split it tried
+
+
+def check_output_file(path: str | Path, flag: str = "--out") -> None:
+    """Raise :class:`InputError` unless ``path`` can be a results file: not a folder, in a folder that
+    exists or can be made, writable."""
+    try:
+        p = Path(path)
+        if p.is_dir():
+            raise InputError(f"{flag} {path}: is a folder; give a file name such as {p / 'results.jsonl'}")
+        _check_folder(p.parent, flag, path)
+        if p.exists() and not os.access(p, os.W_OK):
+            raise InputError(f"{flag} {path}: the file is not writable; choose another {flag}")
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"{flag} {str(path)[:80]!r}: not a usable file name ({exc.args[-1]})") from None
+
+
+def check_output_folder(path: str | Path, flag: str = "--out") -> None:
+    """Raise :class:`InputError` unless ``path`` is a folder that exists or can be made, and is writable."""
+    try:
+        _check_folder(Path(path), flag, path)
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"{flag} {str(path)[:80]!r}: not a usable folder name ({exc.args[-1]})") from None
+
+
+def _check_folder(folder: Path, flag: str, given: Any) -> None:
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise InputError(f"{flag} {given}: {existing} is a file, not a folder; choose another {flag}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise InputError(f"{flag} {given}: cannot write in {existing} (permission denied); choose another {flag}")
 
 
 def check_env_options(env_id: str, env_cls: type, env_kwargs: Mapping[str, Any],

@@ -30,7 +30,7 @@ JSON API (bodies and answers are JSON objects)::
     POST   /api/sessions/<id>/snapshot   -> {state}                   (the engine's state_to_json)
     POST   /api/sessions/<id>/restore    {state}                      (validated by state_from_json)
     POST   /api/sessions/<id>/fork       -> 201 {session_id, ...}     (a new session in the same state)
-    GET    /api/sessions/<id>/expert     -> {available, action, plan, value, solvable}
+    GET    /api/sessions/<id>/expert     -> {available, action, plan, value, solvable}  (opt-in, else 403)
     DELETE /api/sessions/<id>            -> {closed: id}
 
 Session answers carry ``observation``, ``info`` and ``terminated`` (the
@@ -43,7 +43,9 @@ session 404, malformed request or state 400, body over ``max_content_length``
 413, too many sessions 503, an engine failure 500. Sessions are freed on DELETE
 or after ``ttl`` seconds unused (store: ``servers/session_store.py``).
 Serve on 127.0.0.1 (``servers/run.py`` does by default): the API has no
-authentication.
+authentication. Requests with a foreign ``Host`` or ``Origin`` header get 403
+(``servers/guard.py``), and ``/expert`` answers only on a server started with
+``serve_expert=True`` / ``treegym serve --expert``.
 
 Sites that add pages for people (WebShop) call :func:`create_session_app` and
 register their routes on the returned app, using its :class:`SessionService`
@@ -52,21 +54,30 @@ register their routes on the returned app, using its :class:`SessionService`
 from __future__ import annotations
 
 import json
-
+import os
 import random
+import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from treegym.envs.core import jsonsafe
 from treegym.envs.core.contract import Engine, StepResult
 
+from .guard import install_guard
 from .session_store import SESSION_ID_RE, SessionStore, StoreFull
 
 DEFAULT_TTL = 3600.0                        # seconds a session may stay unused
 DEFAULT_MAX_SESSIONS = 10_000
 DEFAULT_MAX_CONTENT_LENGTH = 64 * 1024      # bytes; an action or a state record, never more
+EXPERT_ENV = "TREEGYM_SERVE_EXPERT"
+
+
+def expert_enabled() -> bool:
+    """True when ``$TREEGYM_SERVE_EXPERT`` asks servers to answer ``/expert`` (1, true, yes)."""
+    return os.environ.get(EXPERT_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 class ApiError(Exception):
@@ -114,7 +125,7 @@ class SessionService:
             task_id = data["task_id"]
             try:
                 engine.task(task_id)
-            except (ValueError, KeyError, TypeError, IndexError) as exc:
+            except (ValueError, KeyError, TypeError, IndexError, OverflowError) as exc:  # 1e309 is inf
                 raise ApiError(400, f"bad task_id {task_id!r}: {_reason(exc)}") from None
             return task_id
         splits = list(engine.splits())
@@ -143,10 +154,23 @@ class SessionService:
 
     @staticmethod
     def state_from(engine: Engine, data: Any) -> Any:
+        """The engine state of a client's state JSON, refused (400) unless the engine can use it.
+
+        Beyond ``state_from_json``, the state must observe, say whether it is terminal and
+        survive a JSON round trip: a state that fails any of them would make every later
+        request on its session fail, so it is refused before anything changes.
+        """
+        if jsonsafe.too_deep(data):
+            raise ApiError(400, f"bad session state: nested more than {jsonsafe.MAX_DEPTH} levels deep")
         try:
-            return engine.state_from_json(data)
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ApiError(400, f"bad session state: {_reason(exc)}") from None
+            state = engine.state_from_json(data)
+            engine.observe(state)
+            engine.is_terminal(state)
+            engine.expert(state)
+            json.dumps(engine.state_to_json(engine.state_from_json(engine.state_to_json(state))), allow_nan=False)
+        except Exception as exc:  # noqa: BLE001 - whatever a client's JSON breaks, the answer is "bad state"
+            raise ApiError(400, f"bad session state: {type(exc).__name__}: {_reason(exc)}") from None
+        return state
 
     # ------------------------------------------------------------------ sessions
     def create(self, live: Live) -> str:
@@ -199,6 +223,15 @@ class SessionService:
         return out
 
 
+def json_body_or_none(raw: bytes) -> Any:
+    """A request body parsed as JSON whatever its Content-Type, or None when it is not JSON (also when it is
+    nested too deeply to walk safely, which ``request.get_json(silent=True)`` would raise on)."""
+    try:
+        return jsonsafe.loads(raw)
+    except ValueError:
+        return None
+
+
 def _reason(exc: BaseException) -> str:
     return str(exc.args[0]) if exc.args else type(exc).__name__
 
@@ -211,14 +244,27 @@ def create_session_app(
     max_content_length: int = DEFAULT_MAX_CONTENT_LENGTH,
     health: Callable[[], dict[str, Any]] | None = None,
     import_name: str = __name__,
+    allowed_hosts: Iterable[str] | None = None,
+    serve_expert: bool | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Flask:
-    """A Flask app serving ``engines`` (see the module docstring); ``health()`` adds fields to /api/health."""
+    """A Flask app serving ``engines`` (see the module docstring); ``health()`` adds fields to /api/health.
+
+    ``clock`` (seconds) times the sessions' ``ttl``; tests pass a fake one.
+
+    Requests with a foreign ``Host`` or ``Origin`` are refused (``servers/guard.py``; ``allowed_hosts``
+    adds host names, default ``$TREEGYM_ALLOWED_HOSTS``). ``/expert`` answers only when
+    ``serve_expert`` (default: ``$TREEGYM_SERVE_EXPERT`` is 1), since it hands out the gold plan.
+    """
     if not isinstance(engines, Mapping):
         engines = {"default": engines}
-    service = SessionService(engines, SessionStore(ttl=ttl, max_sessions=max_sessions))
+    service = SessionService(engines, SessionStore(ttl=ttl, max_sessions=max_sessions, clock=clock))
     app = Flask(import_name)
     app.config["MAX_CONTENT_LENGTH"] = int(max_content_length)
     app.extensions["sessions"] = service
+    install_guard(app, allowed_hosts)
+    if serve_expert is None:
+        serve_expert = expert_enabled()
 
     def body() -> dict[str, Any]:
         # The raw body whatever the Content-Type says: clients that send JSON without a
@@ -227,10 +273,7 @@ def create_session_app(
         raw = request.get_data(cache=True)
         if not raw.strip():
             return {}
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            data = None
+        data = json_body_or_none(raw)
         if not isinstance(data, dict):
             raise ApiError(400, "the request body must be a JSON object, e.g. {\"action\": \"...\"} "
                                 f"(got {raw[:60]!r}; send it with Content-Type: application/json)")
@@ -318,6 +361,9 @@ def create_session_app(
     @app.get("/api/sessions/<sid>/expert")
     def api_expert(sid: str):
         live = service.get(sid)
+        if not serve_expert:
+            raise ApiError(403, "the expert (the task's gold plan) is off on this server; start it with "
+                                f"--expert (or {EXPERT_ENV}=1) to let clients ask for it")
         advice = service.engine(live.variant).expert(live.state)
         if advice is None:
             return jsonify(available=False, action=None, plan=[], value=None, solvable=True)

@@ -40,7 +40,7 @@ def test_check_passes_on_game24(capsys):
 
 
 def test_check_reports_unknown_env(capsys):
-    assert main(["check", "treegym/Nope-v0"]) == 1
+    assert main(["check", "treegym/Nope-v0"]) == 2  # bad input: a one-line message, exit 2
     assert "treegym/Nope-v0" in capsys.readouterr().err
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from support.chat_server import ChatServer, Fault, client_for
 from treegym.agents.llm import LLMAuthError, LLMError
+from treegym.agents.llm.base import LLMTimeout
 from treegym.agents.llm.openai_client import OpenAICompatibleLLM, count_retries
 from treegym.scripts.cli import main
 
@@ -135,3 +136,14 @@ def test_timeout_flags_refused_for_simulated_llms(tmp_path, capsys):
     assert main(["run", "treegym/Game24-v0", "--agent", "react", "--llm", "scripted", "--tasks", "900",
                  "--timeout", "3", "--out", str(tmp_path / "x.jsonl")]) == 2
     assert "--timeout" in capsys.readouterr().err
+
+
+def test_timeout_bounds_the_whole_request_not_each_read(server):
+    """A server trickling its answer a byte at a time answers every read quickly; --timeout still ends it
+    (issue 25: a --timeout 2 run stayed alive 91 s). Without the deadline the reply would arrive whole."""
+    llm = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY", timeout=0.5, max_retries=0)
+    server.inject(Fault.trickle(0.05))  # ~300 bytes: ~15 s in all, 0.05 s per read
+    with pytest.raises(LLMTimeout, match="timed out"):
+        llm.complete(USER)
+    assert len(server.chat_requests()) == 1
+    assert llm.complete(USER) == [USER[-1]["content"]]  # the next request, on a fresh connection, is answered

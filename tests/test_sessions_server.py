@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import time
 import urllib.error
 import urllib.request
 
@@ -19,7 +18,8 @@ from treegym.servers.sessions import create_session_app
 
 @pytest.fixture(scope="module")
 def server():
-    app = create_session_app({"plain": LineEngine(), "shout": LineEngine(shout=True)}, max_content_length=2048)
+    app = create_session_app({"plain": LineEngine(), "shout": LineEngine(shout=True)}, max_content_length=2048,
+                             serve_expert=True)
     with serve_in_thread(app) as srv:
         yield srv
 
@@ -163,11 +163,13 @@ def test_errors_are_json_say_what_to_do_and_leave_the_session_alone(server):
 
 
 def test_sessions_expire_after_the_ttl_and_the_store_is_bounded():
-    app = create_session_app(LineEngine(), ttl=0.05, max_sessions=2)
+    now = [1000.0]  # a fake clock: the test does not depend on how fast the machine is
+    app = create_session_app(LineEngine(), ttl=60, max_sessions=2, clock=lambda: now[0])
     client = app.test_client()
     sid = client.post("/api/sessions", json={"task_id": 1}).get_json()["session_id"]
-    assert client.get(f"/api/sessions/{sid}").status_code == 200
-    time.sleep(0.1)
+    now[0] += 59
+    assert client.get(f"/api/sessions/{sid}").status_code == 200  # used: its 60 s start again
+    now[0] += 61
     resp = client.get(f"/api/sessions/{sid}")
     assert resp.status_code == 404 and "expired" in resp.get_json()["error"]
     full = create_session_app(LineEngine(), max_sessions=1).test_client()

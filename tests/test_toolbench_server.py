@@ -18,7 +18,10 @@ from treegym.servers.toolbench import create_app  # noqa: E402
 
 @pytest.fixture(scope="module")
 def server():
-    srv = BackgroundServer(create_app(), "127.0.0.1", 0).start()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TREEGYM_SERVE_EXPERT", "1")  # these tests compare the expert in-process and over HTTP
+        app = create_app()
+    srv = BackgroundServer(app, "127.0.0.1", 0).start()
     yield srv
     srv.stop()
 

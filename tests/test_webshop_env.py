@@ -17,7 +17,10 @@ from treegym.servers.webshop.run import serve_in_thread
 
 @pytest.fixture(scope="module")
 def site(catalog):
-    with serve_in_thread(create_app(catalog)) as srv:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TREEGYM_SERVE_EXPERT", "1")  # the HTTP-mode envs play the gold path through /expert
+        app = create_app(catalog)
+    with serve_in_thread(app) as srv:
         yield srv
 
 

@@ -23,7 +23,10 @@ from treegym.servers.webshop.run import serve_in_thread
 
 @pytest.fixture(scope="module")
 def site(catalog):
-    with serve_in_thread(create_app(catalog, max_content_length=4096)) as srv:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TREEGYM_SERVE_EXPERT", "1")  # these tests drive sessions with the gold path
+        app = create_app(catalog, max_content_length=4096)
+    with serve_in_thread(app) as srv:
         yield srv
 
 

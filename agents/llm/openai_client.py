@@ -57,6 +57,7 @@ from openai.types.chat import ChatCompletion
 
 from .accounting import CostTracker
 from .base import LLMAuthError, LLMError, LLMTimeout, Message, Usage, approx_tokens
+from .deadline import deadline_http_client
 from .spec import register_llm_backend
 
 _RETRY_STATUSES = frozenset({408, 409, 429})
@@ -279,8 +280,9 @@ class OpenAICompatibleLLM:
                             timeout=timeout, max_retries=max_retries,
                             backoff=backoff, supports_grammar=supports_grammar, name=name,
                             default_max_tokens=default_max_tokens, one_sample_per_request=one_sample_per_request)
-        self._client = openai.OpenAI(
-            api_key=api_key or "EMPTY", base_url=self.base_url, timeout=self.timeout, max_retries=0
+        self._client = openai.OpenAI(  # the timeout bounds the whole request, not each read (llm/deadline.py)
+            api_key=api_key or "EMPTY", base_url=self.base_url, timeout=self.timeout, max_retries=0,
+            http_client=deadline_http_client(self.timeout),
         )
         self._model: str | None = self.requested_model or None
         self._model_lock = threading.Lock()

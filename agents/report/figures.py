@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .records import Cell, Runs
+from .records import Cell, Runs, succeeded
 from ...envs.core.stats import bootstrap_ci
 
 MARKERS = "os^vD<>phx*+"
@@ -51,7 +51,7 @@ def budget_series(runs: Runs, env_id: str) -> dict[str, dict[int, tuple[float, f
     out: dict[str, dict[int, tuple[float, float, float]]] = {}
     for cell, recs in cells.items():
         label = cell.agent_label + (f" [{cell.llm}]" if len(llms) > 1 else "")
-        succ = [bool(r.get("success")) for r in recs]
+        succ = [succeeded(r) for r in recs]
         lo, hi = bootstrap_ci(succ)
         out.setdefault(label, {})[int(cell.budget)] = (sum(succ) / len(succ), lo, hi)  # type: ignore[arg-type]
     return out
@@ -137,7 +137,7 @@ def elo_calibration(runs: Runs, elo_cell: Cell, bins: int = 10) -> Calibration |
         for r in cells[cell]:
             b = bin_of.get(_task(r))
             if b is not None:
-                per_bin[b].append(bool(r.get("success")))
+                per_bin[b].append(succeeded(r))
         rates[cell.agent_label] = [(sum(x) / len(x)) if x else None for x in per_bin]
     return Calibration(elo_cell, bins, counts, rates, excluded)
 

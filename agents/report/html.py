@@ -53,7 +53,7 @@ def _table(rows: Sequence[Row]) -> str:
     extra = shown(rows)
     head = ["agent", "LLM", "budget", "episodes", "pass rate", "95% CI", "mean reward"] + (
         ["CPR"] if show_cpr else []) + [title for _f, title, _c in extra] + [
-        "LLM calls", "tokens", "cost (USD)", "wall s", "gave up", "errors"]
+        "LLM calls", "tokens", "cost (USD)", "wall s", "wrong", "gave up", "errors"]
     out = ["<table class='results'><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for r in rows:
         llm = (f"<span class='clipname' title='{_e(r.cell.llm)}'>{_e(r.cell.llm)}</span>"
@@ -64,7 +64,7 @@ def _table(rows: Sequence[Row]) -> str:
         cells += ([("-" if r.cpr is None else f"{r.cpr * 100:.1f}%")] if show_cpr else [])
         cells += [percent(getattr(r, field)) for field, _t, _c in extra]
         cells += [f"{r.mean_calls:.1f}", f"{r.mean_tokens:.0f}", "-" if r.mean_cost is None else f"{r.mean_cost:.4f}",
-                  f"{r.mean_wall_s:.2f}", str(r.gave_up), str(r.errors)]
+                  f"{r.mean_wall_s:.2f}", str(r.wrong), str(r.gave_up), str(r.errors)]
         out.append("<tr>" + "".join(f"<td class='num'>{c}</td>" if i >= 3 else f"<td>{c}</td>"
                                     for i, c in enumerate(cells)) + "</tr>")
     return "\n".join(out + ["</table>"])

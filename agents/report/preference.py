@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, Sequence
 
-from .records import Cell, Runs
+from .records import Cell, Runs, succeeded
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class Judge(Protocol):
 def _outcome(c: Candidate) -> tuple:
     """Success, then reward, then an episode the env ended (no error: budget spent, gave up), then, among
     successes, the shorter sequence; failures equal on the rest are a tie."""
-    success = bool(c.record.get("success"))
+    success = succeeded(c.record)
     return (success, float(c.record.get("reward") or 0.0), not c.record.get("error"),
             -len(c.actions) if success else 0)
 

@@ -17,6 +17,8 @@ Which records count, following ``agents/runs.py``:
 
 * within a file, the *last* record of an episode (config hash, task, seed)
   supersedes earlier ones (a rerun of an infrastructure failure);
+* a record whose ``success`` is not a JSON boolean (``"false"``, 1, null) is
+  refused with its file and line: a string would count as a pass;
 * a record whose ``config`` does not hash to its ``config_hash`` (edited) is
   left out, and so is an episode whose final record is an infrastructure
   error (LLM unreachable, worker died: not the agent's result; rerun the
@@ -111,6 +113,15 @@ def episode_key(record: dict) -> tuple:
             record.get("seed"))
 
 
+def succeeded(record: dict) -> bool:
+    """The record's ``success``, which must be a real boolean (``"false"`` is truthy; never count it as a pass)."""
+    value = record.get("success")
+    if not isinstance(value, bool):
+        raise RunFileError(f"episode {record.get('env_id')} task {record.get('task_id')!r}: \"success\" must be "
+                           f"true or false, got {value!r}")
+    return value
+
+
 def is_retryable(record: dict) -> bool:
     from ..runs import is_retryable as retryable
 
@@ -158,9 +169,13 @@ class Runs:
 def _files(paths: Sequence[str | Path]) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
-        if p.is_dir():
+        try:
+            is_dir, exists = p.is_dir(), p.exists()
+        except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+            raise RunFileError(f"{str(p)[:80]!r}: not a usable file or folder name ({exc.args[-1]})") from None
+        if is_dir:
             files += sorted(x for x in p.rglob("*.jsonl") if not x.name.endswith(".cache.jsonl"))
-        elif p.exists():
+        elif exists:
             files.append(p)
         else:
             raise RunFileError(f"{p}: no such file or folder")
@@ -187,6 +202,10 @@ def read_run_file(path: Path, runs: "Runs | None" = None) -> list[dict]:
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise RunFileError(f"{path}:{no}: not JSON ({exc}); is this a treegym run file?") from None
         if isinstance(rec, dict) and "env_id" in rec and "agent" in rec:
+            if not isinstance(rec.get("success"), bool):
+                raise RunFileError(f"{path}:{no}: \"success\" must be true or false, got {rec.get('success')!r}; "
+                                   "a treegym run writes a JSON boolean (was this line edited or written by "
+                                   "another tool?)")
             out.append(rec)
     from ..runs import config_hash, record_key
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..runs import failure_counts
+from ..runs import failure_counts, wrong_answers
 from .paper_metrics import COLUMNS as PAPER_COLUMNS, paper_metrics, percent, shown
-from .records import Cell, Runs
+from .records import Cell, Runs, succeeded
 from ...envs.core.stats import bootstrap_ci
 
 
@@ -88,6 +88,7 @@ class Row:
     total_wall_s: float
     gave_up: int  # episodes the agent ended without an answer or with its budget spent (runs.failure_counts)
     errors: int  # episodes that ended in an LLM, infrastructure or code error
+    wrong: int = 0  # episodes that ended with no error and no success: a wrong answer (runs.wrong_answers)
     any_of_sequences: float | None = None  # JUDEC 5.1: any decision sequence won (.paper_metrics)
     purchase_rate: float | None = None  # Auto-GPT Table 1 (WebShop)
     precision: float | None = None  # Auto-GPT Table 1: successful purchases / purchases
@@ -103,7 +104,7 @@ def correct_path(record: dict) -> bool | None:
 
 def row_of(cell: Cell, records: Sequence[dict], prices: dict[str, tuple[float, float]]) -> Row:
     n = len(records)
-    succ = [bool(r.get("success")) for r in records]
+    succ = [succeeded(r) for r in records]
     lo, hi = bootstrap_ci(succ)
     paths = [correct_path(r) for r in records]
     cpr = (sum(bool(p) for p in paths) / n) if any(p is not None for p in paths) else None
@@ -114,7 +115,7 @@ def row_of(cell: Cell, records: Sequence[dict], prices: dict[str, tuple[float, f
     wall = sum(float(r.get("wall_s") or 0.0) for r in records)
     return Row(cell, n, sum(succ) / n, lo, hi, sum(float(r.get("reward") or 0.0) for r in records) / n, cpr,
                sum(int(r.get("llm_calls") or 0) for r in records) / n, (tokens_in + tokens_out) / n, cost,
-               wall / n, wall, *failure_counts(records), **paper_metrics(records))
+               wall / n, wall, *failure_counts(records), wrong_answers(records), **paper_metrics(records))
 
 
 def env_tables(runs: Runs, prices: dict[str, tuple[float, float]] | None = None) -> dict[str, list[Row]]:
@@ -127,8 +128,8 @@ def env_tables(runs: Runs, prices: dict[str, tuple[float, float]] | None = None)
 
 
 COLUMNS = ("agent", "llm", "budget", "episodes", "pass_rate", "ci95_low", "ci95_high", "mean_reward", "cpr",
-           "mean_llm_calls", "mean_tokens", "mean_cost_usd", "mean_wall_s", "total_wall_s", "gave_up", "errors", "simulated",
-           "pass_rate_any_sequence", "purchase_rate", "precision")
+           "mean_llm_calls", "mean_tokens", "mean_cost_usd", "mean_wall_s", "total_wall_s", "wrong", "gave_up", "errors",
+           "simulated", "pass_rate_any_sequence", "purchase_rate", "precision")
 
 
 def _values(row: Row) -> dict[str, Any]:
@@ -139,7 +140,8 @@ def _values(row: Row) -> dict[str, Any]:
         "mean_reward": round(row.mean_reward, 4), "cpr": "" if row.cpr is None else round(row.cpr, 4),
         "mean_llm_calls": round(row.mean_calls, 2), "mean_tokens": round(row.mean_tokens, 1),
         "mean_cost_usd": "" if row.mean_cost is None else round(row.mean_cost, 6),
-        "mean_wall_s": round(row.mean_wall_s, 4), "total_wall_s": round(row.total_wall_s, 3), "gave_up": row.gave_up,
+        "mean_wall_s": round(row.mean_wall_s, 4), "total_wall_s": round(row.total_wall_s, 3), "wrong": row.wrong,
+        "gave_up": row.gave_up,
         "errors": row.errors,
         "simulated": row.cell.simulated,
         **{csv_name: ("" if getattr(row, field) is None else round(getattr(row, field), 4))
@@ -162,7 +164,7 @@ def to_markdown(rows: Sequence[Row], env_id: str) -> str:
     head = ["agent", "LLM"] + (["budget"] if show_budget else []) + ["episodes", "pass rate (95% CI)", "mean reward"]
     extra = shown(rows)
     head += (["CPR"] if show_cpr else []) + [title for _f, title, _c in extra]
-    head += ["LLM calls", "tokens", "cost (USD)", "wall s", "gave up", "errors"]
+    head += ["LLM calls", "tokens", "cost (USD)", "wall s", "wrong", "gave up", "errors"]
     lines = [f"### {env_id}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         llm = r.cell.llm + (" (simulated)" if r.cell.simulated else "")
@@ -173,11 +175,12 @@ def to_markdown(rows: Sequence[Row], env_id: str) -> str:
         cells += ([("-" if r.cpr is None else f"{r.cpr * 100:.1f}%")] if show_cpr else [])
         cells += [percent(getattr(r, field)) for field, _t, _c in extra]
         cells += [f"{r.mean_calls:.1f}", f"{r.mean_tokens:.0f}",
-                  "-" if r.mean_cost is None else f"{r.mean_cost:.4f}", f"{r.mean_wall_s:.2f}", str(r.gave_up), str(r.errors)]
+                  "-" if r.mean_cost is None else f"{r.mean_cost:.4f}", f"{r.mean_wall_s:.2f}", str(r.wrong),
+                  str(r.gave_up), str(r.errors)]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Pass rate with a bootstrap 95% interval over episodes; LLM calls, tokens, cost and wall time "
-              "are means per episode. Gave up: the agent ended without an answer or spent its LLM budget; "
-              "errors: an LLM, infrastructure or code error ended the episode; both count as failures."]
+              "are means per episode. Failures in three columns: wrong: the episode ended with no error and no success (a wrong answer); gave up: the agent ended without an answer or spent its LLM budget; "
+              "errors: an LLM, infrastructure or code error ended the episode. Wrong + gave up + errors = failed episodes."]
     if extra:
         lines.append("Pass rate (any sequence): episodes in which any of the agent's decision sequences won "
                      "(JUDEC 5.1 scores its baselines so); purchase rate and precision: WebShop purchases / "

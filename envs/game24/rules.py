@@ -193,6 +193,10 @@ def _parse(text: str) -> OperationAction | AnswerAction:
         raise ActionError(f"division by zero: {exc}") from None
     except ParseError as exc:
         raise ActionError(f"cannot read {text[:60]!r}: {exc}; {SYNTAX_HELP}") from None
+    except ActionError:
+        raise
+    except (ValueError, ArithmeticError) as exc:  # a number the tokenizer let through (e.g. "--51/3")
+        raise ActionError(f"cannot read {text[:60]!r}: {exc}; {SYNTAX_HELP}") from None
 
 
 def _split_claim(text: str) -> tuple[str, str | None]:

@@ -19,6 +19,8 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
+from treegym.envs.core import jsonsafe
+
 METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH")
 FORMAT_HELP = ('write one request as "GET /path?param=value" (a JSON body after the path for POST/PUT/DELETE) or '
                '{"method": ..., "url": ..., "params": {...}, "data": {...}}, or finish with "Final Answer: ..."')
@@ -92,6 +94,8 @@ def _finish(args: Any) -> Finish | str:
 def parse_action(action: Any) -> Request | Finish | str:
     """A :class:`Request`, a :class:`Finish`, or a message saying what was wrong."""
     if isinstance(action, dict):
+        if jsonsafe.too_deep(action):
+            return f"the action nests more than {jsonsafe.MAX_DEPTH} levels deep; {FORMAT_HELP}"
         obj = action
     else:
         text = str(action).strip()
@@ -108,14 +112,14 @@ def parse_action(action: Any) -> Request | Finish | str:
             body = None
             if rest:
                 try:
-                    body = json.loads(rest)
+                    body = jsonsafe.loads(rest)
                 except ValueError:
                     return f"the text after the path is not a JSON body ({rest[:60]!r}); {FORMAT_HELP}"
             return _request(m.group(1), m.group(2).strip(), None, body)
         if not text.startswith("{"):
             return f"no request found; {FORMAT_HELP}"
         try:
-            obj = json.loads(text)
+            obj = jsonsafe.loads(text)
         except ValueError:
             return f"the action looks like JSON but does not parse; {FORMAT_HELP}"
     if not isinstance(obj, dict):
@@ -124,7 +128,7 @@ def parse_action(action: Any) -> Request | Finish | str:
         args = obj.get("arguments", {})
         if isinstance(args, str):
             try:
-                args = json.loads(args)
+                args = jsonsafe.loads(args)
             except ValueError:
                 return "Finish arguments are not JSON"
         return _finish(args)

@@ -133,7 +133,7 @@ def call(data: RestData, tx: Tx, endpoint: Endpoint, path_params: Mapping[str, s
         path = re.sub(r"\{(\w+)\}", lambda m: str(path_params.get(m.group(1), "")), endpoint.template)
     try:
         status, body = endpoint.handler(Ctx(data, tx, path), dict(path_params), clean)
-    except (TypeError, ValueError, KeyError, AttributeError) as exc:  # a value the handler could not use
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:  # a value the handler could not use
         return 400, _invalid(endpoint, type(exc).__name__, str(exc)[:100])
     if 200 <= status < 300 and body is not None:
         body = spec.conform(spec.response_schema(endpoint.api, endpoint.method, endpoint.template, status), body,

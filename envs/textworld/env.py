@@ -5,9 +5,10 @@ TextWorld's Python-side ``GameProgression``), needs ``pip install 'treegym[textw
 
 * **Action** (a ``str``): any text command (``go north``, ``take coin``). Commands
   the game does not understand are answered by the game ("That's not a verb I
-  recognise.") and count as a step; nothing raises. Characters outside ASCII
-  and line breaks are replaced by spaces, and commands cut to 190 characters, before the
-  command reaches the game.
+  recognise.") and count as a step; nothing raises. Characters outside ASCII,
+  line breaks and backslashes (Frotz's meta-command prefix) are replaced by spaces, and commands cut
+  to 190 characters, before the command reaches the game. The interpreter's file commands (``save``,
+  ``restore``, ``script``, ...) never reach it: they answer that they are turned off (and count a step).
 * **Observation** (dict): ``text`` (the game's feedback, the status line
   removed), ``instruction`` (the game's objective), ``valid_actions``
   (TextWorld's admissible commands, sorted).
@@ -35,7 +36,7 @@ import io
 import numbers
 import pickle
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from treegym.envs.core import ForkableEnv, action_space, text_observation_space
@@ -58,6 +59,9 @@ _REQUEST = EnvInfos(admissible_commands=True, policy_commands=True, won=True, lo
                     max_score=True, moves=True, objective=True, command_templates=True, feedback=True)
 _STATUS_LINE = re.compile(r"\n>\s*-=.*?=-\s*-?\d+/\d+\s*$", re.S)
 _SLOT = re.compile(r"\{(\w+)\}")
+# Inform's file verbs: the interpreter saves, restores or logs to a file in the working directory.
+FILE_COMMANDS = frozenset({"save", "restore", "load", "script", "transcript", "unscript", "noscript",
+                           "recording", "replay", "playback"})
 
 
 def clean_feedback(text: str) -> str:
@@ -68,8 +72,11 @@ def clean_feedback(text: str) -> str:
 
 def clean_command(action: Any) -> str:
     """One line of ASCII the Z-machine accepts: other characters become spaces, at most 190 characters
-    (the Z-machine's input buffer; Jericho would truncate longer commands with a warning)."""
-    text = "".join(ch if 32 <= ord(ch) < 127 else " " for ch in str(action))
+    (the Z-machine's input buffer; Jericho would truncate longer commands with a warning).
+
+    A backslash also becomes a space: Frotz reads a line starting with ``\\`` as one of its own
+    meta-commands (``\\c``, ``\\q``) and would wait forever for more input."""
+    text = "".join(ch if 32 <= ord(ch) < 127 and ch != "\\" else " " for ch in str(action))
     return " ".join(text.split())[:190].strip()
 
 
@@ -326,8 +333,13 @@ class TextWorldEnv(ForkableEnv):
             obs["text"] = f"Invalid action: {why}; call reset() to play again."
             return obs, 0.0, st.won or st.lost, not (st.won or st.lost), info
         command = clean_command(action)
-        gs, _score, _done = self._tw.step(command)
-        self.state = self._capture(gs)
+        if command.split(" ", 1)[0].lower() in FILE_COMMANDS:
+            # the interpreter would write (or read) a file in the working directory; the game never sees it
+            self.state = replace(st, text=f"{command.split(' ', 1)[0]!r} is turned off here: the interpreter's "
+                                          "file commands (save, restore, script) are not part of the game.")
+        else:
+            gs, _score, _done = self._tw.step(command)
+            self.state = self._capture(gs)
         truncated = self._count_step()
         obs, info = self._observe()
         reward = float(self.state.score - st.score)

@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from treegym.envs.core import jsonsafe
+
 MAX_ACTION_CHARS = 20_000
 
 FORMAT_HELP = ('give one tool call as JSON {"name": "<function name>", "arguments": {...}} or in ToolBench\'s '
@@ -82,7 +84,7 @@ def _from_json(obj: Any) -> ParsedCall | str:
         args = {}
     if isinstance(args, str):
         try:
-            parsed = json.loads(args, strict=False)
+            parsed = jsonsafe.loads(args, strict=False)
             args = parsed if isinstance(parsed, dict) else args
         except ValueError:
             pass
@@ -94,7 +96,7 @@ def _json_object(text: str) -> Any:
     for start, ch in enumerate(text):
         if ch in "{[":
             try:
-                value, _ = json.JSONDecoder(strict=False).raw_decode(text[start:])
+                value, _ = jsonsafe.raw_decode(text[start:], strict=False)
                 return value
             except ValueError:
                 return None
@@ -104,6 +106,8 @@ def _json_object(text: str) -> Any:
 def parse_action(action: Any) -> ParsedCall | str:
     """A :class:`ParsedCall`, or a message saying what was wrong (see module docstring)."""
     if isinstance(action, (dict, list)):
+        if jsonsafe.too_deep(action):
+            return f"the action nests more than {jsonsafe.MAX_DEPTH} levels deep; {FORMAT_HELP}"
         return _from_json(action)
     text = str(action)
     if len(text) > MAX_ACTION_CHARS:
@@ -126,7 +130,7 @@ def parse_action(action: Any) -> ParsedCall | str:
         if raw == "":
             return ParsedCall(name, {}, "react")
         try:
-            args = json.loads(raw, strict=False)
+            args = jsonsafe.loads(raw, strict=False)
         except ValueError:
             value = _json_object(raw)
             args = value if isinstance(value, dict) else raw

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from treegym.envs.core import jsonsafe
+
 from .handlers import HANDLERS, BadInput, Ctx, Failed, Fixtures
 from .schema import api_function_name, change_name, standardize
 from .world import Tx, WorldState
@@ -156,7 +158,7 @@ def parse_tool_input(tool_input: Any) -> dict | None:
         if tool_input.strip() == "":
             return {}
         try:
-            tool_input = json.loads(tool_input, strict=False)
+            tool_input = jsonsafe.loads(tool_input, strict=False)
         except ValueError:
             return None
     return tool_input if isinstance(tool_input, dict) else None

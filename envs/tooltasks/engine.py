@@ -30,14 +30,14 @@ def parse_call(action: Any, functions: Mapping[str, Mapping[str, Any]]) -> tuple
     if head.isidentifier() and text.endswith(")"):
         try:
             node = ast.parse(text, mode="eval").body
-        except SyntaxError:
+        except (SyntaxError, RecursionError, MemoryError):  # deep nesting overflows the parser
             return f"cannot parse the call {text[:80]!r}"
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
             return "write one call like set_location(\"Boston\")"
         try:
             pos = [ast.literal_eval(a) for a in node.args]
             kw = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
             return "arguments must be literals (strings, numbers, lists, true/false)"
         name, args = node.func.id, kw
     else:

@@ -2,25 +2,28 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from treegym.envs.core import jsonsafe
+from treegym.servers.guard import allowed_host_set, refusal
+
 from .session import DEFAULT_MAX_FORKS, DEFAULT_MAX_SESSIONS, OpenEnvError, OpenEnvService, Session, _treegym_meta
 
 DEFAULT_MAX_CONTENT_LENGTH = 1024 * 1024
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-LOOPBACK_ORIGINS = ("http://127.0.0.1", "http://localhost", "http://[::1]",
-                    "https://127.0.0.1", "https://localhost", "https://[::1]")
+
 
 def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None, *,
                        max_sessions: int = DEFAULT_MAX_SESSIONS, max_forks: int = DEFAULT_MAX_FORKS,
                        max_content_length: int = DEFAULT_MAX_CONTENT_LENGTH,
-                       allowed_hosts: tuple[str, ...] | None = LOOPBACK_HOSTS) -> Flask:
+                       allowed_hosts: Iterable[str] | None = None) -> Flask:
     """A Flask app serving ``env_id`` (made with ``env_kwargs``) over OpenEnv's protocol (module docstring).
 
-    Requests whose ``Host`` is not in ``allowed_hosts`` (None: any) are refused, against DNS rebinding."""
+    Requests with a foreign ``Host`` or ``Origin`` are refused by the guard every treegym server uses
+    (``servers/guard.py``: loopback names plus ``allowed_hosts``, default ``$TREEGYM_ALLOWED_HOSTS``),
+    answered in OpenEnv's ``{"detail": ...}`` shape."""
     try:
         from flask_sock import Sock
     except ImportError as exc:
@@ -35,24 +38,19 @@ def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None,
     def body() -> dict[str, Any]:
         raw = request.get_data(cache=True)
         try:  # JSON whatever the Content-Type says (curl -d sends a form type)
-            data = request.get_json(force=True, silent=True) if raw.strip() else {}
-        except RecursionError:
+            data = jsonsafe.loads(raw) if raw.strip() else {}
+        except ValueError:  # not JSON, or nested too deeply to walk safely
             data = None
         if not isinstance(data, dict):
             raise OpenEnvError(f"the request body must be a JSON object (got {raw[:60]!r})", 422)
         return data
 
+    allowed = allowed_host_set(allowed_hosts)
+
     @app.before_request
-    def _refuse_web_pages():
-        origin = request.headers.get("Origin")
-        if origin and not origin.startswith(LOOPBACK_ORIGINS):  # "null" too: a page opened from disk
-            return jsonify(detail=f"requests from web pages ({origin}) are refused: this server has no "
-                                  "authentication"), 403
-        host = (request.host or "").rsplit(":", 1)[0].strip("[]")
-        if allowed_hosts is not None and host not in allowed_hosts:
-            return jsonify(detail=f"Host {request.host!r} is refused (this server answers {', '.join(allowed_hosts)}; "
-                                  "serve with --host to answer another name)"), 403
-        return None
+    def _refuse_foreign_hosts():
+        why = refusal(request.headers.get("Host"), request.headers.get("Origin"), allowed)
+        return (jsonify(detail=why), 403) if why is not None else None
 
     def _refused(exc: OpenEnvError | HTTPException):
         if isinstance(exc, OpenEnvError):
@@ -112,8 +110,8 @@ def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None,
                 if raw is None:
                     return
                 try:
-                    message = json.loads(raw)
-                except (ValueError, RecursionError) as exc:
+                    message = jsonsafe.loads(raw)
+                except ValueError as exc:
                     ws.send(_ws_error(OpenEnvError(f"Invalid JSON: {exc}", code="INVALID_JSON")))
                     continue
                 kind = message.get("type") if isinstance(message, dict) else None

@@ -17,12 +17,12 @@ RestBench-v0 in-process. ``Authorization`` is accepted and ignored.
 """
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
+from treegym.envs.core import jsonsafe
 from treegym.envs.restbench.api import APIS, call, route_error
 from treegym.envs.restbench.env import shipped_engine
 from treegym.envs.restbench.spec import published
@@ -45,7 +45,7 @@ def rest_blueprint(store: SessionStore) -> Blueprint:
         body = None
         if raw.strip():
             try:
-                body = json.loads(raw)
+                body = jsonsafe.loads(raw)
             except ValueError:
                 body = dict(request.form) or None
         if isinstance(body, dict):

@@ -20,12 +20,12 @@ Sessions expire after the server's ``ttl`` unused, like ``/api/sessions``.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from typing import Any
 
 from flask import Blueprint, jsonify, request
 
+from treegym.envs.core import jsonsafe
 from treegym.envs.toolbench.engine import ToolBenchEngine
 from treegym.envs.toolbench.world import WorldState
 from treegym.servers.session_store import SESSION_ID_RE, SessionStore, StoreFull
@@ -48,7 +48,10 @@ def _error(message: str, status: int):
 
 def upstream_body() -> tuple[dict | None, Any]:
     """Upstream's request body ``{category, tool_name, api_name, tool_input, ...}``, or (None, an HTTP 422 answer)."""
-    body = request.get_json(silent=True, force=True)
+    try:
+        body = jsonsafe.loads(request.get_data(cache=True))
+    except ValueError:  # not JSON, or nested too deeply to walk safely
+        body = None
     if not isinstance(body, dict):
         return None, _error("the body must be a JSON object with category, tool_name, api_name, tool_input", 422)
     missing = [f for f in UPSTREAM_FIELDS if f not in body]
@@ -107,7 +110,7 @@ def url_sessions_blueprint(engine: ToolBenchEngine, store: SessionStore) -> Blue
             return bad
         raw = request.get_data(cache=True)
         try:
-            data = json.loads(raw) if raw.strip() else {}
+            data = jsonsafe.loads(raw) if raw.strip() else {}
         except ValueError:
             data = None
         if not isinstance(data, dict):

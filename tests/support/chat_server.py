@@ -53,7 +53,7 @@ ReplyFn = Callable[[list[dict]], str]
 class Fault:
     """One injected failure. Build with the class methods."""
 
-    kind: str  # "status" | "delay" | "malformed" | "empty" | "html" | "no_choices"
+    kind: str  # "status" | "delay" | "malformed" | "empty" | "html" | "no_choices" | "trickle"
     http_status: int = 0
     retry_after: float | None = None
     seconds: float = 0.0
@@ -81,6 +81,11 @@ class Fault:
     def delay(cls, seconds: float) -> "Fault":
         """Wait ``seconds`` before answering normally (longer than the client timeout = a timeout)."""
         return cls("delay", seconds=seconds)
+
+    @classmethod
+    def trickle(cls, seconds_per_byte: float) -> "Fault":
+        """Answer normally, but send the body one byte every ``seconds_per_byte`` (each read is quick)."""
+        return cls("trickle", seconds=seconds_per_byte)
 
     @classmethod
     def malformed(cls) -> "Fault":
@@ -329,7 +334,7 @@ class _Handler(BaseHTTPRequestHandler):
         completion_tokens = sum(_words(t) for t in texts)
         usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                  "total_tokens": prompt_tokens + completion_tokens}
-        self._send_json(200, {
+        payload = {
             "id": f"chatcmpl-{state._next_id()}",
             "object": "chat.completion",
             "created": 0,
@@ -337,4 +342,22 @@ class _Handler(BaseHTTPRequestHandler):
             "choices": [{"index": i, "finish_reason": "stop", "logprobs": None,
                          "message": {"role": "assistant", "content": t}} for i, t in enumerate(texts)],
             **({"usage": usage} if state.send_usage else {}),
-        })
+        }
+        if fault is not None and fault.kind == "trickle":
+            self._trickle(json.dumps(payload).encode(), fault.seconds)
+            return
+        self._send_json(200, payload)
+
+    def _trickle(self, data: bytes, seconds_per_byte: float) -> None:
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            for i in range(len(data)):
+                if self.server_state._stopping.wait(seconds_per_byte):
+                    return
+                self.wfile.write(data[i:i + 1])
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up
