@@ -57,8 +57,8 @@ def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None,
             return jsonify(detail=exc.message), exc.status
         return jsonify(detail=exc.description or exc.name), exc.code
 
-    for refusal in (OpenEnvError, HTTPException):  # FastAPI's shape: {"detail": ...}
-        app.register_error_handler(refusal, _refused)
+    for error_kind in (OpenEnvError, HTTPException):  # FastAPI's shape: {"detail": ...}
+        app.register_error_handler(error_kind, _refused)
 
     @app.get("/health")
     def health():
