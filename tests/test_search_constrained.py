@@ -16,20 +16,30 @@ from treegym.agents.search.base import SearchConfig, SearchNode
 ENV = "treegym/Game24-v0"
 
 
-def test_compare_value_and_propose_send_their_grammars():
-    env = gym.make(ENV)
-    obs, _ = env.reset(seed=0, options={"task_id": 900})
-    first_move = obs["valid_actions"][0]
+def grammar_echo_server() -> ChatServer:
+    """A chat server that answers every request with the first alternative of the grammar it carried."""
     server = ChatServer()
 
-    def reply(messages):  # answer with the first alternative of the grammar sent
+    def reply(messages):
         grammar = (server.chat_requests()[-1].body or {}).get("grammar") or ""
         return grammar.split('"')[1] if '"' in grammar else "no grammar"
 
     server.reply = reply
+    return server
+
+
+def grammar_llm(server: ChatServer) -> OpenAICompatibleLLM:
+    return OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY",
+                               supports_grammar=True, backoff=0.01)
+
+
+def test_compare_value_and_propose_send_their_grammars():
+    env = gym.make(ENV)
+    obs, _ = env.reset(seed=0, options={"task_id": 900})
+    first_move = obs["valid_actions"][0]
+    server = grammar_echo_server()
     with server:
-        llm = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY",
-                                  supports_grammar=True, backoff=0.01)
+        llm = grammar_llm(server)
         hooks = SearchConfig(env, get_prompts(ENV), llm)
         root = SearchNode(snapshot=te.snapshot(env), observation=obs)
         value = hooks.value(root)
@@ -50,16 +60,9 @@ def test_constrained_proposals_leave_out_the_actions_to_avoid():
     env = gym.make(ENV)
     obs, _ = env.reset(seed=0, options={"task_id": 900})
     valid = list(obs["valid_actions"])
-    server = ChatServer()
-
-    def reply(messages):  # the grammar's first alternative
-        grammar = (server.chat_requests()[-1].body or {}).get("grammar") or ""
-        return grammar.split('"')[1] if '"' in grammar else "no grammar"
-
-    server.reply = reply
+    server = grammar_echo_server()
     with server:
-        llm = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY",
-                                  supports_grammar=True, backoff=0.01)
+        llm = grammar_llm(server)
         hooks = SearchConfig(env, get_prompts(ENV), llm)
         root = SearchNode(snapshot=te.snapshot(env), observation=obs)
         proposals = hooks.propose(root, 1, avoid=valid[:1], attempt=1)
