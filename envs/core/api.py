@@ -217,6 +217,21 @@ def restore(env: gym.Env, snap: Snapshot) -> tuple[Any, dict]:
     return obs, info
 
 
+def restore_as(env: gym.Env, snap: Snapshot, peer: gym.Env) -> bool:
+    """Restore ``snap`` into ``env`` without observing it, where ``peer`` (a twin: same class, same
+    wrapper stack) has just been restored to ``snap`` by :func:`restore`, whose ``(observation,
+    info)`` then holds for ``env`` too. Returns False, doing nothing, when that shortcut does not
+    apply (wrapper states to set, an env whose observing has side effects); use :func:`restore` then."""
+    stack = _stack(env)
+    wrappers, constant = snap.wrappers, stack.constant
+    # constant: settled wrappers only (no state to set); a snapshot of a twin has an equal tuple
+    if not stack.settled or constant is None or (wrappers is not constant and wrappers != constant):
+        return False
+    if not isinstance(stack.core, ForkableEnv):
+        return False
+    return stack.core.restore_as(snap, _stack(peer).core)
+
+
 def release(env: gym.Env, snap: Snapshot) -> None:
     """Free what ``snap`` holds on ``env`` (an ``external`` snapshot's device handle, disk image...).
 
