@@ -65,6 +65,7 @@ class ForkVectorEnv(SyncVectorEnv):
         targets = list(range(self.num_envs)) if indices is None else [self._check_index(i) for i in indices]
         env_obs, envs = self._env_obs, self.envs
         info: dict[str, Any] = {}
+        shared = True  # every sub-env holds the one observation (a group start)
         if targets:
             # one snapshot, one observation: the first target observes it, the others (twins made
             # by one maker) take the state without observing again where the env allows it
@@ -75,18 +76,22 @@ class ForkVectorEnv(SyncVectorEnv):
                 if restore_as(envs[i], snap, first):
                     env_obs[i] = obs  # read only by the batching below, which copies or shares immutables
                 else:
-                    env_obs[i] = restore_env(envs[i], snap)[0]
-        where = slice(None) if len(targets) == self.num_envs else targets  # a slice costs less
-        self._autoreset_envs[where] = False
-        self._rewards[where] = 0.0
-        self._terminations[where] = False
-        self._truncations[where] = False
+                    env_obs[i], shared = restore_env(envs[i], snap)[0], False
+        if len(targets) == self.num_envs:
+            for flags in (self._autoreset_envs, self._rewards, self._terminations, self._truncations):
+                flags.fill(0)
+        else:
+            shared = False
+            self._autoreset_envs[targets] = False
+            self._rewards[targets] = 0.0
+            self._terminations[targets] = False
+            self._truncations[targets] = False
         # one snapshot gives one info: batched once, with a copy of each mutable value per sub-env
         infos = _batch_info(info, targets, self.num_envs) if targets else {}
         batch = self.__dict__.get("_batch_obs")
         if batch is None:
             batch = self._batch_obs = _Batcher(self.single_observation_space)
-        return batch(self, self.copy), infos
+        return batch(self, self.copy, obs if shared else None), infos
 
     def copy_state(self, src: int, dst: Sequence[int] | None = None) -> tuple[Any, dict[str, Any]]:
         """Copy sub-env ``src``'s state into ``dst`` (default: every other sub-env); see :meth:`restore`."""
@@ -185,13 +190,16 @@ class _Batcher:
         self.tuple_keys = _tuple_batched(space)
         self.copier = _copier(space)
 
-    def __call__(self, vec: SyncVectorEnv, copy: bool) -> Any:
+    def __call__(self, vec: SyncVectorEnv, copy: bool, same: Any = None) -> Any:
+        """The batch of ``vec._env_obs``; ``same``: the one observation every sub-env holds, if so."""
         keys = self.tuple_keys
         if keys is None:
             vec._observations = concatenate(self.space, vec._env_obs, vec._observations)
             return self.copier(vec._observations) if copy else vec._observations
-        items = vec._env_obs
-        batched = vec._observations = _tuples_of(keys, items)
+        if same is not None:
+            batched = vec._observations = _repeated(keys, same, vec.num_envs)
+        else:
+            batched = vec._observations = _tuples_of(keys, vec._env_obs)
         return _fresh_dicts(keys, batched) if copy else batched
 
 
@@ -234,6 +242,13 @@ def _tuples_of(plan: Any, items: list[Any]) -> Any:
     if plan is True:
         return tuple(items)
     return {k: _tuples_of(sub, [item[k] for item in items]) for k, sub in plan.items()}
+
+
+def _repeated(plan: Any, item: Any, n: int) -> Any:
+    """:func:`_tuples_of` for ``n`` items that are all ``item``."""
+    if plan is True:
+        return (item,) * n
+    return {k: _repeated(sub, item[k], n) for k, sub in plan.items()}
 
 
 def _fresh_dicts(plan: Any, batched: Any) -> Any:
