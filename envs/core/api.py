@@ -24,7 +24,7 @@ after construction.
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import gymnasium as gym
 
@@ -217,19 +217,23 @@ def restore(env: gym.Env, snap: Snapshot) -> tuple[Any, dict]:
     return obs, info
 
 
-def restore_as(env: gym.Env, snap: Snapshot, peer: gym.Env) -> bool:
-    """Restore ``snap`` into ``env`` without observing it, where ``peer`` (a twin: same class, same
-    wrapper stack) has just been restored to ``snap`` by :func:`restore`, whose ``(observation,
-    info)`` then holds for ``env`` too. Returns False, doing nothing, when that shortcut does not
-    apply (wrapper states to set, an env whose observing has side effects); use :func:`restore` then."""
-    stack = _stack(env)
-    wrappers, constant = snap.wrappers, stack.constant
-    # constant: settled wrappers only (no state to set); a snapshot of a twin has an equal tuple
-    if not stack.settled or constant is None or (wrappers is not constant and wrappers != constant):
-        return False
-    if not isinstance(stack.core, ForkableEnv):
-        return False
-    return stack.core.restore_as(snap, _stack(peer).core)
+def restore_twins(envs: Sequence[gym.Env], snap: Snapshot, peer: gym.Env) -> list[int]:
+    """Restore ``snap`` into each of ``envs`` without observing it, where ``peer`` (their twin: same
+    class, same wrapper stack) has just been restored to ``snap`` by :func:`restore`, whose
+    ``(observation, info)`` then holds for them too. Returns the positions in ``envs`` where that
+    shortcut does not apply (wrapper states to set, an env whose observing has side effects, see
+    ``ForkableEnv.restore_as``), left untouched: restore those with :func:`restore`."""
+    left: list[int] = []
+    wrappers = snap.wrappers
+    source = _stack(peer).core
+    for i, env in enumerate(envs):
+        stack = _stack(env)
+        constant = stack.constant
+        # constant: settled wrappers only (no state to set); a snapshot of a twin has an equal tuple
+        if (not stack.settled or constant is None or (wrappers is not constant and wrappers != constant)
+                or not isinstance(stack.core, ForkableEnv) or not stack.core.restore_as(snap, source)):
+            left.append(i)
+    return left
 
 
 def release(env: gym.Env, snap: Snapshot) -> None:

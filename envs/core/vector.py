@@ -41,7 +41,7 @@ from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 from gymnasium.vector.utils import concatenate
 
 from .api import restore as restore_env
-from .api import restore_as
+from .api import restore_twins
 from .api import snapshot as snapshot_env
 from .snapshot import Snapshot
 
@@ -72,11 +72,11 @@ class ForkVectorEnv(SyncVectorEnv):
             first = envs[targets[0]]
             obs, info = restore_env(first, snap)
             env_obs[targets[0]] = obs
-            for i in targets[1:]:
-                if restore_as(envs[i], snap, first):
-                    env_obs[i] = obs  # read only by the batching below, which copies or shares immutables
-                else:
-                    env_obs[i], shared = restore_env(envs[i], snap)[0], False
+            rest = targets[1:]
+            for i in rest:
+                env_obs[i] = obs  # read only by the batching below, which copies or shares immutables
+            for j in restore_twins([envs[i] for i in rest], snap, first):
+                env_obs[rest[j]], shared = restore_env(envs[rest[j]], snap)[0], False
         if len(targets) == self.num_envs:
             for flags in (self._autoreset_envs, self._rewards, self._terminations, self._truncations):
                 flags.fill(0)
