@@ -135,6 +135,10 @@ def test_a_group_start_gives_each_fork_its_own_observation_and_info(env_id):
             assert vec.envs[i].unwrapped._last_text == one_obs["text"]  # what render("ansi") shows
         assert len({id(listed(again)[i]) for i in range(4)}) == 4
         obs["text"] = ("changed",) * 4  # the returned batch is the caller's: the vector env's next batch is intact
+        vec.reset(seed=[5, 6, 7, 8])
+        before = vec.restore(snap, [1])[0]["text"]
+        obs, infos = vec.restore(snap, [2, 2, 3, 3])  # as many indices as sub-envs, not all of them
+        assert obs["text"][0] == before[0] != one_obs["text"] and list(infos["_success"]) == [False, False, True, True]
         assert vec.restore(snap, [1])[0]["text"][1] == one_obs["text"]
     finally:
         vec.close()

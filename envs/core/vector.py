@@ -65,7 +65,8 @@ class ForkVectorEnv(SyncVectorEnv):
         targets = list(range(self.num_envs)) if indices is None else [self._check_index(i) for i in indices]
         env_obs, envs = self._env_obs, self.envs
         info: dict[str, Any] = {}
-        shared = True  # every sub-env holds the one observation (a group start)
+        every = indices is None or len(set(targets)) == self.num_envs
+        shared = every  # every sub-env holds the one observation (a group start)
         if targets:
             # one snapshot, one observation: the first target observes it, the others (twins made
             # by one maker) take the state without observing again where the env allows it
@@ -77,11 +78,10 @@ class ForkVectorEnv(SyncVectorEnv):
                 env_obs[i] = obs  # read only by the batching below, which copies or shares immutables
             for j in restore_twins([envs[i] for i in rest], snap, first):
                 env_obs[rest[j]], shared = restore_env(envs[rest[j]], snap)[0], False
-        if len(targets) == self.num_envs:
+        if every:
             for flags in (self._autoreset_envs, self._rewards, self._terminations, self._truncations):
                 flags.fill(0)
         else:
-            shared = False
             self._autoreset_envs[targets] = False
             self._rewards[targets] = 0.0
             self._terminations[targets] = False
@@ -110,7 +110,7 @@ def _batch_info(info: dict[str, Any], targets: list[int], n: int) -> dict[str, A
     same info added once per target (same arrays, dtypes and ``_key`` masks), built in one go.
     The first target gets ``info``'s own values; each other gets a copy of every mutable value
     (lists, dicts, sets, other objects), so no two sub-envs share one."""
-    if len(targets) == n:
+    if len(targets) == n and len(set(targets)) == n:
         return _batch_info_all(info, n)
     out: dict[str, Any] = {}
     for key, value in info.items():
