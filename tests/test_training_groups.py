@@ -124,10 +124,21 @@ def test_a_group_start_gives_each_fork_its_own_observation_and_info(env_id):
 
         listed(infos)[0].append("mine")  # one fork's info list...
         assert all("mine" not in listed(infos)[i] for i in (2, 3))
-        _again_obs, again = vec.restore(snap)  # ...is not in any later restore of the same snapshot
+        again_obs, again = vec.restore(snap)  # ...is not in any later restore of the same snapshot
         assert all("mine" not in listed(again)[i] for i in range(4)) and listed(one_info) == list(listed(again)[1])
+        expected = {}
+        for i in range(4):  # the whole group (observed once, batched by filling) as Gymnasium batches it
+            expected = vec._add_info(expected, one_info, i)
+        assert_same_batch(again, expected)
+        for i in range(4):
+            assert te.first_difference({k: v[i] for k, v in again_obs.items()}, one_obs) is None
+            assert vec.envs[i].unwrapped._last_text == one_obs["text"]  # what render("ansi") shows
         assert len({id(listed(again)[i]) for i in range(4)}) == 4
         obs["text"] = ("changed",) * 4  # the returned batch is the caller's: the vector env's next batch is intact
+        vec.reset(seed=[5, 6, 7, 8])
+        before = vec.restore(snap, [1])[0]["text"]
+        obs, infos = vec.restore(snap, [2, 2, 3, 3])  # as many indices as sub-envs, not all of them
+        assert obs["text"][0] == before[0] != one_obs["text"] and list(infos["_success"]) == [False, False, True, True]
         assert vec.restore(snap, [1])[0]["text"][1] == one_obs["text"]
     finally:
         vec.close()
@@ -142,6 +153,26 @@ def assert_same_batch(got: dict, want: dict) -> None:
             continue
         assert got[key].dtype == value.dtype and got[key].shape == value.shape, key
         assert [x == y for x, y in zip(got[key].tolist(), value.tolist())] == [True] * len(value), key
+
+
+def test_a_group_start_restores_each_sub_env_fully_when_observing_is_not_pure(monkeypatch):
+    """Envs whose observing has side effects (pure_observe False) are not restored as twins."""
+    env = env_at_depth(steps=1)
+    snap = te.snapshot(env)
+    want_obs, want_info = te.restore(env, snap)
+    vec = gym.make_vec(GAME24, 3)
+    vec.restore(snap)  # the sub-envs' wrappers are settled: a later group start could share one observation
+    vec.reset(seed=[1, 2, 3])
+    core = type(vec.envs[0].unwrapped)
+    observed, original = [], core._observe
+    monkeypatch.setattr(core, "pure_observe", False)
+    monkeypatch.setattr(core, "_observe", lambda self: observed.append(self) or original(self))
+    obs, infos = vec.restore(snap)
+    assert len(observed) == 3  # each sub-env observed its own state
+    for i in range(3):
+        assert te.first_difference({k: v[i] for k, v in obs.items()}, want_obs) is None
+        assert infos["success"][i] == want_info["success"] and infos["_success"][i]
+    vec.close()
 
 
 def test_restore_clears_a_pending_autoreset_and_checks_indices():

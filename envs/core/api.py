@@ -24,7 +24,7 @@ after construction.
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import gymnasium as gym
 
@@ -215,6 +215,25 @@ def restore(env: gym.Env, snap: Snapshot) -> tuple[Any, dict]:
     if not stack.settled:
         stack.settle()
     return obs, info
+
+
+def restore_twins(envs: Sequence[gym.Env], snap: Snapshot, peer: gym.Env) -> list[int]:
+    """Restore ``snap`` into each of ``envs`` without observing it, where ``peer`` (their twin: same
+    class, same wrapper stack) has just been restored to ``snap`` by :func:`restore`, whose
+    ``(observation, info)`` then holds for them too. Returns the positions in ``envs`` where that
+    shortcut does not apply (wrapper states to set, an env whose observing has side effects, see
+    ``ForkableEnv.restore_as``), left untouched: restore those with :func:`restore`."""
+    left: list[int] = []
+    wrappers = snap.wrappers
+    source = _stack(peer).core
+    for i, env in enumerate(envs):
+        stack = _stack(env)
+        constant = stack.constant
+        # constant: settled wrappers only (no state to set); a snapshot of a twin has an equal tuple
+        if (not stack.settled or constant is None or (wrappers is not constant and wrappers != constant)
+                or not isinstance(stack.core, ForkableEnv) or not stack.core.restore_as(snap, source)):
+            left.append(i)
+    return left
 
 
 def release(env: gym.Env, snap: Snapshot) -> None:

@@ -186,6 +186,7 @@ class EngineEnv(ForkableEnv):
 
     metadata = {"render_modes": ["ansi"]}
     snapshot_kind = "native"
+    pure_observe = True  # _observe reads the state only (restore_as)
     #: What the remote-mode error says to do when the server cannot be reached.
     server_hint = "start a session server (treegym.servers.sessions.create_session_app)"
 

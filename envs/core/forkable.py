@@ -30,6 +30,8 @@ class ForkableEnv(gym.Env):
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
     snapshot_kind: ClassVar[str] = "native"
+    # True when _observe reads the state and sets nothing but _last_text (see restore_as)
+    pure_observe: ClassVar[bool] = False
     #: Declared seconds one snapshot + restore costs on this env; None = ``SNAPSHOT_COST_SECONDS[kind]``.
     #: Search reads it (``treegym.envs.snapshot_cost``) to choose between snapshotting and replaying.
     snapshot_cost_seconds: ClassVar[float | None] = None
@@ -146,6 +148,23 @@ class ForkableEnv(gym.Env):
 
     def restore(self, snapshot: Snapshot) -> tuple[dict, dict]:
         """Put the env back in ``snapshot``'s state; return what an agent sees there."""
+        self._put_state(snapshot)
+        return self._observe()
+
+    def restore_as(self, snapshot: Snapshot, peer: "ForkableEnv") -> bool:
+        """Restore ``snapshot`` without observing, where ``peer`` (an env of this class) was just
+        restored to the same ``snapshot`` and observed: this env takes the peer's observation-side
+        state (the text ``render`` shows) instead of computing it again. Only for envs whose
+        ``_observe`` is a pure function of the restored state apart from that text
+        (``pure_observe``); returns False, doing nothing, when that does not hold, so the caller
+        falls back to :meth:`restore`. Used by ``ForkVectorEnv.restore`` to start a group."""
+        if not self.pure_observe or type(peer) is not type(self) or type(self).restore is not ForkableEnv.restore:
+            return False
+        self._put_state(snapshot)
+        self._last_text = peer._last_text
+        return True
+
+    def _put_state(self, snapshot: Snapshot) -> None:
         if type(snapshot) is not Snapshot or snapshot.env_class != self.snapshot_class_key:
             self._check_snapshot(snapshot)  # the slow path says what is wrong
         self._set_state(snapshot.payload)
@@ -156,7 +175,6 @@ class ForkableEnv(gym.Env):
         # restores far more often than it samples, and setting a bit-generator
         # state costs more than the rest of a small env's restore.
         self.__dict__["_pending_rng"] = snapshot.rng_state
-        return self._observe()
 
     def release(self, snapshot: Snapshot) -> None:
         """Free what ``snapshot`` holds (see ``treegym.envs.release``). A no-op here: native

@@ -32,6 +32,7 @@ fork-aware (its workers track autoreset privately); fork in the sync one.
 """
 from __future__ import annotations
 
+from copy import copy
 from typing import Any, Iterable, Sequence
 
 import gymnasium as gym
@@ -40,6 +41,7 @@ from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 from gymnasium.vector.utils import concatenate
 
 from .api import restore as restore_env
+from .api import restore_twins
 from .api import snapshot as snapshot_env
 from .snapshot import Snapshot
 
@@ -63,19 +65,33 @@ class ForkVectorEnv(SyncVectorEnv):
         targets = list(range(self.num_envs)) if indices is None else [self._check_index(i) for i in indices]
         env_obs, envs = self._env_obs, self.envs
         info: dict[str, Any] = {}
-        for i in targets:
-            env_obs[i], info = restore_env(envs[i], snap)
-        where = slice(None) if len(targets) == self.num_envs else targets  # a slice costs less
-        self._autoreset_envs[where] = False
-        self._rewards[where] = 0.0
-        self._terminations[where] = False
-        self._truncations[where] = False
+        every = indices is None or len(set(targets)) == self.num_envs
+        shared = every  # every sub-env holds the one observation (a group start)
+        if targets:
+            # one snapshot, one observation: the first target observes it, the others (twins made
+            # by one maker) take the state without observing again where the env allows it
+            first = envs[targets[0]]
+            obs, info = restore_env(first, snap)
+            env_obs[targets[0]] = obs
+            rest = targets[1:]
+            for i in rest:
+                env_obs[i] = obs  # read only by the batching below, which copies or shares immutables
+            for j in restore_twins([envs[i] for i in rest], snap, first):
+                env_obs[rest[j]], shared = restore_env(envs[rest[j]], snap)[0], False
+        if every:
+            for flags in (self._autoreset_envs, self._rewards, self._terminations, self._truncations):
+                flags.fill(0)
+        else:
+            self._autoreset_envs[targets] = False
+            self._rewards[targets] = 0.0
+            self._terminations[targets] = False
+            self._truncations[targets] = False
         # one snapshot gives one info: batched once, with a copy of each mutable value per sub-env
         infos = _batch_info(info, targets, self.num_envs) if targets else {}
         batch = self.__dict__.get("_batch_obs")
         if batch is None:
             batch = self._batch_obs = _Batcher(self.single_observation_space)
-        return batch(self, self.copy), infos
+        return batch(self, self.copy, obs if shared else None), infos
 
     def copy_state(self, src: int, dst: Sequence[int] | None = None) -> tuple[Any, dict[str, Any]]:
         """Copy sub-env ``src``'s state into ``dst`` (default: every other sub-env); see :meth:`restore`."""
@@ -94,20 +110,16 @@ def _batch_info(info: dict[str, Any], targets: list[int], n: int) -> dict[str, A
     same info added once per target (same arrays, dtypes and ``_key`` masks), built in one go.
     The first target gets ``info``'s own values; each other gets a copy of every mutable value
     (lists, dicts, sets, other objects), so no two sub-envs share one."""
-    from copy import copy
-
-    every = len(targets) == n
+    if len(targets) == n and len(set(targets)) == n:
+        return _batch_info_all(info, n)
     out: dict[str, Any] = {}
     for key, value in info.items():
         kind = type(value)
         if kind is dict:
             array: Any = _batch_info(value, targets, n)
         elif kind is bool or kind is int or kind is float or issubclass(kind, np.number):
-            if every:
-                array = np.full(n, value, dtype=kind)
-            else:
-                array = np.zeros(n, dtype=kind)
-                array[targets] = value
+            array = np.zeros(n, dtype=kind)
+            array[targets] = value
         elif kind is np.ndarray:
             array = np.zeros((n, *value.shape), dtype=value.dtype)
             array[targets] = value
@@ -119,18 +131,51 @@ def _batch_info(info: dict[str, Any], targets: list[int], n: int) -> dict[str, A
                 for i in rest:
                     array[i] = value
             else:
-                make = list if kind is list else dict if kind is dict else set if kind is set else copy
+                make = _maker(kind)
                 for i in rest:
                     array[i] = make(value)
         out[key] = array
-        if every:
-            out["_" + key] = np.ones(n, dtype=np.bool_)
-        else:
-            mask = out["_" + key] = np.zeros(n, dtype=np.bool_)
-            mask[targets] = True
+        mask = out["_" + key] = np.zeros(n, dtype=np.bool_)
+        mask[targets] = True
     return out
 
 
+def _batch_info_all(info: dict[str, Any], n: int) -> dict[str, Any]:
+    """:func:`_batch_info` for every sub-env (a group start): the same arrays, built by filling."""
+    ones = _ONES.get(n)
+    if ones is None:
+        ones = _ONES[n] = np.ones(n, dtype=np.bool_)
+    out: dict[str, Any] = {}
+    for key, value in info.items():
+        kind = type(value)
+        if kind is dict:
+            array: Any = _batch_info_all(value, n)
+        elif kind is bool or kind is int or kind is float or issubclass(kind, np.number):
+            array = np.empty(n, dtype=kind)
+            array.fill(value)
+        elif kind is np.ndarray:
+            array = np.empty((n, *value.shape), dtype=value.dtype)
+            array[:] = value
+        else:  # an object array, as Gymnasium's (final_obs included)
+            array = np.empty(n, dtype=object)
+            if kind in _SHARED or key == "final_obs":  # immutable (final_obs: Gymnasium does not copy it)
+                array.fill(value)
+            else:
+                make = _maker(kind)
+                array[0] = value
+                for i in range(1, n):  # item by item: numpy would read a list of lists as rows
+                    array[i] = make(value)
+        out[key] = array
+        out["_" + key] = ones.copy()
+    return out
+
+
+def _maker(kind: type) -> Any:
+    """How to copy a mutable info value of type ``kind`` (shallow, as Gymnasium keeps each sub-env's own)."""
+    return list if kind is list else dict if kind is dict else set if kind is set else copy
+
+
+_ONES: dict[int, np.ndarray] = {}
 _SHARED = {str, bytes, int, float, bool, tuple, type(None), frozenset}
 
 
@@ -145,13 +190,16 @@ class _Batcher:
         self.tuple_keys = _tuple_batched(space)
         self.copier = _copier(space)
 
-    def __call__(self, vec: SyncVectorEnv, copy: bool) -> Any:
+    def __call__(self, vec: SyncVectorEnv, copy: bool, same: Any = None) -> Any:
+        """The batch of ``vec._env_obs``; ``same``: the one observation every sub-env holds, if so."""
         keys = self.tuple_keys
         if keys is None:
             vec._observations = concatenate(self.space, vec._env_obs, vec._observations)
             return self.copier(vec._observations) if copy else vec._observations
-        items = vec._env_obs
-        batched = vec._observations = _tuples_of(keys, items)
+        if same is not None:
+            batched = vec._observations = _repeated(keys, same, vec.num_envs)
+        else:
+            batched = vec._observations = _tuples_of(keys, vec._env_obs)
         return _fresh_dicts(keys, batched) if copy else batched
 
 
@@ -194,6 +242,13 @@ def _tuples_of(plan: Any, items: list[Any]) -> Any:
     if plan is True:
         return tuple(items)
     return {k: _tuples_of(sub, [item[k] for item in items]) for k, sub in plan.items()}
+
+
+def _repeated(plan: Any, item: Any, n: int) -> Any:
+    """:func:`_tuples_of` for ``n`` items that are all ``item``."""
+    if plan is True:
+        return (item,) * n
+    return {k: _repeated(sub, item[k], n) for k, sub in plan.items()}
 
 
 def _fresh_dicts(plan: Any, batched: Any) -> Any:

@@ -94,6 +94,7 @@ class Game24Env(ForkableEnv):
 
     metadata = {"render_modes": ["ansi"]}
     snapshot_kind = "native"
+    pure_observe = True  # _observe reads the state only (restore_as)
 
     def __init__(
         self,
