@@ -70,3 +70,32 @@ def test_sheets_and_virtual_home_state_with_snapshot():
 def test_builder_reproduces_the_shipped_tasks():
     from treegym.envs.tooltasks.tasks import build_tasks
     assert json.loads(json.dumps(build_tasks())) == list(shipped_tasks())
+
+
+def test_restore_refuses_a_world_the_handlers_would_crash_on_and_accepts_every_played_state():
+    """A restored world must keep its task's shape (a fuzzed snapshot had an object replaced by null,
+    accepted, and then every step answered 500); every state the reference plans reach still restores."""
+    pytest.importorskip("flask")
+    from treegym.servers.toolbench import create_app
+
+    env = gym.make("treegym/ToolTasks-v0")
+    engine = env.unwrapped.engine
+    for task_id in list(engine.tasks):
+        env.reset(options={"task_id": task_id})
+        for action in [None, *env.unwrapped.expert().plan]:
+            if action is not None:
+                env.step(action)
+            data = json.loads(json.dumps(engine.state_to_json(env.unwrapped.state)))
+            assert engine.state_to_json(engine.state_from_json(data)) == data
+    env.close()
+
+    client = create_app().test_client()
+    home = next(t for t in engine.tasks if "objects" in engine.tasks[t]["initial_world"])
+    sid = client.post("/tooltasks/api/sessions", json={"task_id": home}).get_json()["session_id"]
+    before = client.get(f"/tooltasks/api/sessions/{sid}").get_json()["state"]
+    broken = json.loads(json.dumps(before))
+    broken["world"]["objects"][sorted(broken["world"]["objects"])[0]] = None
+    resp = client.post(f"/tooltasks/api/sessions/{sid}/restore", json={"state": broken})
+    assert resp.status_code == 400 and "expected object" in resp.get_json()["error"]
+    assert client.get(f"/tooltasks/api/sessions/{sid}").get_json()["state"] == before
+    assert client.post(f"/tooltasks/api/sessions/{sid}/step", json={"action": "look()"}).status_code == 200

@@ -33,6 +33,55 @@ def _frozen_copy(value: Any) -> Any:
     return value
 
 
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return "null" if value is None else "string"
+
+
+def _template(example: Any) -> Any:
+    """The one shape every member of a dict's values or a list's items has, else None (no constraint)."""
+    members = list(example.values()) if isinstance(example, dict) else list(example)
+    kinds = {_kind(m) for m in members}
+    return members[0] if len(kinds) == 1 and members else None
+
+
+def shape_problem(value: Any, example: Any, where: str = "world") -> str | None:
+    """Why JSON ``value`` cannot be a later state of ``example`` (a task's initial world), or None.
+
+    Checked by example, so a restored state a handler could crash on is refused before it is used.
+    Under an object's keys: objects stay objects and arrays arrays, numbers stay numbers and booleans
+    booleans, strings may become null, and anything may stand where the example holds null; a key
+    the example lacks takes the shape its sibling values share. Array items (table rows and cells,
+    lists of ids) only keep the container kind their siblings share: their scalars may change type.
+    """
+    want, got = _kind(example), _kind(value)
+    if want == "null" or (want == "string" and got in ("string", "null")):
+        return None
+    if got != want:
+        return f"{where} is {got}, expected {want}"
+    if want == "object":
+        spare = _template(example)
+        for key, item in value.items():
+            ex = example[key] if key in example else spare
+            problem = None if ex is None else shape_problem(item, ex, f"{where}.{key}")
+            if problem:
+                return problem
+    elif want == "array":
+        spare = _template(example)
+        if _kind(spare) in ("object", "array"):
+            for i, item in enumerate(value):
+                if _kind(item) != _kind(spare):
+                    return f"{where}[{i}] is {_kind(item)}, expected {_kind(spare)}"
+    return None
+
+
 @dataclass(frozen=True, eq=False)
 class WorldState:
     """Mutable-world collections as an immutable value (never mutate ``collections``)."""

@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
 from treegym.envs.toolbench.actions import parse_action as parse_json_or_react
-from treegym.envs.toolbench.world import WorldState
+from treegym.envs.toolbench.world import WorldState, shape_problem
 
 from .domains import FUNCTIONS, TERMINAL, apply, dict_f1, goal_holds
 
@@ -189,7 +189,11 @@ class ToolTasksEngine:
 
     def state_from_json(self, data: Any) -> TaskState:
         try:
-            return TaskState(self.task(data["task_id"]), WorldState.from_json(data["world"]),
+            task_id = self.task(data["task_id"])
+            problem = shape_problem(data["world"], self._initial[task_id].to_json())
+            if problem:  # a world the domain handlers would crash on
+                raise ValueError(f"the world does not fit task {task_id}: {problem}")
+            return TaskState(task_id, WorldState.from_json(data["world"]),
                              tuple((str(a), str(b), bool(c)) for a, b, c in data.get("calls", [])),
                              str(data.get("observation", "")), bool(data.get("done")), data.get("evaluation"))
         except (KeyError, TypeError, ValueError) as exc:
