@@ -47,7 +47,7 @@ from typing import Any
 
 from .baselines import ReactPolicy
 from .registry import register_agent
-from .search.base import SearchAgent, SearchNode, SearchTree, TaskHooks, _as_bool, build_search_agent
+from .search.base import SearchAgent, SearchNode, SearchTree, TaskHooks, build_search_agent
 from .search.sequences import sequence_stats
 
 

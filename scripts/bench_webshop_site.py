@@ -28,7 +28,6 @@ import argparse
 import http.client
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -37,6 +36,8 @@ import time
 from dataclasses import dataclass
 from html import unescape
 from urllib.parse import urlencode, urlsplit
+
+from treegym.scripts.bench_support import percentile, start_cli_server
 
 
 class Shopper:
@@ -217,27 +218,13 @@ def run_upstream(url: str, walks: dict[int, list], n_sessions: int, episodes: in
         for kind, lat in s.by_kind.items():
             kinds.setdefault(kind, []).extend(lat)
     return {"sessions": n_sessions, "seconds": wall, "requests": sum(s.requests for s in shoppers),
-            "kinds": {k: (len(v), _pct(v, 0.5) * 1e3, _pct(v, 0.99) * 1e3) for k, v in kinds.items()},
+            "kinds": {k: (len(v), percentile(v, 0.5) * 1e3, percentile(v, 0.99) * 1e3) for k, v in kinds.items()},
             "errors": [e for s in shoppers for e in s.errors],
             "violations": [v for s in shoppers for v in s.violations]}
 
 
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def start_site(catalog: str | None) -> tuple[subprocess.Popen, str]:
-    cmd = [sys.executable, "-m", "treegym.scripts.cli", "serve", "webshop", "--port", "0", "--quiet", "--expert"]
-    if catalog:
-        cmd += ["--catalog", catalog]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = proc.stdout.readline()
-    m = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
-    if not m:
-        proc.kill()
-        raise SystemExit(f"the site did not start: {line}{proc.stderr.read()}")
-    return proc, m.group(1)
+    return start_cli_server("webshop", "--expert", *(["--catalog", catalog] if catalog else []))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,6 +9,7 @@ from typing import Any, Callable
 from .options import positive_float, positive_int
 
 SITES = ("webshop", "tools", "openenv")
+DEFAULT_PORTS = {"webshop": 3000, "tools": 8080, "openenv": 8000}
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
@@ -62,24 +63,20 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"treegym serve: {problem}", file=sys.stderr)
         return 2
+    if args.port is None:
+        args.port = DEFAULT_PORTS[args.site]
+    if not 0 <= args.port <= 65535:
+        print(f"--port must be in 0..65535, got {args.port}", file=sys.stderr)
+        return 2
     if args.site == "openenv":
-        if args.port is None:
-            args.port = 8000
         return run_openenv(args)
     if args.site == "tools":
-        if args.port is None:
-            args.port = 8080
         return run_tools(args)
-    if args.port is None:
-        args.port = 3000
     try:
         from treegym.envs.webshop.catalog import CatalogError
         from treegym.servers.webshop import create_app
     except ImportError as exc:
         print(f"treegym serve webshop needs the webshop extra: pip install 'treegym[webshop]' ({exc})", file=sys.stderr)
-        return 2
-    if not 0 <= args.port <= 65535:
-        print(f"--port must be in 0..65535, got {args.port}", file=sys.stderr)
         return 2
     try:
         app = create_app(args.catalog, ttl=args.ttl, max_sessions=args.max_sessions)
@@ -114,7 +111,7 @@ def run_tools(args: argparse.Namespace) -> int:
     """``treegym serve tools``: the ToolBench-compatible tool server (``/rapidapi``, ``/virtual``, ``/rest``, ``/api/sessions``)."""
     create_app = _factory("treegym.servers.toolbench", "create_app",
                           "treegym serve tools needs Flask: pip install 'treegym[tools]'")
-    if create_app is None or not _port_ok(args.port):
+    if create_app is None:
         return 2
     return serve_until_interrupted(
         create_app(ttl=args.ttl, max_sessions=args.max_sessions), args,
@@ -127,7 +124,7 @@ def run_openenv(args: argparse.Namespace) -> int:
     """``treegym serve openenv --env ID``: OpenEnv's HTTP routes and WebSocket session for one env id."""
     create_openenv_app = _factory("treegym.servers.openenv", "create_openenv_app",
                                   "treegym serve openenv needs the openenv extra: pip install 'treegym[openenv]'")
-    if create_openenv_app is None or not _port_ok(args.port):
+    if create_openenv_app is None:
         return 2
     max_sessions = args.max_sessions if args.max_sessions != 10_000 else 64
     try:
@@ -138,13 +135,6 @@ def run_openenv(args: argparse.Namespace) -> int:
     return serve_until_interrupted(
         app, args, lambda url: f"OpenEnv server for {args.env} at {url}  (WebSocket {url.replace('http', 'ws')}/ws, "
                                f"HTTP /reset /step /state /schema /health; Ctrl-C to stop)")
-
-
-def _port_ok(port: int) -> bool:
-    if 0 <= port <= 65535:
-        return True
-    print(f"--port must be in 0..65535, got {port}", file=sys.stderr)
-    return False
 
 
 def _factory(module: str, name: str, need: str) -> Callable[..., Any] | None:

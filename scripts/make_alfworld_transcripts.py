@@ -29,7 +29,7 @@ def _record(task_id: str, seed: int, walk_steps: int) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from treegym.envs.alfworld.official import official_available
+    from treegym.envs.alfworld.official import require_official
     from treegym.envs.alfworld.tasks import shipped_games
     from treegym.envs.alfworld.transcripts import Transcript, save
 
@@ -40,10 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (the official engine is CPU-bound)")
     args = ap.parse_args(argv)
-    why = official_available()
-    if why is not None:
-        print(f"make_alfworld_transcripts: the official engine is not installed ({why}); "
-              "pip install 'treegym[alfworld-official]'", file=sys.stderr)
+    if not require_official("make_alfworld_transcripts"):
         return 2
     ids = list(shipped_games())[: args.games] if args.games else list(shipped_games())
     out = Path(args.out)

@@ -18,7 +18,8 @@ import time
 
 
 def main(argv: list[str] | None = None) -> int:
-    from treegym.envs.alfworld.parity import compare_game, official_available
+    from treegym.envs.alfworld.official import require_official
+    from treegym.envs.alfworld.parity import compare_game
     from treegym.envs.alfworld.tasks import shipped_games
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -31,10 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="write per-game results as JSON lines here")
     args = ap.parse_args(argv)
-    why = official_available()
-    if why is not None:
-        print(f"parity_alfworld: the official engine is not installed ({why}); "
-              "pip install 'treegym[alfworld-official]'", file=sys.stderr)
+    if not require_official("parity_alfworld"):
         return 2
     games = dict(shipped_games())
     ids = list(games)[:: max(1, args.every)]

@@ -21,14 +21,14 @@ import http.client
 import json
 import os
 import random
-import re
-import statistics
 import subprocess
 import sys
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+
+from treegym.scripts.bench_support import percentile, start_cli_server
 
 SERVERS = {"webshop": [""], "tools": ["", "/restbench", "/tooltasks"]}
 ODD = ["", "\x00", "\\c", "🙂" * 30, "[" * 3000 + "]" * 3000, "x" * 50_000, "{", "1e309", "click[]", "search[]",
@@ -56,15 +56,10 @@ def rss_mb(pid: int) -> float:
     return kb / 1024
 
 
-def start_server(site: str) -> tuple[subprocess.Popen, int]:
-    cmd = [sys.executable, "-m", "treegym.scripts.cli", "serve", site, "--port", "0", "--quiet"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = proc.stdout.readline()
-    m = re.search(r"http://127\.0\.0\.1:(\d+)", line)
-    if not m:
-        proc.kill()
-        raise SystemExit(f"soak: treegym serve {site} did not start: {line!r}")
-    return proc, int(m.group(1))
+def _serve(site: str) -> tuple[subprocess.Popen, int]:
+    """The site served in a child process, and its port."""
+    proc, url = start_cli_server(site)
+    return proc, int(url.rsplit(":", 1)[1])
 
 
 class Client:
@@ -167,13 +162,6 @@ class Client:
             self.session(deadline)
 
 
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--minutes", type=float, default=1.0)
@@ -183,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--servers", default="webshop,tools", help="comma list of webshop, tools")
     args = ap.parse_args(argv)
     sites = [s for s in args.servers.split(",") if s]
-    started = {site: start_server(site) for site in sites}
+    started = {site: _serve(site) for site in sites}
     stats = {site: Stats() for site in sites}
     rss = {site: [rss_mb(proc.pid)] for site, (proc, _port) in started.items()}
     deadline = time.monotonic() + args.minutes * 60

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from treegym.envs.alfworld.generate import split_task_ids
-from treegym.envs.alfworld.parity import compare_game, official_available
+from treegym.envs.alfworld.official import official_available
+from treegym.envs.alfworld.parity import compare_game
 from treegym.envs.alfworld.tasks import shipped_games
 
 _MISSING = official_available()

@@ -9,7 +9,6 @@ import http.client
 import importlib.util
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 
-import treegym.envs as te
+import treegym.envs  # noqa: F401
 from treegym.scripts.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -53,7 +53,7 @@ import math
 from typing import Any, Sequence
 
 from ..registry import register_agent
-from .base import SearchAgent, SearchNode, SearchTree, SearchConfig, _as_bool, build_search_agent
+from .base import SearchAgent, SearchNode, SearchTree, SearchConfig, build_search_agent
 
 ELO_R = 173.72  # = 400 / ln 10: classic Elo with a base-10 scale of 400
 ELO_K = 50.0

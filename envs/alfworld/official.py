@@ -21,6 +21,17 @@ def official_available() -> str | None:
     return None
 
 
+def require_official(program: str) -> bool:
+    """True when the official engine imports; else prints why and how to install it, for ``program``."""
+    import sys
+
+    why = official_available()
+    if why is not None:
+        print(f"{program}: the official engine is not installed ({why}); "
+              "pip install 'treegym[alfworld-official]'", file=sys.stderr)
+    return why is None
+
+
 class OfficialGame:
     """The official engine on one game (``reset`` / ``step`` -> (text, admissible, won))."""
 

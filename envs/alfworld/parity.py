@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from .official import OfficialGame, official_available  # noqa: F401  (re-exported for callers)
 from .transcripts import Transcript, record_official, replay
 
 

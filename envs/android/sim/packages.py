@@ -78,7 +78,7 @@ def pm(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     if sub == "install":
         return _install(sh, rest)
     if sub in ("disable-user", "disable", "enable", "clear", "path", "grant", "revoke") and not pkgs:
-        return fail(f"Error: no package specified", 1)
+        return fail("Error: no package specified", 1)
     pkg = pkgs[0] if pkgs else ""
     if sub in ("disable-user", "disable", "enable", "clear", "path", "grant", "revoke") and pkg not in installed():
         return _unknown(pkg)
