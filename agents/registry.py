@@ -29,15 +29,15 @@ class AgentSpec:
 _AGENTS: dict[str, AgentSpec] = {}
 # Modules that register agents when imported.
 _AGENT_MODULES: list[str] = [
-    "treegym.agents.baselines",
-    "treegym.agents.policies.webshop",
+    "treegym.agents.baselines.react",
+    "treegym.agents.baselines.webshop_rule",
     "treegym.agents.search.elo",
     "treegym.agents.search.astar",
     "treegym.agents.search.mcts",
     "treegym.agents.search.dfsdt",
     "treegym.agents.search.tot",
-    "treegym.agents.attempt_baselines",
-    "treegym.agents.autogpt",
+    "treegym.agents.baselines.attempts",
+    "treegym.agents.baselines.autogpt",
 ]
 
 

@@ -71,8 +71,8 @@ def _ints(text: str, what: str) -> list[int]:
 
 def run(args: argparse.Namespace) -> dict[str, dict[int, dict]]:
     """Evaluate every (agent, budget); returns summary[agent][budget]."""
-    from treegym.agents.evaluation import RunConfig, evaluate, summarize
-    from treegym.agents.report.paper_metrics import any_of_sequences
+    from treegym.agents.experiments.evaluation import RunConfig, evaluate, summarize
+    from treegym.agents.experiments.report.paper_metrics import any_of_sequences
     from treegym.agents.registry import agent_spec
     from treegym.envs.registration import env_class
 
@@ -147,7 +147,7 @@ def table(summary: dict[str, dict[int, dict]], budgets: Sequence[int], title: st
 
 def plot(summary: dict[str, dict[int, dict]], budgets: Sequence[int], path: Path, title: str) -> Path:
     """The pass-rate-vs-budget figure, drawn by ``treegym report``'s figure code."""
-    from treegym.agents.report.figures import SIMULATED_NOTE, plot_pass_rate_vs_budget
+    from treegym.agents.experiments.report.figures import SIMULATED_NOTE, plot_pass_rate_vs_budget
 
     series = {agent: {b: s["pass_rate"] for b, s in by_budget.items() if b in budgets and s.get("episodes")}
               for agent, by_budget in summary.items()}

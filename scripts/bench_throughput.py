@@ -6,7 +6,7 @@ after ``--latency`` seconds (default 0.1) with one fixed ReAct reply (an
 illegal Game of 24 step, so every episode runs to the env's step limit: the
 same number of calls in every setting). The ``react`` agent plays
 ``--episodes`` Game of 24 puzzles through the real ``openai`` client, via
-``treegym.agents.evaluation.evaluate`` (the code ``treegym run`` uses), in
+``treegym.agents.experiments.evaluation.evaluate`` (the code ``treegym run`` uses), in
 these settings, each ``--repeats`` times into a fresh results file:
 
 * sequential: one episode at a time (the baseline);
@@ -92,7 +92,7 @@ REPLY = "Thought: add the first two numbers.\nAction: 1 + 1 = 2"
 
 def register_sleeping_model() -> None:
     """``sleeping:SECONDS``: an in-process model answering ``REPLY`` after SECONDS (no HTTP)."""
-    from treegym.agents.llm.scripted import ScriptedLLM
+    from treegym.agents.simulated.scripted import ScriptedLLM
     from treegym.agents.llm.spec import register_llm_backend
 
     def factory(arg: str, env_id: str | None = None, **kwargs: object) -> ScriptedLLM:
@@ -110,7 +110,7 @@ def register_sleeping_model() -> None:
 def timed_run(url: str | None, tasks: list[int], latency: float = 0.1, **settings: object) -> tuple[float, int]:
     """(wall seconds, LLM calls) of one evaluate() into a fresh results file; ``url`` None: the
     in-process sleeping model."""
-    from treegym.agents.evaluation import RunConfig, evaluate
+    from treegym.agents.experiments.evaluation import RunConfig, evaluate
 
     llm = {"llm_spec": "openai:test-model", "llm_kwargs": {"base_url": url, "api_key": "EMPTY"}} if url else \
         {"llm_spec": f"sleeping:{latency}"}

@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from treegym.agents.report.treeview import write_tree_page  # noqa: E402
+from treegym.agents.experiments.report.treeview import write_tree_page  # noqa: E402
 
 EAGER = """
 var t0 = performance.now();

@@ -1,7 +1,7 @@
 """``treegym report RUNS... [--out DIR]``: run files to tables, figures, preference ranks and an HTML page.
 
 RUNS are results JSONL files (``treegym run`` / ``treegym sweep``) or folders
-holding them. See ``treegym.agents.report.build`` for the files written.
+holding them. See ``treegym.agents.experiments.report.build`` for the files written.
 """
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from treegym.agents.llm.base import LLMError
-    from treegym.agents.report.build import build_report
-    from treegym.agents.report.records import RunFileError
+    from treegym.agents.experiments.report.build import build_report
+    from treegym.agents.experiments.report.records import RunFileError
 
     from .cmd_tree import TreeFileError, load_tree
 

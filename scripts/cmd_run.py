@@ -3,7 +3,7 @@
 Inputs are checked before any episode (``run_checks``: exit 2 with one line
 naming what is wrong); the LLM gets one tiny preflight request (exit 1 when it
 fails). Resumable: a rerun into the same ``--out`` reuses only records of the
-very same experiment (see ``treegym.agents.runs``), reruns episodes that failed
+very same experiment (see ``treegym.agents.experiments.runs``), reruns episodes that failed
 for an infrastructure reason unless ``--no-retry-errors``, and says how many it
 reused. The summary covers the tasks and settings of this command only. Exit
 1 when every episode failed (the first error is printed).
@@ -100,8 +100,8 @@ def run(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
     import treegym.envs as tenvs
-    from treegym.agents.evaluation import RunConfig, all_failed, budget_warning, evaluate, format_summary
-    from treegym.agents.evaluation import summarize
+    from treegym.agents.experiments.evaluation import RunConfig, all_failed, budget_warning, evaluate, format_summary
+    from treegym.agents.experiments.evaluation import summarize
     from treegym.agents.llm.base import LLMError
     from treegym.agents.llm.spec import default_spec, make_llm
     from treegym.agents.registry import agent_spec, make_agent

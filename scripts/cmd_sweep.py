@@ -24,7 +24,7 @@ or from a TOML (or YAML, with pyyaml) file, ``treegym sweep grid.toml``::
 
 Command-line flags override the file. Every (cell, task) episode is recorded
 once in the one results file; rerunning the command after a crash or
-``kill -9`` runs only what is missing (see ``treegym.agents.sweep``).
+``kill -9`` runs only what is missing (see ``treegym.agents.experiments.sweep``).
 """
 from __future__ import annotations
 
@@ -160,7 +160,7 @@ def build_configs(data: dict, args: argparse.Namespace) -> tuple[list[Any], dict
     import gymnasium as gym
 
     import treegym.envs as tenvs
-    from treegym.agents.evaluation import RunConfig
+    from treegym.agents.experiments.evaluation import RunConfig
     from treegym.agents.llm.spec import default_spec
     from treegym.agents.registry import agent_spec
 
@@ -234,10 +234,10 @@ def build_configs(data: dict, args: argparse.Namespace) -> tuple[list[Any], dict
 
 
 def run(args: argparse.Namespace) -> int:
-    from treegym.agents.evaluation import all_failed
+    from treegym.agents.experiments.evaluation import all_failed
     from treegym.agents.llm.base import LLMError
     from treegym.agents.registry import make_agent
-    from treegym.agents.sweep import run_sweep, with_tree_dir
+    from treegym.agents.experiments.sweep import run_sweep, with_tree_dir
 
     try:
         data = load_grid_file(args.file) if args.file else {}
@@ -272,7 +272,7 @@ def run(args: argparse.Namespace) -> int:
 
 def cell_table(result: Any) -> str:
     """One line per cell: env, agent (options), LLM, budget, seed, pass rate, mean calls, gave up, errors."""
-    from treegym.agents.runs import failure_counts
+    from treegym.agents.experiments.runs import failure_counts
 
     lines = ["| env | agent | LLM | budget | seed | episodes | pass rate | mean LLM calls | gave up | errors |",
              "|---|---|---|---|---|---|---|---|---|---|"]
@@ -294,7 +294,7 @@ def _takes_tree_out(config: Any, make_agent: Any) -> bool:
 
     if not agent_spec(config.agent).needs_llm:
         return False
-    from treegym.agents.llm.scripted import ScriptedLLM
+    from treegym.agents.simulated.scripted import ScriptedLLM
 
     try:
         make_agent(config.agent, config.env_id, ScriptedLLM([]), seed=0,

@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"treegym tree: {exc}", file=sys.stderr)
         return 2
     if args.html:
-        from treegym.agents.report.treeview import tree_title, write_tree_page
+        from treegym.agents.experiments.report.treeview import tree_title, write_tree_page
 
         try:
             out = write_tree_page(data, args.html, title=tree_title(data, Path(args.file).name))

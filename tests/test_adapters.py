@@ -9,8 +9,8 @@ import json
 import gymnasium as gym
 import pytest
 
-from treegym.agents.adapters.episode import clear_start_cache
-from treegym.agents.adapters.trl import (TOOL_ENVS, Game24ToolEnv, ToolBenchToolEnv, TreegymToolEnv, WebShopToolEnv,
+from treegym.agents.training.adapters.episode import clear_start_cache
+from treegym.agents.training.adapters.trl import (TOOL_ENVS, Game24ToolEnv, ToolBenchToolEnv, TreegymToolEnv, WebShopToolEnv,
                                          dataset_rows, tool_env_class)
 
 
@@ -125,7 +125,7 @@ def test_gem_env_under_gems_registry_and_wrappers_and_spawn_same_state():
     gem = pytest.importorskip("gem", reason="GEM is an optional extra: pip install 'treegym[gem]'")
     from gem.wrappers.episode_tracking_wrapper import EpisodeTrackingWrapper
 
-    from treegym.agents.adapters.gem import TreegymGemEnv, register_with_gem
+    from treegym.agents.training.adapters.gem import TreegymGemEnv, register_with_gem
 
     env = gem.make(register_with_gem("treegym/ALFWorld-v0", split="valid_unseen"))
     assert isinstance(env, gem.Env) and isinstance(env, TreegymGemEnv)

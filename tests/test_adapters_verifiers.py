@@ -12,7 +12,7 @@ pytest.importorskip("verifiers.v1", reason="verifiers >= 0.4 is not a treegym ex
 pytest.importorskip("flask_sock", reason="the OpenEnv server needs flask-sock: pip install 'treegym[openenv]'")
 pytest.importorskip("openenv", reason="openenv-core's client: pip install 'treegym[openenv-client]'")
 
-from treegym.agents.adapters.verifiers import load_environment, task_resets, verifiers_config  # noqa: E402
+from treegym.agents.training.adapters.verifiers import load_environment, task_resets, verifiers_config  # noqa: E402
 from treegym.servers.openenv import create_openenv_app  # noqa: E402
 from treegym.servers.run import serve_in_thread  # noqa: E402
 

@@ -7,8 +7,8 @@ import gymnasium as gym
 import pytest
 
 from support.agent_runs import ACCURATE, ENV, WEAK, episode, pass_rate, run_with_budget
-from treegym.agents.autogpt import AutoGPTPolicy, command_to_action, opinion_prompt, parse_command
-from treegym.agents.llm.scripted import ScriptedLLM
+from treegym.agents.baselines.autogpt import AutoGPTPolicy, command_to_action, opinion_prompt, parse_command
+from treegym.agents.simulated.scripted import ScriptedLLM
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.policy import BasePolicy
 from treegym.agents.registry import make_agent
@@ -108,7 +108,7 @@ def test_oracle_opinion_is_in_the_prompt_with_the_papers_template():
 
 
 def test_webshop_actions_are_tools_with_examples_and_purchases_are_counted(catalog):
-    from treegym.agents.autogpt import purchase_metrics, tool_section
+    from treegym.agents.baselines.autogpt import purchase_metrics, tool_section
 
     obs = {"valid_actions": ("click[Back to Search]", "click[B01]", "click[B02]", "click[B03]", "click[B04]",
                              "search[...]", "4 + 5")}

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from treegym.agents.evaluation import RunConfig, evaluate
-from treegym.agents.executors import BoundedExecutor, make_executor
+from treegym.agents.experiments.evaluation import RunConfig, evaluate
+from treegym.agents.experiments.executors import BoundedExecutor, make_executor
 
 ENV = "treegym/Game24-v0"
 LLM = "synthetic:p_correct=0.6,judge_acc=0.8,value_noise=0.3"
@@ -164,7 +164,7 @@ def test_process_workers_are_reused_until_one_dies():
 
 
 def test_process_pool_shutdown_finishes_the_calls_it_holds():
-    from treegym.agents.process_pool import ThreadedProcessPool
+    from treegym.agents.experiments.process_pool import ThreadedProcessPool
 
     from support.pool_calls import pid_after
 

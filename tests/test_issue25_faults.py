@@ -152,7 +152,7 @@ def test_expert_is_opt_in():
 
 # ----------------------------------------------------------------------------- wrong numbers
 def test_a_rebuilt_input_file_at_the_same_path_is_a_new_experiment(tmp_path):
-    from treegym.agents.runs import config_hash, experiment_config
+    from treegym.agents.experiments.runs import config_hash, experiment_config
 
     folder = tmp_path / "catalog"
     folder.mkdir()
@@ -308,7 +308,7 @@ def test_bad_input_is_one_line_and_exit_2(argv, message, tmp_path, capsys):
 # ----------------------------------------------------------------------------- resources
 @pytest.mark.slow
 def test_process_workers_exit_with_a_killed_parent(tmp_path):
-    script = ("import time\nfrom treegym.agents.process_pool import ThreadedProcessPool\n"
+    script = ("import time\nfrom treegym.agents.experiments.process_pool import ThreadedProcessPool\n"
               "pool = ThreadedProcessPool(1, 1)\nfut = pool.submit(time.sleep, (3600,))\n"
               "time.sleep(1)\nprint(pool.pids[0], flush=True)\ntime.sleep(3600)\n")
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)

@@ -416,7 +416,7 @@ def test_react_policy_with_the_local_llm_only_takes_valid_actions():
     import gymnasium as gym
 
     import treegym.envs  # noqa: F401 - registers the ids
-    from treegym.agents.baselines import ReactPolicy
+    from treegym.agents.baselines.react import ReactPolicy
 
     llm = make_llm("local")
     policy = ReactPolicy("treegym/Game24-v0", llm, temperature=0.7, seed=3)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import gymnasium as gym
 import pytest
 
-from treegym.agents.llm import LLMError, ScriptedLLM, ScriptExhausted, make_llm
+from treegym.agents.llm import LLMError, make_llm
+from treegym.agents.simulated.scripted import ScriptedLLM, ScriptExhausted
 from treegym.agents.llm.base import LLM, approx_tokens
 
 MSG = [{"role": "user", "content": "what now?"}]

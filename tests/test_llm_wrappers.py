@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from support.chat_server import ChatServer
-from treegym.agents.llm import BudgetedLLM, BudgetExceeded, CachedLLM, LLMError, ScriptedLLM
+from treegym.agents.llm import BudgetedLLM, BudgetExceeded, CachedLLM, LLMError
+from treegym.agents.simulated.scripted import ScriptedLLM
 from treegym.agents.llm.base import LLM
 from treegym.agents.llm.openai_client import OpenAICompatibleLLM
 
@@ -215,7 +216,8 @@ def test_concurrent_threads_leave_a_valid_file_with_every_entry(tmp_path):
 
 WRITER = textwrap.dedent("""
     import sys
-    from treegym.agents.llm import CachedLLM, ScriptedLLM
+    from treegym.agents.llm import CachedLLM
+    from treegym.agents.simulated.scripted import ScriptedLLM
     tag, path = sys.argv[1], sys.argv[2]
     llm = CachedLLM(ScriptedLLM(lambda m: "r:" + m[-1]["content"] * 40), path)
     for i in range(60):

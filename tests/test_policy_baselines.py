@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from support.tree_world import TreeLLM, TreePrompts, TreeWorldEnv, run
-from treegym.agents.attempt_baselines import AttemptsAgent, ReflexionAgent, SelfConsistencyAgent
-from treegym.agents.baselines import OraclePolicy, RandomPolicy, ReactPolicy
+from treegym.agents.baselines.attempts import AttemptsAgent, ReflexionAgent, SelfConsistencyAgent
+from treegym.agents.baselines.react import OraclePolicy, RandomPolicy, ReactPolicy
 from treegym.agents.policy import AgentGaveUp
 from treegym.agents.registry import make_agent
 from treegym.envs.core.contract import ExpertAdvice

@@ -62,7 +62,7 @@ def test_game24_spec_uses_the_envs_parser_and_tots_prompts():
 def test_a_simulated_llm_on_an_env_without_an_expert_says_what_is_missing():
     from treegym.agents.llm.about import About, asking
     from treegym.agents.llm.spec import make_llm
-    from treegym.agents.prompts.oracle import OracleUnavailable
+    from treegym.agents.simulated.oracle import OracleUnavailable
     from treegym.envs.examples.number_walk import NumberWalkEnv
 
     class NoExpert(NumberWalkEnv):

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from treegym.agents.report import preference as pref
-from treegym.agents.report.build import build_report
-from treegym.agents.report.figures import elo_calibration
-from treegym.agents.report.records import RunFileError, load_runs
-from treegym.agents.report.tables import bootstrap_ci, env_tables, load_prices, price_of, to_csv, to_markdown
+from treegym.agents.experiments.report import preference as pref
+from treegym.agents.experiments.report.build import build_report
+from treegym.agents.experiments.report.figures import elo_calibration
+from treegym.agents.experiments.report.records import RunFileError, load_runs
+from treegym.agents.experiments.report.tables import bootstrap_ci, env_tables, load_prices, price_of, to_csv, to_markdown
 
 ENV = "treegym/Game24-v0"
 LLM = "synthetic:p_correct=0.5,judge_acc=0.75,value_noise=0.6"
@@ -80,7 +80,7 @@ def test_tables_markdown_and_csv(tmp_path):
 
 
 def test_agent_give_ups_are_told_apart_from_errors(tmp_path):
-    from treegym.agents.evaluation import format_summary, summarize
+    from treegym.agents.experiments.evaluation import format_summary, summarize
 
     kinds = ["gave_up", "gave_up", "budget", "exception", None]
     recs = [_rec("dfs", t, False, error=f"failed {k}", **({"error_kind": k} if k else {})) for t, k in enumerate(kinds)]
@@ -230,7 +230,7 @@ def test_elo_calibration_bins_tasks_by_the_chosen_elo(tmp_path):
 @pytest.fixture(scope="module")
 def real_runs(tmp_path_factory):
     """elo and react with the synthetic LLM on 6 puzzles at two budgets, elo saving its trees."""
-    from treegym.agents.evaluation import RunConfig, evaluate
+    from treegym.agents.experiments.evaluation import RunConfig, evaluate
 
     d = tmp_path_factory.mktemp("runs")
     for budget in (20, 40):
@@ -275,7 +275,7 @@ def test_report_cli_refuses_an_empty_input(tmp_path, capsys):
 
 def test_report_reads_records_as_resume_does(tmp_path):
     """Last record per episode wins, edited configs and infrastructure failures are left out and reported."""
-    from treegym.agents.runs import config_hash
+    from treegym.agents.experiments.runs import config_hash
 
     def rec(task, success, **extra):
         cfg = {"env_id": ENV, "agent": "elo", "budget": 30, "agent_options": {}, "seed": 0}
@@ -303,7 +303,7 @@ def test_restbench_runs_carry_correct_path_into_the_report(tmp_path):
     """End to end: RestBench grades the call path, the run record copies it, the report shows CPR."""
     import gymnasium as gym
 
-    from treegym.agents.evaluation import run_episode
+    from treegym.agents.experiments.evaluation import run_episode
     from treegym.agents.registry import make_agent
 
     env = gym.make("treegym/RestBench-v0", split="all")

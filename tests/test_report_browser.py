@@ -60,9 +60,9 @@ def test_report_page_fits_1300px_and_its_tree_viewer_works(tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
-    from treegym.agents.evaluation import RunConfig
-    from treegym.agents.report.build import build_report
-    from treegym.agents.sweep import run_sweep, with_tree_dir
+    from treegym.agents.experiments.evaluation import RunConfig
+    from treegym.agents.experiments.report.build import build_report
+    from treegym.agents.experiments.sweep import run_sweep, with_tree_dir
 
     grid = [with_tree_dir(RunConfig(env_id=ENV, agent="elo", llm_spec=LLM, task_ids=[900, 901, 902], budget=b),
                           tmp_path / "trees") for b in (10, 20)]
@@ -142,8 +142,8 @@ def test_standalone_tree_page_from_the_command_line(tmp_path):
         pytest.skip(reason)
     from selenium.webdriver.common.by import By
 
-    from treegym.agents.evaluation import RunConfig
-    from treegym.agents.sweep import run_sweep, with_tree_dir
+    from treegym.agents.experiments.evaluation import RunConfig
+    from treegym.agents.experiments.sweep import run_sweep, with_tree_dir
 
     run_sweep([with_tree_dir(RunConfig(env_id=ENV, agent="mcts", llm_spec=LLM, task_ids=[905], budget=30),
                              tmp_path / "trees")], tmp_path / "run.jsonl", progress=False, log=lambda m: None)

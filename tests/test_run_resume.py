@@ -6,7 +6,7 @@ from pathlib import Path
 
 from support.chat_server import ChatServer, Fault
 
-from treegym.agents.runs import (
+from treegym.agents.experiments.runs import (
     RESULTS_VERSION,
     config_hash,
     experiment_config,

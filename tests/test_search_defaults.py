@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from treegym.agents.attempt_baselines import AttemptsAgent, ReflexionAgent, SelfConsistencyAgent
-from treegym.agents.autogpt import _make_autogpt
-from treegym.agents.baselines import RandomPolicy, ReactPolicy
+from treegym.agents.baselines.attempts import AttemptsAgent, ReflexionAgent, SelfConsistencyAgent
+from treegym.agents.baselines.autogpt import _make_autogpt
+from treegym.agents.baselines.react import RandomPolicy, ReactPolicy
 from treegym.agents.search import mcts, tot, dfsdt
 from treegym.agents.search.astar import AStarSearchAgent
 from treegym.agents.search.base import SearchAgent

@@ -7,8 +7,8 @@ import gymnasium as gym
 import pytest
 
 from treegym.agents.prompts import PromptSpec, get_prompts
-from treegym.agents.evaluation import run_episode
-from treegym.agents.llm.scripted import ScriptedLLM, oracle_reply
+from treegym.agents.experiments.evaluation import run_episode
+from treegym.agents.simulated.scripted import ScriptedLLM, oracle_reply
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.search.base import SearchAgent, SearchConfig, SearchNode, SearchTree
 from treegym.agents.search.elo import EloSearchAgent

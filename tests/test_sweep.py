@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from treegym.agents.evaluation import RunConfig
-from treegym.agents.sweep import run_sweep
+from treegym.agents.experiments.evaluation import RunConfig
+from treegym.agents.experiments.sweep import run_sweep
 from treegym.scripts.cli import main
 
 ENV = "treegym/Game24-v0"

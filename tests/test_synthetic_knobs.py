@@ -5,10 +5,10 @@ import random
 
 import pytest
 
-from treegym.agents.autogpt import opinion_prompt, parse_opinions
-from treegym.agents.evaluation import RunConfig, evaluate
+from treegym.agents.baselines.autogpt import opinion_prompt, parse_opinions
+from treegym.agents.experiments.evaluation import RunConfig, evaluate
 from treegym.agents.llm.spec import make_llm
-from treegym.agents.llm.synthetic import simulated_verdict
+from treegym.agents.simulated.synthetic import simulated_verdict
 
 ENV = "treegym/Game24-v0"
 

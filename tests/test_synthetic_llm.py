@@ -9,7 +9,7 @@ import pytest
 
 from treegym.agents.llm.about import About, asking
 from treegym.agents.llm.spec import make_llm
-from treegym.agents.llm.synthetic import SyntheticLLM, parse_spec
+from treegym.agents.simulated.synthetic import SyntheticLLM, parse_spec
 from treegym.agents.prompts import Step, get_prompts
 from treegym.envs import snapshot
 from treegym.envs.game24.solver import is_solvable
@@ -155,7 +155,7 @@ def test_usage_counts_one_call_per_complete():
 
 
 def test_synthetic_llm_answers_an_unreadable_prompt_with_garbage_not_a_crash():
-    from treegym.agents.llm.synthetic import UNREADABLE_PROMPT_REPLY
+    from treegym.agents.simulated.synthetic import UNREADABLE_PROMPT_REPLY
     from treegym.agents.llm.spec import make_llm
 
     llm = make_llm("synthetic:p_correct=1", env_id="treegym/Game24-v0")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 
-from treegym.agents.evaluation import RunConfig
-from treegym.agents.report.treeview import write_tree_page
-from treegym.agents.sweep import run_sweep, with_tree_dir
+from treegym.agents.experiments.evaluation import RunConfig
+from treegym.agents.experiments.report.treeview import write_tree_page
+from treegym.agents.experiments.sweep import run_sweep, with_tree_dir
 from treegym.scripts.cli import main as cli_main
 
 LLM = "synthetic:p_correct=0.6,judge_acc=0.8,value_noise=0.3"
@@ -71,7 +71,7 @@ def test_tree_command_refuses_bad_input_with_one_line(tmp_path, capsys):
 
 
 def test_report_embeds_trees_up_to_its_limits_and_gives_the_rest_pages_of_their_own(tmp_path):
-    from treegym.agents.report.build import build_report
+    from treegym.agents.experiments.report.build import build_report
 
     run_sweep([with_tree_dir(RunConfig(env_id="treegym/Game24-v0", agent="elo", llm_spec=LLM, task_ids=[900, 901, 902],
                                        budget=10), tmp_path / "trees")], tmp_path / "run.jsonl",

@@ -1,8 +1,8 @@
 """LLM clients for agents: the ``LLM`` protocol, backends by spec string, and wrappers.
 
-* ``make_llm(spec, env_id=None, **kw)``: ``scripted``, ``openai:MODEL``, ``local``, ``synthetic:...``.
+* ``make_llm(spec, env_id=None, **kw)``: ``openai:MODEL``, ``local``, and the simulated ``scripted`` and
+  ``synthetic:...`` (``treegym.agents.simulated``), resolved by name.
 * ``OpenAICompatibleLLM``: any OpenAI-compatible endpoint, with counted retries.
-* ``ScriptedLLM``: deterministic replies for tests.
 * ``BudgetedLLM`` / ``CachedLLM``: call/token budget; on-disk record/replay cache.
 
 The OpenAI client is imported on first use (the ``openai`` package is slow to import).
@@ -14,7 +14,6 @@ from typing import Any
 from .base import LLM, BudgetExceeded, LLMAuthError, LLMError, LLMTimeout, Message, Usage, approx_tokens
 from .budget import BudgetedLLM
 from .cache import CachedLLM, ResponseCache
-from .scripted import ScriptedLLM, ScriptExhausted
 from .spec import make_llm, register_llm_backend
 
 _LAZY = {"OpenAICompatibleLLM", "choices_grammar"}
@@ -30,8 +29,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "LLM", "Message", "Usage", "approx_tokens",
-    "LLMError", "LLMTimeout", "LLMAuthError", "BudgetExceeded", "ScriptExhausted",
+    "LLMError", "LLMTimeout", "LLMAuthError", "BudgetExceeded",
     "make_llm", "register_llm_backend",
-    "OpenAICompatibleLLM", "choices_grammar", "ScriptedLLM",
+    "OpenAICompatibleLLM", "choices_grammar",
     "BudgetedLLM", "CachedLLM", "ResponseCache",
 ]

@@ -314,7 +314,7 @@ class OpenAICompatibleLLM:
         return f"OpenAICompatibleLLM(model={self.requested_model or 'auto'!r}, base_url={self.base_url!r})"
 
     def result_config(self) -> dict[str, Any]:
-        """The settings that can change an answer (the run's resume key; see ``treegym.agents.runs``).
+        """The settings that can change an answer (the run's resume key; see ``treegym.agents.experiments.runs``).
 
         The timeout and retry count are left out: they change whether an answer
         arrives, not what it is.

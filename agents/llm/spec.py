@@ -18,10 +18,10 @@ from .base import LLM
 
 _BACKENDS: dict[str, Callable[..., LLM]] = {}
 _BACKEND_MODULES: dict[str, str] = {
-    "scripted": "treegym.agents.llm.scripted",
+    "scripted": "treegym.agents.simulated.scripted",
     "openai": "treegym.agents.llm.openai_client",
     "local": "treegym.agents.llm.local",
-    "synthetic": "treegym.agents.llm.synthetic",
+    "synthetic": "treegym.agents.simulated.synthetic",
 }
 
 

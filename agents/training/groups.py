@@ -28,7 +28,7 @@ from typing import Any, Callable
 import gymnasium as gym
 
 from ...envs.core import Snapshot, restore, snapshot
-from ..evaluation import play
+from ..experiments.evaluation import play
 
 BACKENDS = ("sequential", "thread", "ray")
 
@@ -121,7 +121,7 @@ def group_rollouts(env: gym.Env, snap: Snapshot | None, make_policy: Callable[[i
             return [play_fork(scratch, snap, make_policy(i), i, max_steps) for i in range(k)]
         finally:
             scratch.close()
-    from ..executors import make_executor
+    from ..experiments.executors import make_executor
 
     if backend == "thread":
         forks = [_fresh(spec) for _ in range(k)]

@@ -171,7 +171,7 @@ def trees_from_records(path: Path, warn: Any) -> list[SavedTree]:
     """The saved trees the records of ``path`` name (``agent_stats.tree_json``), each checked to
     belong to its record (same env, task and algorithm); a missing or mismatched tree is skipped with
     a warning. Of several records of one episode (a rerun) the last one counts. A record with no tree (any agent) becomes a one-path tree by replay (:func:`chain_from_record`)."""
-    from ..runs import record_key
+    from ..experiments.runs import record_key
 
     latest: dict[Any, tuple[int, dict]] = {}  # a rerun's record supersedes the one it replaced
     for line, rec in _records(path):

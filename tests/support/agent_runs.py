@@ -9,9 +9,9 @@ from typing import Any, Sequence
 
 import gymnasium as gym
 
-from treegym.agents.evaluation import run_episode
+from treegym.agents.experiments.evaluation import run_episode
 from treegym.agents.llm.spec import make_llm
-from treegym.agents.llm.scripted import ScriptedLLM
+from treegym.agents.simulated.scripted import ScriptedLLM
 from treegym.agents.policy import AgentGaveUp
 from treegym.agents.registry import make_agent
 from treegym.envs import snapshot
@@ -75,7 +75,7 @@ def recording(spec: str = ACCURATE) -> ScriptedLLM:
 def run_with_budget(agent: str, spec: str, budget: int, out: Any, tasks: Sequence[int] = TASKS[:4],
                     **options: Any) -> list[dict]:
     """``agent`` through the episode runner (``evaluate``) on 2 threads with the run's call budget."""
-    from treegym.agents.evaluation import RunConfig, evaluate
+    from treegym.agents.experiments.evaluation import RunConfig, evaluate
 
     config = RunConfig(env_id=ENV, agent=agent, llm_spec=spec, task_ids=list(tasks), budget=budget, workers=2,
                        agent_options=dict(options))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from treegym.agents.llm.about import asking, current_about
-from treegym.agents.llm.scripted import oracle_reply
+from treegym.agents.simulated.scripted import oracle_reply
 from treegym.agents.prompts import get_prompts
 
 

@@ -23,7 +23,7 @@ from collections import defaultdict
 from typing import Any, Sequence
 
 from treegym.agents.prompts import PromptSpec, Step
-from treegym.agents.llm.scripted import ScriptedLLM
+from treegym.agents.simulated.scripted import ScriptedLLM
 from treegym.envs.core import ForkableEnv, action_space, text_observation_space
 
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Sequence
 
-from .about import current_about
-from .accounting import CostTracker, PerProcessLock
-from .base import LLMError, Message, Usage, approx_tokens
-from .spec import register_llm_backend
+from ..llm.about import current_about
+from ..llm.accounting import CostTracker, PerProcessLock
+from ..llm.base import LLMError, Message, Usage, approx_tokens
+from ..llm.spec import register_llm_backend
 
 ReplyFn = Callable[[list[Message]], str]
 
@@ -127,7 +127,7 @@ class OracleReply:
         self.prompts = prompts
 
     def __call__(self, messages: list[Message]) -> str:
-        from ..prompts.oracle import truth  # lazy: the prompts package imports this one
+        from .oracle import truth  # lazy: the prompts package imports this one
 
         about = current_about()
         if about is None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .records import Cell, Runs, succeeded
-from ...envs.core.stats import bootstrap_ci
+from treegym.envs.core.stats import bootstrap_ci
 
 MARKERS = "os^vD<>phx*+"
 SIMULATED_NOTE = "simulated LLM (synthetic model over the env's oracle), not a real model"

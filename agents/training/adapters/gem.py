@@ -7,7 +7,7 @@ in the same state when ``same_state=True``. Here ``same_state=True`` is a
 treegym fork (snapshot + restore into a new env: microseconds for native
 snapshots), so GEM-based trainers get group starts from any mid-episode state::
 
-    from treegym.agents.adapters.gem import TreegymGemEnv
+    from treegym.agents.training.adapters.gem import TreegymGemEnv
     env = TreegymGemEnv("treegym/ALFWorld-v0", task_id=...)
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step("go to countertop 1")

@@ -35,11 +35,11 @@ import json
 import re
 from typing import Any, Sequence
 
-from .llm.about import About, asking
-from .prompts import Step, get_prompts
-from .llm.base import LLM, BudgetExceeded, LLMError, Message
-from .policy import AgentGaveUp, BasePolicy
-from .registry import make_agent, register_agent
+from ..llm.about import About, asking
+from ..prompts import Step, get_prompts
+from ..llm.base import LLM, BudgetExceeded, LLMError, Message
+from ..policy import AgentGaveUp, BasePolicy
+from ..registry import make_agent, register_agent
 
 FORMAT_INSTRUCTIONS = """You are Auto-GPT, an autonomous agent. Decide the next command yourself.
 You should only respond in JSON format as described below.

@@ -1,15 +1,15 @@
 """Sweeps: a grid of run configs executed as one resumable experiment into one results file.
 
 ``run_sweep(configs, out, ...)`` takes the grid's cells (one
-:class:`~treegym.agents.evaluation.RunConfig` per env x agent x LLM x budget
+:class:`~treegym.agents.experiments.evaluation.RunConfig` per env x agent x LLM x budget
 x seed, tasks resolved; ``treegym sweep`` builds them from the command line or
 a TOML/YAML file) and
 
 * reads ``out`` once and, per episode (cell, task, seed), reuses the record
-  the resume rules of :mod:`treegym.agents.runs` allow (same experiment config,
+  the resume rules of :mod:`treegym.agents.experiments.runs` allow (same experiment config,
   not an infrastructure failure); everything else is run;
 * runs all remaining episodes of all cells through **one** executor
-  (:mod:`treegym.agents.executors`: threads, processes or Ray; episodes in
+  (:mod:`treegym.agents.experiments.executors`: threads, processes or Ray; episodes in
   flight bounded by ``max_in_flight``), so small cells do not serialise the
   grid, and appends each finished record to ``out`` (fsync-ed), so a crash or
   ``kill -9`` loses only the episodes in flight and a rerun repeats none of
@@ -82,9 +82,9 @@ def run_sweep(
     ``llms`` may hand in ready LLM objects by (llm spec, env id). Raises ValueError
     for a grid that lists one experiment twice and LLMError when a preflight fails.
     """
-    from .llm.cache import CachedLLM
-    from .llm.spec import make_llm
-    from .registry import agent_spec
+    from ..llm.cache import CachedLLM
+    from ..llm.spec import make_llm
+    from ..registry import agent_spec
 
     say = log or (lambda m: print(m, file=sys.stderr))
     if not configs:

@@ -84,7 +84,7 @@ class SimulatedJudge:
     simulated = True
 
     def __init__(self, judge_acc: float = 0.9, position_bias: float = 0.1, seed: int = 0):
-        from ..llm.synthetic import simulated_verdict  # noqa: F401 - validates that the knob exists
+        from ...simulated.synthetic import simulated_verdict  # noqa: F401 - validates that the knob exists
 
         for key, v in (("judge_acc", judge_acc), ("position_bias", position_bias)):
             if not 0.0 <= float(v) <= 1.0:
@@ -93,7 +93,7 @@ class SimulatedJudge:
         self.name = f"synthetic judge(judge_acc={self.judge_acc:g},position_bias={self.position_bias:g},seed={self.seed})"
 
     def prefer(self, task: dict, first: Candidate, second: Candidate) -> bool:
-        from ..llm.synthetic import simulated_verdict
+        from ...simulated.synthetic import simulated_verdict
 
         a, b = _outcome(first), _outcome(second)
         truth = 1.0 if a > b else 0.0 if a < b else 0.5
@@ -360,6 +360,6 @@ def make_judge(spec: str | None, cache_path: str | Path | None = None, env_id: s
         if "seed" in knobs:
             knobs["seed"] = int(knobs["seed"])
         return SimulatedJudge(**knobs)  # type: ignore[arg-type]
-    from ..llm.spec import make_llm
+    from ...llm.spec import make_llm
 
     return LLMJudge(make_llm(spec, env_id=env_id), cache_path)

@@ -9,7 +9,7 @@ record of a condition carries it:
   table's pass rate is the one answer the agent played.
 * ``purchase_rate`` and ``precision`` (Auto-GPT study, Table 1, on WebShop): purchases /
   episodes and successful purchases / purchases, from ``agent_stats["purchased"]`` (the
-  ``autogpt`` agent's records; :func:`treegym.agents.autogpt.purchase_metrics`).
+  ``autogpt`` agent's records; :func:`treegym.agents.baselines.autogpt.purchase_metrics`).
 
 RestBench's correct path rate (``correct_path``) and JUDEC's preference rank have their own
 places: the CPR column (:func:`.tables.correct_path`) and ``preference.md`` (:mod:`.preference`).
@@ -34,7 +34,7 @@ def any_of_sequences(records: Sequence[dict]) -> float | None:
 def purchases(records: Sequence[dict]) -> tuple[float | None, float | None]:
     """(purchase rate, precision), both None when no record says whether it purchased; precision is
     None when nothing was purchased (no purchase to be precise about)."""
-    from ..autogpt import purchase_metrics
+    from ...baselines.autogpt import purchase_metrics
 
     if not any("purchased" in _stats(r) for r in records):
         return None, None

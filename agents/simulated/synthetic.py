@@ -48,10 +48,10 @@ import json
 import random
 from typing import Any, Sequence
 
-from .about import current_about
-from .accounting import CostTracker
-from .base import Message, Usage, approx_tokens
-from .spec import register_llm_backend
+from ..llm.about import current_about
+from ..llm.accounting import CostTracker
+from ..llm.base import Message, Usage, approx_tokens
+from ..llm.spec import register_llm_backend
 
 DEFAULTS: dict[str, float] = {"p_correct": 0.8, "judge_acc": 0.9, "position_bias": 0.1, "value_noise": 0.2, "seed": 0}
 #: Study knobs (module docstring): accepted in a spec, passed on only when given.
@@ -124,7 +124,7 @@ class SyntheticLLM:
         about = current_about()
         truth = None
         if about is not None:
-            from ..prompts.oracle import truth as oracle_truth
+            from .oracle import truth as oracle_truth
 
             truth = oracle_truth(about, self.prompts.malformed_examples)
         if truth is None:
@@ -145,7 +145,7 @@ class SyntheticLLM:
     # ------------------------------------------------------------ study knobs
     def _follow_opinions(self, replies: list[str], msgs: list[dict], key: str, seed: int | None) -> list[str]:
         """Replace each reply by the prompt's first additional opinion with probability ``follow_opinions``."""
-        from ..autogpt import parse_opinions
+        from ..baselines.autogpt import parse_opinions
 
         user = next((str(m.get("content") or "") for m in reversed(msgs) if m.get("role") == "user"), "")
         opinions = parse_opinions(user)

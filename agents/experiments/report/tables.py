@@ -25,7 +25,7 @@ from typing import Any, Sequence
 from ..runs import failure_counts, wrong_answers
 from .paper_metrics import COLUMNS as PAPER_COLUMNS, paper_metrics, percent, shown
 from .records import Cell, Runs, succeeded
-from ...envs.core.stats import bootstrap_ci
+from treegym.envs.core.stats import bootstrap_ci
 
 
 #: USD per 1M tokens (input, output) by model-name prefix, as published by

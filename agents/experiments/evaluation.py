@@ -14,11 +14,11 @@
   for CPU-heavy envs; the LLM object is pickled into each worker; each worker
   exits on its own when the parent process dies, even by ``kill -9``), or on
   Ray actors (``backend="ray"``); ``max_in_flight`` bounds the episodes
-  running at once (:mod:`treegym.agents.executors`),
+  running at once (:mod:`treegym.agents.experiments.executors`),
 * appends each finished record to ``out`` as one line under a lock, flushed
   and fsync-ed, so a killed run loses at most the episodes in flight,
 * on restart reuses only records of the very same experiment (the resume key
-  is the whole config: see :mod:`treegym.agents.runs`), reruns episodes that
+  is the whole config: see :mod:`treegym.agents.experiments.runs`), reruns episodes that
   failed for an infrastructure reason (unless ``retry_errors=False``), and
   drops a torn last line left by a kill,
 * never lets one episode's failure (LLM down, budget spent, env error) stop
@@ -46,10 +46,10 @@ import gymnasium as gym
 import treegym.envs  # noqa: F401 - registers the ids, also inside spawned worker processes
 
 from .executors import collect
-from .llm.base import LLM, BudgetExceeded, LLMError
-from .llm.cache import CachedLLM as CachedLLMType
-from .policy import AgentGaveUp
-from .search.telemetry import listening, progress_line
+from ..llm.base import LLM, BudgetExceeded, LLMError
+from ..llm.cache import CachedLLM as CachedLLMType
+from ..policy import AgentGaveUp
+from ..search.telemetry import listening, progress_line
 from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of this module
     ResultsFile,
     ResumeState,
@@ -181,7 +181,7 @@ class RunConfig:
     preflight: bool = True
 
     def experiment(self, llm: Any) -> dict[str, Any]:
-        """The experiment config of this run with ``llm`` (see :func:`treegym.agents.runs.experiment_config`)."""
+        """The experiment config of this run with ``llm`` (see :func:`treegym.agents.experiments.runs.experiment_config`)."""
         return experiment_config(
             env_id=self.env_id, env_options=self.env_kwargs, split=self.split, agent=self.agent,
             agent_options=self.agent_options, budget=self.budget, llm=llm_config(llm), seed=self.seed,
@@ -284,9 +284,9 @@ def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, tas
     ``experiment`` is the run's experiment config (computed when not given).
     Module-level (not a closure) so a process pool can run it.
     """
-    from .llm.openai_client import count_retries
-    from .llm.wrappers import BudgetedLLM
-    from .registry import make_agent
+    from ..llm.openai_client import count_retries
+    from ..llm.wrappers import BudgetedLLM
+    from ..registry import make_agent
 
     if experiment is None:
         experiment = config.experiment(llm)
@@ -363,8 +363,8 @@ def evaluate(
     many episodes were reused (None: silent). Raises ``ValueError``/``KeyError``
     for a bad agent or option and :class:`LLMError` when the preflight fails.
     """
-    from .llm.spec import make_llm
-    from .registry import agent_spec, make_agent
+    from ..llm.spec import make_llm
+    from ..registry import agent_spec, make_agent
 
     log = log or (lambda _m: None)
     spec = agent_spec(config.agent)

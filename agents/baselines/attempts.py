@@ -1,6 +1,6 @@
 """Repeated-attempt baselines: agents ``cot@K``, ``reflexion`` and ``sc@K``.
 
-Each attempt is one ReAct episode (:class:`~treegym.agents.baselines.ReactPolicy`,
+Each attempt is one ReAct episode (:class:`~treegym.agents.baselines.react.ReactPolicy`,
 one LLM call per step, sampled at ``temperature`` with seed ``seed + i`` for
 attempt ``i``) played from the task's start on the bound env: before every
 attempt the env is restored to the start snapshot, so attempts are independent
@@ -45,10 +45,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .baselines import ReactPolicy
-from .registry import register_agent
-from .search.base import SearchAgent, SearchNode, SearchTree, TaskHooks, build_search_agent
-from .search.sequences import sequence_stats
+from .react import ReactPolicy
+from ..registry import register_agent
+from ..search.base import SearchAgent, SearchNode, SearchTree, TaskHooks, build_search_agent
+from ..search.sequences import sequence_stats
 
 
 def answer_key(prompts: Any, node: SearchNode) -> str:

@@ -24,7 +24,7 @@ import gymnasium as gym
 
 import treegym.envs as te
 
-from ..prompts import get_prompts
+from ...prompts import get_prompts
 
 START_CACHE = 256
 _starts: OrderedDict[tuple, Any] = OrderedDict()

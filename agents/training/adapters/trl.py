@@ -7,7 +7,7 @@ the docstring's ``Args:`` become the tool schema) and scores the rollout with
 ``get_reward()``::
 
     from trl import GRPOTrainer
-    from treegym.agents.adapters.trl import WebShopToolEnv, dataset_rows
+    from treegym.agents.training.adapters.trl import WebShopToolEnv, dataset_rows
     from datasets import Dataset
 
     trainer = GRPOTrainer(model=..., train_dataset=Dataset.from_list(dataset_rows("treegym/WebShop-v0", "train")),
@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar, Mapping
 
-from ..prompts import get_prompts
+from ...prompts import get_prompts
 from .episode import TextEpisode
 
 

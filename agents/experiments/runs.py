@@ -206,8 +206,8 @@ def record_key(record: Mapping[str, Any]) -> tuple[str, Any, int] | None:
 # ----------------------------------------------------------------- errors
 def classify_error(exc: BaseException) -> str:
     """The ``error_kind`` of an exception that ended an episode (see the module docstring)."""
-    from .llm.base import BudgetExceeded, LLMError
-    from .policy import AgentGaveUp
+    from ..llm.base import BudgetExceeded, LLMError
+    from ..policy import AgentGaveUp
 
     if isinstance(exc, BudgetExceeded):
         return "budget"

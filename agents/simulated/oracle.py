@@ -26,7 +26,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ...envs.core import clone, release, restore, snapshot
+from treegym.envs.core import clone, release, restore, snapshot
 from ..llm.about import About, StateRef
 
 

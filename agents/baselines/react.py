@@ -15,11 +15,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .llm.about import About, asking
-from .llm.base import LLM
-from .prompts import Step, get_prompts
-from .policy import AgentGaveUp, BasePolicy
-from .registry import register_agent
+from ..llm.about import About, asking
+from ..llm.base import LLM
+from ..prompts import Step, get_prompts
+from ..policy import AgentGaveUp, BasePolicy
+from ..registry import register_agent
 
 
 class OraclePolicy(BasePolicy):

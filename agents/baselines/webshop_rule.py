@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..baselines import OraclePolicy
+from .react import OraclePolicy
 from ..policy import AgentGaveUp, BasePolicy
 from ..registry import register_agent
 

@@ -8,7 +8,7 @@ treegym env reaches verifiers through treegym's OpenEnv server
 task per ``reset`` argument set::
 
     # treegym serve openenv --env treegym/WebShop-v0 --port 8000
-    from treegym.agents.adapters.verifiers import load_environment
+    from treegym.agents.training.adapters.verifiers import load_environment
     env = load_environment("http://127.0.0.1:8000", env_id="treegym/WebShop-v0", split="test", limit=50)
 
 ``verifiers_config(...)`` is the same thing as a plain dict, for a verifiers

@@ -1,1 +1,0 @@
-"""Policies that belong to one env family (``webshop``: the rule baseline); generic ones live in ``agents/baselines.py``."""
