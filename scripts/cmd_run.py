@@ -78,7 +78,7 @@ def default_out(env_id: str, agent: str, llm: str) -> Path:
 def save_trees_option(agent: str, policy: object, options: dict, folder: str, out: Path) -> dict:
     """``options`` with ``tree_out`` set for ``--save-trees [folder]`` (an option of search agents:
     ``policy`` is the agent built from ``options``)."""
-    from treegym.agents.search.base import SearchAgent
+    from treegym.agents.search.agent import SearchAgent
 
     if not isinstance(policy, SearchAgent):
         raise InputError(f"--save-trees saves search trees; agent {agent!r} does not search "

@@ -12,7 +12,7 @@ from treegym.agents.llm.about import current_about
 from treegym.agents.simulated.scripted import ScriptedLLM
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.registry import make_agent
-from treegym.agents.search.base import SearchNode
+from treegym.agents.search.tree import SearchNode
 
 LESSON = "LESSON-7: multiply early, 4 * 6 is 24."
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from support.tree_world import CountingPrompts, TreePrompts, TreeLLM, run
-from treegym.agents.search.base import SearchNode
+from treegym.agents.search.tree import SearchNode
 from treegym.agents.search.elo import (ELO_R, EloSearchAgent, aggregate_elo, annealed_temperature, elo_update,
                                        rejection_value_from_p, selection_probabilities, softmax)
 

@@ -11,7 +11,7 @@ import math
 import pytest
 
 from support.tree_world import TreeLLM, run
-from treegym.agents.search.base import SearchNode, SearchTree
+from treegym.agents.search.tree import SearchNode, SearchTree
 from treegym.agents.search.mcts import LATSAgent, MCTSAgent
 
 SMALL = {"": ["a", "b"], "a": ["a1", "a2"], "b": ["b1"]}

@@ -250,7 +250,7 @@ def test_select_none_with_peek_values_final_states_by_the_env_and_options_are_na
 
 
 def test_dfs_frees_the_candidates_it_never_descends_into(monkeypatch):
-    from treegym.agents.search.base import SearchConfig
+    from treegym.agents.search.config import SearchConfig
 
     pruned: list[str] = []
     real = SearchConfig.prune

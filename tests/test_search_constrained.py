@@ -11,7 +11,8 @@ from support.chat_server import ChatServer
 import treegym.envs as te
 from treegym.agents.prompts import get_prompts
 from treegym.agents.llm.openai_client import OpenAICompatibleLLM
-from treegym.agents.search.base import SearchConfig, SearchNode
+from treegym.agents.search.config import SearchConfig
+from treegym.agents.search.tree import SearchNode
 
 ENV = "treegym/Game24-v0"
 

@@ -18,7 +18,7 @@ from treegym.agents.baselines.autogpt import _make_autogpt
 from treegym.agents.baselines.react import RandomPolicy, ReactPolicy
 from treegym.agents.search import mcts, tot, dfsdt
 from treegym.agents.search.astar import AStarSearchAgent
-from treegym.agents.search.base import SearchAgent
+from treegym.agents.search.agent import SearchAgent
 from treegym.agents.search.dfsdt import DFSDTAgent
 from treegym.agents.search.elo import EloSearchAgent
 

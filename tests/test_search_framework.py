@@ -10,7 +10,9 @@ from treegym.agents.prompts import PromptSpec, get_prompts
 from treegym.agents.experiments.evaluation import run_episode
 from treegym.agents.simulated.scripted import ScriptedLLM, oracle_reply
 from treegym.agents.llm.spec import make_llm
-from treegym.agents.search.base import SearchAgent, SearchConfig, SearchNode, SearchTree
+from treegym.agents.search.agent import SearchAgent
+from treegym.agents.search.config import SearchConfig
+from treegym.agents.search.tree import SearchNode, SearchTree
 from treegym.agents.search.elo import EloSearchAgent
 from treegym.envs import snapshot
 from treegym.scripts.cli import main as cli_main

@@ -7,7 +7,7 @@ from support.agent_runs import ENV
 import treegym.envs as te
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.registry import make_agent
-from treegym.agents.search.base import SearchNode
+from treegym.agents.search.tree import SearchNode
 from treegym.agents.search.snapshot_store import SnapshotStore
 from treegym.envs.core import SnapshotError
 from treegym.envs.examples.external_snapshots import HandleSnapshots

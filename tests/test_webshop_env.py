@@ -252,7 +252,8 @@ def test_the_oracle_judges_from_the_env_state(catalog):
     """The scripted LLM's truth comes from the env (its gold path), whatever the prompt says."""
     from treegym.agents.llm.spec import make_llm
     from treegym.agents.prompts import Step, get_prompts
-    from treegym.agents.search.base import SearchConfig, SearchTree
+    from treegym.agents.search.config import SearchConfig
+    from treegym.agents.search.tree import SearchTree
 
     env = WebShopEnv(catalog=catalog, split="all")
     obs, info = env.reset(options={"task_id": 0})

@@ -47,7 +47,9 @@ from typing import Any
 
 from .react import ReactPolicy
 from ..registry import register_agent
-from ..search.base import SearchAgent, SearchNode, SearchTree, TaskHooks, build_search_agent
+from ..search.agent import SearchAgent, build_search_agent
+from ..search.config import SearchConfig
+from ..search.tree import SearchNode, SearchTree
 from ..search.sequences import sequence_stats
 
 
@@ -88,7 +90,7 @@ class AttemptsAgent(SearchAgent):
         self.reflections: list[str] = []
 
     # ------------------------------------------------------------ the attempts
-    def search(self, root: SearchNode, hooks: TaskHooks) -> None:
+    def search(self, root: SearchNode, hooks: SearchConfig) -> None:
         self._fresh()
         for i in range(self.attempts):
             leaf = self.attempt(root, hooks, i)
@@ -100,7 +102,7 @@ class AttemptsAgent(SearchAgent):
             if not self.known_win(leaf) and i + 1 < self.attempts:
                 self.after_failure(leaf, hooks)
 
-    def attempt(self, root: SearchNode, hooks: TaskHooks, i: int) -> SearchNode:
+    def attempt(self, root: SearchNode, hooks: SearchConfig, i: int) -> SearchNode:
         """Play one ReAct episode from ``root`` through ``hooks.expand``; return its last node."""
         policy = ReactPolicy(self.env_id, hooks.llm, temperature=hooks.temperature,
                              reflections=list(self.reflections), seed=self.seed + i, prompts=hooks.prompts)
@@ -117,7 +119,7 @@ class AttemptsAgent(SearchAgent):
             node.visits += 1
         return node
 
-    def after_failure(self, leaf: SearchNode, hooks: TaskHooks) -> None:
+    def after_failure(self, leaf: SearchNode, hooks: SearchConfig) -> None:
         """Called after a failed attempt that is not the last one (Reflexion reflects here)."""
 
     # ------------------------------------------------------------ the answer
@@ -144,7 +146,7 @@ class ReflexionAgent(AttemptsAgent):
         super().__init__(env_id, llm, **options)
         self.max_reflections = max(1, int(max_reflections))
 
-    def after_failure(self, leaf: SearchNode, hooks: TaskHooks) -> None:
+    def after_failure(self, leaf: SearchNode, hooks: SearchConfig) -> None:
         if leaf.terminal:
             outcome = f"failed: the episode ended without success after {leaf.depth} steps"
         else:

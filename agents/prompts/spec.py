@@ -119,7 +119,6 @@ class PromptSpec:
         """Legal-looking: listed in ``valid_actions``, or a free-text action the page offers."""
         return action in [str(v) for v in obs.get("valid_actions") or ()] or self.is_templated(action, obs)
 
-    is_free_action = is_templated  # deprecated name (it was WebShop's search query test)
 
     # ------------------------------------------------------------ prompt pieces (override per env)
     def action_help(self) -> str:

@@ -1,9 +1,11 @@
 """Tree-search agents written once against the snapshot protocol and the task hooks.
 
-``base`` holds the framework (``SearchNode``, ``SearchTree``, ``SearchConfig``,
-``SearchAgent``); each algorithm is one module (``elo``, ``astar``, ...) that
+``tree`` (``SearchNode``, ``SearchTree``), ``config`` (``SearchConfig``, the hooks) and ``agent``
+(``SearchAgent``, the runner) are the framework; each algorithm is one module (``elo``, ``astar``, ...) that
 registers an agent name. See README.md in this folder.
 """
-from .base import SearchAgent, SearchConfig, SearchNode, SearchResult, SearchTree, TaskHooks
+from .agent import SearchAgent, SearchResult
+from .config import SearchConfig
+from .tree import SearchNode, SearchTree
 
-__all__ = ["SearchAgent", "SearchConfig", "SearchNode", "SearchResult", "SearchTree", "TaskHooks"]
+__all__ = ["SearchAgent", "SearchConfig", "SearchNode", "SearchResult", "SearchTree"]

@@ -55,7 +55,9 @@ import threading
 from typing import Any, Callable, Sequence
 
 from ..registry import register_agent
-from .base import SearchAgent, SearchNode, SearchTree, SearchConfig, _as_bool, build_search_agent
+from .agent import SearchAgent, _as_bool, build_search_agent
+from .config import SearchConfig
+from .tree import SearchNode, SearchTree
 
 
 # ----------------------------------------------------------------- the scores (pure functions)

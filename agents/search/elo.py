@@ -53,7 +53,9 @@ import math
 from typing import Any, Sequence
 
 from ..registry import register_agent
-from .base import SearchAgent, SearchNode, SearchTree, SearchConfig, build_search_agent
+from .agent import SearchAgent, build_search_agent
+from .config import SearchConfig
+from .tree import SearchNode, SearchTree
 
 ELO_R = 173.72  # = 400 / ln 10: classic Elo with a base-10 scale of 400
 ELO_K = 50.0

@@ -84,7 +84,9 @@ import math
 from typing import Any
 
 from ..registry import register_agent
-from .base import SearchAgent, SearchNode, SearchTree, SearchConfig, _as_bool, build_search_agent
+from .agent import SearchAgent, _as_bool, build_search_agent
+from .config import SearchConfig
+from .tree import SearchNode, SearchTree
 
 
 class MCTSAgent(SearchAgent):

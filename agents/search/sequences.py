@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .base import SearchNode
+from .tree import SearchNode
 
 
 def sequence_stats(ends: Sequence[SearchNode]) -> dict[str, Any]:

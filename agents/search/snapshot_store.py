@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from ...envs.core import release, restore, snapshot, snapshot_cost, snapshot_kind
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .base import SearchNode
+    from .tree import SearchNode
 
 
 class SnapshotStore:

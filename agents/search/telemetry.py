@@ -1,6 +1,6 @@
 """Live search telemetry and the patience rule, written once for every search algorithm.
 
-A :class:`SearchTelemetry` rides on a search's :class:`~treegym.agents.search.base.SearchConfig`
+A :class:`SearchTelemetry` rides on a search's :class:`~treegym.agents.search.config.SearchConfig`
 (``hooks.telemetry``); ``SearchConfig.expand`` calls :meth:`SearchTelemetry.expanded` after
 every env step, so no algorithm needs to know it exists. It tracks
 

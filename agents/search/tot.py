@@ -53,7 +53,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..registry import register_agent
-from .base import SearchAgent, SearchNode, SearchTree, SearchConfig, build_search_agent
+from .agent import SearchAgent, build_search_agent
+from .config import SearchConfig
+from .tree import SearchNode, SearchTree
 from .sequences import first_answer, judec_options, sequence_stats
 
 

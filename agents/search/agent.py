@@ -1,0 +1,306 @@
+"""The search-agent policy: runs an algorithm over the tree with the search config, then plays the result.
+
+The package follows LLM-Reasoners (world model / search config / algorithm):
+
+* the **world model** is the forkable env itself, reached only through
+  :meth:`~.config.SearchConfig.expand` (restore the node's snapshot, step, snapshot the
+  child) and :meth:`~.config.SearchConfig.restore`;
+* the **search config** is :class:`~.config.SearchConfig`: ``propose`` candidate actions, ``compare`` two trajectories, ``value``
+  a state, ``reflect`` on a failure, ``imagine`` the rest of a plan, all through
+  the env's prompt spec (``agents/prompts``) and the LLM;
+* the **algorithm** is a :class:`SearchAgent` subclass (one module each) implementing
+  ``search(root, hooks)`` (grow the tree) and ``choose(tree)`` (the final
+  leaf), never touching prompts or env internals.
+
+A :class:`SearchAgent` is an ordinary policy. On its first ``act`` of an
+episode it runs the algorithm on the bound env inside an LLM call budget
+(``BudgetedLLM``; a spent budget stops the search cleanly, the tree so far is
+kept), restores the env to the root snapshot, then plays the chosen
+trajectory's actions one per ``act``. If the chosen trajectory ends before the
+episode does (the chosen leaf is not terminal), it continues greedily: one
+propose call from the live state per step, taking the first proposal, while
+the budget lasts; when nothing can be proposed it raises ``AgentGaveUp``.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from ..llm.base import LLM, BudgetExceeded, LLMAuthError, LLMError
+from ..prompts import get_prompts
+from ..policy import AgentGaveUp, BasePolicy
+from .telemetry import PatienceExhausted, SearchTelemetry
+
+from .tree import SearchNode, SearchTree
+from .config import SearchConfig
+
+
+@dataclass
+class SearchResult:
+    """What one search produced: the chosen leaf and its actions, every explored
+    trajectory (root-to-leaf action lists), the tree, and why the search stopped."""
+
+    chosen: SearchNode | None
+    actions: list[str]
+    trajectories: list[list[str]]
+    tree: SearchTree
+    stopped: str  # "done", "budget", "patience" or "llm_error"
+
+
+class SearchAgent(BasePolicy):
+    """A policy that searches on its first ``act`` and then plays the chosen trajectory.
+
+    Subclasses set ``name`` and ``value_name`` and implement ``search(root, hooks)``
+    and ``choose(tree)``; ``self.rng`` (numpy Generator) is seeded per search from
+    ``seed`` and the root observation, so the same seed on the same task gives the
+    same tree.
+
+    Options common to all algorithms: ``budget`` (LLM calls per search; default: the
+    run's ``--budget`` when the LLM handed in is a ``BudgetedLLM`` with a limit, else
+    ``default_budget`` = 100),
+    ``max_tokens`` (token budget, default none), ``seed``, ``tree_out`` (path of the
+    tree JSON; ``{task}`` in it is replaced by the task id (``info["task_id"]``),
+    ``{episode}`` by this agent object's episode count; without either the file
+    is overwritten per episode), ``propose_mode``, ``temperature``,
+    ``filter_valid``, ``value_samples`` (passed to :class:`SearchConfig`);
+    ``patience`` (stop when the best value has not risen for that many expansions,
+    ``telemetry.py``; default never);
+    ``prompts`` (a prompt spec; default: the env's, ``agents/prompts``), and
+    ``peek_success`` (default false): whether the search may read the env's success
+    flag and reward (an oracle). Without it an algorithm sees what a deployed agent
+    sees: observations, and whether the episode ended; every record carries the
+    setting (``peek_success`` in ``stats()``).
+    """
+
+    name = "search"
+    value_name = "value"
+    #: When ``choose`` returns None: False = continue greedily, True = raise AgentGaveUp.
+    give_up_without_answer = False
+    #: LLM calls per search when neither ``budget=`` nor the run's ``--budget`` says.
+    default_budget = 100
+
+    def __init__(
+        self,
+        env_id: str,
+        llm: LLM,
+        *,
+        budget: int | str | None = "default",
+        max_tokens: int | None = None,
+        seed: int = 0,
+        tree_out: str | None = None,
+        propose_mode: str = "list",
+        temperature: float = 0.7,
+        filter_valid: bool = True,
+        value_samples: int = 1,
+        peek_success: bool = False,
+        prompts: Any = None,
+        patience: int | None = None,
+    ):
+        if llm is None:
+            raise ValueError(f"agent {self.name!r} needs an LLM")
+        self.env_id = env_id
+        self.llm = llm
+        self.prompts = prompts or get_prompts(env_id)
+        if budget == "default":
+            # the run's --budget when the runner handed us a budgeted LLM, else the paper's default
+            budget = getattr(llm, "max_calls", None) or self.default_budget
+        self.budget = None if budget in (None, "", "none") else int(budget)
+        self.max_tokens = None if max_tokens in (None, "", "none") else int(max_tokens)
+        self.seed = int(seed)
+        self.tree_out = tree_out
+        self.hook_options = dict(propose_mode=propose_mode, temperature=float(temperature),
+                                 filter_valid=_as_bool(filter_valid), value_samples=int(value_samples))
+        self.peek_success = _as_bool(peek_success)
+        self.patience = None if patience in (None, "", "none") else int(patience)
+        if self.patience is not None and self.patience < 0:
+            raise ValueError(f"{self.name}: patience is a number of expansions >= 0, got {patience}")
+        self.result: SearchResult | None = None
+        self.episode = 0
+        self._plan: list[str] | None = None
+        self._played: list[tuple[str, dict]] = []
+        self._root_obs: dict = {}
+        self._stats: dict[str, Any] = {}
+        self._llm_view: Any = None
+
+    # ------------------------------------------------------------ what the search may know
+    def known_win(self, node: SearchNode) -> bool:
+        """Whether the search may treat ``node`` as won: only with ``peek_success`` (the env's success
+        flag is an oracle the papers' agents do not have); otherwise always False."""
+        return self.peek_success and node.success
+
+    def terminal_value(self, node: SearchNode, hooks: "SearchConfig") -> float:
+        """The value of a step that ended the episode: the env's verdict (1 won / 0 not) with
+        ``peek_success``, else the LLM's own value of the final state (one ``value`` call)."""
+        if self.peek_success:
+            return 1.0 if node.success else 0.0
+        return float(hooks.value(node))
+
+    def stop_on_success_option(self, value: Any) -> bool:
+        """Resolve a ``stop_on_success`` option: unset follows ``peek_success``; true needs it."""
+        if value in (None, "", "default"):
+            return self.peek_success
+        stop = _as_bool(value)
+        if stop and not self.peek_success:
+            raise ValueError(f"{self.name}: stop_on_success=true reads the env's success flag during the "
+                             "search; pass peek_success=true as well to allow that oracle")
+        return stop
+
+    # ------------------------------------------------------------ to implement
+    @property
+    def adapter(self) -> Any:
+        """Deprecated name of :attr:`prompts`."""
+        return self.prompts
+
+    def search(self, root: SearchNode, hooks: SearchConfig) -> None:  # pragma: no cover - abstract
+        """Grow ``hooks.tree`` from ``root``; may stop any time (``BudgetExceeded`` is caught outside)."""
+        raise NotImplementedError
+
+    def choose(self, tree: SearchTree) -> SearchNode | None:  # pragma: no cover - abstract
+        """The leaf whose trajectory is the answer (None: nothing worth playing)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ policy protocol
+    def reset(self) -> None:
+        self._plan = None
+        self.result = None
+        self._stats = {}
+        self._played = []
+
+    def act(self, observation: dict, info: dict) -> str:
+        if self.env is None:
+            raise RuntimeError(f"the {self.name} agent must be bound to its env: call policy.bind(env) after reset")
+        if self._played:
+            self._played[-1] = (self._played[-1][0], observation)
+        if self._plan is None:
+            self._root_obs = observation
+            result = self.run_search(observation, info)
+            self._plan = list(result.actions)
+            if result.chosen is None and self.give_up_without_answer:
+                raise AgentGaveUp(f"{self.name}: the search chose no answer ({result.stopped}, "
+                                  f"{len(result.tree)} nodes)")
+        action = self._plan.pop(0) if self._plan else self._greedy_step(observation, info)
+        self._played.append((action, {}))
+        return action
+
+    def stats(self) -> dict[str, Any]:
+        return dict(self._stats)
+
+    # ------------------------------------------------------------ the search run
+    def _budgeted(self) -> Any:
+        from ..llm.budget import BudgetedLLM
+
+        return BudgetedLLM(self.llm, max_calls=self.budget, max_tokens=self.max_tokens)
+
+    def run_search(self, observation: dict, info: dict) -> SearchResult:
+        """Search from the bound env's current state, leave the env there, return the result."""
+        import numpy as np
+
+        self._llm_view = self._budgeted()
+        hooks = SearchConfig(self.env, self.prompts, self._llm_view, **self.hook_options)
+        root = hooks.make_root(observation, info)
+        tree = SearchTree(root, algorithm=self.name, value_name=self.value_name, env_id=self.env_id)
+        if tree.task_id is None:  # an env whose info does not name its task: its current task
+            task = getattr(getattr(self.env, "unwrapped", self.env), "task", None)
+            tree.task_id = task if isinstance(task, (str, int)) else getattr(task, "task_id", None)
+        hooks.tree = tree
+        hooks.telemetry = telemetry = SearchTelemetry(self.name, self.patience)
+        digest = hashlib.sha256(f"{self.seed}:{observation.get('instruction', '')}:{root.text}".encode()).digest()
+        self.rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+        stopped, llm_error = "done", None
+        try:
+            self.search(root, hooks)
+        except BudgetExceeded:
+            stopped = "budget"
+        except PatienceExhausted:
+            stopped = "patience"
+        except LLMAuthError:
+            raise  # bad credentials or model name: retrying or continuing will not help
+        except LLMError as exc:
+            # A backend failure (timeout after retries, server error) ends the search, not the
+            # episode: the tree so far is kept and the best answer in it is played.
+            stopped, llm_error = "llm_error", str(exc)
+        finally:
+            try:
+                hooks.snapshots.return_to_root()
+            finally:
+                hooks.snapshots.close()  # frees external snapshots; native ones stay on the tree
+        telemetry.refresh(hooks)
+        chosen = self.choose(tree)
+        tree.chosen = chosen
+        trajectories = [leaf.actions() for leaf in tree.nodes if not leaf.children and leaf is not root]
+        self.result = SearchResult(chosen, chosen.actions() if chosen else [], trajectories, tree, stopped)
+        self.episode += 1
+        self._stats = {
+            "search_nodes": len(tree),
+            "search_expansions": hooks.expansions,
+            "search_trajectories": len(trajectories),
+            "search_stopped": stopped,
+            "search_llm_calls": self._llm_view.usage.calls,
+            "search_tokens": self._llm_view.usage.total_tokens,
+            "search_best_value": telemetry.as_dict()["search_best_value"],
+            "search_best_at_expansion": telemetry.best_at_expansion,
+            "chosen_success": bool(chosen.success) if chosen is not None else False,
+            "peek_success": self.peek_success,
+        }
+        if hooks.snapshots.kind != "native":
+            self._stats.update(hooks.snapshots.stats())
+        if llm_error:
+            self._stats["search_llm_error"] = llm_error[:500]
+        if self.tree_out:
+            task = tree.task_id if tree.task_id is not None else hashlib.sha256(root.text.encode()).hexdigest()[:8]
+            path = str(self.tree_out).replace("{episode}", str(self.episode)).replace("{task}", str(task))
+            self._stats["tree_json"] = str(tree.save(path))
+        return self.result
+
+    def _greedy_step(self, observation: dict, info: dict) -> str:
+        """After the chosen trajectory: one greedy proposal from the live state."""
+        hooks = SearchConfig(self.env, self.prompts, self._llm_view or self._budgeted(), **self.hook_options)
+        # A prompt-only chain of the steps played so far, ending at the live state (no snapshots:
+        # nothing restores these nodes; the side channel reads it as the live state).
+        node = SearchNode(snapshot=None, observation=self._root_obs, info={})
+        for action, obs in self._played:
+            node = SearchNode(snapshot=None, observation=obs, action=action, parent=node, depth=node.depth + 1)
+        node.observation, node.info = observation, dict(info)
+        try:
+            proposals = hooks.propose(node, 1)
+        except BudgetExceeded:
+            raise AgentGaveUp(f"{self.name}: the chosen trajectory ended before the episode and the "
+                              "LLM budget is spent") from None
+        if not proposals:
+            raise AgentGaveUp(f"{self.name}: the chosen trajectory ended before the episode and the "
+                              "model proposed no further action")
+        self._stats["greedy_steps"] = self._stats.get("greedy_steps", 0) + 1
+        return proposals[0]
+
+
+def agent_options(cls: type) -> list[str]:
+    """The keyword options ``cls`` accepts (its own and those of its SearchAgent bases)."""
+    import inspect
+
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is object:
+            continue
+        for p in inspect.signature(init).parameters.values():
+            if p.kind is p.KEYWORD_ONLY or (p.kind is p.POSITIONAL_OR_KEYWORD and p.name not in ("self", "env_id", "llm")):
+                names.add(p.name)
+    return sorted(names)
+
+
+def build_search_agent(cls: type, env_id: str, llm: Any, options: dict[str, Any]) -> "SearchAgent":
+    """``cls(env_id, llm, **options)``, or a ValueError naming an unknown option and the known ones."""
+    known = agent_options(cls)
+    unknown = [k for k in options if k not in known and k != "at"]
+    if unknown:
+        raise ValueError(f"agent {cls.name!r}: unknown option(s) {', '.join(map(repr, unknown))}; "
+                         f"its options are: {', '.join(known)}")
+    options = {k: v for k, v in options.items() if k != "at"}
+    return cls(env_id, llm, **options)
+
+
+def _as_bool(x: Any) -> bool:
+    if isinstance(x, str):
+        return x.strip().lower() not in ("0", "false", "no", "off", "")
+    return bool(x)

@@ -1,0 +1,315 @@
+"""The search config (LLM-Reasoners' term): how an algorithm asks about states.
+
+:class:`SearchConfig` is the only place where search touches the world model (the forkable env:
+:meth:`SearchConfig.expand` restores a node's snapshot, steps, snapshots the child) and the LLM
+(``propose`` candidate actions, ``react``, ``compare`` two trajectories, ``value`` a state, ``reflect``
+on a failure, ``imagine`` the rest of a plan), all through the env's prompt spec (``agents/prompts``).
+Algorithms (``agents/search/<algorithm>.py``) call these hooks and never touch prompts or env internals."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..llm.about import About, asking
+from ..llm.base import LLM
+from ..prompts import Step
+from .snapshot_store import SnapshotStore, timed_step
+from .telemetry import SearchTelemetry
+
+from .tree import LLM_EXCERPT_CHARS, LLM_CALLS_PER_NODE, SearchNode, SearchTree, _success
+
+
+class SearchConfig:
+    """What an algorithm may do (LLM-Reasoners' search config): env access through
+    snapshots, LLM access through the env's prompt spec (``agents/prompts``).
+
+    Every LLM request goes out with its side channel (``agents/llm/about.py``):
+    the kind and the snapshots it concerns, which simulated models read for the
+    truth and real ones ignore.
+
+    Options:
+
+    * ``propose_mode``: ``"list"`` - one LLM call asking for k proposals (ToT's
+      propose prompt); ``"sample"`` - k ReAct calls at ``temperature`` (> 0).
+    * ``filter_valid``: when the observation lists ``valid_actions``, keep only
+      proposals among them (matched case-insensitively, rewritten to the listed
+      form) or filling one of the env's ``action_templates()`` (a search query).
+    * ``value_samples``: LLM calls averaged per ``value``.
+
+    Counters: ``expansions`` (env steps taken by ``expand``), ``restores``.
+
+    Snapshots live in ``self.snapshots``, a per-search :class:`SnapshotStore`
+    (``snapshot_store.py``): it decides which nodes hold one by the snapshot
+    kind's declared cost, replays from the nearest stored ancestor otherwise, and
+    frees them on :meth:`prune` and when the search ends.
+
+    ``reflections`` (a list an algorithm may fill, e.g. LATS) are shown in every
+    propose and ReAct prompt.
+    """
+
+    def __init__(
+        self,
+        env: Any,
+        prompts: Any,
+        llm: LLM,
+        *,
+        propose_mode: str = "list",
+        temperature: float = 0.7,
+        filter_valid: bool = True,
+        value_samples: int = 1,
+        tree: SearchTree | None = None,
+    ):
+        if propose_mode not in ("list", "sample"):
+            raise ValueError(f"propose_mode must be 'list' or 'sample', not {propose_mode!r}")
+        self.env = env
+        prompts.bind(env)
+        self.prompts = prompts
+        self.llm = llm
+        self.propose_mode = propose_mode
+        self.temperature = float(temperature)
+        self.filter_valid = bool(filter_valid)
+        self.value_samples = max(1, int(value_samples))
+        self.tree = tree
+        self.reflections: list[str] = []
+        self.expansions = 0
+        self.snapshots = SnapshotStore(env)
+        self.telemetry: SearchTelemetry | None = None  # told of every expansion (telemetry.py)
+
+    @property
+    def restores(self) -> int:
+        return self.snapshots.restores
+
+    @property
+    def adapter(self) -> Any:
+        """Deprecated name of :attr:`prompts`."""
+        return self.prompts
+
+    # ------------------------------------------------------------ env access
+    def make_root(self, observation: dict, info: dict) -> SearchNode:
+        """The root node: the live env's current state (the env is not moved)."""
+        root = SearchNode(snapshot=None, observation=observation, info=dict(info))
+        self.snapshots.add_root(root)
+        return root
+
+    def restore(self, node: SearchNode) -> None:
+        """Put the env in ``node``'s state (skipped when it is already there)."""
+        self.snapshots.restore(node)
+
+    def prune(self, node: SearchNode) -> None:
+        """The search will not come back to ``node``'s subtree: free its snapshots."""
+        self.snapshots.release_subtree(node)
+
+    def expand(self, node: SearchNode, action: str, thought: str = "") -> SearchNode:
+        """The child of ``node`` reached by ``action`` (an existing one is reused).
+
+        Restores ``node``'s snapshot, steps the env once and snapshots the result.
+        """
+        existing = node.child(action)
+        if existing is not None:
+            return existing
+        if node.terminal:
+            raise ValueError(f"node {node.id} is terminal; it has no children to expand")
+        self.restore(node)
+        (obs, reward, terminated, truncated, info), seconds = timed_step(self.env, action)
+        self.expansions += 1
+        child = SearchNode(
+            snapshot=None, observation=obs, info=dict(info), action=action, thought=thought,
+            reward=float(reward), terminal=bool(terminated or truncated),
+            success=_success(info), depth=node.depth + 1, parent=node,
+        )
+        self.snapshots.add_child(child, seconds)
+        node.children.append(child)
+        if self.tree is not None:
+            self.tree.add(child)
+        if self.telemetry is not None:
+            self.telemetry.expanded(self)
+        return child
+
+    # ------------------------------------------------------------ the side channel
+    def _ref(self, x: "SearchNode | Sequence[Step]") -> tuple[Any, tuple[str, ...]]:
+        """A state reference for ``x``: the nearest snapshot at or above a node plus the actions from
+        there (the snapshot store may keep no snapshot on the node itself), or the root plus a
+        trajectory's actions. A chain with no snapshot at all is a prompt-only chain ending at the
+        live state."""
+        if isinstance(x, SearchNode):
+            actions: list[str] = []
+            node: SearchNode | None = x
+            while node is not None and node.snapshot is None:
+                actions.append(node.action)
+                node = node.parent
+            if node is None:
+                return (None, ())
+            return (node.snapshot, tuple(reversed(actions)))
+        root = self.snapshots.root
+        return (root.snapshot if root is not None else None, tuple(s.action for s in x))
+
+    @staticmethod
+    def _note(node: "SearchNode | Sequence[Step] | Any", kind: str, messages: Sequence[dict], answers: Sequence[str]) -> None:
+        """Keep an LLM exchange on ``node`` for the saved tree (the prompt's last message and the answers)."""
+        if not isinstance(node, SearchNode) or len(node.llm_calls) >= LLM_CALLS_PER_NODE:
+            return
+        last = str(messages[-1].get("content", "")) if messages and isinstance(messages[-1], dict) else ""
+        if len(last) > LLM_EXCERPT_CHARS:  # the head names the task, the tail holds this node's state
+            last = last[:300] + " … " + last[-(LLM_EXCERPT_CHARS - 300):]
+        node.llm_calls.append({"kind": kind, "prompt": last, "answers": [str(a)[:LLM_EXCERPT_CHARS] for a in answers]})
+
+    def _ask(self, kind: str, *states: Any, k: int = 1, avoid: Sequence[str] = ()) -> Any:
+        return asking(About(kind, self.env, tuple(self._ref(x) for x in states), k=k, avoid=tuple(avoid)))
+
+    # ------------------------------------------------------------ LLM hooks
+    def propose(self, node: SearchNode, k: int, avoid: Sequence[str] = (), attempt: int = 0) -> list[str]:
+        """Up to ``k`` distinct candidate actions from ``node`` (``avoid`` is shown to the model and filtered).
+
+        ``attempt`` > 0 asks again for the same node (sampled at ``temperature`` with
+        seed ``attempt``), e.g. after an answer with nothing usable in it.
+        """
+        obs, history = node.observation, node.trajectory()
+        if self._constrained(obs):
+            # A model held to a grammar (the embedded one) cannot write a free list:
+            # sample k single actions, each constrained to the env's valid actions.
+            raw = self.sample_actions(node, k, avoid=avoid)
+        elif self.propose_mode == "list":
+            messages = self.prompts.propose_messages(obs, history, k, avoid, self.reflections)
+            with self._ask("propose", node, k=k, avoid=avoid):
+                text = self.llm.complete(messages, n=1, temperature=self.temperature if (k > 1 or attempt) else 0.0,
+                                         seed=attempt or None)[0]
+            self._note(node, "propose", messages, [text])
+            raw = self.prompts.parse_proposals(text, obs)
+        else:
+            raw = self.sample_actions(node, k, avoid=avoid)
+        return self._clean(raw, obs, avoid)[:k]
+
+    def sample_actions(self, node: SearchNode, k: int, avoid: Sequence[str] = ()) -> list[str]:
+        """``k`` i.i.d. ReAct actions at ``temperature`` in one LLM request (``n=k``; the embedded
+        model's client sends k seeded requests). Duplicates are kept: their counts are the
+        self-consistency frequencies. Unparseable answers are dropped. With a grammar-capable
+        LLM the answers are held to the valid actions not in ``avoid`` ([] when none is left)."""
+        messages = self.prompts.react_messages(node.observation, node.trajectory(), self.reflections, avoid)
+        choices = None
+        if self._constrained(node.observation):
+            # held to the valid actions not tried yet: a small model asked for "a different one"
+            # would otherwise pick the avoided favourite again, and the proposal would be wasted
+            avoided = set(avoid)
+            choices = [v for v in self._valid(node.observation) if v not in avoided]
+            if not choices:
+                return []
+        with self._ask("react", node, avoid=avoid):
+            texts = self.llm.complete(messages, n=k, temperature=self.temperature, choices=choices)
+        self._note(node, "react", messages, texts)
+        actions = [self.prompts.parse_action(t, node.observation) for t in texts[:k]]
+        return [a for a in actions if a]
+
+    def _valid(self, obs: Any) -> tuple[str, ...]:
+        return tuple(str(v) for v in (obs.get("valid_actions") or ())) if isinstance(obs, dict) else ()
+
+    def _constrained(self, obs: Any) -> bool:
+        """Whether answers are held to the env's valid actions (an LLM with grammar support)."""
+        return bool(getattr(self.llm, "supports_grammar", False)) and bool(self._valid(obs))
+
+    def react(self, node: SearchNode, temperature: float = 0.0, reflections: Sequence[str] = ()) -> str:
+        """One ReAct action from ``node`` (greedy by default)."""
+        choices = self._valid(node.observation) if self._constrained(node.observation) else None
+        messages = self.prompts.react_messages(node.observation, node.trajectory(),
+                                               list(reflections) or self.reflections)
+        with self._ask("react", node):
+            text = self.llm.complete(messages, n=1, temperature=temperature, choices=choices)[0]
+        self._note(node, "react", messages, [text])
+        return self.prompts.parse_action(text, node.observation)
+
+    def _clean(self, actions: Sequence[str], obs: dict, avoid: Sequence[str]) -> list[str]:
+        valid = obs.get("valid_actions") if isinstance(obs, dict) else None
+        lookup = {str(v).strip().lower(): str(v) for v in valid} if (self.filter_valid and valid) else None
+        out: list[str] = []
+        for a in actions:
+            a = str(a).strip()
+            if lookup is not None:
+                # Listed actions are matched case-insensitively to the env's exact text; a
+                # free-text one (a WebShop search query) passes if it fills an action template.
+                a = lookup.get(a.lower(), "") or (a if self.prompts.is_listed_or_templated(a, obs) else "")
+            if a and a not in out and a not in avoid:
+                out.append(a)
+        return out
+
+    def compare(self, a: SearchNode | Sequence[Step], b: SearchNode | Sequence[Step]) -> float:
+        """Is trajectory ``a`` better than ``b``? Judged twice with the order swapped (Eq. 6):
+        1.0 if ``a`` wins both, 0.0 if ``b`` wins both, else 0.5. Two LLM calls."""
+        ta = a.trajectory() if isinstance(a, SearchNode) else list(a)
+        tb = b.trajectory() if isinstance(b, SearchNode) else list(b)
+        obs = self.tree.root.observation if self.tree is not None else {}
+        choices = self.prompts.compare_choices
+        with self._ask("compare", a, b):
+            m1 = self.prompts.compare_messages(obs, ta, tb)
+            t1 = self.llm.complete(m1, choices=choices)[0]
+        with self._ask("compare", b, a):
+            m2 = self.prompts.compare_messages(obs, tb, ta)
+            t2 = self.llm.complete(m2, choices=choices)[0]
+        first, second = self.prompts.parse_comparison(t1), self.prompts.parse_comparison(t2)
+        for node in (a, b):
+            self._note(node, "compare", m1, [t1, t2])
+        if first == 1.0 and second == 0.0:
+            return 1.0
+        if first == 0.0 and second == 1.0:
+            return 0.0
+        return 0.5
+
+    def value(self, node: SearchNode) -> float:
+        """The LLM's value of ``node``'s state in [0, 1], averaged over ``value_samples`` calls."""
+        messages = self.prompts.value_messages(node.observation, node.trajectory())
+        choices = self.prompts.value_choices
+        with self._ask("value", node):
+            texts = list(self.llm.complete(messages, n=1, temperature=self.temperature if self.value_samples > 1
+                                           else 0.0, choices=choices))
+            scores = [self.prompts.parse_value(texts[0])]
+            for i in range(1, self.value_samples):
+                texts.append(self.llm.complete(messages, n=1, temperature=self.temperature, seed=i, choices=choices)[0])
+                scores.append(self.prompts.parse_value(texts[-1]))
+        self._note(node, "value", messages, texts)
+        return sum(scores) / len(scores)
+
+    def reflect(self, trajectory: SearchNode | Sequence[Step], outcome: str) -> str:
+        """A short self-reflection on a failed trajectory (one LLM call)."""
+        steps = trajectory.trajectory() if isinstance(trajectory, SearchNode) else list(trajectory)
+        obs = self.tree.root.observation if self.tree is not None else {}
+        start = trajectory.path()[0] if isinstance(trajectory, SearchNode) else []
+        with self._ask("reflect", start):
+            return self.llm.complete(self.prompts.reflect_messages(obs, steps, outcome))[0].strip()
+
+    def imagine(self, node: SearchNode) -> list[str]:
+        """The model's imagined rest of the plan from ``node`` (A*'s h2); [] when it sees none. One LLM call."""
+        with self._ask("imagine", node):
+            messages = self.prompts.imagine_messages(node.observation, node.trajectory())
+            text = self.llm.complete(messages)[0]
+        self._note(node, "imagine", messages, [text])
+        return self.prompts.parse_imagined(text, node.observation)
+
+    # ------------------------------------------------------------ env knowledge algorithms may use
+    def action_key(self, action: str) -> str:
+        """What makes two actions "the same" (dedup, A*'s plan memory): the env's canonical form."""
+        return self.prompts.canonical(action) or str(action).strip().lower()
+
+    def demonstrations(self, n: int, seed: int = 0) -> list[list[str]]:
+        """Up to ``n`` solved plans (the env expert's, on a private clone) of tasks of the env's
+        ``train`` split, shuffled by ``seed``: what seeds A*'s long-term memory. [] when the env
+        lists no train tasks or has no expert."""
+        import random
+
+        from ...envs.core import clone
+
+        base = getattr(self.env, "unwrapped", self.env)
+        try:
+            ids = list(type(base).split_task_ids("train"))
+        except (NotImplementedError, ValueError, KeyError):
+            return []
+        random.Random(seed).shuffle(ids)
+        scratch, plans = clone(self.env), []
+        for task_id in ids:
+            if len(plans) >= n:
+                break
+            scratch.reset(options={"task_id": task_id})
+            advice = scratch.unwrapped.expert()
+            if advice is None:
+                return []
+            if advice.plan:
+                plans.append(list(advice.plan))
+        return plans
+
+
