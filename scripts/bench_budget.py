@@ -71,7 +71,8 @@ def _ints(text: str, what: str) -> list[int]:
 
 def run(args: argparse.Namespace) -> dict[str, dict[int, dict]]:
     """Evaluate every (agent, budget); returns summary[agent][budget]."""
-    from treegym.agents.experiments.evaluation import RunConfig, evaluate, summarize
+    from treegym.agents.experiments.evaluation import RunConfig, evaluate
+    from treegym.agents.experiments.summary import summarize
     from treegym.agents.experiments.report.paper_metrics import any_of_sequences
     from treegym.agents.registry import agent_spec
     from treegym.envs.registration import env_class

@@ -100,8 +100,8 @@ def run(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
     import treegym.envs as tenvs
-    from treegym.agents.experiments.evaluation import RunConfig, all_failed, budget_warning, evaluate, format_summary
-    from treegym.agents.experiments.evaluation import summarize
+    from treegym.agents.experiments.evaluation import RunConfig, evaluate
+    from treegym.agents.experiments.summary import all_failed, budget_warning, format_summary, summarize
     from treegym.agents.llm.base import LLMError
     from treegym.agents.llm.spec import default_spec, make_llm
     from treegym.agents.registry import agent_spec, make_agent

@@ -234,7 +234,7 @@ def build_configs(data: dict, args: argparse.Namespace) -> tuple[list[Any], dict
 
 
 def run(args: argparse.Namespace) -> int:
-    from treegym.agents.experiments.evaluation import all_failed
+    from treegym.agents.experiments.summary import all_failed
     from treegym.agents.llm.base import LLMError
     from treegym.agents.registry import make_agent
     from treegym.agents.experiments.sweep import run_sweep, with_tree_dir

@@ -7,7 +7,7 @@ from __future__ import annotations
 import gymnasium as gym
 import pytest
 
-from treegym.agents.experiments.evaluation import run_episode
+from treegym.agents.experiments.episode import run_episode
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.prompts import PromptSpec, get_prompts, spec_env_ids
 from support.agent_runs import required_options

@@ -115,7 +115,7 @@ def test_check_rollback_passes_with_the_handcoded_expert():
 
 
 def test_oracle_agent_follows_it_through_run_episode():
-    from treegym.agents.experiments.evaluation import run_episode
+    from treegym.agents.experiments.episode import run_episode
     from treegym.agents.registry import make_agent
 
     env = gym.make("treegym/ALFWorld-v0", expert="handcoded")
@@ -127,7 +127,7 @@ def test_oracle_agent_follows_it_through_run_episode():
 
 
 def test_autogpt_takes_it_as_an_opinion():
-    from treegym.agents.experiments.evaluation import run_episode
+    from treegym.agents.experiments.episode import run_episode
     from treegym.agents.llm.spec import make_llm
     from treegym.agents.registry import make_agent
 

@@ -80,7 +80,7 @@ def test_tables_markdown_and_csv(tmp_path):
 
 
 def test_agent_give_ups_are_told_apart_from_errors(tmp_path):
-    from treegym.agents.experiments.evaluation import format_summary, summarize
+    from treegym.agents.experiments.summary import format_summary, summarize
 
     kinds = ["gave_up", "gave_up", "budget", "exception", None]
     recs = [_rec("dfs", t, False, error=f"failed {k}", **({"error_kind": k} if k else {})) for t, k in enumerate(kinds)]
@@ -303,7 +303,7 @@ def test_restbench_runs_carry_correct_path_into_the_report(tmp_path):
     """End to end: RestBench grades the call path, the run record copies it, the report shows CPR."""
     import gymnasium as gym
 
-    from treegym.agents.experiments.evaluation import run_episode
+    from treegym.agents.experiments.episode import run_episode
     from treegym.agents.registry import make_agent
 
     env = gym.make("treegym/RestBench-v0", split="all")

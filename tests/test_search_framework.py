@@ -7,7 +7,7 @@ import gymnasium as gym
 import pytest
 
 from treegym.agents.prompts import PromptSpec, get_prompts
-from treegym.agents.experiments.evaluation import run_episode
+from treegym.agents.experiments.episode import run_episode
 from treegym.agents.simulated.scripted import ScriptedLLM, oracle_reply
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.search.agent import SearchAgent

@@ -6,7 +6,7 @@ import gymnasium as gym
 import pytest
 
 import treegym.envs  # noqa: F401
-from treegym.agents.experiments.evaluation import run_episode
+from treegym.agents.experiments.episode import run_episode
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.prompts import get_prompts
 from support.agent_runs import required_options

@@ -31,25 +31,22 @@ agent's ``stats()`` adds under ``agent_stats``.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import sys
 import threading
 import time
 import traceback
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 import gymnasium as gym
 
 import treegym.envs  # noqa: F401 - registers the ids, also inside spawned worker processes
 
 from .executors import collect
-from ..llm.base import LLM, BudgetExceeded, LLMError
+from ..llm.base import LLM
 from ..llm.cache import CachedLLM as CachedLLMType
-from ..policy import AgentGaveUp
-from ..search.telemetry import listening, progress_line
+from ..search.telemetry import listening
 from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of this module
     ResultsFile,
     ResumeState,
@@ -57,99 +54,13 @@ from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of th
     config_hash,
     episode_key,
     experiment_config,
-    failure_counts,
-    wrong_answers,
     llm_config,
     resume_state,
 )
 
 
-def episode_seed(base_seed: int, task_id: Any) -> int:
-    """A deterministic per-episode seed from the run seed and the task id."""
-    digest = hashlib.sha256(f"{base_seed}:{task_id}".encode()).digest()
-    return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
-
-
-# ----------------------------------------------------------------- one episode
-def run_episode(
-    env: gym.Env,
-    policy: Any,
-    *,
-    task_id: Any = None,
-    seed: int | None = None,
-    reset_options: dict | None = None,
-    max_actions: int = 1000,
-) -> dict[str, Any]:
-    """Run ``policy`` on ``env`` for one episode; returns the outcome fields of a record.
-
-    ``max_actions`` is a safety net for envs with no step limit; treegym envs
-    end episodes themselves. Budget, give-up and LLM errors end the episode
-    with ``error`` and ``error_kind`` set; other exceptions propagate.
-    """
-    options = dict(reset_options or {})
-    if task_id is not None:
-        options.setdefault("task_id", task_id)
-    t0 = time.perf_counter()
-    obs, info = env.reset(seed=seed, options=options or None)
-    record = play(env, policy, obs, info, max_actions=max_actions)
-    record["wall_s"] = round(time.perf_counter() - t0, 4)
-    return record
-
-
-def play(env: gym.Env, policy: Any, obs: Any, info: dict, *, max_actions: int = 1000,
-         on_step: Callable[[str, Any, float], None] | None = None) -> dict[str, Any]:
-    """Play ``policy`` on ``env`` from its current state (``obs``, ``info``) until the episode ends;
-    returns the outcome fields of a record (``wall_s`` included). ``on_step(action, obs, reward)``
-    sees every step. Errors are handled as :func:`run_episode` says."""
-    t0 = time.perf_counter()
-    actions: list[str] = []
-    reward_total, success, error, error_kind = 0.0, False, None, None
-    if callable(getattr(policy, "reset", None)):
-        policy.reset()
-    if callable(getattr(policy, "bind", None)):
-        policy.bind(env)
-    steps = 0
-    try:
-        while steps < max_actions:
-            action = policy.act(obs, info)
-            actions.append(action)
-            obs, reward, terminated, truncated, info = env.step(action)
-            steps += 1
-            reward_total += float(reward)
-            if on_step is not None:
-                on_step(action, obs, float(reward))
-            if terminated or truncated:
-                break
-        success = bool(info["success"])  # every treegym env reports it (envs/core/contract.py)
-    except BudgetExceeded as exc:
-        error, error_kind = f"budget exhausted: {exc}", classify_error(exc)
-    except AgentGaveUp as exc:
-        error, error_kind = f"agent gave up: {exc}", classify_error(exc)
-    except LLMError as exc:
-        error, error_kind = f"LLM error: {exc}", classify_error(exc)
-    record = {
-        "success": success,
-        "reward": reward_total,
-        "steps": steps,
-        "actions": actions,
-        "error": error,
-        "error_kind": error_kind,
-        "wall_s": round(time.perf_counter() - t0, 4),
-        "reward_parts": _jsonable(info.get("reward_parts")) if isinstance(info, dict) and "reward_parts" in info else None,
-    }
-    if error is None and isinstance(info, dict) and "correct_path" in info:
-        record["correct_path"] = bool(info["correct_path"])  # RestBench's path grade (report: CPR)
-    return record
-
-
-def _jsonable(x: Any) -> Any:
-    try:
-        json.dumps(x)
-        return x
-    except TypeError:
-        return json.loads(json.dumps(x, default=str))
-
-
+from .episode import _jsonable, episode_seed, run_episode
+from .progress import _search_postfix, progress_bar
 # ----------------------------------------------------------------- a run
 @dataclass
 class RunConfig:
@@ -186,75 +97,6 @@ class RunConfig:
             env_id=self.env_id, env_options=self.env_kwargs, split=self.split, agent=self.agent,
             agent_options=self.agent_options, budget=self.budget, llm=llm_config(llm), seed=self.seed,
         )
-
-
-_FAILED_KINDS = frozenset({"llm", "infra", "exception"})
-
-
-def summarize(records: Iterable[dict]) -> dict[str, Any]:
-    recs = list(records)
-    n = len(recs)
-    if not n:
-        return {"episodes": 0}
-    gave_up, errors = failure_counts(recs)
-    return {
-        "episodes": n,
-        "pass_rate": sum(bool(r.get("success")) for r in recs) / n,
-        "mean_reward": sum(float(r.get("reward") or 0.0) for r in recs) / n,
-        "mean_calls": sum(int(r.get("llm_calls") or 0) for r in recs) / n,
-        "mean_tokens": sum(int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0) for r in recs) / n,
-        "wrong": wrong_answers(recs),
-        "gave_up": gave_up,
-        "errors": errors,
-        "llm_retries": sum(int(r.get("llm_retries") or 0) for r in recs),
-        "wall_s": sum(float(r.get("wall_s") or 0.0) for r in recs),
-    }
-
-
-def format_summary(summary: dict[str, Any], title: str = "") -> str:
-    if not summary.get("episodes"):
-        return f"{title}: no episodes"
-    rows = [
-        ("episodes", f"{summary['episodes']}"),
-        ("pass rate", f"{summary['pass_rate'] * 100:.1f}%"),
-        ("mean reward", f"{summary['mean_reward']:.3f}"),
-        ("mean LLM calls", f"{summary['mean_calls']:.1f}"),
-        ("mean tokens", f"{summary['mean_tokens']:.0f}"),
-        ("wrong answer", f"{summary.get('wrong', 0)} (ended with no error and no success)"),
-        ("agent gave up", f"{summary.get('gave_up', 0)} (no answer, or its LLM budget spent)"),
-        ("episodes with errors", f"{summary['errors']}"),
-        ("LLM retries", f"{summary.get('llm_retries', 0)}"),
-        ("episode wall time (sum)", f"{summary['wall_s']:.1f} s"),
-    ]
-    width = max(len(k) for k, _ in rows)
-    lines = [title] if title else []
-    lines += [f"  {k.ljust(width)}  {v}" for k, v in rows]
-    return "\n".join(lines)
-
-
-def all_failed(records: Sequence[dict]) -> str | None:
-    """When every episode failed (an LLM, infrastructure or code error, not a spent budget), the message to exit with."""
-    if not records or not all(r.get("error_kind") in _FAILED_KINDS for r in records):
-        return None
-    first = records[0]
-    return (f"every episode failed ({len(records)} of {len(records)}); the first error "
-            f"(task {first.get('task_id')!r}): {first.get('error')}")
-
-
-def budget_warning(records: Sequence[dict], budget: int | None) -> str | None:
-    """A hint when the LLM call budget ran out in every episode and none succeeded."""
-    def ran_out(r: dict) -> bool:
-        stats = r.get("agent_stats") or {}
-        return (r.get("error_kind") == "budget" or stats.get("search_stopped") == "budget"
-                or (r.get("error_kind") == "gave_up" and "budget" in str(r.get("error")))
-                or (budget is not None and int(r.get("llm_calls") or 0) >= budget))
-
-    if not records or any(r.get("success") for r in records) or not all(ran_out(r) for r in records):
-        return None
-    used = f"--budget {budget}" if budget is not None else "the agent's default budget"
-    calls = max(int(r.get("llm_calls") or 0) for r in records)
-    return (f"warning: the LLM call budget ran out in every episode ({len(records)} of {len(records)}, "
-            f"up to {calls} calls) with no success at {used}; try a larger --budget")
 
 
 def make_kwargs(config: RunConfig) -> dict[str, Any]:
@@ -471,35 +313,3 @@ def _executor(config: RunConfig) -> Any:
                          ray_address=config.ray_address, initializer=_watch_parent, initargs=(os.getpid(),))
 
 
-class _NoBar:
-    def update(self, n: int) -> None:
-        pass
-
-    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _search_postfix(bar: Any, every_s: float = 0.5) -> Callable[[dict], None]:
-    """A telemetry listener showing the latest search figures on ``bar`` (redrawn at most every ``every_s``)."""
-    last = [0.0]
-
-    def show(figures: dict) -> None:
-        now = time.monotonic()
-        if now - last[0] >= every_s:
-            last[0] = now
-            bar.set_postfix_str(progress_line(figures))
-
-    return show
-
-
-def progress_bar(total: int, desc: str, enabled: bool, initial: int = 0) -> Any:
-    """A tqdm bar over ``total`` episodes on stderr (``initial`` already done), or a silent
-    stand-in when disabled or there is nothing to do. Used by ``run`` and ``sweep``."""
-    if not enabled or total == 0:
-        return _NoBar()
-    from tqdm import tqdm
-
-    return tqdm(total=total, initial=initial, desc=desc, unit="ep", file=sys.stderr, dynamic_ncols=True)

@@ -33,7 +33,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .evaluation import RunConfig, episode_seed, progress_bar, run_task
+from .episode import episode_seed
+from .evaluation import RunConfig, run_task
+from .progress import progress_bar
 from .executors import collect
 from .runs import ResultsFile, config_hash, episode_key, resume_state
 

@@ -28,7 +28,7 @@ from typing import Any, Callable
 import gymnasium as gym
 
 from ...envs.core import Snapshot, restore, snapshot
-from ..experiments.evaluation import play
+from ..experiments.episode import play
 
 BACKENDS = ("sequential", "thread", "ray")
 

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 import gymnasium as gym
 
-from treegym.agents.experiments.evaluation import run_episode
+from treegym.agents.experiments.episode import run_episode
 from treegym.agents.llm.spec import make_llm
 from treegym.agents.simulated.scripted import ScriptedLLM
 from treegym.agents.policy import AgentGaveUp
