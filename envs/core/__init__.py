@@ -1,4 +1,4 @@
-"""The snapshot protocol shared by every treegym env (see DESIGN.md)."""
+"""The snapshot protocol shared by every treegym env (see docs/DESIGN.md)."""
 from .api import clone, release, restore, snapshot, snapshot_cost, snapshot_kind
 from .contract import Engine, ExpertAdvice, StepResult
 from .engine_env import EngineEnv

@@ -1,6 +1,6 @@
 """The env side of the env-agent contract: what an env tells agents besides its observation.
 
-DESIGN.md: *the env supplies the truth and the action grammar*. Agents (prompt
+docs/DESIGN.md: *the env supplies the truth and the action grammar*. Agents (prompt
 builders, search, simulated LLMs) ask the env through these methods and never
 re-derive them from text or private members.
 
