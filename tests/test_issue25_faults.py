@@ -208,12 +208,6 @@ def _readme_example() -> str:
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 
-def test_the_readme_example_is_the_shipped_example_file():
-    shipped = (ROOT / "envs" / "examples" / "number_walk.py").read_text()
-    body = shipped.split('"""\n', 1)[1]  # after the module docstring
-    assert body == _readme_example()
-
-
 def _treegym(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
     code = "import sys; from treegym.scripts.cli import main; sys.exit(main())"
     return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, timeout=600,
