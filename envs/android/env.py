@@ -39,8 +39,9 @@ from treegym.envs.core.snapshot import SnapshotError
 from . import actions as act
 from .device import get_config
 from .logcat import matching_messages
-from .observation import ParsedScreen, parse
+from .observation import ParsedScreen, from_tree, parse
 from .tasks import EpisodeSpec, episode, episode_ids
+from .ui import to_xml
 
 _LIVE_ENVS: "weakref.WeakSet[BMoCAEnv]" = weakref.WeakSet()
 SPLITS = ("train", "test")
@@ -173,8 +174,13 @@ class BMoCAEnv(ForkableEnv):
         if hit is not None and hit[0] is ref:
             self._cache.move_to_end(id(ref))
             return hit[1], hit[2]
-        xml = self.backend.dump_ui()
-        parsed = parse(xml, w, h)
+        tree = getattr(self.backend, "tree", None)  # the simulator: elements straight from its node tree
+        if tree is not None:
+            root = tree()
+            xml, parsed = to_xml(root), from_tree(root, w, h)
+        else:
+            xml = self.backend.dump_ui()
+            parsed = parse(xml, w, h)
         self._cache[id(ref)] = (ref, xml, parsed)  # the entry keeps ref alive, so its id is not reused
         if len(self._cache) > OBS_CACHE:
             self._cache.popitem(last=False)
@@ -310,7 +316,7 @@ def plan_from(phone_state: Any, spec: EpisodeSpec, budget: int, cursor: int) -> 
         tree = render(sim.state)
         action = to_action(next_intent(t.name, sim.state, tree), tree, cfg.width, cfg.height, cfg.rtl)
         plan.append(action)
-        parsed = parse(sim.dump_ui(), cfg.width, cfg.height)
+        parsed = from_tree(tree, cfg.width, cfg.height)
         _c, gesture = act.to_gesture(action, parsed.bboxes, cfg.width, cfg.height, rtl=cfg.rtl)
         sim.gesture(*gesture.pixels(cfg.width, cfg.height))
         lines, cursor = sim.logcat_read(cursor)
