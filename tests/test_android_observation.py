@@ -106,3 +106,26 @@ def test_to_xml_quotes_attributes_as_quoteattr_and_round_trips():
     assert parsed == from_tree(root, 100, 200)
     texts = [el.attrib["text"] for el in ET.fromstring(xml).iter("node")]
     assert texts == [""] + TRICKY[:4] + ['"'] + TRICKY[4:]  # the parser gives every value back unchanged
+
+
+def test_screen_cache_is_bounded_keyed_by_identity_and_shared_between_envs():
+    from treegym.envs.android.device import get_config
+    from treegym.envs.android.screens import ScreenCache
+    from treegym.envs.android.sim.phone import initial_state
+
+    cache = ScreenCache(max_entries=2)
+    states = [initial_state(get_config("test_env_100")) for _ in range(3)]
+    assert states[0] == states[1] and states[0] is not states[1]
+    screen = parse("<hierarchy />", 1, 1)
+    for i, st in enumerate(states):
+        cache.put(st, f"xml{i}", screen)
+    assert len(cache) == 2 and cache.get(states[0]) is None  # least recently used out first
+    assert cache.get(states[2]) == ("xml2", screen)
+    assert cache.get(initial_state(get_config("test_env_100"))) is None  # equal is not enough: the same object
+
+    a, b = BMoCAEnv(split="test"), BMoCAEnv(split="test")
+    a.reset(options={"task_id": "test_env_104/call_911"})
+    obs_a, _r, _t, _u, info_a = a.step('swipe("up")')
+    b.reset(options={"task_id": "test_env_101/turn_on_wifi"})
+    obs_b, info_b = b.restore(a.snapshot())
+    assert obs_b == obs_a and info_b["xml"] is info_a["xml"]  # the other env's screen, not rendered again

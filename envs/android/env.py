@@ -25,7 +25,6 @@
 from __future__ import annotations
 
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -40,12 +39,12 @@ from . import actions as act
 from .device import get_config
 from .logcat import matching_messages
 from .observation import ParsedScreen, from_tree, parse
+from .screens import SCREENS
 from .tasks import EpisodeSpec, episode, episode_ids
 from .ui import to_xml
 
 _LIVE_ENVS: "weakref.WeakSet[BMoCAEnv]" = weakref.WeakSet()
 SPLITS = ("train", "test")
-OBS_CACHE = 512  # screens (dump + parse) kept per env, keyed by the simulator's immutable state
 FIXED_ACTIONS = ('swipe("up")', 'swipe("down")', 'swipe("left")', 'swipe("right")', 'press("HOME")',
                  'press("BACK")', 'press("OVERVIEW")')
 
@@ -108,7 +107,6 @@ class BMoCAEnv(ForkableEnv):
         self.state: AndroidState | None = None
         self._parsed: ParsedScreen | None = None
         self._xml = ""
-        self._cache: OrderedDict = OrderedDict()
 
     # ------------------------------------------------------------------ tasks
     @classmethod
@@ -164,16 +162,15 @@ class BMoCAEnv(ForkableEnv):
             self.state = state
 
     def _screen(self) -> tuple[str, ParsedScreen]:
-        """The dump and its parse; on a native backend cached by the (immutable) device state."""
+        """The dump and its element list; on a native backend cached by the (immutable) device state."""
         w, h = self.backend.screen_size()
         if self.snapshot_kind != "native":
             xml = self.backend.dump_ui()
             return xml, parse(xml, w, h)
         ref = self.backend.save_snapshot()
-        hit = self._cache.get(id(ref))
-        if hit is not None and hit[0] is ref:
-            self._cache.move_to_end(id(ref))
-            return hit[1], hit[2]
+        hit = SCREENS.get(ref)
+        if hit is not None:
+            return hit
         tree = getattr(self.backend, "tree", None)  # the simulator: elements straight from its node tree
         if tree is not None:
             root = tree()
@@ -181,9 +178,7 @@ class BMoCAEnv(ForkableEnv):
         else:
             xml = self.backend.dump_ui()
             parsed = parse(xml, w, h)
-        self._cache[id(ref)] = (ref, xml, parsed)  # the entry keeps ref alive, so its id is not reused
-        if len(self._cache) > OBS_CACHE:
-            self._cache.popitem(last=False)
+        SCREENS.put(ref, xml, parsed)
         return xml, parsed
 
     def _observe(self) -> tuple[dict, dict]:
