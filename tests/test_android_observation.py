@@ -111,7 +111,7 @@ def test_to_xml_quotes_attributes_as_quoteattr_and_round_trips():
 def test_screen_cache_is_bounded_keyed_by_identity_and_shared_between_envs():
     from treegym.envs.android.device import get_config
     from treegym.envs.android.screens import ScreenCache
-    from treegym.envs.android.sim.phone import initial_state
+    from treegym.envs.android.sim.handset import initial_state
 
     cache = ScreenCache(max_entries=2)
     states = [initial_state(get_config("test_env_100")) for _ in range(3)]

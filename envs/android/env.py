@@ -287,7 +287,8 @@ class BMoCAEnv(ForkableEnv):
     def expert_action(self) -> str | None:
         """The expert's next action only (cheaper than ``expert().plan``)."""
         from .expert import next_intent, to_action
-        from .sim.phone import SimPhone, render
+        from .sim.phone import SimPhone
+        from .sim.window import render
 
         if not isinstance(self.backend, SimPhone) or self.state is None or self.state.success:
             return None
@@ -300,7 +301,8 @@ class BMoCAEnv(ForkableEnv):
 def plan_from(phone_state: Any, spec: EpisodeSpec, budget: int, cursor: int) -> list[str] | None:
     """Roll the scripted expert forward on a copy of the simulator; its actions up to success, or None."""
     from .expert import next_intent, to_action
-    from .sim.phone import SimPhone, render
+    from .sim.phone import SimPhone
+    from .sim.window import render
 
     sim = SimPhone(spec.config_id)
     sim.state = phone_state
