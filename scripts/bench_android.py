@@ -16,6 +16,10 @@ the machine load printed beside them:
   boxes, message), the phone state, its log and the env's logcat cursor and latch;
 * ``step``: one ``env.step`` from a restored state (uncached screen), ``snapshot``,
   ``sim tap`` (one ``SimPhone.gesture`` without observation);
+* ``screen``: what a cold observation costs on the same states: ``render`` (the node
+  tree), then the dump and element list read from the tree (``to_xml`` +
+  ``from_tree``, what the env does) vs the XML round trip (``to_xml`` + ``parse``,
+  what it did before);
 * ``adb step`` (when Debian's ``adb`` is installed): ``adb shell input tap`` +
   ``adb shell uiautomator dump`` + ``adb pull`` through the fake adb server, and
   one ``env.step`` through ``AdbBackend``.
@@ -43,8 +47,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from treegym.envs.android.env import BMoCAEnv
+from treegym.envs.android.observation import from_tree, parse
 from treegym.envs.android.screens import SCREENS
 from treegym.envs.android.sim.phone import SimPhone
+from treegym.envs.android.sim.window import render
+from treegym.envs.android.ui import to_xml
 from treegym.envs.core.check import first_difference
 from treegym.scripts.bench_support import percentile
 
@@ -211,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
 
     env = BMoCAEnv(split="test", max_steps=args.depth + 5)
     targets = find_targets(env, args.states, args.depth)
-    cold, warm, replays, steps = [], [], [], []
+    cold, warm, replays, steps, renders, direct, round_trip = [], [], [], [], [], [], []
     for _ in range(args.repeats):  # interleaved: load changes hit every measurement alike
         for i, t in enumerate(targets):
             other = targets[i - 1]  # the env is in another ordinary state before every timed restore
@@ -237,6 +244,19 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             env.step('swipe("up")')
             steps.append(time.perf_counter() - t0)
+            state, (w, h) = t.seen[2], env.backend.screen_size()
+            t0 = time.perf_counter()
+            tree = render(state)
+            t1 = time.perf_counter()
+            xml, parsed = to_xml(tree), from_tree(tree, w, h)
+            t2 = time.perf_counter()
+            again = parse(to_xml(tree), w, h)
+            t3 = time.perf_counter()
+            renders.append(t1 - t0)
+            direct.append(t2 - t1)
+            round_trip.append(t3 - t2)
+            if again != parsed or xml != t.seen[1]["xml"]:
+                raise SystemExit(f"{t.task_id}: the element list read from the tree differs from the parsed dump")
     snap_t = median_time(env.snapshot, args.repeats * 10)
     phone = SimPhone("test_env_100")
     tap_t = median_time(lambda: phone.gesture(540, 1000, 540, 1000), args.repeats * 10)
@@ -247,6 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  sim tap (no observation)        {tap_t * 1e6:10.1f} us")
     print(f"  env.step (uncached screen)      {spread(steps)}")
     print(f"  snapshot                        {snap_t * 1e6:10.1f} us")
+    print(f"  screen: render (node tree)      {spread(renders)}")
+    print(f"  screen: to_xml + from_tree      {spread(direct)}")
+    print(f"  screen: to_xml + parse (XML trip){spread(round_trip)}   "
+          f"({statistics.median(round_trip) / statistics.median(direct):.1f}x the tree path)")
     print(f"  restore, cold (other state)     {spread(cold)}")
     print(f"  restore, warm (other state)     {spread(warm)}")
     print(f"  reset + replay ({args.depth} steps)       {spread(replays)}")
