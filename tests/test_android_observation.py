@@ -22,8 +22,8 @@ from treegym.envs.android.tasks import task_names
 from treegym.envs.android.ui import Node, to_xml
 
 
-def walk_states(config: str, random_steps: int = 8, seed: int = 0) -> int:
-    """Play the expert and a random walk on all 60 tasks of ``config``; check every state; states checked."""
+def walk_states(config: str, random_steps: int = 8, seed: int = 0, tasks: list[str] | None = None) -> int:
+    """Play the expert and a random walk on ``tasks`` (all 60) of ``config``; check every state; states checked."""
     rng = random.Random(seed)
     env = BMoCAEnv(split="all", max_steps=10 ** 6)
     checked = 0
@@ -38,7 +38,7 @@ def walk_states(config: str, random_steps: int = 8, seed: int = 0) -> int:
         assert info["xml"] == xml and obs["text"] == via_xml.text and info["bboxes"] == list(via_xml.bboxes)
         checked += 1
 
-    for name in task_names():
+    for name in task_names() if tasks is None else tasks:
         obs, info = env.reset(options={"task_id": f"{config}/{name}"})
         check(obs, info)
         for _ in range(30):
@@ -66,7 +66,9 @@ def test_tree_observation_equals_the_xml_path(config):
 
 @pytest.mark.slow
 def test_tree_observation_equals_the_xml_path_on_every_configuration():
-    assert sum(walk_states(c, random_steps=4, seed=i) for i, c in enumerate(all_configs())) > 20000
+    names = task_names()  # every configuration plays a fifth of the tasks; every task runs on 9 configurations
+    checked = sum(walk_states(c, random_steps=4, seed=i, tasks=names[i % 5::5]) for i, c in enumerate(all_configs()))
+    assert checked > 4000
 
 
 def reference_xml(root: Node) -> str:
