@@ -6,6 +6,9 @@ device or emulator through the ``adb`` client). Coordinates are screen pixels.
 
 * ``screen_size() -> (width, height)``
 * ``dump_ui() -> str``: the uiautomator XML of the focused window.
+* optional ``tree() -> Node``: the focused window as a :class:`~treegym.envs.android.ui.Node`
+  tree (the simulator has one); the env then reads the element list from the tree
+  and writes the dump with ``ui.to_xml`` instead of parsing ``dump_ui()``.
 * ``screenshot() -> np.ndarray``: ``(height, width, 3)`` uint8 RGB.
 * ``gesture(x1, y1, x2, y2)``: touch at (x1, y1), lift at (x2, y2); equal points are a tap.
 * ``keyevent(name)``: ``HOME``, ``BACK``, ``APP_SWITCH``, ``ENTER``, ... (``KEYCODE_`` prefix optional).

@@ -25,7 +25,6 @@
 from __future__ import annotations
 
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -39,12 +38,13 @@ from treegym.envs.core.snapshot import SnapshotError
 from . import actions as act
 from .device import get_config
 from .logcat import matching_messages
-from .observation import ParsedScreen, parse
+from .observation import ParsedScreen, from_tree, parse
+from .screens import SCREENS
 from .tasks import EpisodeSpec, episode, episode_ids
+from .ui import to_xml
 
 _LIVE_ENVS: "weakref.WeakSet[BMoCAEnv]" = weakref.WeakSet()
 SPLITS = ("train", "test")
-OBS_CACHE = 512  # screens (dump + parse) kept per env, keyed by the simulator's immutable state
 FIXED_ACTIONS = ('swipe("up")', 'swipe("down")', 'swipe("left")', 'swipe("right")', 'press("HOME")',
                  'press("BACK")', 'press("OVERVIEW")')
 
@@ -107,7 +107,6 @@ class BMoCAEnv(ForkableEnv):
         self.state: AndroidState | None = None
         self._parsed: ParsedScreen | None = None
         self._xml = ""
-        self._cache: OrderedDict = OrderedDict()
 
     # ------------------------------------------------------------------ tasks
     @classmethod
@@ -163,21 +162,23 @@ class BMoCAEnv(ForkableEnv):
             self.state = state
 
     def _screen(self) -> tuple[str, ParsedScreen]:
-        """The dump and its parse; on a native backend cached by the (immutable) device state."""
+        """The dump and its element list; on a native backend cached by the (immutable) device state."""
         w, h = self.backend.screen_size()
         if self.snapshot_kind != "native":
             xml = self.backend.dump_ui()
             return xml, parse(xml, w, h)
         ref = self.backend.save_snapshot()
-        hit = self._cache.get(id(ref))
-        if hit is not None and hit[0] is ref:
-            self._cache.move_to_end(id(ref))
-            return hit[1], hit[2]
-        xml = self.backend.dump_ui()
-        parsed = parse(xml, w, h)
-        self._cache[id(ref)] = (ref, xml, parsed)  # the entry keeps ref alive, so its id is not reused
-        if len(self._cache) > OBS_CACHE:
-            self._cache.popitem(last=False)
+        hit = SCREENS.get(ref)
+        if hit is not None:
+            return hit
+        tree = getattr(self.backend, "tree", None)  # the simulator: elements straight from its node tree
+        if tree is not None:
+            root = tree()
+            xml, parsed = to_xml(root), from_tree(root, w, h)
+        else:
+            xml = self.backend.dump_ui()
+            parsed = parse(xml, w, h)
+        SCREENS.put(ref, xml, parsed)
         return xml, parsed
 
     def _observe(self) -> tuple[dict, dict]:
@@ -286,7 +287,8 @@ class BMoCAEnv(ForkableEnv):
     def expert_action(self) -> str | None:
         """The expert's next action only (cheaper than ``expert().plan``)."""
         from .expert import next_intent, to_action
-        from .sim.phone import SimPhone, render
+        from .sim.phone import SimPhone
+        from .sim.window import render
 
         if not isinstance(self.backend, SimPhone) or self.state is None or self.state.success:
             return None
@@ -299,7 +301,8 @@ class BMoCAEnv(ForkableEnv):
 def plan_from(phone_state: Any, spec: EpisodeSpec, budget: int, cursor: int) -> list[str] | None:
     """Roll the scripted expert forward on a copy of the simulator; its actions up to success, or None."""
     from .expert import next_intent, to_action
-    from .sim.phone import SimPhone, render
+    from .sim.phone import SimPhone
+    from .sim.window import render
 
     sim = SimPhone(spec.config_id)
     sim.state = phone_state
@@ -310,7 +313,7 @@ def plan_from(phone_state: Any, spec: EpisodeSpec, budget: int, cursor: int) -> 
         tree = render(sim.state)
         action = to_action(next_intent(t.name, sim.state, tree), tree, cfg.width, cfg.height, cfg.rtl)
         plan.append(action)
-        parsed = parse(sim.dump_ui(), cfg.width, cfg.height)
+        parsed = from_tree(tree, cfg.width, cfg.height)
         _c, gesture = act.to_gesture(action, parsed.bboxes, cfg.width, cfg.height, rtl=cfg.rtl)
         sim.gesture(*gesture.pixels(cfg.width, cfg.height))
         lines, cursor = sim.logcat_read(cursor)

@@ -9,6 +9,7 @@ expert finds targets by ``key`` and the simulator runs ``action`` on a tap.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 from xml.sax.saxutils import quoteattr
 
@@ -33,15 +34,16 @@ class Node:
         self.text = text
         self.desc = desc
         self.bounds = tuple(int(v) for v in bounds)
-        self.clickable = clickable
-        self.checkable = checkable
-        self.checked = checked
-        self.scrollable = scrollable
-        self.focusable = clickable if focusable is None else focusable
-        self.focused = focused
-        self.selected = selected
-        self.enabled = enabled
-        self.long_clickable = long_clickable
+        # flags are stored as bools (callers pass truthy values) so to_xml can index "false"/"true" by them
+        self.clickable = bool(clickable)
+        self.checkable = bool(checkable)
+        self.checked = bool(checked)
+        self.scrollable = bool(scrollable)
+        self.focusable = self.clickable if focusable is None else bool(focusable)
+        self.focused = bool(focused)
+        self.selected = bool(selected)
+        self.enabled = bool(enabled)
+        self.long_clickable = bool(long_clickable)
         self.password = False
         self.package = package
         self.children = children if children is not None else []
@@ -83,23 +85,33 @@ def mirror(node: Node, width: int) -> None:
         n.bounds = (width - x2, y1, width - x1, y2)
 
 
-def _b(v: bool) -> str:
-    return "true" if v else "false"
+_BOOL = ("false", "true")
+_NEEDS_QUOTING = re.compile(r'[&<>"\n\r\t]')
+
+
+def _attr(value: str) -> str:
+    """``quoteattr(value)``, without its cost for the usual value that needs no escaping."""
+    if not value:
+        return '""'
+    if _NEEDS_QUOTING.search(value) is None:
+        return f'"{value}"'
+    return quoteattr(value)
 
 
 def to_xml(root: Node, rotation: int = 0) -> str:
     """The document ``uiautomator dump`` writes for the window rooted at ``root``."""
     out: list[str] = [XML_HEADER, f'<hierarchy rotation="{rotation}">']
+    b = _BOOL
 
     def emit(n: Node, index: int) -> None:
         x1, y1, x2, y2 = n.bounds
         attrs = (
-            f'<node index="{index}" text={quoteattr(n.text)} resource-id={quoteattr(n.rid)} '
-            f'class={quoteattr(n.cls)} package={quoteattr(n.package)} content-desc={quoteattr(n.desc)} '
-            f'checkable="{_b(n.checkable)}" checked="{_b(n.checked)}" clickable="{_b(n.clickable)}" '
-            f'enabled="{_b(n.enabled)}" focusable="{_b(n.focusable)}" focused="{_b(n.focused)}" '
-            f'scrollable="{_b(n.scrollable)}" long-clickable="{_b(n.long_clickable)}" password="{_b(n.password)}" '
-            f'selected="{_b(n.selected)}" bounds="[{x1},{y1}][{x2},{y2}]"'
+            f'<node index="{index}" text={_attr(n.text)} resource-id={_attr(n.rid)} '
+            f'class={_attr(n.cls)} package={_attr(n.package)} content-desc={_attr(n.desc)} '
+            f'checkable="{b[n.checkable]}" checked="{b[n.checked]}" clickable="{b[n.clickable]}" '
+            f'enabled="{b[n.enabled]}" focusable="{b[n.focusable]}" focused="{b[n.focused]}" '
+            f'scrollable="{b[n.scrollable]}" long-clickable="{b[n.long_clickable]}" password="{b[n.password]}" '
+            f'selected="{b[n.selected]}" bounds="[{x1},{y1}][{x2},{y2}]"'
         )
         if n.children:
             out.append(attrs + ">")

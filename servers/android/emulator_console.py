@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from treegym.envs.android.device import all_configs
-from treegym.envs.android.sim.phone import initial_state
+from treegym.envs.android.sim.handset import initial_state
 
 
 def serve_console(server: Any, rfile: Any, wfile: Any) -> None:

@@ -47,13 +47,11 @@ import threading
 import time
 from typing import Any
 
-from treegym.envs.android.logcat import render
 from treegym.envs.android.sim.phone import SimPhone
-from treegym.envs.android.sim.shell import ShellSession
 from treegym.envs.android.sim.storage import DEFAULT_MAX_BYTES
 
-from .adb_wire import (ID_CLOSE_STDIN, ID_EXIT, ID_STDERR, ID_STDIN, ID_STDOUT, BoundedLog, fail, okay,
-                       read_packets, recv_exact, send_v2, serve_sync)
+from .adb_shell import run_shell
+from .adb_wire import BoundedLog, fail, okay, recv_exact, serve_sync
 from .emulator_console import serve_console
 
 ADB_VERSION = 41
@@ -288,10 +286,10 @@ class FakeAdbServer:
         if req.startswith("shell") and ":" in req:
             opts, _, cmd = req.partition(":")
             okay(sock)
-            return self._run_shell(sock, cmd, v2="v2" in opts.split(",")[1:])
+            return run_shell(self, sock, cmd, v2="v2" in opts.split(",")[1:])
         if req.startswith("exec:"):
             okay(sock)
-            return self._run_shell(sock, req[len("exec:"):], v2=False)
+            return run_shell(self, sock, req[len("exec:"):], v2=False)
         if req == "sync:":
             okay(sock)
             return serve_sync(sock, self.phone, self.lock, lambda: self.phone.adb_root)
@@ -314,72 +312,6 @@ class FakeAdbServer:
             return
         return fail(sock, f"unknown service {req!r}")
 
-    def _run_shell(self, sock: socket.socket, cmd: str, v2: bool) -> None:
-        sh = ShellSession(self.phone, root=self.phone.adb_root, can_follow=True)
-        if not cmd.strip():
-            return self._interactive(sock, sh, v2)
-        with self.lock:
-            res = sh.run(cmd)
-        if v2:
-            send_v2(sock, ID_STDOUT, res.stdout)
-            send_v2(sock, ID_STDERR, res.stderr)
-        else:
-            sock.sendall(res.merged)
-        if sh.follow is not None:
-            return self._follow_logcat(sock, sh, v2)
-        if v2:
-            send_v2(sock, ID_EXIT, bytes([res.status & 0xFF]))
-
-    def _interactive(self, sock: socket.socket, sh: ShellSession, v2: bool) -> None:
-        """Lines from the client's stdin run one by one until stdin closes or ``exit``."""
-        buf, pending = bytearray(), bytearray()
-        while not sh.exited:
-            data = sock.recv(65536)
-            if not data:
-                break
-            closed = False
-            if v2:
-                buf += data
-                for kind, payload in read_packets(buf):
-                    if kind == ID_STDIN:
-                        pending += payload
-                    elif kind == ID_CLOSE_STDIN:
-                        closed = True
-            else:
-                pending += data
-            while b"\n" in pending and not sh.exited:
-                line, _, rest = bytes(pending).partition(b"\n")
-                pending = bytearray(rest)
-                with self.lock:
-                    res = sh.run(line.decode("utf-8", "replace"))
-                if v2:
-                    send_v2(sock, ID_STDOUT, res.stdout)
-                    send_v2(sock, ID_STDERR, res.stderr)
-                else:
-                    sock.sendall(res.merged)
-            if closed:
-                break
-        if v2:
-            send_v2(sock, ID_EXIT, bytes([sh.status & 0xFF]))
-
-    def _follow_logcat(self, sock: socket.socket, sh: ShellSession, v2: bool) -> None:
-        """A logcat that keeps running: new lines (its format and filters) until the client hangs up."""
-        req, printed = sh.follow
-        with self.lock:
-            cursor = self.phone.state.log_count
-        sock.settimeout(0.02)
-        while not self.stopped.is_set() and self.online():
-            with self.lock:
-                lines, cursor = self.phone.logcat_read(cursor)
-            text = render(lines, req, printed) if lines else ""
-            if text:
-                data = text.encode()
-                send_v2(sock, ID_STDOUT, data) if v2 else sock.sendall(data)
-            try:
-                if sock.recv(4096) == b"":
-                    return  # the client hung up
-            except socket.timeout:
-                continue
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Serve the simulated phone over the adb host protocol.")

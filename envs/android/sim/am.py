@@ -12,14 +12,10 @@ or by package + LAUNCHER category. An intent nothing handles answers
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from . import system
-from .shell import ShellResult, fail
+from .command_api import Shell, ShellResult, fail
 from .state import AppTask, Screen
-
-if TYPE_CHECKING:
-    from .shell import ShellSession
 
 PHOTOS = "com.google.android.apps.photos"
 ATTACH_ACTIVITY = "com.google.android.apps.photos/.photoeditor.intents.AttachDataActivity"
@@ -74,7 +70,7 @@ def _describe(it: dict) -> str:
     return "Intent { " + " ".join(parts) + " }"
 
 
-def _resolve(sh: "ShellSession", it: dict) -> str:
+def _resolve(sh: Shell, it: dict) -> str:
     """The package that handles the intent, or ""."""
     state = sh.phone.state
     pkg = ""
@@ -96,7 +92,7 @@ def _resolve(sh: "ShellSession", it: dict) -> str:
     return pkg
 
 
-def _start(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def _start(sh: Shell, args: list[str]) -> str | ShellResult:
     parsed = _intent(args)
     if isinstance(parsed, str):
         return fail(parsed, 255)
@@ -124,7 +120,7 @@ def _start(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return out
 
 
-def am(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def am(sh: Shell, args: list[str]) -> str | ShellResult:
     phone = sh.phone
     if not args:
         return fail("usage: am [subcommand] [options]", 255)

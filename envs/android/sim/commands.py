@@ -15,20 +15,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from ..device import get_config
 from . import system
 from .am import am
 from .logcat_cmd import logcat
 from .packages import media, monkey, pm
-from .shell import ShellResult, fail
-
-if TYPE_CHECKING:
-    from .shell import ShellSession
+from .command_api import Shell, ShellResult, fail
 
 
-def _settings(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def _settings(sh: Shell, args: list[str]) -> str | ShellResult:
     phone = sh.phone
     if args[:1] == ["--user"] and len(args) > 1:
         args = args[2:]
@@ -52,7 +49,7 @@ def _settings(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return fail(f"Invalid command: {op}", 255)
 
 
-def _input(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def _input(sh: Shell, args: list[str]) -> str | ShellResult:
     phone = sh.phone
     if args and args[0] in ("touchscreen", "keyboard", "mouse", "stylus", "dpad", "gamepad", "touchpad"):
         args = args[1:]
@@ -81,7 +78,7 @@ def _input(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return ""
 
 
-def _uiautomator(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def _uiautomator(sh: Shell, args: list[str]) -> str | ShellResult:
     if not args or args[0] != "dump":
         return fail("Usage: uiautomator <subcommand> [options]", 1)
     path = next((a for a in args[1:] if a.startswith("/")), "/sdcard/window_dump.xml")
@@ -95,7 +92,7 @@ def _uiautomator(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return f"UI hierchary dumped to: {path}\n"
 
 
-def _read(sh: "ShellSession", name: str, path: str) -> bytes | ShellResult:
+def _read(sh: Shell, name: str, path: str) -> bytes | ShellResult:
     try:
         data = sh.phone.read_file(path, root=sh.root)
     except PermissionError:
@@ -105,7 +102,7 @@ def _read(sh: "ShellSession", name: str, path: str) -> bytes | ShellResult:
     return data
 
 
-def _cat(sh: "ShellSession", args: list[str]) -> bytes | ShellResult:
+def _cat(sh: Shell, args: list[str]) -> bytes | ShellResult:
     if not args:
         return sh.cmd_stdin
     out = bytearray()
@@ -117,7 +114,7 @@ def _cat(sh: "ShellSession", args: list[str]) -> bytes | ShellResult:
     return bytes(out)
 
 
-def _cp(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def _cp(sh: Shell, args: list[str]) -> str | ShellResult:
     paths = [a for a in args if not a.startswith("-")]
     if len(paths) != 2:
         return fail("cp: Needs 2 arguments", 1)
@@ -134,7 +131,7 @@ def _cp(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return ""
 
 
-def _rm(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def _rm(sh: Shell, args: list[str]) -> str | ShellResult:
     force = any(a.startswith("-") and "f" in a for a in args)
     for p in (a for a in args if not a.startswith("-")):
         try:
@@ -146,7 +143,7 @@ def _rm(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return ""
 
 
-def _ls(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def _ls(sh: Shell, args: list[str]) -> str | ShellResult:
     paths = [a for a in args if not a.startswith("-")] or ["/sdcard"]
     out = []
     for p in paths:
@@ -164,7 +161,7 @@ def _ls(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return "".join(n + "\n" for n in out)
 
 
-def _screencap(sh: "ShellSession", args: list[str]) -> bytes | ShellResult:
+def _screencap(sh: Shell, args: list[str]) -> bytes | ShellResult:
     png = sh.phone.screenshot_png()
     path = next((a for a in args if a.startswith("/")), None)
     if path:
@@ -176,7 +173,7 @@ def _screencap(sh: "ShellSession", args: list[str]) -> bytes | ShellResult:
     return png
 
 
-def _dumpsys(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def _dumpsys(sh: Shell, args: list[str]) -> str | ShellResult:
     phone = sh.phone
     what = args[0] if args else ""
     focus = (system.APPS[phone.state.foreground].component if phone.state.foreground
@@ -193,7 +190,7 @@ def _dumpsys(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return fail(f"Can't find service: {what}", 0)
 
 
-def _date(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def _date(sh: Shell, args: list[str]) -> str | ShellResult:
     phone = sh.phone
     args = [a for a in args if not a.startswith("-")]
     if args and args[0][:1].isdigit():
@@ -213,7 +210,7 @@ def _date(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return phone.state.now.strftime("%a %b %d %H:%M:%S GMT %Y") + "\n"
 
 
-def device_props(sh: "ShellSession") -> dict[str, str]:
+def device_props(sh: Shell) -> dict[str, str]:
     """The properties ``getprop`` lists: the device's, then what ``setprop`` changed."""
     c = sh.phone.config
     props = {"ro.build.version.sdk": "29", "ro.build.version.release": "10", "ro.product.model": c.device,
@@ -224,14 +221,14 @@ def device_props(sh: "ShellSession") -> dict[str, str]:
     return props
 
 
-def _getprop(sh: "ShellSession", args: list[str]) -> str:
+def _getprop(sh: Shell, args: list[str]) -> str:
     props = device_props(sh)
     if args:
         return props.get(args[0], args[1] if len(args) > 1 else "") + "\n"
     return "".join(f"[{k}]: [{v}]\n" for k, v in sorted(props.items()))
 
 
-def _setprop(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def _setprop(sh: Shell, args: list[str]) -> str | ShellResult:
     if len(args) != 2:
         return fail("usage: setprop NAME VALUE\n\nSets an Android system property.", 1)
     name, value = args
@@ -249,7 +246,7 @@ def _setprop(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return ""
 
 
-def _wm(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def _wm(sh: Shell, args: list[str]) -> str | ShellResult:
     phone = sh.phone
     c, base = phone.config, get_config(phone.config.env_id)
     if args[:1] == ["size"]:
@@ -277,7 +274,7 @@ def _wm(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return fail("usage: wm [size|density] [reset|VALUE]", 255)
 
 
-def _cmd(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def _cmd(sh: Shell, args: list[str]) -> str | ShellResult:
     if args[:2] == ["uimode", "night"]:
         if len(args) > 2:
             sh.phone.state = system.set_dark(sh.phone.state, args[2] == "yes")
@@ -287,7 +284,7 @@ def _cmd(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return fail(f"cmd: Can't find service: {args[0] if args else ''}", 20)
 
 
-def _log(sh: "ShellSession", args: list[str]) -> str:
+def _log(sh: Shell, args: list[str]) -> str:
     """Android's ``log [-p PRIORITY] [-t TAG] MESSAGE``: write one logcat line."""
     pri, tag, rest, i = "I", "log", [], 0
     while i < len(args):
@@ -304,7 +301,7 @@ def _log(sh: "ShellSession", args: list[str]) -> str:
     return ""
 
 
-def _content(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def _content(sh: Shell, args: list[str]) -> str | ShellResult:
     if args[:1] == ["query"] and "--uri" in args:
         uri = args[args.index("--uri") + 1]
         if uri.startswith("content://settings/"):

@@ -146,3 +146,19 @@ def pref_row(ctx: Ctx, bounds: tuple[int, int, int, int], title: str, summary: s
 
 def text_node(bounds: tuple[int, int, int, int], text: str, rid: str = "", style: str = "text", **kw: Any) -> Node:
     return Node(TEXT, bounds, rid=rid, text=text, style=style, **kw)
+
+
+def fab(ctx: Ctx, rid: str, desc: str, key: str, action, text: str = "") -> Node:
+    """A floating action button at the bottom end of the content (wide with a label when ``text`` is given)."""
+    s = ctx.dp(56)
+    x2, y2 = ctx.W - ctx.dp(16), ctx.cb - ctx.dp(16)
+    return Node(IMAGE_BUTTON if not text else BUTTON, (x2 - (s * 3 if text else s), y2 - s, x2, y2), rid=rid,
+                desc=desc, text=text, clickable=True, key=key, action=action, style="fab")
+
+
+def center_fab(ctx: Ctx, y2: int, rid: str, desc: str, key: str, action) -> Node:
+    """A round floating action button centred horizontally, its bottom at ``y2``."""
+    s = ctx.dp(64)
+    x = ctx.W // 2
+    return Node(IMAGE_BUTTON, (x - s // 2, y2 - s, x + s // 2, y2), rid=rid, desc=desc, clickable=True, key=key,
+                action=action, style="fab")

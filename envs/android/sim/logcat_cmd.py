@@ -9,16 +9,12 @@ streams new lines (``servers/android/fake_adb.py`` uses the same
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from ..logcat import LogcatUsage, parse_args, render
-from .shell import ShellResult, fail
-
-if TYPE_CHECKING:
-    from .shell import ShellSession
+from .command_api import Shell, ShellResult, fail
 
 
-def logcat(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def logcat(sh: Shell, args: list[str]) -> str | ShellResult:
     try:
         req = parse_args(args, sh.env.get("ANDROID_LOG_TAGS", ""))
     except LogcatUsage as exc:

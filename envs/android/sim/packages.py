@@ -16,13 +16,9 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from . import system
-from .shell import ShellResult, fail
-
-if TYPE_CHECKING:
-    from .shell import ShellSession
+from .command_api import Shell, ShellResult, fail
 
 OTHER_PACKAGES = ("android", "com.android.shell", "com.android.systemui", "com.android.phone",
                   "com.google.android.apps.nexuslauncher", "com.google.android.inputmethod.latin",
@@ -39,7 +35,7 @@ def _unknown(pkg: str) -> ShellResult:
                 255)
 
 
-def _install(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def _install(sh: Shell, args: list[str]) -> str | ShellResult:
     files = [a for a in args if not a.startswith("-")]
     if not files:
         return fail("Error: must either specify a package size or an APK file", 1)
@@ -61,7 +57,7 @@ def _install(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return ShellResult(f"Failure [{why}]\n".encode(), b"", 1)  # pm prints the failure on stdout
 
 
-def pm(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def pm(sh: Shell, args: list[str]) -> str | ShellResult:
     phone = sh.phone
     if not args:
         return fail("usage: pm path|list|install|clear|enable|disable-user|grant ...", 1)
@@ -107,7 +103,7 @@ def pm(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return fail(f"Unknown command: {sub}", 1)
 
 
-def monkey(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def monkey(sh: Shell, args: list[str]) -> str | ShellResult:
     pkg = args[args.index("-p") + 1] if "-p" in args and args.index("-p") + 1 < len(args) else ""
     echo = "".join(f"  bash arg: {a}\n" for a in args) + f"args: [{', '.join(args)}]\n"
     echo += "".join(f' arg: "{a}"\n' for a in args)
@@ -118,7 +114,7 @@ def monkey(sh: "ShellSession", args: list[str]) -> str | ShellResult:
     return echo + "Events injected: 1\n## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)\n"
 
 
-def media(sh: "ShellSession", args: list[str]) -> str | ShellResult:
+def media(sh: Shell, args: list[str]) -> str | ShellResult:
     usage = ("usage: media volume [--show] --stream STREAM_TYPE --get|--set INDEX|--adj "
              "<raise|same|lower>")
     if args[:1] != ["volume"] or "--stream" not in args:

@@ -8,12 +8,14 @@ Needs Pillow (``pip install 'treegym[android]'``).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
 from ..ui import Node
 from .state import PhoneState
+from .window import render
 
 WALLPAPERS = {"00_default": (36, 52, 71), "01_red": (150, 40, 40), "02_blue": (30, 70, 160), "03_paper": (200, 190, 170),
               "04_sky": (110, 170, 225), "05_doughnut": (220, 150, 170), "06_flower": (170, 90, 140),
@@ -58,10 +60,6 @@ def draw(state: PhoneState, tree: Node) -> Image.Image:
     s = c.scale * c.font_scale
     if state.overlay is not None:
         # System UI windows sit over the dimmed app or launcher below them
-        from dataclasses import replace
-
-        from .phone import render
-
         below = replace(state, overlay=None)
         img = Image.blend(draw(below, render(below)), Image.new("RGB", (c.width, c.height), (0, 0, 0)), 0.55)
     else:

@@ -19,43 +19,20 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
-if TYPE_CHECKING:
-    from .phone import SimPhone
+from .command_api import ShellResult, fail, ok
+from .commands import COMMANDS
+from .handset import Handset
 
 OPERATORS = (";", "&&", "||", "|")
-
-
-@dataclass
-class ShellResult:
-    """What one command (or line) printed and its exit status."""
-
-    stdout: bytes = b""
-    stderr: bytes = b""
-    status: int = 0
-
-    @property
-    def merged(self) -> bytes:
-        """stdout then stderr, as shell protocol v1 (one stream) delivers them."""
-        return self.stdout + self.stderr
-
-
-def ok(out: str | bytes = b"") -> ShellResult:
-    return ShellResult(out.encode() if isinstance(out, str) else out, b"", 0)
-
-
-def fail(message: str, status: int = 1, stdout: str | bytes = b"") -> ShellResult:
-    """An error: ``message`` (a newline added) on stderr and a non-zero status."""
-    out = stdout.encode() if isinstance(stdout, str) else stdout
-    return ShellResult(out, (message.rstrip("\n") + "\n").encode(), status)
 
 
 @dataclass
 class ShellSession:
     """One shell on the simulated phone (see the module docstring)."""
 
-    phone: "SimPhone"
+    phone: Handset
     root: bool = False
     env: dict[str, str] = field(default_factory=lambda: {"PATH": "/product/bin:/apex/com.android.runtime/bin:"
                                                           "/system/bin:/system/xbin:/odm/bin:/vendor/bin",
@@ -164,8 +141,6 @@ class ShellSession:
     # ------------------------------------------------------------------ one command
     def command(self, argv: list[str], stdin: bytes = b"") -> ShellResult:
         """Run one command (argv already split); built-ins first, then ``commands.COMMANDS``."""
-        from .commands import COMMANDS
-
         if not argv:
             return ok()
         name, args = argv[0], argv[1:]
@@ -301,6 +276,6 @@ BUILTINS: dict[str, Callable[[ShellSession, list[str], bytes], ShellResult]] = {
 }
 
 
-def run(phone: "SimPhone", cmdline: str) -> ShellResult:
+def run(phone: Handset, cmdline: str) -> ShellResult:
     """Run ``cmdline`` in a fresh shell session (as the ``shell`` user, or root after ``adb root``)."""
     return ShellSession(phone, root=phone.adb_root).run(cmdline)

@@ -1,0 +1,98 @@
+"""The shell service of the fake adb server: ``shell:`` / ``shell,v2,...:`` / ``exec:``.
+
+A command line runs in a fresh :class:`ShellSession` (root after ``adb root``)
+under the server's lock; protocol v2 sends stdout, stderr and the exit status as
+separate packets, v1 (and ``exec:``) one raw stream. An empty command is an
+interactive session (lines from the client's stdin until it closes or ``exit``),
+and a ``logcat`` that keeps running streams new lines until the client hangs up.
+"""
+from __future__ import annotations
+
+import socket
+import threading
+from typing import Any, Protocol
+
+from treegym.envs.android.logcat import render
+from treegym.envs.android.sim.phone import SimPhone
+from treegym.envs.android.sim.shell import ShellSession
+
+from .adb_wire import ID_CLOSE_STDIN, ID_EXIT, ID_STDERR, ID_STDIN, ID_STDOUT, read_packets, send_v2
+
+
+class ShellHost(Protocol):
+    """What the shell service reads of its server (``fake_adb.FakeAdbServer`` is one)."""
+
+    phone: SimPhone
+    lock: Any               # held while a command runs on the phone
+    stopped: threading.Event
+
+    def online(self) -> bool: ...
+
+
+def run_shell(server: ShellHost, sock: socket.socket, cmd: str, v2: bool) -> None:
+    """One ``shell:`` / ``exec:`` service: a command line, or an interactive session when it is empty."""
+    sh = ShellSession(server.phone, root=server.phone.adb_root, can_follow=True)
+    if not cmd.strip():
+        return _interactive(server, sock, sh, v2)
+    with server.lock:
+        res = sh.run(cmd)
+    if v2:
+        send_v2(sock, ID_STDOUT, res.stdout)
+        send_v2(sock, ID_STDERR, res.stderr)
+    else:
+        sock.sendall(res.merged)
+    if sh.follow is not None:
+        return _follow_logcat(server, sock, sh, v2)
+    if v2:
+        send_v2(sock, ID_EXIT, bytes([res.status & 0xFF]))
+
+def _interactive(server: ShellHost, sock: socket.socket, sh: ShellSession, v2: bool) -> None:
+    """Lines from the client's stdin run one by one until stdin closes or ``exit``."""
+    buf, pending = bytearray(), bytearray()
+    while not sh.exited:
+        data = sock.recv(65536)
+        if not data:
+            break
+        closed = False
+        if v2:
+            buf += data
+            for kind, payload in read_packets(buf):
+                if kind == ID_STDIN:
+                    pending += payload
+                elif kind == ID_CLOSE_STDIN:
+                    closed = True
+        else:
+            pending += data
+        while b"\n" in pending and not sh.exited:
+            line, _, rest = bytes(pending).partition(b"\n")
+            pending = bytearray(rest)
+            with server.lock:
+                res = sh.run(line.decode("utf-8", "replace"))
+            if v2:
+                send_v2(sock, ID_STDOUT, res.stdout)
+                send_v2(sock, ID_STDERR, res.stderr)
+            else:
+                sock.sendall(res.merged)
+        if closed:
+            break
+    if v2:
+        send_v2(sock, ID_EXIT, bytes([sh.status & 0xFF]))
+
+def _follow_logcat(server: ShellHost, sock: socket.socket, sh: ShellSession, v2: bool) -> None:
+    """A logcat that keeps running: new lines (its format and filters) until the client hangs up."""
+    req, printed = sh.follow
+    with server.lock:
+        cursor = server.phone.state.log_count
+    sock.settimeout(0.02)
+    while not server.stopped.is_set() and server.online():
+        with server.lock:
+            lines, cursor = server.phone.logcat_read(cursor)
+        text = render(lines, req, printed) if lines else ""
+        if text:
+            data = text.encode()
+            send_v2(sock, ID_STDOUT, data) if v2 else sock.sendall(data)
+        try:
+            if sock.recv(4096) == b"":
+                return  # the client hung up
+        except socket.timeout:
+            continue
