@@ -185,15 +185,17 @@ class ALFWorldEnv(EngineEnv):
 
     # ------------------------------------------------------------------ tasks
     @classmethod
-    def task_counts(cls) -> dict[str, int]:
-        return {SHIPPED_SPLIT: len(shipped_games()), **{k: len(v) for k, v in GENERATED_SPLITS.items()}}
+    def default_task_pool(cls) -> TaskPool:
+        """The shipped split and the generated ones (your own data, ``ALFWORLD_DATA``, is listed by
+        :meth:`split_task_ids`)."""
+        return TaskPool.lazy((SHIPPED_SPLIT, *GENERATED_SPLITS),
+                             lambda s: shipped_games() if s == SHIPPED_SPLIT else generated_split_ids(s),
+                             source="the shipped ALFWorld games")
 
     @classmethod
     def split_task_ids(cls, split: str) -> list[str]:
-        if split == SHIPPED_SPLIT:
-            return list(shipped_games())
-        if split in GENERATED_SPLITS:
-            return generated_split_ids(split)
+        if split == SHIPPED_SPLIT or split in GENERATED_SPLITS:
+            return super().split_task_ids(split)
         data_dir = os.environ.get("ALFWORLD_DATA")
         if not data_dir:
             raise ValueError(f"ALFWorld split {split!r} is not shipped (the shipped split is {SHIPPED_SPLIT!r}); "

@@ -52,6 +52,7 @@ from .forkable import ForkableEnv
 from .session_client import SessionClient, SessionServerError
 from .snapshot import SnapshotError
 from .spaces import action_space, text_observation_space
+from .task_pool import TaskPool, engine_pool
 
 
 @dataclass(frozen=True)
@@ -223,6 +224,7 @@ class EngineEnv(ForkableEnv):
                 engine = RemoteTasks(client)
         self.engine = engine
         self.server_url = server_url
+        self.task_pool: TaskPool
         self._pool = self._make_pool(split, task_ids)
         self.observation_space = observation_space if observation_space is not None else text_observation_space()
         self.action_space = action_space()
@@ -233,46 +235,14 @@ class EngineEnv(ForkableEnv):
         """The current engine state (in-process), or a :class:`RemoteState` (remote: one request)."""
         return self.runner.get_state()
 
-    # ------------------------------------------------------------------ tasks
-    def _split_ids(self, split: str) -> tuple:
-        splits = list(self.engine.splits())
-        if split not in splits:
-            raise ValueError(f"unknown split {split!r}; choose one of {', '.join(map(repr, splits))}")
-        return tuple(self.engine.task_ids(split))
-
+    # ------------------------------------------------------------------ tasks (envs/core/task_pool.py)
     def _make_pool(self, split: str | None, task_ids: Sequence[Any] | None) -> tuple:
-        if task_ids is None:
-            name = split or next(iter(self.engine.splits()))
-            pool = self._split_ids(name)
-            if not pool:
-                raise ValueError(f"split {name!r} has no tasks; choose another split or pass task_ids=")
-            return pool
-        if isinstance(task_ids, (str, bytes)):
-            raise ValueError(f"task_ids must be a sequence of task ids, got {task_ids!r}")
-        pool = tuple(task_ids)
-        if not pool:
-            raise ValueError("task_ids is empty; give at least one task id or leave it out to use a split")
-        for t in pool:
-            self.engine.task(t)  # raises a clear error for an unknown id
-        if split is not None:
-            allowed = set(self._split_ids(split))
-            outside = [t for t in pool if t not in allowed]
-            if outside:
-                raise ValueError(f"task_ids {outside[:10]} are not in split {split!r}; drop split= or fix task_ids")
-        return pool
+        self.task_pool = engine_pool(self.engine)
+        return self.task_pool.select(split, task_ids)
 
     def _choose_task_id(self, seed: int | None, options: dict) -> Any:
-        if options.get("task_id") is not None:
-            return options["task_id"]
-        pool = self._split_ids(options["split"]) if options.get("split") else self._pool
-        if not pool:
-            raise ValueError(f"split {options['split']!r} has no tasks; choose another split")
-        if seed is not None:
-            return pool[seed % len(pool)]
         current = self.task.task_id if self.task is not None else None
-        if current in pool:
-            return pool[(pool.index(current) + 1) % len(pool)]
-        return pool[0]
+        return self.task_pool.choose(self._pool, current, seed, options)
 
     # ------------------------------------------------------------------ snapshot hooks
     def _get_state(self) -> Any:
@@ -344,6 +314,8 @@ class EngineEnv(ForkableEnv):
         return engine.expert(engine.initial_state(engine.task(task_id), seed))
 
     def task_fields(self) -> dict[str, Any]:
+        """The engine's ``task_fields(task)`` of the current task (its description, ``EngineTask.spec``);
+        {} before reset, without one, or in remote mode without a local engine."""
         fields = getattr(self.engine, "task_fields", None)
         if fields is None or self.task is None:
             return {}

@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-from treegym.envs.core import EngineEnv
+from treegym.envs.core import EngineEnv, TaskPool
 
 from .actions import parse_action
 from .api import RestData
@@ -93,15 +93,8 @@ class RestBenchEnv(EngineEnv):
                              "server_url": server_url, "render_mode": render_mode}
 
     @classmethod
-    def task_counts(cls) -> dict[str, int]:
-        return {k: len(v) for k, v in _splits(shipped_tasks()).items()}
-
-    @classmethod
-    def split_task_ids(cls, split: str) -> list:
-        splits = _splits(shipped_tasks())
-        if split not in splits:
-            raise ValueError(f"unknown split {split!r}; choose {', '.join(splits)}")
-        return list(splits[split])
+    def default_task_pool(cls) -> TaskPool:
+        return TaskPool(_splits(shipped_tasks()), source="the shipped RestBench tasks")
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         if options and options.get("task_id") is not None:

@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-from treegym.envs.core import EngineEnv
+from treegym.envs.core import EngineEnv, TaskPool
 
 from .engine import ToolTasksEngine, parse_call
 
@@ -70,15 +70,8 @@ class ToolTasksEnv(EngineEnv):
                              "max_steps": max_steps, "server_url": server_url, "render_mode": render_mode}
 
     @classmethod
-    def task_counts(cls) -> dict[str, int]:
-        return {k: len(v) for k, v in _splits().items()}
-
-    @classmethod
-    def split_task_ids(cls, split: str) -> list:
-        splits = _splits()
-        if split not in splits:
-            raise ValueError(f"unknown split {split!r}; choose test, dev or all")
-        return list(splits[split])
+    def default_task_pool(cls) -> TaskPool:
+        return TaskPool(_splits(), source="the shipped ToolTasks tasks")
 
     def task_fields(self) -> dict[str, Any]:
         if self.task is None:
