@@ -40,6 +40,7 @@ from typing import Any, Sequence
 
 from ..core.contract import ExpertAdvice
 from ..core.engine_env import EngineEnv
+from ..core.task_pool import TaskPool
 from .engine import ALFWorldEngine, commands
 from .game import STYLES, Game
 from .generate import GENERATED_SPLITS, generate_game

@@ -70,8 +70,7 @@ class TaskPool:
         if cached is not None:
             return cached
         if split not in self._names:
-            raise ValueError(f"unknown split {split!r}{self._of()}; choose one of "
-                             f"{', '.join(map(repr, self._names))}")
+            raise ValueError(f"unknown split {split!r}{self._of()}; choose one of {', '.join(self._names)}")
         ids = self._cache[split] = tuple(self._ids_of(split))
         return ids
 
@@ -132,10 +131,16 @@ class TaskPool:
 
 
 def engine_pool(engine: Any, source: str = "") -> TaskPool:
-    """The :class:`TaskPool` of an :class:`~treegym.envs.core.contract.Engine`: its splits, its
-    ``task(task_id)`` as the check (the engine's error for an unknown id)."""
+    """The :class:`TaskPool` of an :class:`~treegym.envs.core.contract.Engine`: its splits (its optional
+    ``default_split`` first played, else its first split); the check is its optional
+    ``canonical_task_id(task_id)``, else ``task(task_id)`` (the engine's error for an unknown id)."""
+    canonical = getattr(engine, "canonical_task_id", None)
+
     def check(task_id: Any) -> Any:
+        if canonical is not None:
+            return canonical(task_id)
         engine.task(task_id)
         return task_id
 
-    return TaskPool.lazy(engine.splits(), engine.task_ids, check=check, source=source)
+    return TaskPool.lazy(engine.splits(), engine.task_ids, check=check,
+                         default=getattr(engine, "default_split", None), source=source)
