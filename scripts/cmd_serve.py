@@ -1,5 +1,6 @@
-"""``treegym serve webshop|tools|openenv [--port P] [--host 127.0.0.1]``: run the WebShop site, the ToolBench
-tool server, or an OpenEnv-compatible server for any env (``--env ID``)."""
+"""``treegym serve <env id or name>|webshop|tools|openenv [--port P] [--host 127.0.0.1]``: the session server
+of any registered env (``servers/env_server.py``), the WebShop site, the ToolBench tool server, or an
+OpenEnv-compatible server for any env (``--env ID``)."""
 from __future__ import annotations
 
 import argparse
@@ -10,14 +11,19 @@ from .options import positive_float, positive_int
 
 SITES = ("webshop", "tools", "openenv")
 DEFAULT_PORTS = {"webshop": 3000, "tools": 8080, "openenv": 8000}
+DEFAULT_ENV_PORT = 8100
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("serve", help="run a site (the WebShop shop, the ToolBench tool server) on this machine",
-                              description="Serve the WebShop site: pages to shop on at http://HOST:PORT/ and the "
-                                          "JSON API that WebShop-v0's HTTP mode (server_url=...) drives.")
-    p.add_argument("site", choices=SITES, help="which site to serve")
+    p = subparsers.add_parser("serve", help="serve any env over HTTP (treegym serve <env id>), or a site (the WebShop "
+                                           "shop, the ToolBench tool server, OpenEnv)",
+                              description="Serve an env's sessions (reset/step/snapshot/restore/fork over JSON under "
+                                          "/api/, what gym.make(id, server_url=...) drives): give its id or short name "
+                                          "(treegym list). Or a site: webshop (pages to shop on and the same API), "
+                                          "tools (ToolBench/StableToolBench routes), openenv (--env ID).")
+    p.add_argument("site", metavar="ENV_OR_SITE",
+                   help=f"a registered env id or short name (treegym list), or one of the sites {', '.join(SITES)}")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1; anything else exposes the site to your network)")
     p.add_argument("--port", type=int, default=None,
@@ -63,11 +69,23 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"treegym serve: {problem}", file=sys.stderr)
         return 2
+    env_id = None
+    if args.site not in SITES:
+        import treegym.envs as te
+
+        env_id = te.resolve(args.site)
+        if env_id is None:
+            names = ", ".join(e.name or e.id for e in te.entries())
+            print(f"treegym serve: {args.site!r} is neither a registered env ({names}; or a full id, see treegym list) "
+                  f"nor a site ({', '.join(SITES)})", file=sys.stderr)
+            return 2
     if args.port is None:
-        args.port = DEFAULT_PORTS[args.site]
+        args.port = DEFAULT_PORTS.get(args.site, DEFAULT_ENV_PORT)
     if not 0 <= args.port <= 65535:
         print(f"--port must be in 0..65535, got {args.port}", file=sys.stderr)
         return 2
+    if env_id is not None:
+        return run_env(args, env_id)
     if args.site == "openenv":
         return run_openenv(args)
     if args.site == "tools":
@@ -105,6 +123,23 @@ def serve_until_interrupted(app: Any, args: argparse.Namespace, banner: Callable
     finally:
         srv.server.server_close()
     return 0
+
+
+def run_env(args: argparse.Namespace, env_id: str) -> int:
+    """``treegym serve <env id>``: the generic session server of one registered env."""
+    try:
+        from treegym.servers.env_server import create_env_app
+
+        app = create_env_app(env_id, ttl=args.ttl, max_sessions=args.max_sessions)
+    except ImportError as exc:
+        print(f"treegym serve {env_id} needs Flask and the env's extra ({exc}); see treegym list", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - a missing extra, task data that does not load: one line, exit 2
+        print(f"cannot serve {env_id}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    return serve_until_interrupted(
+        app, args, lambda url: f"{env_id} sessions at {url}/api/  (play them with server_url={url!r}; "
+                               "Ctrl-C to stop)")
 
 
 def run_tools(args: argparse.Namespace) -> int:

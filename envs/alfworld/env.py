@@ -137,6 +137,7 @@ class ALFWorldEnv(EngineEnv):
         expert_plan: bool = False,
         expert: str = "planner",
         render_mode: str | None = None,
+        server_url: str | None = None,
     ):
         if expert not in EXPERTS:
             raise ValueError(f"expert must be one of {', '.join(EXPERTS)}, got {expert!r}")
@@ -154,11 +155,16 @@ class ALFWorldEnv(EngineEnv):
             engine = _generated_engine(style)
         else:
             engine = _shipped_engine(style)
-        super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode)
+        if server_url is not None and (data_dir is not None or expert != "planner"):
+            raise ValueError("server_url= plays the server's games with its planner expert; drop data_dir= and "
+                             "expert= (or run in-process)")
+        super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode,
+                         server_url=server_url)
         self._init_kwargs = {"split": split, "task_ids": None if task_ids is None else tuple(task_ids),
                              "max_steps": max_steps, "style": style,
                              "data_dir": None if data_dir is None else os.fspath(data_dir),
-                             "expert_plan": expert_plan, "expert": expert, "render_mode": render_mode}
+                             "expert_plan": expert_plan, "expert": expert, "render_mode": render_mode,
+                             "server_url": server_url}
         self.style = style
         self.expert_plan = bool(expert_plan)
         self.expert_kind = expert
@@ -208,9 +214,9 @@ class ALFWorldEnv(EngineEnv):
 
     # ------------------------------------------------------------------ contract
     def task_fields(self) -> dict[str, Any]:
-        if self.state is None:
+        if self.task is None:
             return {}
-        game = self.state.game
+        game = self.task.spec  # the task's Game (what the engine's task() returns), in either mode
         return {"task": game.task_text.removeprefix("Your task is to: "), "task_type": game.task_type,
                 "style": game.style}
 

@@ -189,7 +189,10 @@ class EngineEnv(ForkableEnv):
     snapshot_kind = "native"
     pure_observe = True  # _observe reads the state only (restore_as)
     #: What the remote-mode error says to do when the server cannot be reached.
-    server_hint = "start a session server (treegym.servers.sessions.create_session_app)"
+    server_hint = "start a session server (treegym serve <env id> --port PORT)"
+    #: The make-kwarg whose value picks the server's engine variant (``variant=``), and the values a
+    #: server for this class runs (``treegym serve <env id>``, ``servers/env_server.py``); (None, ()) = one.
+    session_variants: tuple[str | None, tuple[str, ...]] = (None, ())
 
     def __init__(
         self,

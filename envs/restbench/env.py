@@ -73,6 +73,8 @@ def shipped_engine(reward_mode: str = "terminal",
 class RestBenchEnv(EngineEnv):
     """RestBench-style REST tasks on mock TMDB and Spotify (see the module docstring)."""
 
+    session_variants = ("reward_mode", ("terminal", "hidden"))  # a served env picks its reward mode
+
     def __init__(self, split: str | None = None, task_ids: Sequence[Any] | None = None, api: str | None = None,
                  reward_mode: str = "terminal", max_steps: int = 10, max_observation_length: int = DEFAULT_MAX_OBSERVATION,
                  server_url: str | None = None, render_mode: str | None = None):

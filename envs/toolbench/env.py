@@ -65,6 +65,8 @@ def shipped_engine(reward_mode: str = "terminal", max_observation_length: int = 
 class ToolBenchEnv(EngineEnv):
     """ToolBench-style tool use on offline stateful mock APIs (see the module docstring)."""
 
+    session_variants = ("reward_mode", ("terminal", "hidden"))  # a served env picks its reward mode
+
     def __init__(self, split: str | None = None, task_ids: Sequence[Any] | None = None, group: str | None = None,
                  reward_mode: str = "terminal", max_steps: int | None = DEFAULT_MAX_STEPS,
                  max_observation_length: int = DEFAULT_MAX_OBSERVATION, server_url: str | None = None,

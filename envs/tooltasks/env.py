@@ -55,6 +55,8 @@ def shipped_engine(reward_mode: str = "terminal") -> ToolTasksEngine:
 class ToolTasksEnv(EngineEnv):
     """ToolChain*-style tool tasks judged on the final state (see the module docstring)."""
 
+    session_variants = ("reward_mode", ("terminal", "hidden"))  # a served env picks its reward mode
+
     def __init__(self, split: str | None = None, task_ids: Sequence[Any] | None = None, domain: str | None = None,
                  reward_mode: str = "terminal", max_steps: int = 20, server_url: str | None = None,
                  render_mode: str | None = None):

@@ -67,6 +67,7 @@ class WebShopEnv(EngineEnv):
     """WebShop shopping episodes (see the module docstring)."""
 
     server_hint = "start the WebShop site with `treegym serve webshop --port PORT`"
+    session_variants = ("observation_mode", OBSERVATION_MODES)  # a served env picks its observation mode
 
     def __init__(
         self,

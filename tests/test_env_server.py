@@ -1,0 +1,122 @@
+"""``treegym serve <env-id>``: one session server for every registered family, started for real on
+127.0.0.1; a client env plays a few steps through it and sees what the in-process env sees, and a
+snapshot taken over HTTP restores to the same observation."""
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+
+import treegym.envs as te
+from treegym.envs.core import EngineEnv
+from treegym.servers.env_server import ForkEngine, create_env_app, session_engines
+from treegym.servers.run import serve_in_thread
+
+TASKS = {  # a task each, and make-kwargs that keep the in-process env and the server alike
+    "treegym/Game24-v0": (900, {}),
+    "treegym/WebShop-v0": (0, {}),
+    "treegym/ToolBench-v0": (None, {}),
+    "treegym/RestBench-v0": (None, {}),
+    "treegym/ToolTasks-v0": (None, {}),
+    "treegym/BMoCA-v0": ("test_env_100/turn_on_airplane_mode", {}),
+    "treegym/ALFWorld-v0": (None, {}),
+    "treegym/TextWorld-v0": (None, {}),
+}
+
+
+def _client(env_id: str, url: str) -> gym.Env:
+    """What a user plays a served env with: its own class with server_url= where it has that mode
+    (an EngineEnv), else the generic remote EngineEnv over the server's task list."""
+    cls = te.env_class(env_id)
+    if issubclass(cls, EngineEnv):
+        return gym.make(env_id, server_url=url)
+    return EngineEnv(None, server_url=url, max_steps=None)
+
+
+def _actions(env: gym.Env, obs: dict) -> str:
+    advice = env.unwrapped.expert()
+    if advice is not None and advice.next_action is not None:
+        return advice.next_action
+    return obs["valid_actions"][0] if obs["valid_actions"] else "look"
+
+
+@pytest.mark.parametrize("env_id", list(TASKS))
+def test_a_served_env_plays_like_the_in_process_one(env_id):
+    if env_id not in te.env_ids():
+        pytest.skip(f"{env_id} is not registered here")
+    try:
+        te.env_class(env_id)
+    except gym.error.DependencyNotInstalled as exc:
+        pytest.skip(str(exc))
+    task_id, kwargs = TASKS[env_id]
+    local = gym.make(env_id, **kwargs)
+    if task_id is None:
+        task_id = local.unwrapped.split_task_ids(local.unwrapped.task_counts() and next(iter(local.unwrapped.task_counts())))[0]
+    with serve_in_thread(create_env_app(env_id, kwargs, serve_expert=True)) as srv:
+        remote = _client(env_id, srv.url)
+        obs_l, info_l = local.reset(seed=0, options={"task_id": task_id})
+        obs_r, info_r = remote.reset(seed=0, options={"task_id": task_id})
+        assert obs_r["text"] == obs_l["text"] and tuple(obs_r["valid_actions"]) == tuple(obs_l["valid_actions"])
+        assert info_r["success"] == info_l["success"] is False
+        snap, at_snap, played = None, None, []
+        for i in range(3):
+            if i == 1:
+                snap, at_snap = te.snapshot(remote), obs_r["text"]
+            action = _actions(local, obs_l)
+            played.append(action)
+            obs_l, r_l, term_l, _, info_l = local.step(action)
+            obs_r, r_r, term_r, _, info_r = remote.step(action)
+            assert (obs_r["text"], r_r, term_r, info_r["success"]) == (obs_l["text"], r_l, term_l, info_l["success"]), \
+                (env_id, i, action)
+            if term_l:
+                break
+        # restore the HTTP snapshot (a different state from the current one) and replay: same again
+        obs_back, _ = te.restore(remote, snap)
+        assert obs_back["text"] == at_snap
+        if len(played) > 1:
+            assert remote.step(played[1])[0]["text"] == local_replay(env_id, kwargs, task_id, played[:2])
+        remote.close()
+    local.close()
+
+
+def local_replay(env_id: str, kwargs: dict, task_id, actions: list[str]) -> str:
+    env = gym.make(env_id, **kwargs)
+    obs, _ = env.reset(seed=0, options={"task_id": task_id})
+    for a in actions:
+        obs = env.step(a)[0]
+    env.close()
+    return obs["text"]
+
+
+def test_short_names_resolve_and_unknown_names_are_refused():
+    assert te.resolve("game24") == "treegym/Game24-v0" and te.resolve("ALFWorld-v0") == "treegym/ALFWorld-v0"
+    with pytest.raises(ValueError, match="unknown env 'nope'.*treegym/Game24-v0"):
+        session_engines("nope")
+
+
+def test_fork_engine_refuses_a_state_it_did_not_sign():
+    from treegym.envs.examples.number_walk import NumberWalkEnv
+
+    class Listed(NumberWalkEnv):
+        @classmethod
+        def default_task_pool(cls):
+            return te.TaskPool({"all": (0,)})
+
+        def reset(self, *, seed=None, options=None):
+            return super().reset(seed=seed)
+
+    engine = ForkEngine(Listed())
+    state = engine.step(engine.initial_state(0, 0), "add 2").state
+    data = engine.state_to_json(state)
+    assert engine.observe(engine.state_from_json(data))[1]["position"] == 2
+    forged = dict(data, mac="0" * 64)
+    with pytest.raises(ValueError, match="not made by this server"):
+        engine.state_from_json(forged)
+    with pytest.raises(ValueError, match="not made by this server"):
+        ForkEngine(Listed()).state_from_json(data)  # another server process has another key
+
+
+def test_the_cli_refuses_an_unknown_env(capsys):
+    from treegym.scripts.cli import main
+
+    assert main(["serve", "nope", "--port", "0"]) == 2
+    assert "neither a registered env" in capsys.readouterr().err
