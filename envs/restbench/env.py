@@ -46,7 +46,7 @@ def shipped_tasks() -> tuple[dict, ...]:
     for name in ("tasks.json", "restbench_tasks.json"):
         path = DATA_DIR / name
         if not path.is_file():
-            raise FileNotFoundError(f"{path} is missing; run python -m treegym.envs.restbench.tasks")
+            raise FileNotFoundError(f"{path} is missing; run python -m treegym.envs.restbench.build")
         out += json.loads(path.read_text(encoding="utf-8"))
     return tuple(out)
 
