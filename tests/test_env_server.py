@@ -120,3 +120,29 @@ def test_the_cli_refuses_an_unknown_env(capsys):
 
     assert main(["serve", "nope", "--port", "0"]) == 2
     assert "neither a registered env" in capsys.readouterr().err
+
+
+def test_a_forged_game24_state_is_refused_and_the_session_kept():
+    import json
+    import urllib.error
+    import urllib.request
+
+    def call(url: str, body: dict) -> tuple[int, dict]:
+        req = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    with serve_in_thread(create_env_app("game24")) as srv:
+        status, made = call(f"{srv.url}/api/sessions", {"task_id": 900})
+        sid = made["session_id"]
+        status, snap = call(f"{srv.url}/api/sessions/{sid}/snapshot", {})
+        forged = dict(snap["state"], done=True, won=True)  # 4 numbers left, yet "won"
+        status, answer = call(f"{srv.url}/api/sessions/{sid}/restore", {"state": forged})
+        assert status == 400 and "won is true only" in answer["error"]
+        status, answer = call(f"{srv.url}/api/sessions/{sid}/restore", {"state": dict(snap["state"], left=["1/0"])})
+        assert status == 400 and "left" in answer["error"]
+        status, answer = call(f"{srv.url}/api/sessions/{sid}/restore", {"state": snap["state"]})
+        assert status == 200 and answer["observation"]["text"] == made["observation"]["text"]
