@@ -75,3 +75,14 @@ def test_engine_env_task_fields_work_on_toolbench_in_both_modes():
         remote.reset(seed=1)
         assert remote.unwrapped.task_fields() == fields
         remote.close()
+
+
+def test_splits_of_records_groups_a_task_file_by_its_split_field():
+    from treegym.envs.core.task_pool import splits_of_records
+
+    rows = [{"id": 1, "split": "dev"}, {"id": 2, "split": "test"}, {"id": 3, "split": "extra"}, {"id": 4, "split": "test"}]
+    assert splits_of_records(rows, "id") == {"dev": (1,), "test": (2, 4), "extra": (3,), "all": (1, 2, 3, 4)}
+    assert splits_of_records(rows, "id", order=("test", "dev", "all", "extra", "none"), all_of=("test", "dev")) == \
+        {"test": (2, 4), "dev": (1,), "all": (1, 2, 4), "extra": (3,), "none": ()}
+    pool = TaskPool(splits_of_records(rows, "id", all_split=None), default="test")
+    assert pool.select() == (2, 4) and pool.splits() == ("dev", "test", "extra")

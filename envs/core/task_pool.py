@@ -130,6 +130,28 @@ class TaskPool:
         return f"TaskPool({self.counts()}, default={self.default!r})"
 
 
+def splits_of_records(records: Iterable[Mapping[str, Any]], id_key: str, split_key: str = "split",
+                      order: Sequence[str] | None = None, all_split: str | None = "all",
+                      all_of: Sequence[str] | None = None) -> dict[str, tuple]:
+    """Task ids by the split each record of a task file names (``record[split_key]``), for a :class:`TaskPool`.
+
+    ``all_split`` (default ``"all"``; None for none) holds the ids of the records whose split is in
+    ``all_of`` (default: every record). ``order``: the split names in the order wanted (``all_split`` may
+    be among them; splits no record names are empty); default: first appearance, then ``all_split``.
+    """
+    by_split: dict[str, list] = {}
+    every: list = []
+    for r in records:
+        split = r[split_key]
+        by_split.setdefault(split, []).append(r[id_key])
+        if all_of is None or split in all_of:
+            every.append(r[id_key])
+    if all_split is not None:
+        by_split[all_split] = every
+    names = list(order) if order is not None else list(by_split)
+    return {name: tuple(by_split.get(name, ())) for name in names}
+
+
 def engine_pool(engine: Any, source: str = "") -> TaskPool:
     """The :class:`TaskPool` of an :class:`~treegym.envs.core.contract.Engine`: its splits (its optional
     ``default_split`` first played, else its first split); the check is its optional

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from treegym.envs.core import EngineEnv, TaskPool
+from treegym.envs.core.task_pool import splits_of_records
 
 from .actions import parse_action
 from .api import RestData
@@ -51,11 +52,9 @@ def shipped_tasks() -> tuple[dict, ...]:
     return tuple(out)
 
 
-def _splits(tasks: tuple[dict, ...]) -> dict[str, list]:
-    splits = {s: [t["query_id"] for t in tasks if t["split"] == s] for s in ("test", "dev")}
-    splits["all"] = [t["query_id"] for t in tasks if t["split"] in ("test", "dev")]
-    splits[SPLIT] = [t["query_id"] for t in tasks if t["split"] == SPLIT]
-    return splits
+def _splits(tasks: tuple[dict, ...]) -> dict[str, tuple]:
+    # "all" is the generated tasks (test + dev); RestBench's own 157 queries are their own split
+    return splits_of_records(tasks, "query_id", order=("test", "dev", "all", SPLIT), all_of=("test", "dev"))
 
 
 @lru_cache(maxsize=4)

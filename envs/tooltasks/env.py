@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from treegym.envs.core import EngineEnv, TaskPool
+from treegym.envs.core.task_pool import splits_of_records
 
 from .engine import ToolTasksEngine, parse_call
 
@@ -40,11 +41,8 @@ def shipped_tasks() -> tuple[dict, ...]:
     return tuple(json.loads(path.read_text(encoding="utf-8")))
 
 
-def _splits() -> dict[str, list]:
-    tasks = shipped_tasks()
-    out = {s: [t["task_id"] for t in tasks if t["split"] == s] for s in ("test", "dev")}
-    out["all"] = [t["task_id"] for t in tasks]
-    return out
+def _splits() -> dict[str, tuple]:
+    return splits_of_records(shipped_tasks(), "task_id", order=("test", "dev", "all"))
 
 
 @lru_cache(maxsize=2)
