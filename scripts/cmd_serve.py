@@ -162,6 +162,9 @@ def run_openenv(args: argparse.Namespace) -> int:
     if create_openenv_app is None:
         return 2
     max_sessions = args.max_sessions if args.max_sessions != 10_000 else 64
+    import treegym.envs as te
+
+    args.env = te.resolve(args.env) or args.env  # a short name (treegym list) works too
     try:
         app = create_openenv_app(args.env, max_sessions=max_sessions)  # hosts: apply_server_policy
     except Exception as exc:  # unknown id, missing extra, a catalog that does not load: one line, exit 2

@@ -81,12 +81,17 @@ class ForkEngine:
     One env does the work (a lock makes requests take turns on it): each request restores
     the session's snapshot, acts, and snapshots again. State JSON is the pickled snapshot
     signed with a key of this server process (HMAC-SHA256), so a client can hand back only
-    states this server made: nothing a client sends is unpickled unchecked.
+    states this server made: nothing a client sends is unpickled unchecked. Envs with
+    ``external`` snapshots are refused (a server cannot know when to release them).
     """
 
     def __init__(self, env: ForkableEnv):
         if not isinstance(env, ForkableEnv):
             raise TypeError(f"ForkEngine serves a treegym ForkableEnv, got {type(env).__name__}")
+        if env.snapshot_kind == "external":
+            raise ValueError(f"{type(env).__name__} takes external snapshots (device handles that must be released); "
+                             "a session server keeps every state a client may return to, so it serves only native "
+                             "or replay snapshots: use the env in-process")
         pool = type(env).default_task_pool()
         if pool is None:
             raise ValueError(f"{type(env).__name__} does not list its tasks (default_task_pool); "

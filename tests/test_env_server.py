@@ -146,3 +146,17 @@ def test_a_forged_game24_state_is_refused_and_the_session_kept():
         assert status == 400 and "left" in answer["error"]
         status, answer = call(f"{srv.url}/api/sessions/{sid}/restore", {"state": snap["state"]})
         assert status == 200 and answer["observation"]["text"] == made["observation"]["text"]
+
+
+def test_envs_with_external_snapshots_are_not_served():
+    from treegym.envs.examples.number_walk import NumberWalkEnv
+
+    class OnADevice(NumberWalkEnv):
+        snapshot_kind = "external"
+
+        @classmethod
+        def default_task_pool(cls):
+            return te.TaskPool({"all": (0,)})
+
+    with pytest.raises(ValueError, match="external snapshots"):
+        ForkEngine(OnADevice())

@@ -9,7 +9,9 @@ that builds it::
             super().__init__(MyEngine(), split=split, task_ids=task_ids, max_steps=max_steps,
                              render_mode=render_mode, server_url=server_url)
 
-and serves it with ``treegym.servers.sessions.create_session_app(MyEngine())``.
+and, once its id is declared (``ENV_SPECS``, ``envs/core/env_entry.py``), serves it with
+``treegym serve <env id>`` (``treegym.servers.env_server.create_env_app``; or
+``treegym.servers.sessions.create_session_app(MyEngine())`` directly).
 
 * **Two modes, one class, same observations.** Without ``server_url`` the env
   holds the engine state itself (:class:`InProcessRunner`). With
@@ -21,7 +23,8 @@ and serves it with ``treegym.servers.sessions.create_session_app(MyEngine())``.
   used for the task list and the optional contract methods; ``engine=None``
   with ``server_url`` asks the server for the task list instead (task specs
   are then the task ids).
-* **Tasks**: ``split=`` (the engine's first split by default) or ``task_ids=``.
+* **Tasks** (the rules of ``task_pool.TaskPool``): ``split=`` (the engine's ``default_split``,
+  else its first split) or ``task_ids=``.
   ``reset(options={"task_id": t})`` plays task ``t``; ``options={"split": s}``
   draws from another split; ``reset(seed=s)`` plays the pool's task
   ``s % len(pool)``; ``reset()`` the task after the current one (wrapping).
