@@ -84,12 +84,14 @@ def resolve(name: str) -> str | None:
 
 
 def register_all() -> None:
+    """Discover the families (:func:`discover`) and register every id not registered yet. Run on
+    ``import treegym.envs``; run it again after adding a family folder in a live process."""
     global _ENTRIES
     from .core.vector import make_vector_env
 
-    if not _ENTRIES:
-        _ENTRIES = discover()
-        ENVS.update({e.id: (e.entry_point, dict(e.kwargs), e.extra) for e in _ENTRIES})
+    _ENTRIES = discover()
+    ENVS.clear()  # the same dict object: modules that imported ENVS see the update
+    ENVS.update({e.id: (e.entry_point, dict(e.kwargs), e.extra) for e in _ENTRIES})
     for env_id, (entry_point, kwargs, _extra) in ENVS.items():
         if env_id in gym.registry:
             continue

@@ -242,6 +242,16 @@ class EngineEnv(ForkableEnv):
         return self.runner.get_state()
 
     # ------------------------------------------------------------------ tasks (envs/core/task_pool.py)
+    @classmethod
+    def default_task_pool(cls) -> TaskPool | None:
+        """The tasks of an env made with its default make-kwargs (one is made to ask; families
+        that can list their shipped tasks more cheaply override it)."""
+        env = cls()
+        try:
+            return env.task_pool
+        finally:
+            env.close()
+
     def _make_pool(self, split: str | None, task_ids: Sequence[Any] | None) -> tuple:
         self.task_pool = engine_pool(self.engine)
         return self.task_pool.select(split, task_ids)
