@@ -102,6 +102,10 @@ class ForkEngine:
         self._key = secrets.token_bytes(32)
 
     # ------------------------------------------------------------------ tasks
+    @property
+    def default_split(self) -> str:
+        return self.pool.default
+
     def splits(self) -> tuple[str, ...]:
         return self.pool.splits()
 

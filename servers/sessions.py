@@ -22,7 +22,7 @@ differ only in how they observe, e.g. WebShop's ``text`` / ``text_rich`` /
 JSON API (bodies and answers are JSON objects)::
 
     GET    /api/health                   -> {status, sessions, variants, ...extra}
-    GET    /api/tasks                    -> {splits: {split: [task ids]}}
+    GET    /api/tasks                    -> {splits: {split: [task ids]}, default_split}
     POST   /api/sessions                 {task_id | split | state, seed?, variant?} -> 201 {session_id, ...}
     POST   /api/sessions/<id>/reset      {task_id? | split?, seed?}   (default: the same task again)
     POST   /api/sessions/<id>/step       {action: str}   -> {observation, info, reward, terminated}
@@ -308,7 +308,8 @@ def create_session_app(
 
     @app.get("/api/tasks")
     def api_tasks():
-        return jsonify(splits=service.tasks())
+        # default_split: the split a client env made without split= plays (the engine's, else the first)
+        return jsonify(splits=service.tasks(), default_split=getattr(service.engine(), "default_split", None))
 
     @app.post("/api/sessions")
     def api_create():

@@ -160,3 +160,11 @@ def test_envs_with_external_snapshots_are_not_served():
 
     with pytest.raises(ValueError, match="external snapshots"):
         ForkEngine(OnADevice())
+
+
+def test_a_generic_client_plays_the_servers_default_split():
+    with serve_in_thread(create_env_app("game24")) as srv:
+        remote = EngineEnv(None, server_url=srv.url)
+        assert remote.reset(seed=0)[1]["task_id"] == 900  # the test split, as in-process
+        assert remote.reset(options={"split": "train"}, seed=0)[1]["task_id"] == 0
+        remote.close()

@@ -166,14 +166,18 @@ class RemoteTasks:
     def __init__(self, client: SessionClient):
         self.client = client
         self._splits: dict[str, tuple] | None = None
+        self.default_split: str | None = None
 
     def _all(self) -> dict[str, tuple]:
         if self._splits is None:
-            self._splits = {k: tuple(v) for k, v in self.client.splits().items()}
+            answer = self.client.tasks()
+            self._splits = {k: tuple(v) for k, v in answer["splits"].items()}
+            default = answer.get("default_split")
+            self.default_split = default if default in self._splits else None
         return self._splits
 
     def splits(self) -> Sequence[str]:
-        return tuple(self._all())
+        return tuple(self._all())  # (also reads the server's default_split)
 
     def task_ids(self, split: str) -> Sequence[Any]:
         return self._all()[split]

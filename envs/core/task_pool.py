@@ -164,5 +164,6 @@ def engine_pool(engine: Any, source: str = "") -> TaskPool:
         engine.task(task_id)
         return task_id
 
-    return TaskPool.lazy(engine.splits(), engine.task_ids, check=check,
-                         default=getattr(engine, "default_split", None), source=source)
+    names = tuple(engine.splits())  # first: a remote engine learns its default split with them
+    return TaskPool.lazy(names, engine.task_ids, check=check, default=getattr(engine, "default_split", None),
+                         source=source)
