@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any, Callable
 
-from .options import positive_float, positive_int
+from .options import parse_options, positive_float, positive_int
 
 SITES = ("webshop", "tools", "openenv")
 DEFAULT_PORTS = {"webshop": 3000, "tools": 8080, "openenv": 8000}
@@ -37,6 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="also answer requests whose Host/Origin is NAME (repeatable; '*' = any). By default only "
                         "127.0.0.1, localhost and ::1 (and --host) are answered, so web pages cannot drive the server")
+    p.add_argument("--env-opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="an env id: a make-kwarg of the served env (repeatable), e.g. data_path=my24.csv")
     p.add_argument("--expert", action="store_true",
                    help="answer GET /api/sessions/<id>/expert (the task's gold plan); off by default")
     p.set_defaults(func=run)
@@ -86,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if env_id is not None:
         return run_env(args, env_id)
+    if args.env_opt:
+        print(f"treegym serve {args.site}: --env-opt applies to an env id, not to a site", file=sys.stderr)
+        return 2
     if args.site == "openenv":
         return run_openenv(args)
     if args.site == "tools":
@@ -127,10 +132,11 @@ def serve_until_interrupted(app: Any, args: argparse.Namespace, banner: Callable
 
 def run_env(args: argparse.Namespace, env_id: str) -> int:
     """``treegym serve <env id>``: the generic session server of one registered env."""
+    env_kwargs = parse_options(args.env_opt)
     try:
         from treegym.servers.env_server import create_env_app
 
-        app = create_env_app(env_id, ttl=args.ttl, max_sessions=args.max_sessions)
+        app = create_env_app(env_id, env_kwargs, ttl=args.ttl, max_sessions=args.max_sessions)
     except ImportError as exc:
         print(f"treegym serve {env_id} needs Flask and the env's extra ({exc}); see treegym list", file=sys.stderr)
         return 2

@@ -195,5 +195,7 @@ def create_env_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None, **a
     """The session server of ``env_id`` (see the module docstring); ``app_options`` go to
     :func:`~treegym.servers.sessions.create_session_app` (ttl, max_sessions, serve_expert, ...)."""
     resolved = registration.resolve(env_id) or env_id
-    engines = session_engines(env_id, **dict(env_kwargs or {}))
+    env_kwargs = dict(env_kwargs or {})
+    engines = session_engines(env_id, **env_kwargs)
+    app_options.setdefault("default_split", env_kwargs.get("split"))  # what the served env was made to play
     return create_session_app(engines, health=lambda: {"env_id": resolved}, **app_options)

@@ -247,10 +247,12 @@ def create_session_app(
     allowed_hosts: Iterable[str] | None = None,
     serve_expert: bool | None = None,
     clock: Callable[[], float] = time.monotonic,
+    default_split: str | None = None,
 ) -> Flask:
     """A Flask app serving ``engines`` (see the module docstring); ``health()`` adds fields to /api/health.
 
-    ``clock`` (seconds) times the sessions' ``ttl``; tests pass a fake one.
+    ``clock`` (seconds) times the sessions' ``ttl``; tests pass a fake one. ``default_split``: the
+    split ``/api/tasks`` tells clients to play by default (else the engine's ``default_split``, if any).
 
     Requests with a foreign ``Host`` or ``Origin`` are refused (``servers/guard.py``; ``allowed_hosts``
     adds host names, default ``$TREEGYM_ALLOWED_HOSTS``). ``/expert`` answers only when
@@ -309,7 +311,8 @@ def create_session_app(
     @app.get("/api/tasks")
     def api_tasks():
         # default_split: the split a client env made without split= plays (the engine's, else the first)
-        return jsonify(splits=service.tasks(), default_split=getattr(service.engine(), "default_split", None))
+        return jsonify(splits=service.tasks(),
+                       default_split=default_split or getattr(service.engine(), "default_split", None))
 
     @app.post("/api/sessions")
     def api_create():

@@ -168,3 +168,30 @@ def test_a_generic_client_plays_the_servers_default_split():
         assert remote.reset(seed=0)[1]["task_id"] == 900  # the test split, as in-process
         assert remote.reset(options={"split": "train"}, seed=0)[1]["task_id"] == 0
         remote.close()
+
+
+def test_treegym_serve_runs_an_env_server_from_the_command_line(tmp_path):
+    import json
+    import os
+    import signal
+    import subprocess
+    import urllib.request
+
+    csv = tmp_path / "mine.csv"
+    csv.write_text("Rank,Puzzles\n1,4 9 10 13\n2,1 3 4 6\n", encoding="utf-8")
+    proc = subprocess.Popen([os.path.join(os.path.dirname(__import__("sys").executable), "treegym"), "serve",
+                             "game24", "--port", "0", "--quiet", "--env-opt", f"data_path={csv}", "--env-opt", "split=all"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        banner = proc.stdout.readline()
+        assert "treegym/Game24-v0 sessions at http://127.0.0.1:" in banner, (banner, proc.stderr.read())
+        url = banner.split(" sessions at ")[1].split("/api/")[0]
+        with urllib.request.urlopen(f"{url}/api/tasks") as r:
+            assert json.loads(r.read())["splits"]["all"] == [0, 1]  # the user's own two puzzles
+        remote = EngineEnv(None, server_url=url)  # plays the server's split=all by default
+        assert remote.reset(seed=1)[0]["instruction"].endswith("Input: 1 3 4 6")
+        remote.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait()
+    assert proc.returncode == 0
