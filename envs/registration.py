@@ -26,6 +26,7 @@ import importlib
 import os
 import pkgutil
 import sys
+import warnings
 from functools import partial
 from typing import Any
 
@@ -40,7 +41,8 @@ _PACKAGE = __name__.rpartition(".")[0]  # treegym.envs
 
 def discover() -> tuple[EnvEntry, ...]:
     """Every :class:`EnvEntry` declared by a sub-package of ``treegym.envs`` (its ``ENV_SPECS``),
-    in ``order``; a sub-package that fails to import is skipped here (``gym.make`` names the error)."""
+    in ``order``. A sub-package that fails to import is skipped with a warning naming it and the error
+    (one broken family must not stop the others from registering)."""
     package = sys.modules[_PACKAGE]
     found: list[EnvEntry] = []
     for info in pkgutil.iter_modules(package.__path__):
@@ -48,7 +50,9 @@ def discover() -> tuple[EnvEntry, ...]:
             continue
         try:
             module = importlib.import_module(f"{_PACKAGE}.{info.name}")
-        except ImportError:
+        except ImportError as exc:
+            warnings.warn(f"{_PACKAGE}.{info.name} failed to import, its env ids are not registered: "
+                          f"{type(exc).__name__}: {exc}", stacklevel=2)
             continue
         for entry in getattr(module, "ENV_SPECS", ()):
             if not isinstance(entry, EnvEntry):
