@@ -128,8 +128,8 @@ class ForkEngine:
     def step(self, state: ForkState, action: str) -> StepResult[ForkState]:
         with self._lock:
             self.env.restore(state.snapshot)
-            obs, reward, terminated, _truncated, info = self.env.step(action)
-            return StepResult(self._here(obs, info, terminated), float(reward), bool(terminated))
+            obs, reward, terminated, truncated, info = self.env.step(action)
+            return StepResult(self._here(obs, info, terminated), float(reward), bool(terminated), bool(truncated))
 
     def is_terminal(self, state: ForkState) -> bool:
         return state.terminated

@@ -195,3 +195,26 @@ def test_treegym_serve_runs_an_env_server_from_the_command_line(tmp_path):
         proc.send_signal(signal.SIGINT)
         proc.wait()
     assert proc.returncode == 0
+
+
+def test_the_served_envs_own_step_limit_reaches_the_client_as_truncated():
+    from treegym.envs.examples.number_walk import NumberWalkEnv
+    from treegym.servers.sessions import create_session_app
+
+    class Listed(NumberWalkEnv):
+        @classmethod
+        def default_task_pool(cls):
+            return te.TaskPool({"all": (0,)})
+
+        def reset(self, *, seed=None, options=None):
+            return super().reset(seed=seed)
+
+    local = Listed(max_steps=2)
+    local.reset(seed=0)
+    want = [local.step("add 1")[2:4] for _ in range(2)]
+    with serve_in_thread(create_session_app(ForkEngine(Listed(max_steps=2)))) as srv:
+        remote = EngineEnv(None, server_url=srv.url, max_steps=None)  # the served env's limit is the one
+        remote.reset(seed=0)
+        got = [remote.step("add 1")[2:4] for _ in range(2)]
+        remote.close()
+    assert got == want == [(False, False), (False, True)]

@@ -84,10 +84,10 @@ class InProcessRunner:
     def start(self, task: EngineTask, seed: int | None) -> None:
         self.state = self.engine.initial_state(task.spec, seed)
 
-    def step(self, action: str) -> tuple[float, bool]:
+    def step(self, action: str) -> tuple[float, bool, bool]:
         result = self.engine.step(self.state, action)
         self.state = result.state
-        return float(result.reward), bool(result.terminated)
+        return float(result.reward), bool(result.terminated), bool(getattr(result, "truncated", False))
 
     def observe(self) -> tuple[dict, dict]:
         return self.engine.observe(self.state)
@@ -130,9 +130,9 @@ class RemoteRunner:
     def start(self, task: EngineTask, seed: int | None) -> None:
         self._last = self.client.start(task.task_id, seed)
 
-    def step(self, action: str) -> tuple[float, bool]:
+    def step(self, action: str) -> tuple[float, bool, bool]:
         self._last = self.client.step(action)
-        return float(self._last["reward"]), bool(self._last["terminated"])
+        return float(self._last["reward"]), bool(self._last["terminated"]), bool(self._last.get("truncated"))
 
     def observe(self) -> tuple[dict, dict]:
         return _tuples(self._last["observation"]), copy.deepcopy(self._last["info"])
@@ -305,8 +305,8 @@ class EngineEnv(ForkableEnv):
             info["message"] = f"Invalid action: {why}; call reset() to play again."
             info["invalid_action"] = True
             return obs, 0.0, done, over and not done, info
-        reward, terminated = self.runner.step(self._encode_action(action))
-        truncated = self._count_step()
+        reward, terminated, limit_hit = self.runner.step(self._encode_action(action))
+        truncated = self._count_step() or limit_hit  # limit_hit: an engine wrapping an env with its own limit
         obs, info = self._observe()
         return obs, reward, terminated, truncated and not terminated, info
 
