@@ -24,6 +24,7 @@ import hmac
 import pickle
 import secrets
 import threading
+import zlib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -37,6 +38,9 @@ from treegym.envs.core.forkable import ForkableEnv
 from treegym.envs.core.snapshot import Snapshot
 
 from .sessions import create_session_app
+
+
+FORK_STATE_LIMIT = 8 * 1024 * 1024  # bytes of a request body on a ForkEngine server (a restore carries a snapshot)
 
 
 @dataclass(frozen=True)
@@ -147,7 +151,7 @@ class ForkEngine:
         return hmac.new(self._key, blob, hashlib.sha256).hexdigest()
 
     def state_to_json(self, state: ForkState) -> dict[str, str]:
-        blob = pickle.dumps((state.snapshot, state.terminated), protocol=pickle.HIGHEST_PROTOCOL)
+        blob = zlib.compress(pickle.dumps((state.snapshot, state.terminated), protocol=pickle.HIGHEST_PROTOCOL), 1)
         return {"snapshot": base64.b64encode(blob).decode("ascii"), "mac": self._mac(blob)}
 
     def state_from_json(self, data: Any) -> ForkState:
@@ -160,7 +164,7 @@ class ForkEngine:
         if not hmac.compare_digest(self._mac(blob), data["mac"]):
             raise ValueError("this state was not made by this server process (bad mac); take snapshots and "
                              "restore them on the same running server")
-        snap, terminated = pickle.loads(blob)  # signed by us: a value this process pickled
+        snap, terminated = pickle.loads(zlib.decompress(blob))  # signed by us: a value this process pickled
         with self._lock:
             obs, info = self.env.restore(snap)
             return self._here(obs, info, terminated)
@@ -198,4 +202,7 @@ def create_env_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None, **a
     env_kwargs = dict(env_kwargs or {})
     engines = session_engines(env_id, **env_kwargs)
     app_options.setdefault("default_split", env_kwargs.get("split"))  # what the served env was made to play
+    if any(isinstance(e, ForkEngine) for e in engines.values()):
+        # a state is a whole snapshot (a TextWorld game's Z-machine memory): restores need room
+        app_options.setdefault("max_content_length", FORK_STATE_LIMIT)
     return create_session_app(engines, health=lambda: {"env_id": resolved}, **app_options)
