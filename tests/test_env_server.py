@@ -218,3 +218,16 @@ def test_the_served_envs_own_step_limit_reaches_the_client_as_truncated():
         got = [remote.step("add 1")[2:4] for _ in range(2)]
         remote.close()
     assert got == want == [(False, False), (False, True)]
+
+
+def test_game24s_solver_helpers_read_the_served_state():
+    local = gym.make("treegym/Game24-v0").unwrapped
+    local.reset(options={"task_id": 900})
+    with serve_in_thread(create_env_app("game24")) as srv:
+        remote = gym.make("treegym/Game24-v0", server_url=srv.url).unwrapped
+        remote.reset(options={"task_id": 900})
+        assert remote.numbers_left == local.numbers_left and remote.expert_plan() == local.expert_plan()
+        remote.step(local.expert_action())
+        local.step(local.expert_action())
+        assert remote.expert_action() == local.expert_action() and len(remote.solutions()) == len(local.solutions())
+        remote.close()

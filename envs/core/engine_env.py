@@ -245,6 +245,16 @@ class EngineEnv(ForkableEnv):
         """The current engine state (in-process), or a :class:`RemoteState` (remote: one request)."""
         return self.runner.get_state()
 
+    def engine_state(self) -> Any:
+        """The current engine state in either mode (remote: fetched, one request, and decoded by the
+        local engine's ``state_from_json``)."""
+        state = self.runner.get_state()
+        if not isinstance(state, RemoteState):
+            return state
+        if isinstance(self.engine, RemoteTasks):
+            raise SnapshotError("this remote env has no local engine to read the server's state with")
+        return self.engine.state_from_json(json.loads(state.json))
+
     # ------------------------------------------------------------------ tasks (envs/core/task_pool.py)
     @classmethod
     def default_task_pool(cls) -> TaskPool | None:

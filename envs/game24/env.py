@@ -118,7 +118,7 @@ class Game24Env(EngineEnv):
 
     def expert_action(self) -> str | None:
         """One step of a solution from the current numbers, or None (unsolvable, done or out of steps)."""
-        st = self.state
+        st = self.engine_state()
         if st.done or (self.max_steps is not None and self.steps >= self.max_steps):
             return None
         op = solver.first_step(st.left)
@@ -126,14 +126,14 @@ class Game24Env(EngineEnv):
 
     def expert_plan(self) -> list[str]:
         """The remaining steps of the first solution from the current numbers (empty if none)."""
-        st = self.state
+        st = self.engine_state()
         return [] if st.done else [op.line() for op in solver.plan(st.left)]
 
     def solutions(self) -> list[solver.Solution]:
         """Every solution from the current numbers (see :func:`solver.solve`)."""
-        st = self.state
+        st = self.engine_state()
         return [] if st.done else solver.solve(st.left)
 
     @property
     def numbers_left(self) -> tuple[Fraction, ...]:
-        return self.state.left
+        return self.engine_state().left

@@ -46,7 +46,6 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from treegym.envs.core import EngineEnv, TaskPool
-from treegym.envs.core.engine_env import RemoteState
 
 from .actions import parse_action
 from .data import shipped_splits, shipped_tasks
@@ -153,11 +152,6 @@ class ToolBenchEnv(EngineEnv):
 
     # ------------------------------------------------------------ contract
     server_hint = "start the tool server with `treegym serve tools --port PORT` or fix server_url"
-
-    def engine_state(self) -> Any:
-        """The engine state, in-process or fetched from the server (remote mode)."""
-        state = self.state
-        return self.engine.state_from_json(json.loads(state.json)) if isinstance(state, RemoteState) else state
 
     def action_templates(self) -> tuple[str, ...]:
         return ('{"name": "<function name>", "arguments": <JSON object>}',
