@@ -231,3 +231,15 @@ def test_game24s_solver_helpers_read_the_served_state():
         local.step(local.expert_action())
         assert remote.expert_action() == local.expert_action() and len(remote.solutions()) == len(local.solutions())
         remote.close()
+
+
+def test_alfworlds_helpers_read_the_served_state():
+    local = gym.make("treegym/ALFWorld-v0").unwrapped
+    local.reset(seed=0)
+    with serve_in_thread(create_env_app("alfworld")) as srv:
+        remote = gym.make("treegym/ALFWorld-v0", server_url=srv.url).unwrapped
+        remote.reset(seed=0)
+        assert remote.admissible() == local.admissible() and remote.task_fields() == local.task_fields()
+        remote.close()
+    with pytest.raises(ValueError, match="planner expert"):
+        gym.make("treegym/ALFWorld-v0", server_url="http://127.0.0.1:9", expert="handcoded")

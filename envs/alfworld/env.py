@@ -229,4 +229,4 @@ class ALFWorldEnv(EngineEnv):
 
     def admissible(self) -> dict[str, tuple]:
         """Admissible command -> the engine action it runs (for tests and tools)."""
-        return dict(commands(self.state)) if self.state is not None else {}
+        return dict(commands(self.engine_state())) if self.task is not None else {}
