@@ -14,14 +14,17 @@ and PassiveEnvChecker's flags record one-time checks. Their names are recorded
 Restoring into a stack whose OrderEnforcing was never reset *settles* it through
 its public ``reset()`` once (the env is reset, then the snapshot restored over
 it), so steps are allowed; the checker then runs its checks as it would after
-any reset. Nothing here writes Gymnasium's private attributes, except the one
-Gymnasium offers no public way to roll back: ``TimeLimit._elapsed_steps`` (only
-under ``max_episode_steps=``; treegym envs own their step limit and are
-registered without a TimeLimit), read and written through
-:func:`_time_limit_state`, which refuses clearly if a Gymnasium release renames it.
+any reset. Of the wrappers ``gym.make`` adds and the stateful ones listed here,
+only one private Gymnasium attribute is written, the one Gymnasium offers no
+public way to roll back: ``TimeLimit._elapsed_steps`` (only under
+``max_episode_steps=``; treegym envs own their step limit and are registered
+without a TimeLimit), through :func:`_time_limit_state`, which refuses clearly if
+a Gymnasium release renames it.
 
 A wrapper of your own joins by defining ``snapshot_state() -> Any`` and
-``restore_state(state)``.
+``restore_state(state)``; a wrapper not listed here that does not (yours, or
+another Gymnasium wrapper) has its instance attributes copied and set back as
+they are, private ones included.
 
 Search snapshots and restores thousands of times a second, so the plan for a
 stack (which layer speaks the protocol, how to read and set each wrapper) is
