@@ -8,6 +8,7 @@ import pytest
 
 import treegym.envs as te
 from treegym.envs.core import EngineEnv
+from treegym.envs.examples.number_walk import NumberWalkEnv
 from treegym.servers.env_server import ForkEngine, create_env_app, session_engines
 from treegym.servers.run import serve_in_thread
 
@@ -21,6 +22,17 @@ TASKS = {  # a task each, and make-kwargs that keep the in-process env and the s
     "treegym/ALFWorld-v0": (None, {}),
     "treegym/TextWorld-v0": (None, {}),
 }
+
+
+class Listed(NumberWalkEnv):
+    """The README's NumberWalk with one listed task (what ForkEngine serves tasks by)."""
+
+    @classmethod
+    def default_task_pool(cls):
+        return te.TaskPool({"all": (0,)})
+
+    def reset(self, *, seed=None, options=None):
+        return super().reset(seed=seed)
 
 
 def _client(env_id: str, url: str) -> gym.Env:
@@ -94,16 +106,6 @@ def test_short_names_resolve_and_unknown_names_are_refused():
 
 
 def test_fork_engine_refuses_a_state_it_did_not_sign():
-    from treegym.envs.examples.number_walk import NumberWalkEnv
-
-    class Listed(NumberWalkEnv):
-        @classmethod
-        def default_task_pool(cls):
-            return te.TaskPool({"all": (0,)})
-
-        def reset(self, *, seed=None, options=None):
-            return super().reset(seed=seed)
-
     engine = ForkEngine(Listed())
     state = engine.step(engine.initial_state(0, 0), "add 2").state
     data = engine.state_to_json(state)
@@ -149,14 +151,8 @@ def test_a_forged_game24_state_is_refused_and_the_session_kept():
 
 
 def test_envs_with_external_snapshots_are_not_served():
-    from treegym.envs.examples.number_walk import NumberWalkEnv
-
-    class OnADevice(NumberWalkEnv):
+    class OnADevice(Listed):
         snapshot_kind = "external"
-
-        @classmethod
-        def default_task_pool(cls):
-            return te.TaskPool({"all": (0,)})
 
     with pytest.raises(ValueError, match="external snapshots"):
         ForkEngine(OnADevice())
@@ -198,16 +194,7 @@ def test_treegym_serve_runs_an_env_server_from_the_command_line(tmp_path):
 
 
 def test_the_served_envs_own_step_limit_reaches_the_client_as_truncated():
-    from treegym.envs.examples.number_walk import NumberWalkEnv
     from treegym.servers.sessions import create_session_app
-
-    class Listed(NumberWalkEnv):
-        @classmethod
-        def default_task_pool(cls):
-            return te.TaskPool({"all": (0,)})
-
-        def reset(self, *, seed=None, options=None):
-            return super().reset(seed=seed)
 
     local = Listed(max_steps=2)
     local.reset(seed=0)
