@@ -7,7 +7,11 @@ Envs own their step limit, so none is registered with a TimeLimit. Every id's
 ``vector_entry_point`` is the fork-aware vector env (``envs/core/vector.py``), so
 ``gym.make_vec(id, n)`` works for each of them, asynchronous ones included.
 
-An env family adds one line to ``ENVS``: id, ``module:Class``, default kwargs.
+Self-registration: an env family declares its ids in its own package, as a
+module-level ``ENV_SPECS`` tuple of :class:`~treegym.envs.core.env_entry.EnvEntry`
+in ``envs/<family>/__init__.py``; :func:`discover` finds every sub-package that
+has one, so adding a family touches only its own folder. ``ENVS`` (id ->
+entry point, default kwargs, extra) and :func:`entries` are what was found.
 
 Users' envs reach the command line (``treegym run``/``check``) two ways
 (:func:`ensure_registered`): as ``module:EnvId`` (Gymnasium's own syntax: the
@@ -20,31 +24,78 @@ from __future__ import annotations
 
 import importlib
 import os
+import pkgutil
 import sys
+import warnings
 from functools import partial
 from typing import Any
 
 import gymnasium as gym
 
+from .core.env_entry import EnvEntry
+
 NAMESPACE = "treegym"
 ENTRY_POINT_GROUP = "treegym.envs"
+_PACKAGE = __name__.rpartition(".")[0]  # treegym.envs
 
-# id -> (entry point, default kwargs, extra needed to import it)
-ENVS: dict[str, tuple[str, dict[str, Any], str | None]] = {
-    "treegym/Game24-v0": ("treegym.envs.game24.env:Game24Env", {}, None),
-    "treegym/WebShop-v0": ("treegym.envs.webshop.env:WebShopEnv", {}, "webshop"),
-    "treegym/ToolBench-v0": ("treegym.envs.toolbench.env:ToolBenchEnv", {}, None),
-    "treegym/RestBench-v0": ("treegym.envs.restbench.env:RestBenchEnv", {}, None),
-    "treegym/ToolTasks-v0": ("treegym.envs.tooltasks.env:ToolTasksEnv", {}, None),
-    "treegym/BMoCA-v0": ("treegym.envs.android.env:BMoCAEnv", {}, None),
-    "treegym/ALFWorld-v0": ("treegym.envs.alfworld.env:ALFWorldEnv", {}, None),
-    "treegym/TextWorld-v0": ("treegym.envs.textworld.env:TextWorldEnv", {}, "textworld"),
-}
+
+def discover() -> tuple[EnvEntry, ...]:
+    """Every :class:`EnvEntry` declared by a sub-package of ``treegym.envs`` (its ``ENV_SPECS``),
+    in ``order``. A sub-package that fails to import is skipped with a warning naming it and the error
+    (one broken family must not stop the others from registering)."""
+    package = sys.modules[_PACKAGE]
+    found: list[EnvEntry] = []
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.ispkg or info.name in ("core", "examples"):
+            continue
+        try:
+            module = importlib.import_module(f"{_PACKAGE}.{info.name}")
+        except ImportError as exc:
+            warnings.warn(f"{_PACKAGE}.{info.name} failed to import, its env ids are not registered: "
+                          f"{type(exc).__name__}: {exc}", stacklevel=2)
+            continue
+        for entry in getattr(module, "ENV_SPECS", ()):
+            if not isinstance(entry, EnvEntry):
+                raise TypeError(f"{module.__name__}.ENV_SPECS holds {entry!r}, not an EnvEntry")
+            found.append(entry)
+    ids = [e.id for e in found]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise ValueError(f"env ids declared twice under {_PACKAGE}: {repeated}")
+    return tuple(sorted(found, key=lambda e: (e.order, e.id)))
+
+
+_ENTRIES: tuple[EnvEntry, ...] = ()
+# id -> (entry point, default kwargs, extra needed to import it); filled by register_all()
+ENVS: dict[str, tuple[str, dict[str, Any], str | None]] = {}
+
+
+def entries() -> tuple[EnvEntry, ...]:
+    """The registered families' entries (see :func:`discover`), in ``treegym list`` order."""
+    return _ENTRIES
+
+
+def resolve(name: str) -> str | None:
+    """The registered id a user means by ``name``: an id as is, or a short name / bare name
+    (``game24``, ``Game24-v0``, case-insensitive); None when nothing matches."""
+    if name in ENVS:
+        return name
+    low = name.lower()
+    for e in _ENTRIES:
+        if low in ((e.name or "").lower(), e.id.lower(), e.id.partition("/")[2].lower()):
+            return e.id
+    return None
 
 
 def register_all() -> None:
+    """Discover the families (:func:`discover`) and register every id not registered yet. Run on
+    ``import treegym.envs``; run it again after adding a family folder in a live process."""
+    global _ENTRIES
     from .core.vector import make_vector_env
 
+    _ENTRIES = discover()
+    ENVS.clear()  # the same dict object: modules that imported ENVS see the update
+    ENVS.update({e.id: (e.entry_point, dict(e.kwargs), e.extra) for e in _ENTRIES})
     for env_id, (entry_point, kwargs, _extra) in ENVS.items():
         if env_id in gym.registry:
             continue

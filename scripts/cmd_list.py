@@ -1,4 +1,5 @@
-"""``treegym list``: every registered id with its task count per split and snapshot kind."""
+"""``treegym list``: every registered id (what the env families declare, ``envs/<family>/__init__.py``)
+with its short name, snapshot kind and task count per split."""
 from __future__ import annotations
 
 import argparse
@@ -7,32 +8,41 @@ import gymnasium as gym
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("list", help="list environments, task counts per split and snapshot kinds")
+    p = sub.add_parser("list", help="list environments, their short names, task counts per split and snapshot kinds")
     p.set_defaults(func=run)
 
 
-def rows() -> list[tuple[str, str, str, str]]:
+def rows() -> list[tuple[str, str, str, str, str]]:
+    """(id, short name, snapshot kind, tasks per split, about) per registered id; a broken env says why."""
     import treegym.envs as tenvs
 
+    names = {e.id: e.name or "" for e in tenvs.entries()}
     out = []
     for env_id in tenvs.env_ids():
+        name = names.get(env_id, "")
         try:
             cls = tenvs.env_class(env_id)
         except gym.error.DependencyNotInstalled as exc:
-            out.append((env_id, "?", "?", f"not installed: {exc}"))
+            out.append((env_id, name, "?", "?", f"not installed: {exc}"))
             continue
         except Exception as exc:  # noqa: BLE001 - one broken env must not hide the others
-            out.append((env_id, "?", "?", f"unavailable: {type(exc).__name__}: {exc}"))
+            out.append((env_id, name, "?", "?", f"unavailable: {type(exc).__name__}: {exc}"))
             continue
-        counts = cls.task_counts() if hasattr(cls, "task_counts") else {}
+        try:
+            counts = cls.task_counts() if hasattr(cls, "task_counts") else {}
+        except Exception as exc:  # noqa: BLE001 - e.g. task data that cannot be read
+            counts, about = {}, f"cannot list tasks: {type(exc).__name__}: {exc}"
+        else:
+            about = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
         splits = ", ".join(f"{k} {v}" for k, v in counts.items()) or "-"
-        out.append((env_id, getattr(cls, "snapshot_kind", "?"), splits, (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""))
+        out.append((env_id, name, getattr(cls, "snapshot_kind", "?"), splits, about))
     return out
 
 
 def run(args: argparse.Namespace) -> int:
-    table = [("id", "snapshot", "tasks per split", "about")] + rows()
-    widths = [max(len(r[i]) for r in table) for i in range(3)]
+    table = [("id", "name", "snapshot", "tasks per split", "about")] + rows()
+    widths = [max(len(r[i]) for r in table) for i in range(4)]
     for r in table:
-        print(f"{r[0].ljust(widths[0])}  {r[1].ljust(widths[1])}  {r[2].ljust(widths[2])}  {r[3]}")
+        print("  ".join(r[i].ljust(widths[i]) for i in range(4)) + f"  {r[4]}")
+    print("\nserve any of them over HTTP: treegym serve <id or name>")
     return 0

@@ -1,23 +1,29 @@
-"""``treegym serve webshop|tools|openenv [--port P] [--host 127.0.0.1]``: run the WebShop site, the ToolBench
-tool server, or an OpenEnv-compatible server for any env (``--env ID``)."""
+"""``treegym serve <env id or name>|webshop|tools|openenv [--port P] [--host 127.0.0.1]``: the session server
+of any registered env (``servers/env_server.py``), the WebShop site, the ToolBench tool server, or an
+OpenEnv-compatible server for any env (``--env ID``)."""
 from __future__ import annotations
 
 import argparse
 import sys
 from typing import Any, Callable
 
-from .options import positive_float, positive_int
+from .options import parse_options, positive_float, positive_int
 
 SITES = ("webshop", "tools", "openenv")
 DEFAULT_PORTS = {"webshop": 3000, "tools": 8080, "openenv": 8000}
+DEFAULT_ENV_PORT = 8100
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("serve", help="run a site (the WebShop shop, the ToolBench tool server) on this machine",
-                              description="Serve the WebShop site: pages to shop on at http://HOST:PORT/ and the "
-                                          "JSON API that WebShop-v0's HTTP mode (server_url=...) drives.")
-    p.add_argument("site", choices=SITES, help="which site to serve")
+    p = subparsers.add_parser("serve", help="serve any env over HTTP (treegym serve <env id>), or a site (the WebShop "
+                                           "shop, the ToolBench tool server, OpenEnv)",
+                              description="Serve an env's sessions (reset/step/snapshot/restore/fork over JSON under "
+                                          "/api/, what gym.make(id, server_url=...) drives): give its id or short name "
+                                          "(treegym list). Or a site: webshop (pages to shop on and the same API), "
+                                          "tools (ToolBench/StableToolBench routes), openenv (--env ID).")
+    p.add_argument("site", metavar="ENV_OR_SITE",
+                   help=f"a registered env id or short name (treegym list), or one of the sites {', '.join(SITES)}")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1; anything else exposes the site to your network)")
     p.add_argument("--port", type=int, default=None,
@@ -31,6 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="also answer requests whose Host/Origin is NAME (repeatable; '*' = any). By default only "
                         "127.0.0.1, localhost and ::1 (and --host) are answered, so web pages cannot drive the server")
+    p.add_argument("--env-opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="an env id: a make-kwarg of the served env (repeatable), e.g. data_path=my24.csv")
     p.add_argument("--expert", action="store_true",
                    help="answer GET /api/sessions/<id>/expert (the task's gold plan); off by default")
     p.set_defaults(func=run)
@@ -63,10 +71,25 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"treegym serve: {problem}", file=sys.stderr)
         return 2
+    env_id = None
+    if args.site not in SITES:
+        import treegym.envs as te
+
+        env_id = te.resolve(args.site)
+        if env_id is None:
+            names = ", ".join(e.name or e.id for e in te.entries())
+            print(f"treegym serve: {args.site!r} is neither a registered env ({names}; or a full id, see treegym list) "
+                  f"nor a site ({', '.join(SITES)})", file=sys.stderr)
+            return 2
     if args.port is None:
-        args.port = DEFAULT_PORTS[args.site]
+        args.port = DEFAULT_PORTS.get(args.site, DEFAULT_ENV_PORT)
     if not 0 <= args.port <= 65535:
         print(f"--port must be in 0..65535, got {args.port}", file=sys.stderr)
+        return 2
+    if env_id is not None:
+        return run_env(args, env_id)
+    if args.env_opt:
+        print(f"treegym serve {args.site}: --env-opt applies to an env id, not to a site", file=sys.stderr)
         return 2
     if args.site == "openenv":
         return run_openenv(args)
@@ -107,6 +130,24 @@ def serve_until_interrupted(app: Any, args: argparse.Namespace, banner: Callable
     return 0
 
 
+def run_env(args: argparse.Namespace, env_id: str) -> int:
+    """``treegym serve <env id>``: the generic session server of one registered env."""
+    env_kwargs = parse_options(args.env_opt)
+    try:
+        from treegym.servers.env_server import create_env_app
+
+        app = create_env_app(env_id, env_kwargs, ttl=args.ttl, max_sessions=args.max_sessions)
+    except ImportError as exc:
+        print(f"treegym serve {env_id} needs Flask and the env's extra ({exc}); see treegym list", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - a missing extra, task data that does not load: one line, exit 2
+        print(f"cannot serve {env_id}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    return serve_until_interrupted(
+        app, args, lambda url: f"{env_id} sessions at {url}/api/  (play them with server_url={url!r}; "
+                               "Ctrl-C to stop)")
+
+
 def run_tools(args: argparse.Namespace) -> int:
     """``treegym serve tools``: the ToolBench-compatible tool server (``/rapidapi``, ``/virtual``, ``/rest``, ``/api/sessions``)."""
     create_app = _factory("treegym.servers.toolbench", "create_app",
@@ -127,6 +168,9 @@ def run_openenv(args: argparse.Namespace) -> int:
     if create_openenv_app is None:
         return 2
     max_sessions = args.max_sessions if args.max_sessions != 10_000 else 64
+    import treegym.envs as te
+
+    args.env = te.resolve(args.env) or args.env  # a short name (treegym list) works too
     try:
         app = create_openenv_app(args.env, max_sessions=max_sessions)  # hosts: apply_server_policy
     except Exception as exc:  # unknown id, missing extra, a catalog that does not load: one line, exit 2

@@ -22,10 +22,10 @@ differ only in how they observe, e.g. WebShop's ``text`` / ``text_rich`` /
 JSON API (bodies and answers are JSON objects)::
 
     GET    /api/health                   -> {status, sessions, variants, ...extra}
-    GET    /api/tasks                    -> {splits: {split: [task ids]}}
+    GET    /api/tasks                    -> {splits: {split: [task ids]}, default_split}
     POST   /api/sessions                 {task_id | split | state, seed?, variant?} -> 201 {session_id, ...}
     POST   /api/sessions/<id>/reset      {task_id? | split?, seed?}   (default: the same task again)
-    POST   /api/sessions/<id>/step       {action: str}   -> {observation, info, reward, terminated}
+    POST   /api/sessions/<id>/step       {action: str}   -> {observation, info, reward, terminated, truncated}
     GET    /api/sessions/<id>            -> {state, task_id, variant, observation, info, terminated}
     POST   /api/sessions/<id>/snapshot   -> {state}                   (the engine's state_to_json)
     POST   /api/sessions/<id>/restore    {state}                      (validated by state_from_json)
@@ -35,7 +35,8 @@ JSON API (bodies and answers are JSON objects)::
 
 Session answers carry ``observation``, ``info`` and ``terminated`` (the
 engine's ``observe`` and ``is_terminal`` of the new state); ``step`` adds
-``reward``. ``split`` picks a random task of that split; neither ``task_id``
+``reward`` and ``truncated`` (``StepResult.truncated``: only engines wrapping an env with its
+own step limit set it). ``split`` picks a random task of that split; neither ``task_id``
 nor ``split`` a random task of the first split.
 
 Errors are JSON ``{"error": "..."}`` saying what to do: unknown or expired
@@ -247,10 +248,12 @@ def create_session_app(
     allowed_hosts: Iterable[str] | None = None,
     serve_expert: bool | None = None,
     clock: Callable[[], float] = time.monotonic,
+    default_split: str | None = None,
 ) -> Flask:
     """A Flask app serving ``engines`` (see the module docstring); ``health()`` adds fields to /api/health.
 
-    ``clock`` (seconds) times the sessions' ``ttl``; tests pass a fake one.
+    ``clock`` (seconds) times the sessions' ``ttl``; tests pass a fake one. ``default_split``: the
+    split ``/api/tasks`` tells clients to play by default (else the engine's ``default_split``, if any).
 
     Requests with a foreign ``Host`` or ``Origin`` are refused (``servers/guard.py``; ``allowed_hosts``
     adds host names, default ``$TREEGYM_ALLOWED_HOSTS``). ``/expert`` answers only when
@@ -308,7 +311,9 @@ def create_session_app(
 
     @app.get("/api/tasks")
     def api_tasks():
-        return jsonify(splits=service.tasks())
+        # default_split: the split a client env made without split= plays (the engine's, else the first)
+        return jsonify(splits=service.tasks(),
+                       default_split=default_split or getattr(service.engine(), "default_split", None))
 
     @app.post("/api/sessions")
     def api_create():
@@ -329,7 +334,8 @@ def create_session_app(
     @app.post("/api/sessions/<sid>/step")
     def api_step(sid: str):
         live, result = service.step(sid, body().get("action"))
-        return jsonify(service.describe(live, reward=float(result.reward), terminated=bool(result.terminated)))
+        return jsonify(service.describe(live, reward=float(result.reward), terminated=bool(result.terminated),
+                                        truncated=bool(getattr(result, "truncated", False))))
 
     @app.get("/api/sessions/<sid>")
     def api_get(sid: str):

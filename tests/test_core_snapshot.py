@@ -73,7 +73,7 @@ def test_restore_under_another_wrapper_stack_is_refused():
     assert info["position"] == 1
 
 
-def test_restoring_on_a_never_reset_env_allows_steps_and_skips_the_checker():
+def test_restoring_on_a_never_reset_env_allows_steps_and_the_checker_really_checks():
     src = gym.make("treegym/NumberWalk-v0")
     src.reset(seed=0)
     src.step("add 2")
@@ -85,7 +85,11 @@ def test_restoring_on_a_never_reset_env_allows_steps_and_skips_the_checker():
     checker = fresh
     while type(checker).__name__ != "PassiveEnvChecker":
         checker = checker.env
-    assert checker.checked_data_reuse and checker._previous_data is None
+    # settled through OrderEnforcing's public reset(): the checker ran its reset and step checks
+    # for real (nothing writes Gymnasium's private flags), and the restored state won over the reset
+    assert checker.checked_reset and checker.checked_step and fresh.has_reset
+    fresh.step("add 1")
+    assert checker.checked_data_reuse
     raw_snap = src.unwrapped.snapshot()  # taken on the raw env: no wrapper states at all
     other = gym.make("treegym/NumberWalk-v0")
     tenvs.restore(other, raw_snap)

@@ -39,7 +39,7 @@ def test_served_on_loopback_by_default(server):
     assert server.url.startswith("http://127.0.0.1:")
     status, health = call(f"{server.url}/api/health")
     assert status == 200 and health["status"] == "ok" and health["variants"] == ["plain", "shout"]
-    assert call(f"{server.url}/api/tasks") == (200, {"splits": {"train": [1, 2], "test": [3, 4]}})
+    assert call(f"{server.url}/api/tasks") == (200, {"splits": {"train": [1, 2], "test": [3, 4]}, "default_split": None})
 
 
 def test_remote_env_sees_what_the_in_process_env_sees(server):

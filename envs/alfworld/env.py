@@ -40,6 +40,7 @@ from typing import Any, Sequence
 
 from ..core.contract import ExpertAdvice
 from ..core.engine_env import EngineEnv
+from ..core.task_pool import TaskPool
 from .engine import ALFWorldEngine, commands
 from .game import STYLES, Game
 from .generate import GENERATED_SPLITS, generate_game
@@ -136,6 +137,7 @@ class ALFWorldEnv(EngineEnv):
         expert_plan: bool = False,
         expert: str = "planner",
         render_mode: str | None = None,
+        server_url: str | None = None,
     ):
         if expert not in EXPERTS:
             raise ValueError(f"expert must be one of {', '.join(EXPERTS)}, got {expert!r}")
@@ -153,11 +155,16 @@ class ALFWorldEnv(EngineEnv):
             engine = _generated_engine(style)
         else:
             engine = _shipped_engine(style)
-        super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode)
+        if server_url is not None and (data_dir is not None or expert != "planner"):
+            raise ValueError("server_url= plays the server's games with its planner expert; drop data_dir= and "
+                             "expert= (or run in-process)")
+        super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode,
+                         server_url=server_url)
         self._init_kwargs = {"split": split, "task_ids": None if task_ids is None else tuple(task_ids),
                              "max_steps": max_steps, "style": style,
                              "data_dir": None if data_dir is None else os.fspath(data_dir),
-                             "expert_plan": expert_plan, "expert": expert, "render_mode": render_mode}
+                             "expert_plan": expert_plan, "expert": expert, "render_mode": render_mode,
+                             "server_url": server_url}
         self.style = style
         self.expert_plan = bool(expert_plan)
         self.expert_kind = expert
@@ -185,15 +192,17 @@ class ALFWorldEnv(EngineEnv):
 
     # ------------------------------------------------------------------ tasks
     @classmethod
-    def task_counts(cls) -> dict[str, int]:
-        return {SHIPPED_SPLIT: len(shipped_games()), **{k: len(v) for k, v in GENERATED_SPLITS.items()}}
+    def default_task_pool(cls) -> TaskPool:
+        """The shipped split and the generated ones (your own data, ``ALFWORLD_DATA``, is listed by
+        :meth:`split_task_ids`)."""
+        return TaskPool.lazy((SHIPPED_SPLIT, *GENERATED_SPLITS),
+                             lambda s: shipped_games() if s == SHIPPED_SPLIT else generated_split_ids(s),
+                             source="the shipped ALFWorld games")
 
     @classmethod
     def split_task_ids(cls, split: str) -> list[str]:
-        if split == SHIPPED_SPLIT:
-            return list(shipped_games())
-        if split in GENERATED_SPLITS:
-            return generated_split_ids(split)
+        if split == SHIPPED_SPLIT or split in GENERATED_SPLITS:
+            return super().split_task_ids(split)
         data_dir = os.environ.get("ALFWORLD_DATA")
         if not data_dir:
             raise ValueError(f"ALFWorld split {split!r} is not shipped (the shipped split is {SHIPPED_SPLIT!r}); "
@@ -205,9 +214,9 @@ class ALFWorldEnv(EngineEnv):
 
     # ------------------------------------------------------------------ contract
     def task_fields(self) -> dict[str, Any]:
-        if self.state is None:
+        if self.task is None:
             return {}
-        game = self.state.game
+        game = self.task.spec  # the task's Game (what the engine's task() returns), in either mode
         return {"task": game.task_text.removeprefix("Your task is to: "), "task_type": game.task_type,
                 "style": game.style}
 
@@ -220,4 +229,4 @@ class ALFWorldEnv(EngineEnv):
 
     def admissible(self) -> dict[str, tuple]:
         """Admissible command -> the engine action it runs (for tests and tools)."""
-        return dict(commands(self.state)) if self.state is not None else {}
+        return dict(commands(self.engine_state())) if self.task is not None else {}

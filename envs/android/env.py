@@ -31,7 +31,7 @@ from typing import Any, Sequence
 import numpy as np
 from gymnasium import spaces
 
-from treegym.envs.core import ForkableEnv, text_observation_space
+from treegym.envs.core import ForkableEnv, TaskPool, text_observation_space
 from treegym.envs.core.contract import ExpertAdvice
 from treegym.envs.core.snapshot import SnapshotError
 
@@ -44,7 +44,23 @@ from .tasks import EpisodeSpec, episode, episode_ids
 from .ui import to_xml
 
 _LIVE_ENVS: "weakref.WeakSet[BMoCAEnv]" = weakref.WeakSet()
+
 SPLITS = ("train", "test")
+
+
+def _episode_id(task_id: Any) -> str:
+    """A B-MoCA episode id, checked ('<configuration>/<task>')."""
+    if not isinstance(task_id, str):
+        raise ValueError(f"task_id {task_id!r} is not a B-MoCA episode id; ids are '<configuration>/<task>' "
+                         "strings such as 'test_env_100/call_911' (see split_task_ids())")
+    episode(task_id)
+    return task_id
+
+
+# train, test, and all (train then test)
+_EPISODES = TaskPool.lazy(SPLITS + ("all",),
+                          lambda s: [t for x in SPLITS for t in episode_ids(x)] if s == "all" else episode_ids(s),
+                          check=_episode_id, default="train", source="B-MoCA")
 FIXED_ACTIONS = ('swipe("up")', 'swipe("down")', 'swipe("left")', 'swipe("right")', 'press("HOME")',
                  'press("BACK")', 'press("OVERVIEW")')
 
@@ -68,8 +84,7 @@ class BMoCAEnv(ForkableEnv):
 
     def __init__(self, split: str = "train", task_ids: Sequence[str] | None = None, backend: Any = "sim",
                  screenshot: bool = False, max_steps: int | None = None, render_mode: str | None = None):
-        if split not in SPLITS + ("all",):
-            raise ValueError(f"unknown split {split!r}; choose 'train', 'test' or 'all'")
+        _EPISODES.ids(split)  # an unknown split is refused first
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
         if max_steps is not None and (isinstance(max_steps, bool) or int(max_steps) < 1):
@@ -88,11 +103,8 @@ class BMoCAEnv(ForkableEnv):
         _LIVE_ENVS.add(self)
         self.snapshot_kind = getattr(backend, "snapshot_kind", "native")
         self.split = split
-        self.pool = tuple(task_ids) if task_ids is not None else tuple(self.split_task_ids(split))
-        for t in self.pool:
-            episode(t)
-        if not self.pool:
-            raise ValueError("task_ids is empty; give at least one '<configuration>/<task>' id or use a split")
+        # task_ids are not confined to split (split only picks the default pool)
+        self.pool = _EPISODES.select(split if task_ids is None else None, task_ids)
         self.screenshot = bool(screenshot)
         self.step_limit_override = None if max_steps is None else int(max_steps)
         extra = {}
@@ -110,34 +122,23 @@ class BMoCAEnv(ForkableEnv):
 
     # ------------------------------------------------------------------ tasks
     @classmethod
-    def task_counts(cls) -> dict[str, int]:
-        return {s: len(episode_ids(s)) for s in SPLITS}
+    def default_task_pool(cls) -> TaskPool:
+        """The episodes of ``train`` and ``test`` (``treegym list`` shows these two) and ``all`` (train then
+        test), which :meth:`split_task_ids` also takes."""
+        return _EPISODES
 
     @classmethod
-    def split_task_ids(cls, split: str) -> list:
-        """The episode ids of ``split``; ``"all"`` = train then test."""
-        if split == "all":
-            return [t for s in SPLITS for t in episode_ids(s)]
-        if split not in SPLITS:
-            raise ValueError(f"unknown split {split!r}; choose 'train', 'test' or 'all'")
-        return episode_ids(split)
+    def task_counts(cls) -> dict[str, int]:
+        return {s: n for s, n in _EPISODES.counts().items() if s in SPLITS}
 
     def _choose(self, seed: int | None, options: dict) -> str:
         if options.get("task_id") is not None:
-            tid = options["task_id"]
-            if not isinstance(tid, str):
-                raise ValueError(f"task_id {tid!r} is not a B-MoCA episode id; ids are '<configuration>/<task>' "
-                                 "strings such as 'test_env_100/call_911' (see split_task_ids())")
-            return tid
+            return _EPISODES.check(options["task_id"])  # (task/config options below are B-MoCA's own)
         if options.get("task") or options.get("config"):
             base = self.pool[(seed or 0) % len(self.pool)] if (seed is not None or self.task is None) else self.task.task_id
             cfg, name = base.split("/", 1)
             return f"{options.get('config') or cfg}/{options.get('task') or name}"
-        if seed is not None:
-            return self.pool[seed % len(self.pool)]
-        if self.task is not None and self.task.task_id in self.pool:
-            return self.pool[(self.pool.index(self.task.task_id) + 1) % len(self.pool)]
-        return self.pool[0]
+        return _EPISODES.choose(self.pool, self.task.task_id if self.task is not None else None, seed, options)
 
     # ------------------------------------------------------------------ hooks
     def _get_state(self) -> AndroidState:

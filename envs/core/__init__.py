@@ -7,11 +7,12 @@ from .forkable import ForkableEnv
 from .replay import ReplayForkable, ReplayRecord, WithReplaySnapshots, observation_digest
 from .snapshot import SNAPSHOT_COST_SECONDS, SNAPSHOT_KINDS, Snapshot, SnapshotDivergence, SnapshotError
 from .spaces import UnicodeText, action_space, text_observation_space, valid_actions_space
+from .task_pool import TaskPool
 
 __all__ = [
     "ForkableEnv", "EngineEnv", "Engine", "ExpertAdvice", "StepResult", "ReplayForkable", "WithReplaySnapshots", "ReplayRecord", "Snapshot",
     "SnapshotError", "SnapshotDivergence", "SNAPSHOT_KINDS", "SNAPSHOT_COST_SECONDS",
     "snapshot", "restore", "release", "clone", "snapshot_kind", "snapshot_cost", "check_rollback", "RollbackCheckError",
     "RollbackReport", "first_difference", "observation_digest", "UnicodeText", "action_space",
-    "text_observation_space", "valid_actions_space",
+    "text_observation_space", "valid_actions_space", "TaskPool",
 ]

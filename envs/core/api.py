@@ -10,11 +10,21 @@ and ask the innermost layer that speaks the protocol (the env, or a
 Two of Gymnasium's wrappers hold nothing a branch can change: OrderEnforcing's
 "has been reset" flag is true in every state a snapshot can be restored to,
 and PassiveEnvChecker's flags record one-time checks. Their names are recorded
-(restoring under a different wrapper stack is refused) but not their state;
-restoring *settles* them: steps are allowed, the checks count as done.
+(restoring under a different wrapper stack is refused) but not their state.
+Restoring into a stack whose OrderEnforcing was never reset *settles* it through
+its public ``reset()`` once (the env is reset, then the snapshot restored over
+it), so steps are allowed; the checker then runs its checks as it would after
+any reset. Of the wrappers ``gym.make`` adds and the stateful ones listed here,
+only one private Gymnasium attribute is written, the one Gymnasium offers no
+public way to roll back: ``TimeLimit._elapsed_steps`` (only under
+``max_episode_steps=``; treegym envs own their step limit and are registered
+without a TimeLimit), through :func:`_time_limit_state`, which refuses clearly if
+a Gymnasium release renames it.
 
 A wrapper of your own joins by defining ``snapshot_state() -> Any`` and
-``restore_state(state)``.
+``restore_state(state)``; a wrapper not listed here that does not (yours, or
+another Gymnasium wrapper) has its instance attributes copied and set back as
+they are, private ones included.
 
 Search snapshots and restores thousands of times a second, so the plan for a
 stack (which layer speaks the protocol, how to read and set each wrapper) is
@@ -24,16 +34,16 @@ after construction.
 from __future__ import annotations
 
 import copy
+import weakref
 from typing import Any, Callable, Sequence
 
 import gymnasium as gym
 
-from .forkable import ForkableEnv
 from .snapshot import SNAPSHOT_COST_SECONDS, Snapshot, SnapshotError
 
-# Attributes of Gymnasium's stateful wrappers that must roll back with the env.
+# Public attributes of Gymnasium's stateful wrappers that must roll back with the env
+# (TimeLimit, whose only state is private, is handled by _time_limit_state).
 _KNOWN_WRAPPER_STATE: dict[str, tuple[str, ...]] = {
-    "TimeLimit": ("_elapsed_steps",),
     "RecordEpisodeStatistics": (
         "episode_count", "episode_start_time", "episode_returns", "episode_lengths",
     ),
@@ -45,6 +55,9 @@ _SETTLED_ON_RESTORE = frozenset({"OrderEnforcing", "PassiveEnvChecker"})
 _SKIP_ATTRS = {"env", "_action_space", "_observation_space", "_metadata", "_cached_spec", "_reward_range"}
 
 _NO_STATE = ("settled", ())
+
+# outermost object -> its _Stack; weak, so a cached plan never keeps an env alive
+_STACKS: "weakref.WeakKeyDictionary[Any, _Stack]" = weakref.WeakKeyDictionary()
 
 
 def _speaks_protocol(layer: Any) -> bool:
@@ -71,14 +84,14 @@ class _Stack:
         self.settled = False
         all_settled = all(n in _SETTLED_ON_RESTORE for n in self.names)
         self.constant = tuple((n, _NO_STATE) for n in self.names) if all_settled and outer else None
-        # ForkableEnv builds its snapshot with the wrapper states in one go (no second copy),
-        # unless a subclass takes its snapshots some other way.
-        fast = isinstance(core, ForkableEnv) and type(core).snapshot is ForkableEnv.snapshot
-        self.take = core._snapshot_with if fast else (lambda wrappers: core.snapshot().with_wrappers(wrappers))
+        # A ForkableEnv builds its snapshot with the wrapper states in one go (no second copy);
+        # any other protocol layer snapshots, then the wrapper states are added.
+        taker = getattr(core, "wrapped_snapshot_taker", None)
+        self.take = taker() if callable(taker) else (lambda wrappers: core.snapshot().with_wrappers(wrappers))
 
     def settle(self) -> None:
-        """Settle the settled wrappers. Once is enough: Gymnasium never unsets the flags involved
-        (OrderEnforcing's reset flag, the checker's done-flags), so later restores skip it."""
+        """Settle the settled wrappers (before the core is restored: settling may reset the env).
+        Once is enough: Gymnasium never unsets OrderEnforcing's reset flag, so later restores skip it."""
         for settle in self.settlers:
             settle()
         self.settled = True
@@ -91,12 +104,15 @@ def _layers(env: gym.Env) -> tuple[list[gym.Wrapper], Any]:
 
 
 def _stack(env: gym.Env) -> _Stack:
-    """The cached :class:`_Stack` of ``env``, kept on the outermost object."""
-    cached = env.__dict__.get("_treegym_layers")
-    if cached is not None:
-        return cached
+    """The cached :class:`_Stack` of ``env`` (keyed by the outermost object)."""
+    try:
+        return _STACKS[env]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable or non-weakrefable env: work the plan out each time
+        return _Stack(*_walk_layers(env))
     found = _Stack(*_walk_layers(env))
-    env.__dict__["_treegym_layers"] = found
+    _STACKS[env] = found
     return found
 
 
@@ -133,32 +149,39 @@ def _state_getter(w: gym.Wrapper) -> Callable[[], Any]:
     name = type(w).__name__
     if name in _SETTLED_ON_RESTORE:
         return lambda: _NO_STATE
+    if name == "TimeLimit":
+        return lambda: ("time_limit", _time_limit_state(w))
     d = w.__dict__
     known = _KNOWN_WRAPPER_STATE.get(name)
     if known is not None:
         return lambda: ("attrs", tuple([(n, _private(d[n])) for n in known if n in d]))
     # Unknown wrapper: its attributes are read at every snapshot (they may appear after reset).
-    return lambda: ("attrs", tuple([(n, _private(v)) for n, v in d.items()
-                                    if n not in _SKIP_ATTRS and n != "_treegym_layers"]))
+    return lambda: ("attrs", tuple([(n, _private(v)) for n, v in d.items() if n not in _SKIP_ATTRS]))
+
+
+_TIME_LIMIT_STEPS = "_elapsed_steps"  # Gymnasium's TimeLimit counter; it has no public setter
+
+
+def _time_limit_state(w: gym.Wrapper, value: Any = None, write: bool = False) -> Any:
+    """Read (or, ``write=True``, set) a TimeLimit's step counter, the one private Gymnasium attribute
+    this module touches (see the module docstring); a clear error if a Gymnasium release renamed it."""
+    if _TIME_LIMIT_STEPS not in w.__dict__:
+        raise SnapshotError(f"this Gymnasium's TimeLimit has no {_TIME_LIMIT_STEPS!r} to roll back; make the env "
+                            "without max_episode_steps= (treegym envs enforce their own max_steps)")
+    if write:
+        w.__dict__[_TIME_LIMIT_STEPS] = value
+    return w.__dict__[_TIME_LIMIT_STEPS]
 
 
 def _settler(w: gym.Wrapper) -> Callable[[], None]:
-    """What puts a settled wrapper (see the module docstring) in its after-restore state: steps are
-    allowed; PassiveEnvChecker's one-time checks ran on the original env, and its data-reuse check
-    would otherwise compare against data from another branch. Other wrappers: nothing."""
-    name = type(w).__name__
-    if name == "OrderEnforcing":
+    """What puts a settled wrapper (see the module docstring) in a state that allows steps: an
+    OrderEnforcing never reset is reset once through its public ``reset()`` (which also runs a
+    PassiveEnvChecker's reset checks beneath it, for real). Other wrappers: nothing."""
+    if type(w).__name__ == "OrderEnforcing":
         def allow_steps() -> None:
-            w._has_reset = True
+            if not w.has_reset:
+                w.reset()
         return allow_steps
-    if name == "PassiveEnvChecker":
-        def checks_done() -> None:
-            # checked_data_reuse is the last flag the checker sets itself: once True, it never checks again.
-            if not getattr(w, "checked_data_reuse", False):
-                w.checked_reset = w.checked_step = True
-                w.checked_data_reuse = True
-                w._previous_data = None
-        return checks_done
     return lambda: None
 
 
@@ -171,6 +194,9 @@ def _state_setter(w: gym.Wrapper) -> Callable[[Any], None]:
         tag, value = state
         if tag == "custom":
             w.restore_state(value)  # type: ignore[attr-defined]
+            return
+        if tag == "time_limit":
+            _time_limit_state(w, value, write=True)
             return
         for name, v in value:
             setattr(w, name, _private(v))
@@ -196,10 +222,9 @@ def restore(env: gym.Env, snap: Snapshot) -> tuple[Any, dict]:
     stack = _stack(env)
     wrappers = snap.wrappers
     if wrappers is stack.constant:  # taken on this stack of settled wrappers: nothing to compare or set
-        obs, info = stack.core.restore(snap)
         if not stack.settled:
             stack.settle()
-        return obs, info
+        return stack.core.restore(snap)
     if wrappers:
         names = stack.names
         mismatch = len(wrappers) != len(names)
@@ -208,12 +233,12 @@ def restore(env: gym.Env, snap: Snapshot) -> tuple[Any, dict]:
         if mismatch:
             raise SnapshotError(f"snapshot was taken under wrappers {[n for n, _ in wrappers]}, "
                                 f"this env has {list(names)}")
+    if not stack.settled:
+        stack.settle()
     obs, info = stack.core.restore(snap)
     # Taken on the raw env (no wrapper states), the wrappers that are not settled keep their state.
     for set_state, (_name, state) in zip(stack.setters, wrappers):
         set_state(state)
-    if not stack.settled:
-        stack.settle()
     return obs, info
 
 
@@ -230,8 +255,9 @@ def restore_twins(envs: Sequence[gym.Env], snap: Snapshot, peer: gym.Env) -> lis
         stack = _stack(env)
         constant = stack.constant
         # constant: settled wrappers only (no state to set); a snapshot of a twin has an equal tuple
+        restore_as = getattr(stack.core, "restore_as", None)
         if (not stack.settled or constant is None or (wrappers is not constant and wrappers != constant)
-                or not isinstance(stack.core, ForkableEnv) or not stack.core.restore_as(snap, source)):
+                or restore_as is None or not restore_as(snap, source)):
             left.append(i)
     return left
 

@@ -79,12 +79,15 @@ class StepResult(Generic[State]):
     """What :meth:`Engine.step` returns: the next state and the transition's reward.
 
     ``terminated`` is the benchmark's own end of episode (success or failure);
-    the step limit is enforced by the env, not the engine.
+    the step limit is enforced by the env, not the engine. ``truncated`` is for
+    engines that wrap an env with a step limit of its own (the generic server's
+    ``ForkEngine``): that limit was reached on this step. Other engines leave it False.
     """
 
     state: State
     reward: float = 0.0
     terminated: bool = False
+    truncated: bool = False
 
     def __iter__(self):
         """Unpacks as ``state, reward = engine.step(state, action)`` (the common two values)."""

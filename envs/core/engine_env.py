@@ -9,7 +9,9 @@ that builds it::
             super().__init__(MyEngine(), split=split, task_ids=task_ids, max_steps=max_steps,
                              render_mode=render_mode, server_url=server_url)
 
-and serves it with ``treegym.servers.sessions.create_session_app(MyEngine())``.
+and, once its id is declared (``ENV_SPECS``, ``envs/core/env_entry.py``), serves it with
+``treegym serve <env id>`` (``treegym.servers.env_server.create_env_app``; or
+``treegym.servers.sessions.create_session_app(MyEngine())`` directly).
 
 * **Two modes, one class, same observations.** Without ``server_url`` the env
   holds the engine state itself (:class:`InProcessRunner`). With
@@ -21,7 +23,8 @@ and serves it with ``treegym.servers.sessions.create_session_app(MyEngine())``.
   used for the task list and the optional contract methods; ``engine=None``
   with ``server_url`` asks the server for the task list instead (task specs
   are then the task ids).
-* **Tasks**: ``split=`` (the engine's first split by default) or ``task_ids=``.
+* **Tasks** (the rules of ``task_pool.TaskPool``): ``split=`` (the engine's ``default_split``,
+  else its first split) or ``task_ids=``.
   ``reset(options={"task_id": t})`` plays task ``t``; ``options={"split": s}``
   draws from another split; ``reset(seed=s)`` plays the pool's task
   ``s % len(pool)``; ``reset()`` the task after the current one (wrapping).
@@ -52,6 +55,7 @@ from .forkable import ForkableEnv
 from .session_client import SessionClient, SessionServerError
 from .snapshot import SnapshotError
 from .spaces import action_space, text_observation_space
+from .task_pool import TaskPool, engine_pool
 
 
 @dataclass(frozen=True)
@@ -80,10 +84,10 @@ class InProcessRunner:
     def start(self, task: EngineTask, seed: int | None) -> None:
         self.state = self.engine.initial_state(task.spec, seed)
 
-    def step(self, action: str) -> tuple[float, bool]:
+    def step(self, action: str) -> tuple[float, bool, bool]:
         result = self.engine.step(self.state, action)
         self.state = result.state
-        return float(result.reward), bool(result.terminated)
+        return float(result.reward), bool(result.terminated), bool(getattr(result, "truncated", False))
 
     def observe(self) -> tuple[dict, dict]:
         return self.engine.observe(self.state)
@@ -126,9 +130,9 @@ class RemoteRunner:
     def start(self, task: EngineTask, seed: int | None) -> None:
         self._last = self.client.start(task.task_id, seed)
 
-    def step(self, action: str) -> tuple[float, bool]:
+    def step(self, action: str) -> tuple[float, bool, bool]:
         self._last = self.client.step(action)
-        return float(self._last["reward"]), bool(self._last["terminated"])
+        return float(self._last["reward"]), bool(self._last["terminated"]), bool(self._last.get("truncated"))
 
     def observe(self) -> tuple[dict, dict]:
         return _tuples(self._last["observation"]), copy.deepcopy(self._last["info"])
@@ -162,14 +166,18 @@ class RemoteTasks:
     def __init__(self, client: SessionClient):
         self.client = client
         self._splits: dict[str, tuple] | None = None
+        self.default_split: str | None = None
 
     def _all(self) -> dict[str, tuple]:
         if self._splits is None:
-            self._splits = {k: tuple(v) for k, v in self.client.splits().items()}
+            answer = self.client.tasks()
+            self._splits = {k: tuple(v) for k, v in answer["splits"].items()}
+            default = answer.get("default_split")
+            self.default_split = default if default in self._splits else None
         return self._splits
 
     def splits(self) -> Sequence[str]:
-        return tuple(self._all())
+        return tuple(self._all())  # (also reads the server's default_split)
 
     def task_ids(self, split: str) -> Sequence[Any]:
         return self._all()[split]
@@ -188,7 +196,10 @@ class EngineEnv(ForkableEnv):
     snapshot_kind = "native"
     pure_observe = True  # _observe reads the state only (restore_as)
     #: What the remote-mode error says to do when the server cannot be reached.
-    server_hint = "start a session server (treegym.servers.sessions.create_session_app)"
+    server_hint = "start a session server (treegym serve <env id> --port PORT)"
+    #: The make-kwarg whose value picks the server's engine variant (``variant=``), and the values a
+    #: server for this class runs (``treegym serve <env id>``, ``servers/env_server.py``); (None, ()) = one.
+    session_variants: tuple[str | None, tuple[str, ...]] = (None, ())
 
     def __init__(
         self,
@@ -223,6 +234,7 @@ class EngineEnv(ForkableEnv):
                 engine = RemoteTasks(client)
         self.engine = engine
         self.server_url = server_url
+        self.task_pool: TaskPool
         self._pool = self._make_pool(split, task_ids)
         self.observation_space = observation_space if observation_space is not None else text_observation_space()
         self.action_space = action_space()
@@ -233,46 +245,34 @@ class EngineEnv(ForkableEnv):
         """The current engine state (in-process), or a :class:`RemoteState` (remote: one request)."""
         return self.runner.get_state()
 
-    # ------------------------------------------------------------------ tasks
-    def _split_ids(self, split: str) -> tuple:
-        splits = list(self.engine.splits())
-        if split not in splits:
-            raise ValueError(f"unknown split {split!r}; choose one of {', '.join(map(repr, splits))}")
-        return tuple(self.engine.task_ids(split))
+    def engine_state(self) -> Any:
+        """The current engine state in either mode (remote: fetched, one request, and decoded by the
+        local engine's ``state_from_json``)."""
+        state = self.runner.get_state()
+        if not isinstance(state, RemoteState):
+            return state
+        if isinstance(self.engine, RemoteTasks):
+            raise SnapshotError("this remote env has no local engine to read the server's state with")
+        return self.engine.state_from_json(json.loads(state.json))
+
+    # ------------------------------------------------------------------ tasks (envs/core/task_pool.py)
+    @classmethod
+    def default_task_pool(cls) -> TaskPool | None:
+        """The tasks of an env made with its default make-kwargs (one is made to ask; families
+        that can list their shipped tasks more cheaply override it)."""
+        env = cls()
+        try:
+            return env.task_pool
+        finally:
+            env.close()
 
     def _make_pool(self, split: str | None, task_ids: Sequence[Any] | None) -> tuple:
-        if task_ids is None:
-            name = split or next(iter(self.engine.splits()))
-            pool = self._split_ids(name)
-            if not pool:
-                raise ValueError(f"split {name!r} has no tasks; choose another split or pass task_ids=")
-            return pool
-        if isinstance(task_ids, (str, bytes)):
-            raise ValueError(f"task_ids must be a sequence of task ids, got {task_ids!r}")
-        pool = tuple(task_ids)
-        if not pool:
-            raise ValueError("task_ids is empty; give at least one task id or leave it out to use a split")
-        for t in pool:
-            self.engine.task(t)  # raises a clear error for an unknown id
-        if split is not None:
-            allowed = set(self._split_ids(split))
-            outside = [t for t in pool if t not in allowed]
-            if outside:
-                raise ValueError(f"task_ids {outside[:10]} are not in split {split!r}; drop split= or fix task_ids")
-        return pool
+        self.task_pool = engine_pool(self.engine)
+        return self.task_pool.select(split, task_ids)
 
     def _choose_task_id(self, seed: int | None, options: dict) -> Any:
-        if options.get("task_id") is not None:
-            return options["task_id"]
-        pool = self._split_ids(options["split"]) if options.get("split") else self._pool
-        if not pool:
-            raise ValueError(f"split {options['split']!r} has no tasks; choose another split")
-        if seed is not None:
-            return pool[seed % len(pool)]
         current = self.task.task_id if self.task is not None else None
-        if current in pool:
-            return pool[(pool.index(current) + 1) % len(pool)]
-        return pool[0]
+        return self.task_pool.choose(self._pool, current, seed, options)
 
     # ------------------------------------------------------------------ snapshot hooks
     def _get_state(self) -> Any:
@@ -315,8 +315,8 @@ class EngineEnv(ForkableEnv):
             info["message"] = f"Invalid action: {why}; call reset() to play again."
             info["invalid_action"] = True
             return obs, 0.0, done, over and not done, info
-        reward, terminated = self.runner.step(self._encode_action(action))
-        truncated = self._count_step()
+        reward, terminated, limit_hit = self.runner.step(self._encode_action(action))
+        truncated = self._count_step() or limit_hit  # limit_hit: an engine wrapping an env with its own limit
         obs, info = self._observe()
         return obs, reward, terminated, truncated and not terminated, info
 
@@ -344,6 +344,8 @@ class EngineEnv(ForkableEnv):
         return engine.expert(engine.initial_state(engine.task(task_id), seed))
 
     def task_fields(self) -> dict[str, Any]:
+        """The engine's ``task_fields(task)`` of the current task (its description, ``EngineTask.spec``);
+        {} before reset, without one, or in remote mode without a local engine."""
         fields = getattr(self.engine, "task_fields", None)
         if fields is None or self.task is None:
             return {}

@@ -16,13 +16,15 @@ are registered without a TimeLimit and a restored branch is never cut early.
 from __future__ import annotations
 
 import copy
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 import gymnasium as gym
 import numpy as np
 
+from . import api
 from .contract import ExpertAdvice
 from .snapshot import Snapshot, SnapshotError
+from .task_pool import TaskPool
 
 
 class ForkableEnv(gym.Env):
@@ -87,17 +89,26 @@ class ForkableEnv(gym.Env):
         return self.max_steps is not None and self.steps >= self.max_steps
 
     @classmethod
+    def default_task_pool(cls) -> TaskPool | None:
+        """The tasks an env made without data options plays (its shipped tasks), as a
+        :class:`~treegym.envs.core.task_pool.TaskPool`; None when the env does not list them.
+        Override per env: :meth:`task_counts` and :meth:`split_task_ids` are read from it."""
+        return None
+
+    @classmethod
     def task_counts(cls) -> dict[str, int]:
-        """Number of tasks per split, for ``treegym list``. Override per env."""
-        return {}
+        """Number of tasks per split, for ``treegym list`` (from :meth:`default_task_pool`)."""
+        pool = cls.default_task_pool()
+        return {} if pool is None else pool.counts()
 
     @classmethod
     def split_task_ids(cls, split: str) -> list:
-        """The task ids of ``split`` (what ``reset(options={"task_id": ...})`` takes), in order.
-
-        Override per env; ``treegym run --split S`` uses it.
-        """
-        raise NotImplementedError(f"{cls.__name__} does not list its task ids; pass --tasks explicitly")
+        """The task ids of ``split`` (what ``reset(options={"task_id": ...})`` takes), in order, from
+        :meth:`default_task_pool`; ``treegym run --split S`` uses it."""
+        pool = cls.default_task_pool()
+        if pool is None:
+            raise NotImplementedError(f"{cls.__name__} does not list its task ids; pass --tasks explicitly")
+        return list(pool.ids(split))
 
     # ----------------------------------------------------------- the env-agent contract
     # (envs/core/contract.py). Defaults say "not available"; envs override what they can.
@@ -137,6 +148,13 @@ class ForkableEnv(gym.Env):
     def snapshot(self) -> Snapshot:
         """An immutable, picklable value holding everything to continue exactly."""
         return self._snapshot_with(())
+
+    def wrapped_snapshot_taker(self) -> Callable[[tuple[tuple[str, Any], ...]], Snapshot]:
+        """How the suite helper (``api.snapshot``) takes a snapshot carrying wrapper states: in one go,
+        unless a subclass takes its snapshots some other way (then its ``snapshot()`` is honoured)."""
+        if type(self).snapshot is ForkableEnv.snapshot:
+            return self._snapshot_with
+        return lambda wrappers: self.snapshot().with_wrappers(wrappers)
 
     def _snapshot_with(self, wrappers: tuple[tuple[str, Any], ...]) -> Snapshot:
         """:meth:`snapshot` carrying ``wrappers`` (the suite helper's wrapper states)."""
@@ -193,9 +211,7 @@ class ForkableEnv(gym.Env):
 
     def clone(self) -> "ForkableEnv":
         """An independent copy of this env in the same state (built on snapshot/restore)."""
-        from .api import clone
-
-        return clone(self)
+        return api.clone(self)
 
     def __deepcopy__(self, memo: dict) -> "ForkableEnv":
         # deepcopy of an env goes through the protocol so shared read-only data

@@ -81,7 +81,11 @@ class SessionClient:
     # ------------------------------------------------------------------ tasks
     def splits(self) -> dict[str, list]:
         """``{split: [task ids]}`` of the server's engine."""
-        return self.request("GET", "/api/tasks")["splits"]
+        return self.tasks()["splits"]
+
+    def tasks(self) -> dict[str, Any]:
+        """``{"splits": {split: [task ids]}, "default_split": name or None}`` of the server's engine."""
+        return self.request("GET", "/api/tasks")
 
     # ------------------------------------------------------------------ the session
     def start(self, task_id: Any, seed: int | None = None) -> dict:

@@ -281,12 +281,13 @@ def make_vector_env(id: str | None = None, num_envs: int = 1, *, asynchronous: b
 
 
 class _Maker:
-    """A picklable ``gym.make(env_id, **kwargs)`` (async workers are spawned processes)."""
+    """A picklable ``gym.make`` (async workers are spawned processes): it carries a registered id's
+    ``EnvSpec``, so a worker needs no registry of its own (``module:EnvId`` is made by name: gym.make
+    imports the module there)."""
 
     def __init__(self, env_id: str, kwargs: dict[str, Any]):
         self.env_id, self.kwargs = env_id, dict(kwargs)
+        self.spec = gym.registry.get(env_id)
 
     def __call__(self) -> gym.Env:
-        import treegym.envs  # noqa: F401 - registers the ids in a spawned worker
-
-        return gym.make(self.env_id, **self.kwargs)
+        return gym.make(self.spec if self.spec is not None else self.env_id, **self.kwargs)

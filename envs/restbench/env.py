@@ -29,7 +29,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-from treegym.envs.core import EngineEnv
+from treegym.envs.core import EngineEnv, TaskPool
+from treegym.envs.core.task_pool import splits_of_records
 
 from .actions import parse_action
 from .api import RestData
@@ -46,16 +47,14 @@ def shipped_tasks() -> tuple[dict, ...]:
     for name in ("tasks.json", "restbench_tasks.json"):
         path = DATA_DIR / name
         if not path.is_file():
-            raise FileNotFoundError(f"{path} is missing; run python -m treegym.envs.restbench.tasks")
+            raise FileNotFoundError(f"{path} is missing; run python -m treegym.envs.restbench.build")
         out += json.loads(path.read_text(encoding="utf-8"))
     return tuple(out)
 
 
-def _splits(tasks: tuple[dict, ...]) -> dict[str, list]:
-    splits = {s: [t["query_id"] for t in tasks if t["split"] == s] for s in ("test", "dev")}
-    splits["all"] = [t["query_id"] for t in tasks if t["split"] in ("test", "dev")]
-    splits[SPLIT] = [t["query_id"] for t in tasks if t["split"] == SPLIT]
-    return splits
+def _splits(tasks: tuple[dict, ...]) -> dict[str, tuple]:
+    # "all" is the generated tasks (test + dev); RestBench's own 157 queries are their own split
+    return splits_of_records(tasks, "query_id", order=("test", "dev", "all", SPLIT), all_of=("test", "dev"))
 
 
 @lru_cache(maxsize=4)
@@ -72,6 +71,8 @@ def shipped_engine(reward_mode: str = "terminal",
 
 class RestBenchEnv(EngineEnv):
     """RestBench-style REST tasks on mock TMDB and Spotify (see the module docstring)."""
+
+    session_variants = ("reward_mode", ("terminal", "hidden"))  # a served env picks its reward mode
 
     def __init__(self, split: str | None = None, task_ids: Sequence[Any] | None = None, api: str | None = None,
                  reward_mode: str = "terminal", max_steps: int = 10, max_observation_length: int = DEFAULT_MAX_OBSERVATION,
@@ -93,15 +94,8 @@ class RestBenchEnv(EngineEnv):
                              "server_url": server_url, "render_mode": render_mode}
 
     @classmethod
-    def task_counts(cls) -> dict[str, int]:
-        return {k: len(v) for k, v in _splits(shipped_tasks()).items()}
-
-    @classmethod
-    def split_task_ids(cls, split: str) -> list:
-        splits = _splits(shipped_tasks())
-        if split not in splits:
-            raise ValueError(f"unknown split {split!r}; choose {', '.join(splits)}")
-        return list(splits[split])
+    def default_task_pool(cls) -> TaskPool:
+        return TaskPool(_splits(shipped_tasks()), source="the shipped RestBench tasks")
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         if options and options.get("task_id") is not None:

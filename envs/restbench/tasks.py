@@ -8,7 +8,7 @@ resolved ``reference_actions``, answer checks, state checks and
 ``allowed_mutations``. :func:`build_tasks` runs every plan from the initial
 world and stops when a plan fails, fails its own gold, or an empty answer passes.
 
-Build: ``python -m treegym.envs.restbench.tasks`` writes ``data/tasks.json``
+Build: ``python -m treegym.envs.restbench.build`` writes ``data/tasks.json``
 (the generated splits) and ``data/restbench_tasks.json`` (RestBench's own
 157 queries, ``restbench.py``).
 """
@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
@@ -315,20 +313,3 @@ def build_tasks(data: RestData) -> list[dict[str, Any]]:
                 n += 1
     return tasks
 
-
-def main() -> int:
-    from treegym.envs.toolbench.service import default_service
-    data = RestData(default_service().fixtures)
-    tasks = build_tasks(data)
-    DATA_DIR.mkdir(exist_ok=True)
-    (DATA_DIR / "tasks.json").write_text(json.dumps(tasks, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    from .restbench import build_restbench_tasks
-    real = build_restbench_tasks(data)
-    (DATA_DIR / "restbench_tasks.json").write_text(json.dumps(real, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    c = Counter((t["api"], t["split"]) for t in tasks + real)
-    print(f"wrote {len(tasks)} generated and {len(real)} RestBench tasks to {DATA_DIR}: {dict(c)}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

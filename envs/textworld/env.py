@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
-from treegym.envs.core import ForkableEnv, action_space, text_observation_space
+from treegym.envs.core import ForkableEnv, TaskPool, action_space, text_observation_space
 from treegym.envs.core.contract import ExpertAdvice
 
 from .gamefiles import GameFileError, TextWorldGame, load_games, shipped_splits
@@ -164,8 +164,8 @@ class TextWorldEnv(ForkableEnv):
                              "render_mode": render_mode}
         own = game_files is not None or game_dir is not None
         self._games = load_games(game_files, game_dir) if own else load_games()
-        self._splits = {"all": sorted(self._games)} if own else shipped_splits()
-        self._pool = self._make_pool(split, task_ids)
+        self._task_pool = self.default_task_pool(game_files, game_dir)
+        self._pool = self._task_pool.select(split, [task_ids] if isinstance(task_ids, str) else task_ids)
         self.observation_space = text_observation_space()
         self.action_space = action_space()
         self._tw = None          # the live textworld env (TWInform7 stack) of self._tw_path
@@ -173,55 +173,29 @@ class TextWorldEnv(ForkableEnv):
         self.state: TextWorldState | None = None
         self.task: str | None = None
 
-    # ------------------------------------------------------------------ tasks
+    # ------------------------------------------------------------------ tasks (envs/core/task_pool.py)
     @classmethod
-    def task_counts(cls) -> dict[str, int]:
-        return {k: len(v) for k, v in shipped_splits().items()}
+    def default_task_pool(cls, game_files: Sequence[str] | str | None = None,
+                          game_dir: str | None = None) -> TaskPool:
+        """The shipped games by split, or your own ``game_files`` / ``game_dir`` (one split, ``all``)."""
+        own = game_files is not None or game_dir is not None
+        games = load_games(game_files, game_dir) if own else load_games()
+        splits = {"all": sorted(games)} if own else shipped_splits()
+
+        def check(task_id: Any) -> str:
+            if task_id not in games:
+                raise ValueError(f"unknown TextWorld game {task_id!r}; known: {sorted(games)}")
+            return task_id
+
+        return TaskPool(splits, check=check, default="test" if "test" in splits else "all", source="these games")
 
     @classmethod
     def split_task_ids(cls, split: str, game_files: Sequence[str] | str | None = None,
                        game_dir: str | None = None) -> list[str]:
-        own = game_files is not None or game_dir is not None
-        splits = {"all": sorted(load_games(game_files, game_dir))} if own else shipped_splits()
-        if split not in splits:
-            raise ValueError(f"unknown split {split!r}; TextWorld-v0 has {sorted(splits)}")
-        return list(splits[split])
-
-    def _make_pool(self, split: str | None, task_ids: Sequence[str] | None) -> tuple[str, ...]:
-        if split is not None and split not in self._splits:
-            raise ValueError(f"unknown split {split!r}; these games have {sorted(self._splits)}")
-        allowed = self._splits[split or ("test" if "test" in self._splits else "all")]
-        if task_ids is None:
-            return tuple(allowed)
-        if isinstance(task_ids, str):
-            task_ids = [task_ids]
-        pool = tuple(self._check_task_id(t) for t in task_ids)
-        if not pool:
-            raise ValueError("task_ids is empty; give game ids or leave it out to use a split")
-        if split is not None:
-            outside = [t for t in pool if t not in allowed]
-            if outside:
-                raise ValueError(f"task_ids {outside} are not in split {split!r}")
-        return pool
-
-    def _check_task_id(self, task_id: Any) -> str:
-        if task_id not in self._games:
-            raise ValueError(f"unknown TextWorld game {task_id!r}; known: {sorted(self._games)}")
-        return task_id
+        return list(cls.default_task_pool(game_files, game_dir).ids(split))
 
     def _choose(self, seed: int | None, options: dict) -> str:
-        if options.get("task_id") is not None:
-            return self._check_task_id(options["task_id"])
-        pool = self._pool
-        if options.get("split"):
-            if options["split"] not in self._splits:
-                raise ValueError(f"unknown split {options['split']!r}; these games have {sorted(self._splits)}")
-            pool = tuple(self._splits[options["split"]])
-        if seed is not None:
-            return pool[seed % len(pool)]
-        if self.task in pool:
-            return pool[(pool.index(self.task) + 1) % len(pool)]
-        return pool[0]
+        return self._task_pool.choose(self._pool, self.task, seed, options)
 
     # ------------------------------------------------------------------ the TextWorld stack
     def _load(self, path: str) -> None:

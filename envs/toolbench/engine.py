@@ -129,8 +129,9 @@ class ToolBenchEngine:
     def group_of(self, task_id: Any) -> str | None:
         return self.tasks[task_id].get("group")
 
-    def task_fields(self, state: ToolState) -> dict[str, Any]:
-        view = self.view(state.task_id)
+    def task_fields(self, task: Any) -> dict[str, Any]:
+        """The Engine contract's ``task_fields(task)``: ``task`` is what :meth:`task` returns (the id)."""
+        view = self.view(task)
         return {"query": view.task["query"], "query_id": view.task["query_id"], "group": view.task.get("group"),
                 "functions": json.loads(view.functions_json), "system_prompt": view.system_prompt}
 

@@ -45,8 +45,7 @@ import json
 from functools import lru_cache
 from typing import Any, Sequence
 
-from treegym.envs.core import EngineEnv
-from treegym.envs.core.engine_env import RemoteState
+from treegym.envs.core import EngineEnv, TaskPool
 
 from .actions import parse_action
 from .data import shipped_splits, shipped_tasks
@@ -64,6 +63,8 @@ def shipped_engine(reward_mode: str = "terminal", max_observation_length: int = 
 
 class ToolBenchEnv(EngineEnv):
     """ToolBench-style tool use on offline stateful mock APIs (see the module docstring)."""
+
+    session_variants = ("reward_mode", ("terminal", "hidden"))  # a served env picks its reward mode
 
     def __init__(self, split: str | None = None, task_ids: Sequence[Any] | None = None, group: str | None = None,
                  reward_mode: str = "terminal", max_steps: int | None = DEFAULT_MAX_STEPS,
@@ -136,15 +137,8 @@ class ToolBenchEnv(EngineEnv):
         return ToolBenchEngine(service, tasks, splits, reward_mode, max_observation_length)
 
     @classmethod
-    def task_counts(cls) -> dict[str, int]:
-        return {k: len(v) for k, v in shipped_splits().items()}
-
-    @classmethod
-    def split_task_ids(cls, split: str) -> list:
-        splits = shipped_splits()
-        if split not in splits:
-            raise ValueError(f"unknown split {split!r}; choose one of {', '.join(splits)}")
-        return list(splits[split])
+    def default_task_pool(cls) -> TaskPool:
+        return TaskPool(shipped_splits(), source="the shipped ToolBench tasks")
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         if options and options.get("task_id") is not None:
@@ -158,16 +152,6 @@ class ToolBenchEnv(EngineEnv):
 
     # ------------------------------------------------------------ contract
     server_hint = "start the tool server with `treegym serve tools --port PORT` or fix server_url"
-
-    def engine_state(self) -> Any:
-        """The engine state, in-process or fetched from the server (remote mode)."""
-        state = self.state
-        return self.engine.state_from_json(json.loads(state.json)) if isinstance(state, RemoteState) else state
-
-    def task_fields(self) -> dict[str, Any]:
-        if self.task is None:
-            return {}
-        return self.engine.task_fields(self.engine.initial_state(self.task.task_id, None))
 
     def action_templates(self) -> tuple[str, ...]:
         return ('{"name": "<function name>", "arguments": <JSON object>}',

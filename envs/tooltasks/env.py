@@ -24,7 +24,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-from treegym.envs.core import EngineEnv
+from treegym.envs.core import EngineEnv, TaskPool
+from treegym.envs.core.task_pool import splits_of_records
 
 from .engine import ToolTasksEngine, parse_call
 
@@ -40,11 +41,8 @@ def shipped_tasks() -> tuple[dict, ...]:
     return tuple(json.loads(path.read_text(encoding="utf-8")))
 
 
-def _splits() -> dict[str, list]:
-    tasks = shipped_tasks()
-    out = {s: [t["task_id"] for t in tasks if t["split"] == s] for s in ("test", "dev")}
-    out["all"] = [t["task_id"] for t in tasks]
-    return out
+def _splits() -> dict[str, tuple]:
+    return splits_of_records(shipped_tasks(), "task_id", order=("test", "dev", "all"))
 
 
 @lru_cache(maxsize=2)
@@ -54,6 +52,8 @@ def shipped_engine(reward_mode: str = "terminal") -> ToolTasksEngine:
 
 class ToolTasksEnv(EngineEnv):
     """ToolChain*-style tool tasks judged on the final state (see the module docstring)."""
+
+    session_variants = ("reward_mode", ("terminal", "hidden"))  # a served env picks its reward mode
 
     def __init__(self, split: str | None = None, task_ids: Sequence[Any] | None = None, domain: str | None = None,
                  reward_mode: str = "terminal", max_steps: int = 20, server_url: str | None = None,
@@ -70,15 +70,8 @@ class ToolTasksEnv(EngineEnv):
                              "max_steps": max_steps, "server_url": server_url, "render_mode": render_mode}
 
     @classmethod
-    def task_counts(cls) -> dict[str, int]:
-        return {k: len(v) for k, v in _splits().items()}
-
-    @classmethod
-    def split_task_ids(cls, split: str) -> list:
-        splits = _splits()
-        if split not in splits:
-            raise ValueError(f"unknown split {split!r}; choose test, dev or all")
-        return list(splits[split])
+    def default_task_pool(cls) -> TaskPool:
+        return TaskPool(_splits(), source="the shipped ToolTasks tasks")
 
     def task_fields(self) -> dict[str, Any]:
         if self.task is None:

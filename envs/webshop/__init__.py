@@ -1,12 +1,18 @@
 """WebShop (Yao et al. 2022): the catalog, search, engine, reward and the ``treegym/WebShop-v0`` env.
 
-Light to import: the data model and the reward load at once; the env, the
-engine, the search index and the catalog generator load on first use.
+Light to import (``import treegym.envs`` reads :data:`ENV_SPECS` here): the data
+model, the reward, the env, the engine, the search index and the catalog generator
+load on first use.
 """
-from .catalog import (Catalog, CatalogError, Goal, Product, load_catalog, load_default_catalog)
-from .reward import get_reward
+from ..core.env_entry import EnvEntry
+
+ENV_SPECS = (EnvEntry("treegym/WebShop-v0", "treegym.envs.webshop.env:WebShopEnv", extra="webshop",
+                      name="webshop", order=1),)
 
 _LAZY = {
+    **{name: ("catalog", name) for name in ("Catalog", "CatalogError", "Goal", "Product", "load_catalog",
+                                            "load_default_catalog")},
+    "get_reward": ("reward", "get_reward"),
     "WebShopEnv": ("env", "WebShopEnv"),
     "WebShopEngine": ("engine", "WebShopEngine"),
     "Session": ("engine", "Session"),
@@ -14,8 +20,7 @@ _LAZY = {
     "build_catalog": ("generate", "build_catalog"),
 }
 
-__all__ = ["Catalog", "CatalogError", "Goal", "Product", "load_catalog", "load_default_catalog",
-           "get_reward", *_LAZY]
+__all__ = ["ENV_SPECS", *_LAZY]
 
 
 def __getattr__(name: str):

@@ -44,6 +44,7 @@ import os
 from typing import Any, Sequence
 
 from treegym.envs.core.engine_env import EngineEnv
+from treegym.envs.core.task_pool import TaskPool, engine_pool
 
 from .catalog import Catalog, load_catalog, load_default_catalog
 from .engine import Session, WebShopEngine, WebShopTask, bounded_action
@@ -66,6 +67,7 @@ class WebShopEnv(EngineEnv):
     """WebShop shopping episodes (see the module docstring)."""
 
     server_hint = "start the WebShop site with `treegym serve webshop --port PORT`"
+    session_variants = ("observation_mode", OBSERVATION_MODES)  # a served env picks its observation mode
 
     def __init__(
         self,
@@ -91,15 +93,15 @@ class WebShopEnv(EngineEnv):
         self.observation_mode = observation_mode
 
     @classmethod
-    def task_counts(cls) -> dict[str, int]:
-        counts = load_default_catalog().task_counts()
-        counts.pop("products", None)
-        return counts
+    def default_task_pool(cls, catalog: str | os.PathLike | Catalog | None = None) -> TaskPool:
+        """The goals of ``catalog`` (default: the packaged one) by split (test, dev, train, all)."""
+        engine = WebShopEngine(_catalog(catalog))
+        return engine_pool(engine, source="the WebShop catalog")
 
     @classmethod
     def split_task_ids(cls, split: str, catalog: str | os.PathLike | Catalog | None = None) -> list[int]:
         """Goal indices of ``split`` (test, dev, train, all) in ``catalog`` (default: the packaged one)."""
-        return list(_catalog(catalog).split(split))
+        return list(cls.default_task_pool(catalog).ids(split))
 
     @property
     def session(self) -> Session:

@@ -1,0 +1,165 @@
+"""The Game of 24 as a pure :class:`~treegym.envs.core.contract.Engine`: the rules over an immutable
+:class:`Game24State`, shared by :class:`~treegym.envs.game24.env.Game24Env` (in-process or
+``server_url=``) and the generic session server (``treegym serve treegym/Game24-v0``).
+
+The state holds its task (a reference to the shared :class:`Game24Task`), so observing
+needs nothing else; its JSON form is ``{"task_id", "left", "history", "done", "won",
+"message", "invalid"}`` with numbers as exact fraction strings (``"3/4"``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Sequence
+
+from treegym.envs.core.contract import ExpertAdvice, StepResult
+
+from . import solver
+from .arithmetic import format_number, parse_number
+from .rules import (TARGET, ActionError, AnswerAction, Board, canonical_line, check_answer, check_operation,
+                    legal_lines, parse_action, sorted_board)
+from .tasks import SPLITS, Game24Task, check_task_id, split_ids
+
+DEFAULT_SPLIT = "test"
+
+
+@dataclass(frozen=True)
+class Game24State:
+    """Everything that changes within an episode, and the task it is on (immutable; a snapshot holds it as is).
+
+    ``left`` are the numbers left (sorted Fractions), ``history`` the lines played,
+    ``message`` the last result or error. ``left_text``, ``text`` and ``moves`` (the
+    legal operation lines) are derived once at construction, so a restore only
+    re-wraps them in fresh dicts.
+    """
+
+    left: Board
+    history: tuple[str, ...] = ()
+    done: bool = False
+    won: bool = False
+    message: str = ""
+    invalid: bool = False
+    task: Game24Task | None = field(default=None, compare=False, repr=False)
+    left_text: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    text: str = field(init=False, repr=False, compare=False)
+    moves: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        left_text = tuple(format_number(x) for x in self.left)
+        numbers = "Numbers left: " + " ".join(left_text)
+        object.__setattr__(self, "left_text", left_text)
+        object.__setattr__(self, "text", f"{self.message}\n{numbers}" if self.message else numbers)
+        object.__setattr__(self, "moves", () if self.done or len(self.left) < 2 else legal_lines(self.left))
+
+
+class Game24Engine:
+    """The rules of the Game of 24 over the puzzles ``tasks`` (rows of a ToT-format CSV)."""
+
+    default_split = DEFAULT_SPLIT
+
+    def __init__(self, tasks: Sequence[Game24Task], source: str = "the packaged 24.csv"):
+        self.tasks = tuple(tasks)
+        self.source = source
+
+    # ------------------------------------------------------------------ tasks
+    def splits(self) -> tuple[str, ...]:
+        return SPLITS
+
+    def task_ids(self, split: str) -> tuple[int, ...]:
+        return split_ids(split, len(self.tasks))
+
+    def canonical_task_id(self, task_id: Any) -> int:
+        """The row index ``task_id`` names (``"3"`` -> 3), or ValueError naming the valid range."""
+        return check_task_id(task_id, len(self.tasks))
+
+    def task(self, task_id: Any) -> Game24Task:
+        return self.tasks[self.canonical_task_id(task_id)]
+
+    # ------------------------------------------------------------------ dynamics
+    def initial_state(self, task: Game24Task, seed: int | None = None) -> Game24State:
+        return Game24State(left=task.board, task=task)
+
+    def step(self, state: Game24State, action: str) -> StepResult[Game24State]:
+        try:
+            new = self._play(state, parse_action(action))
+        except ActionError as exc:
+            new = Game24State(state.left, state.history, state.done, state.won, f"Invalid action: {exc}", True,
+                              state.task)
+        return StepResult(new, 1.0 if new.won else 0.0, new.done)
+
+    @staticmethod
+    def _play(st: Game24State, action: Any) -> Game24State:
+        if isinstance(action, AnswerAction):
+            value = check_answer(st.task.board, action)
+            won = value == TARGET
+            verdict = "Solved." if won else "That is not 24; the episode is over."
+            msg = f"Answer: {action.text} = {format_number(value)}. {verdict}"
+            return Game24State(st.left, st.history + (f"answer: {action.text}",), True, won, msg, False, st.task)
+        op = check_operation(st.left, action)
+        line = op.line()
+        done = len(op.left) == 1
+        won = done and op.left[0] == TARGET
+        msg = line
+        if done:
+            msg += " Solved: the last number is 24." if won else f" The last number is {format_number(op.left[0])}, not 24."
+        return Game24State(op.left, st.history + (line,), done, won, msg, False, st.task)
+
+    def is_terminal(self, state: Game24State) -> bool:
+        return state.done
+
+    def observe(self, state: Game24State) -> tuple[dict, dict]:
+        task = state.task
+        obs = {"text": state.text, "instruction": task.instruction, "valid_actions": state.moves,
+               "left": state.left_text}
+        info = {"success": state.won, "won": state.won, "task_id": task.task_id, "puzzle": task.puzzle,
+                "left": state.left_text, "invalid_action": state.invalid, "message": state.message}
+        return obs, info
+
+    def expert(self, state: Game24State) -> ExpertAdvice:
+        """The solver's plan from the numbers left; value 1 while 24 can be (or was) made, else 0."""
+        if state.done:
+            return ExpertAdvice((), 1.0 if state.won else 0.0, state.won)
+        plan = tuple(op.line() for op in solver.plan(state.left))
+        return ExpertAdvice(plan, 1.0 if plan else 0.0, bool(plan))
+
+    # ------------------------------------------------------------------ contract extras
+    def task_fields(self, task: Game24Task) -> dict[str, Any]:
+        """``{"numbers": ["4", "9", "10", "13"]}``: the puzzle as written (never a solution)."""
+        return {"numbers": [str(n) for n in task.numbers]}
+
+    def canonical_action(self, action: str) -> str | None:
+        return canonical_line(action) if isinstance(action, str) else None
+
+    # ------------------------------------------------------------------ JSON
+    def state_to_json(self, state: Game24State) -> dict[str, Any]:
+        return {"task_id": state.task.task_id, "left": list(state.left_text), "history": list(state.history),
+                "done": state.done, "won": state.won, "message": state.message, "invalid": state.invalid}
+
+    def state_from_json(self, data: Any) -> Game24State:
+        if not isinstance(data, dict):
+            raise ValueError(f"a Game of 24 state is a JSON object, got {type(data).__name__}")
+        task = self.task(data.get("task_id"))
+        left = data.get("left")
+        if not isinstance(left, list) or not 1 <= len(left) <= len(task.board) or not all(isinstance(x, str) for x in left):
+            raise ValueError(f"left must be a list of 1..{len(task.board)} number strings, got {left!r}")
+        history = data.get("history", [])
+        if not isinstance(history, list) or not all(isinstance(x, str) for x in history):
+            raise ValueError("history must be a list of strings")
+        flags = {k: data.get(k, False) for k in ("done", "won", "invalid")}
+        for k, v in flags.items():
+            if not isinstance(v, bool):
+                raise ValueError(f"{k} must be true or false, got {v!r}")
+        message = data.get("message", "")
+        if not isinstance(message, str):
+            raise ValueError("message must be a string")
+        board = sorted_board(_number(x) for x in left)
+        if flags["won"] and not (flags["done"] and (board == (TARGET,) or history[-1:] and history[-1].startswith("answer:"))):
+            raise ValueError("won is true only for a finished episode that made 24")
+        return Game24State(board, tuple(history), flags["done"], flags["won"], message, flags["invalid"], task)
+
+
+def _number(text: str) -> Fraction:
+    try:
+        return parse_number(text)
+    except ValueError as exc:
+        raise ValueError(f"left holds {text!r}, not a number ({exc})") from None
