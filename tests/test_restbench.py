@@ -102,6 +102,6 @@ def test_builder_reproduces_the_shipped_tasks():
     from treegym.envs.restbench.api import RestData
     from treegym.envs.restbench.restbench import build_restbench_tasks
     from treegym.envs.restbench.tasks import build_tasks
-    from treegym.envs.toolbench.service import default_service
-    data = RestData(default_service().fixtures)
+    from treegym.envs.tools_common.fixtures import shipped_fixtures
+    data = RestData(shipped_fixtures())
     assert json.loads(json.dumps(build_tasks(data) + build_restbench_tasks(data))) == list(shipped_tasks())

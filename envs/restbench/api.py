@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from treegym.envs.toolbench.world import Tx
+from treegym.envs.tools_common.world import Tx
 
 from . import spec, spotify, spotify_player, tmdb, tmdb_tv  # noqa: F401 - importing registers the routes
 from .catalog import USER_ID, RestData  # noqa: F401 - re-exported

@@ -14,7 +14,7 @@ import hashlib
 import re
 from typing import Any
 
-from treegym.envs.toolbench.handlers import Fixtures
+from treegym.envs.tools_common.fixtures import Fixtures
 
 from . import named
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
-from treegym.envs.toolbench.gold import PlanError, check_answer, check_state, resolve
-from treegym.envs.toolbench.world import Tx, WorldState, changed_collections
+from treegym.envs.tools_common.checks import PlanError, check_answer, check_state, resolve
+from treegym.envs.tools_common.world import Tx, WorldState, changed_collections
 
 from .actions import Finish, Request, parse_action
 from .api import RestData, Router, call, route_error

@@ -61,12 +61,12 @@ def _splits(tasks: tuple[dict, ...]) -> dict[str, list]:
 @lru_cache(maxsize=4)
 def shipped_engine(reward_mode: str = "terminal",
                    max_observation_length: int = DEFAULT_MAX_OBSERVATION) -> RestBenchEngine:
-    from treegym.envs.toolbench.service import default_service
-    from treegym.envs.toolbench.world import WorldState
+    from treegym.envs.tools_common.fixtures import shipped_fixtures
+    from treegym.envs.tools_common.world import WorldState
 
     from .catalog import INITIAL_WORLD
     tasks = shipped_tasks()
-    return RestBenchEngine(RestData(default_service().fixtures), tasks, _splits(tasks), WorldState.from_json(INITIAL_WORLD),
+    return RestBenchEngine(RestData(shipped_fixtures()), tasks, _splits(tasks), WorldState.from_json(INITIAL_WORLD),
                            reward_mode, max_observation_length)
 
 

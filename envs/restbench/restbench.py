@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from treegym.envs.toolbench.world import WorldState, changed_collections
+from treegym.envs.tools_common.world import WorldState, changed_collections
 
 from .catalog import INITIAL_WORLD, RestData
 from .restbench_plans import SPOTIFY, TMDB

@@ -4,7 +4,7 @@ The catalog (artists, albums, tracks) is read-only; what a user changes lives
 in the episode's world (``catalog.INITIAL_WORLD``): ``sp_playlists``,
 ``sp_library`` (saved ``tracks`` and ``albums``, ``following``) and
 ``sp_player`` (playback ``state`` and ``queue``), written through the call's
-:class:`~treegym.envs.toolbench.world.Tx`. Status codes are Spotify's (201 for
+:class:`~treegym.envs.tools_common.world.Tx`. Status codes are Spotify's (201 for
 a new playlist or added tracks, 204 for player commands and follows) and errors
 ``{"error": {"status", "message"}}``. ``api.call`` fills the remaining fields
 the OpenAPI schema declares.

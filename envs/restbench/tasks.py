@@ -21,8 +21,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
-from treegym.envs.toolbench.gold import resolve
-from treegym.envs.toolbench.world import WorldState, changed_collections
+from treegym.envs.tools_common.checks import resolve
+from treegym.envs.tools_common.world import WorldState, changed_collections
 
 from .api import RestData
 from .catalog import INITIAL_WORLD
@@ -317,8 +317,8 @@ def build_tasks(data: RestData) -> list[dict[str, Any]]:
 
 
 def main() -> int:
-    from treegym.envs.toolbench.service import default_service
-    data = RestData(default_service().fixtures)
+    from treegym.envs.tools_common.fixtures import shipped_fixtures
+    data = RestData(shipped_fixtures())
     tasks = build_tasks(data)
     DATA_DIR.mkdir(exist_ok=True)
     (DATA_DIR / "tasks.json").write_text(json.dumps(tasks, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -47,8 +47,8 @@ from typing import Any, Sequence
 
 from treegym.envs.core import EngineEnv
 from treegym.envs.core.engine_env import RemoteState
+from treegym.envs.tools_common.calls import parse_action
 
-from .actions import parse_action
 from .data import shipped_splits, shipped_tasks
 from .engine import DEFAULT_MAX_OBSERVATION, ToolBenchEngine
 from .service import default_service

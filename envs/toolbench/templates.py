@@ -17,7 +17,8 @@ from __future__ import annotations
 import random
 from typing import Any, Callable
 
-from .handlers import Fixtures
+from treegym.envs.tools_common.fixtures import Fixtures
+
 from .schema import api_function_name, standardize
 
 Template = Callable[[random.Random, Fixtures], "dict[str, Any] | None"]

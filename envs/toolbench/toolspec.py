@@ -1,7 +1,7 @@
 """The declarative definition of the mock tool catalog (input of the builder, ``build.py``).
 
 Five categories, each a list of tools; each tool has APIs with ToolBench
-parameters and an ``x-mock`` block naming the handler (``handlers.py``) and,
+parameters and an ``x-mock`` block naming the handler (``handlers/``) and,
 for the generic handlers, the fixture table, key and match rules. ``build.py``
 writes one ToolBench tool JSON per tool from this and adds ``template_response``
 from a real call.
