@@ -130,7 +130,8 @@ class RestBenchEngine:
             if status < 400:
                 world = tx.commit()
         body_text = json.dumps(body, ensure_ascii=False, sort_keys=True)
-        obs = json.dumps({"status_code": status, "response": body}, ensure_ascii=False, sort_keys=True)
+        # == json.dumps({"status_code": status, "response": body}, ensure_ascii=False, sort_keys=True), body encoded once
+        obs = f'{{"response": {body_text}, "status_code": {json.dumps(status)}}}'
         if len(obs) > self.max_observation_length:
             obs = obs[: self.max_observation_length] + "..."
         rec = RestCall(req.method, req.path, endpoint.name if endpoint else "", status,

@@ -58,15 +58,21 @@ def _splits(tasks: tuple[dict, ...]) -> dict[str, list]:
     return splits
 
 
+@lru_cache(maxsize=1)
+def shipped_data() -> RestData:
+    """The TMDB and Spotify entities with their indexes, built once per process and shared by every engine."""
+    from treegym.envs.tools_common.fixtures import shipped_fixtures
+    return RestData(shipped_fixtures())
+
+
 @lru_cache(maxsize=4)
 def shipped_engine(reward_mode: str = "terminal",
                    max_observation_length: int = DEFAULT_MAX_OBSERVATION) -> RestBenchEngine:
-    from treegym.envs.tools_common.fixtures import shipped_fixtures
     from treegym.envs.tools_common.world import WorldState
 
     from .catalog import INITIAL_WORLD
     tasks = shipped_tasks()
-    return RestBenchEngine(RestData(shipped_fixtures()), tasks, _splits(tasks), WorldState.from_json(INITIAL_WORLD),
+    return RestBenchEngine(shipped_data(), tasks, _splits(tasks), WorldState.from_json(INITIAL_WORLD),
                            reward_mode, max_observation_length)
 
 
