@@ -70,17 +70,17 @@ class RestData:
         by_release = sorted(self.movies.values(), key=lambda m: (m["release_date"], m["id"]))
         cast_of, directed_by = _group(by_release, lambda m: m["cast"]), _group(by_release, lambda m: (m["director"],))
         self._credits = {pid: (cast_of.get(pid, ()), directed_by.get(pid, ())) for pid in self.people}
-        self.people_by_popularity: tuple[int, ...] = tuple(sorted(self.people, key=lambda k: (-self.people[k]["popularity"], k)))
-        self.people_by_id: tuple[int, ...] = tuple(sorted(self.people))
+        self.people_by_popularity = tuple(sorted(self.people, key=lambda k: (-self.people[k]["popularity"], k)))
+        self.people_by_id = tuple(sorted(self.people))
         by_number = sorted(self.tracks.values(), key=lambda t: (t["track_number"], t["id"]))
         by_popularity = sorted(self.tracks.values(), key=lambda t: (-t["popularity"], t["id"]))
         newest = sorted(self.albums.values(), key=lambda x: (x["release_date"], x["id"]), reverse=True)
         self._album_tracks = _group(by_number, lambda t: (t["album_id"],))
         self._artist_tracks = _group(by_popularity, lambda t: t["artist_ids"])
         self._artist_albums = _group(newest, lambda x: x["artist_ids"])
-        self.albums_newest_first: tuple[dict, ...] = tuple(newest)
-        self.tracks_by_popularity: tuple[str, ...] = tuple(t["id"] for t in by_popularity)
-        self.artists_by_popularity: tuple[str, ...] = tuple(sorted(self.artists, key=lambda x: (-self.artists[x]["popularity"], x)))
+        self.albums_newest_first = tuple(newest)
+        self.tracks_by_popularity = tuple(t["id"] for t in by_popularity)
+        self.artists_by_popularity = tuple(sorted(self.artists, key=lambda x: (-self.artists[x]["popularity"], x)))
 
     # ------------------------------------------------------------------ TMDB
     def _person(self, name: str, known_for: str, born: int | None = None, pid: int | None = None) -> int:

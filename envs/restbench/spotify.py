@@ -59,7 +59,8 @@ def artist_view(ctx, aid: str) -> dict:
 
 def album_brief(ctx, alid: str) -> dict:
     x = ctx.data.albums[alid]
-    return dict(_links("album", alid), name=x["name"], album_type="album", total_tracks=len(ctx.data.album_tracks(alid)), release_date=x["release_date"],
+    return dict(_links("album", alid), name=x["name"], album_type="album", total_tracks=len(ctx.data.album_tracks(alid)),
+                release_date=x["release_date"],
                 release_date_precision="day", artists=[artist_brief(ctx, a) for a in x["artist_ids"]], images=[],
                 available_markets=["US"])
 

@@ -25,7 +25,7 @@ from treegym.envs.tools_common.fixtures import Failed, Fixtures
 from treegym.envs.tools_common.world import Tx
 
 __all__ = ["BadInput", "Ctx", "Failed", "Fixtures", "HANDLERS", "Handler", "handler", "r2", "as_date", "as_positive",
-           "as_count", "live_record", "view_record"]
+           "as_count", "live_record", "need_record", "remove_record", "view_record"]
 
 
 class BadInput(Exception):
@@ -72,6 +72,21 @@ def as_count(value: Any, what: str) -> int:
     if v != int(v):
         raise BadInput(f"{what} must be a whole number, got {value!r}")
     return int(v)
+
+
+def need_record(ctx: Ctx, collection: str, key: str, missing: str) -> Any:
+    """A copy of ``key``'s value in a world collection, or :class:`Failed` with ``missing`` when it is not there."""
+    value = ctx.tx.get(collection, key)
+    if value is None:
+        raise Failed(missing)
+    return value
+
+
+def remove_record(ctx: Ctx, collection: str, key: str, missing: str) -> None:
+    """Delete ``key`` from a world collection, or :class:`Failed` with ``missing`` when it is not there."""
+    if not ctx.tx.has(collection, key):
+        raise Failed(missing)
+    ctx.tx.delete(collection, key)
 
 
 def live_record(ctx: Ctx, rec: Mapping[str, Any]) -> dict[str, Any]:
@@ -152,7 +167,4 @@ def world_list(ctx: Ctx, args: dict) -> Any:
 @handler("world.get")
 def world_get(ctx: Ctx, args: dict) -> Any:
     key = str(args[ctx.mock["param"]]).strip()
-    value = ctx.tx.get(ctx.mock["collection"], key)
-    if value is None:
-        raise Failed(f"{ctx.mock.get('what', 'record')} {key!r} not found")
-    return value
+    return need_record(ctx, ctx.mock["collection"], key, f"{ctx.mock.get('what', 'record')} {key!r} not found")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .base import BadInput, Ctx, Failed, as_count, as_positive, handler, r2
+from .base import BadInput, Ctx, Failed, as_count, as_positive, handler, need_record, r2, remove_record
 
 
 def _stock(ctx: Ctx, rec: Mapping) -> int:
@@ -34,9 +34,7 @@ def cart_add(ctx: Ctx, args: dict) -> Any:
 @handler("shop.cart_remove")
 def cart_remove(ctx: Ctx, args: dict) -> Any:
     sku = str(args["sku"]).strip().upper()
-    if not ctx.tx.has("cart", sku):
-        raise Failed(f"{sku} is not in the cart")
-    ctx.tx.delete("cart", sku)
+    remove_record(ctx, "cart", sku, f"{sku} is not in the cart")
     return cart_view(ctx, {})
 
 
@@ -110,9 +108,7 @@ def checkout(ctx: Ctx, args: dict) -> Any:
 @handler("shop.order_cancel")
 def order_cancel(ctx: Ctx, args: dict) -> Any:
     oid = str(args["order_id"]).strip().upper()
-    o = ctx.tx.get("orders", oid)
-    if o is None:
-        raise Failed(f"order {oid!r} not found")
+    o = need_record(ctx, "orders", oid, f"order {oid!r} not found")
     if o["status"] != "placed":
         raise Failed(f"order {oid} is {o['status']} and cannot be cancelled")
     o["status"] = "cancelled"
@@ -126,9 +122,7 @@ def order_cancel(ctx: Ctx, args: dict) -> Any:
 @handler("shop.return_create")
 def return_create(ctx: Ctx, args: dict) -> Any:
     oid = str(args["order_id"]).strip().upper()
-    o = ctx.tx.get("orders", oid)
-    if o is None:
-        raise Failed(f"order {oid!r} not found")
+    o = need_record(ctx, "orders", oid, f"order {oid!r} not found")
     sku = str(args["sku"]).strip().upper()
     line = next((l for l in o["items"] if l["sku"] == sku), None)
     if line is None:
@@ -151,9 +145,7 @@ def shipping_quote(ctx: Ctx, args: dict) -> Any:
 
 @handler("shop.track")
 def track(ctx: Ctx, args: dict) -> Any:
-    o = ctx.tx.get("orders", str(args["order_id"]).strip().upper())
-    if o is None:
-        raise Failed(f"order {args['order_id']!r} not found")
+    o = need_record(ctx, "orders", str(args["order_id"]).strip().upper(), f"order {args['order_id']!r} not found")
     return {"order_id": o["order_id"], "status": o["status"],
             "carrier": "ParcelNet" if o["status"] == "placed" else None}
 
@@ -168,9 +160,7 @@ def wishlist_add(ctx: Ctx, args: dict) -> Any:
 @handler("shop.wishlist_remove")
 def wishlist_remove(ctx: Ctx, args: dict) -> Any:
     sku = str(args["sku"]).strip().upper()
-    if not ctx.tx.has("wishlist", sku):
-        raise Failed(f"{sku} is not on the wishlist")
-    ctx.tx.delete("wishlist", sku)
+    remove_record(ctx, "wishlist", sku, f"{sku} is not on the wishlist")
     return {"wishlist": [v for _, v in ctx.tx.items("wishlist")]}
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .base import BadInput, Ctx, Failed, as_count, as_date, as_positive, handler, r2
+from .base import BadInput, Ctx, Failed, as_count, as_date, as_positive, handler, need_record, r2
 
 
 @handler("fin.price_change")
@@ -102,10 +102,8 @@ def accounts(ctx: Ctx, args: dict) -> Any:
 
 @handler("fin.account_balance")
 def account_balance(ctx: Ctx, args: dict) -> Any:
-    acc = ctx.tx.get("accounts", str(args["account_id"]).strip().upper())
-    if acc is None:
-        raise Failed(f"account {args['account_id']!r} not found")
-    return acc
+    key = str(args["account_id"]).strip().upper()
+    return need_record(ctx, "accounts", key, f"account {args['account_id']!r} not found")
 
 
 @handler("fin.transfer")

@@ -9,7 +9,7 @@ import math
 import re
 from typing import Any
 
-from .base import BadInput, Ctx, Failed, as_date, handler
+from .base import BadInput, Ctx, Failed, as_date, handler, need_record
 
 
 @handler("media.credits")
@@ -62,10 +62,7 @@ def create_playlist(ctx: Ctx, args: dict) -> Any:
 
 
 def _playlist(ctx: Ctx, pid: Any) -> dict:
-    pl = ctx.tx.get("playlists", str(pid).strip().upper())
-    if pl is None:
-        raise Failed(f"playlist {pid!r} not found")
-    return pl
+    return need_record(ctx, "playlists", str(pid).strip().upper(), f"playlist {pid!r} not found")
 
 
 @handler("media.add_track")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .base import BadInput, Ctx, Failed, as_count, as_date, handler
+from .base import BadInput, Ctx, Failed, as_count, as_date, handler, need_record, remove_record
 
 
 def _time(value: Any, what: str) -> str:
@@ -45,9 +45,7 @@ def create_event(ctx: Ctx, args: dict) -> Any:
 @handler("prod.delete_event")
 def delete_event(ctx: Ctx, args: dict) -> Any:
     eid = str(args["event_id"]).strip().upper()
-    if not ctx.tx.has("events", eid):
-        raise Failed(f"event {eid!r} not found")
-    ctx.tx.delete("events", eid)
+    remove_record(ctx, "events", eid, f"event {eid!r} not found")
     return {"event_id": eid, "deleted": True}
 
 
@@ -101,9 +99,7 @@ def add_todo(ctx: Ctx, args: dict) -> Any:
 @handler("prod.complete_todo")
 def complete_todo(ctx: Ctx, args: dict) -> Any:
     tid = str(args["todo_id"]).strip().upper()
-    t = ctx.tx.get("todos", tid)
-    if t is None:
-        raise Failed(f"todo {tid!r} not found")
+    t = need_record(ctx, "todos", tid, f"todo {tid!r} not found")
     t["done"] = True
     ctx.tx.put("todos", tid, t)
     return t
@@ -141,9 +137,7 @@ def book_room(ctx: Ctx, args: dict) -> Any:
 @handler("prod.cancel_room")
 def cancel_room(ctx: Ctx, args: dict) -> Any:
     bid = str(args["booking_id"]).strip().upper()
-    if not ctx.tx.has("room_bookings", bid):
-        raise Failed(f"room booking {bid!r} not found")
-    ctx.tx.delete("room_bookings", bid)
+    remove_record(ctx, "room_bookings", bid, f"room booking {bid!r} not found")
     return {"booking_id": bid, "cancelled": True}
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from .base import BadInput, Ctx, Failed, Fixtures, as_count, as_date, as_positive, handler, r2
+from .base import BadInput, Ctx, Failed, Fixtures, as_count, as_date, as_positive, handler, need_record, r2
 
 
 def _charge_wallet(ctx: Ctx, amount: float, memo: str) -> float:
@@ -52,9 +52,7 @@ def book_flight(ctx: Ctx, args: dict) -> Any:
 @handler("travel.cancel_flight")
 def cancel_flight(ctx: Ctx, args: dict) -> Any:
     bid = str(args["booking_id"]).strip().upper()
-    b = ctx.tx.get("flight_bookings", bid)
-    if b is None:
-        raise Failed(f"booking {bid!r} not found")
+    b = need_record(ctx, "flight_bookings", bid, f"booking {bid!r} not found")
     if b["status"] == "cancelled":
         raise Failed(f"booking {bid} is already cancelled")
     b["status"] = "cancelled"
@@ -79,18 +77,24 @@ def book_hotel(ctx: Ctx, args: dict) -> Any:
     return dict(res, wallet_balance=balance)
 
 
+def _cancel_one_unit(ctx: Ctx, args: dict, id_param: str, collection: str, what: str, table: str, live: str,
+                     count_field: str) -> Any:
+    """Cancel the active record ``args[id_param]`` of ``collection``: one unit back in stock, the price refunded."""
+    rid = str(args[id_param]).strip().upper()
+    b = ctx.tx.get(collection, rid)
+    if b is None or b["status"] == "cancelled":
+        raise Failed(f"no active {what} {rid!r}")
+    b["status"] = "cancelled"
+    ctx.tx.put(collection, rid, b)
+    key = b[Fixtures.KEYS[table]]
+    ctx.tx.put(live, key, ctx.tx.get(live, key, ctx.fx.get(table, key)[count_field]) + 1)
+    _refund_wallet(ctx, b["total_price"], f"refund {rid}")
+    return {id_param: rid, "status": "cancelled", "refunded": b["total_price"]}
+
+
 @handler("travel.cancel_hotel")
 def cancel_hotel(ctx: Ctx, args: dict) -> Any:
-    rid = str(args["reservation_id"]).strip().upper()
-    b = ctx.tx.get("hotel_bookings", rid)
-    if b is None or b["status"] == "cancelled":
-        raise Failed(f"no active reservation {rid!r}")
-    b["status"] = "cancelled"
-    ctx.tx.put("hotel_bookings", rid, b)
-    rec = ctx.fx.get("hotels", b["hotel_id"])
-    ctx.tx.put("hotel_rooms", b["hotel_id"], ctx.tx.get("hotel_rooms", b["hotel_id"], rec["rooms"]) + 1)
-    _refund_wallet(ctx, b["total_price"], f"refund {rid}")
-    return {"reservation_id": rid, "status": "cancelled", "refunded": b["total_price"]}
+    return _cancel_one_unit(ctx, args, "reservation_id", "hotel_bookings", "reservation", "hotels", "hotel_rooms", "rooms")
 
 
 @handler("travel.rent_car")
@@ -108,16 +112,7 @@ def rent_car(ctx: Ctx, args: dict) -> Any:
 
 @handler("travel.cancel_car")
 def cancel_car(ctx: Ctx, args: dict) -> Any:
-    rid = str(args["rental_id"]).strip().upper()
-    b = ctx.tx.get("car_rentals", rid)
-    if b is None or b["status"] == "cancelled":
-        raise Failed(f"no active rental {rid!r}")
-    b["status"] = "cancelled"
-    ctx.tx.put("car_rentals", rid, b)
-    rec = ctx.fx.get("cars", b["car_id"])
-    ctx.tx.put("car_available", b["car_id"], ctx.tx.get("car_available", b["car_id"], rec["available"]) + 1)
-    _refund_wallet(ctx, b["total_price"], f"refund {rid}")
-    return {"rental_id": rid, "status": "cancelled", "refunded": b["total_price"]}
+    return _cancel_one_unit(ctx, args, "rental_id", "car_rentals", "rental", "cars", "car_available", "available")
 
 
 @handler("travel.book_train")
