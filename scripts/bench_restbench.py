@@ -13,9 +13,11 @@ again), two ways:
 Every repetition's answer is compared with the first one's (a handler that
 answered differently on a second call would be a cache bug). Prints the
 median per request, the per-endpoint medians of the slowest endpoints, the
-sum over one pass of the 157 paths, and the load average beside the figures.
-A scan over all people x all movies shows up as an endpoint far above the
-others (``max/median`` column).
+sum over one pass of the 157 paths, the slowest single requests and the load
+average beside the figures. A scan over all people x all movies shows up as
+an endpoint far above the median request (the ``x`` column). To compare with
+an earlier version, run the same script in that version's tree alternately
+with this one (the indexes of RestData were measured so: README).
 
     python -m treegym.scripts.bench_restbench [--repeats 15] [--top 12]
 """
