@@ -131,7 +131,7 @@ class RestBenchEngine:
                 world = tx.commit()
         body_text = json.dumps(body, ensure_ascii=False, sort_keys=True)
         # == json.dumps({"status_code": status, "response": body}, ensure_ascii=False, sort_keys=True), body encoded once
-        obs = f'{{"response": {body_text}, "status_code": {json.dumps(status)}}}'
+        obs = f'{{"response": {body_text}, "status_code": {int(status)}}}'
         if len(obs) > self.max_observation_length:
             obs = obs[: self.max_observation_length] + "..."
         rec = RestCall(req.method, req.path, endpoint.name if endpoint else "", status,
