@@ -136,3 +136,31 @@ def test_the_world_indexes_answer_as_the_full_scans_they_replace():
     assert first == again and [m["id"] for m in first] == [m["id"] for m in by_popularity[20:40]]
     kept = d.ordered("/movie/popular", lambda: pytest.fail("an ordering made twice"))
     assert [m["id"] for m in kept[20:40]] == [m["id"] for m in first]
+
+
+def test_the_router_index_picks_what_trying_every_endpoint_in_order_picks():
+    from treegym.envs.restbench.api import ENDPOINTS, Router
+
+    def every_endpoint(router, method, path):
+        known = False
+        for e in router.endpoints:
+            m = e.regex.match(path)
+            if m and e.method == method:
+                return e, m.groupdict(), True
+            known = known or bool(m)
+        return None, {}, known
+
+    paths = {"", "/", "//", "/movie/", "/me//", "movie/1"}
+    for e in ENDPOINTS:
+        for value in ("1", "popular", "", "x/y"):
+            p = re.sub(r"\{\w+\}", value, e.template)
+            paths.update({p, p + "/", p + "//", p + "/extra", p.replace("/", "//", 1)})
+    routers = [Router("tmdb"), Router("spotify")]
+    found = 0
+    for router in routers:
+        for p in sorted(paths):
+            for method in ("GET", "POST", "PUT", "DELETE"):
+                got, want = router.match(method, p), every_endpoint(router, method, p)
+                assert (got[0] is want[0], got[1], got[2]) == (True, want[1], want[2]), (router.endpoints[0].api, method, p)
+                found += got[0] is not None
+    assert found > len(ENDPOINTS)   # real matches were compared, not only misses
