@@ -31,6 +31,8 @@ import sys
 import time
 from typing import Any
 
+from treegym.scripts.bench_support import percentile
+
 
 def recorded_requests() -> list[tuple[Any, ...]]:
     """``(endpoint, path params, args, path, world, state, action)`` of every request on the 157 gold paths."""
@@ -55,11 +57,14 @@ def median_us(samples: list[float]) -> float:
     return statistics.median(samples) * 1e6
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repeats", type=int, default=15, help="interleaved rounds over all requests (default 15)")
-    ap.add_argument("--top", type=int, default=12, help="slowest endpoints to list (default 12)")
-    args = ap.parse_args(argv)
+def summary(per_request_us: list[float]) -> dict[str, float]:
+    """Median, p99, max and sum (one pass of the 157 paths) of per-request medians, in microseconds."""
+    return {"median_us": statistics.median(per_request_us), "p99_us": percentile(per_request_us, 0.99),
+            "max_us": max(per_request_us), "sum_us": sum(per_request_us)}
+
+
+def measure(repeats: int = 15) -> dict[str, Any]:
+    """The figures (see the module docstring) as a JSON-able dict; ``mismatches`` counts changed answers."""
     from treegym.envs.restbench.api import call
     from treegym.envs.restbench.env import shipped_engine
     from treegym.envs.tools_common.world import Tx
@@ -69,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     handler_t: list[list[float]] = [[] for _ in requests]
     step_t: list[list[float]] = [[] for _ in requests]
     mismatches = 0
-    for _ in range(args.repeats):
+    for _ in range(repeats):
         for i, (endpoint, params, a, path, world, state, action) in enumerate(requests):
             t0 = time.perf_counter()
             answer = call(engine.data, Tx(world), endpoint, params, a, path)
@@ -84,27 +89,42 @@ def main(argv: list[str] | None = None) -> int:
             elif seen != first[i]:
                 mismatches += 1
     per_call = [median_us(t) for t in handler_t]
-    per_step = [median_us(t) for t in step_t]
     by_endpoint: dict[str, list[int]] = {}
     for i, r in enumerate(requests):
         by_endpoint.setdefault(f"{r[0].api} {r[0].name}", []).append(i)
-    ep_median = {name: statistics.median(per_call[i] for i in idx) for name, idx in by_endpoint.items()}
-    overall = statistics.median(per_call)
-    load = os.getloadavg()
-    print(f"RestBench-v0: {len(requests)} requests on the 157 gold paths, {len(by_endpoint)} endpoints, "
+    return {"requests": len(requests), "repeats": repeats, "load": os.getloadavg(), "mismatches": mismatches,
+            "handler": summary(per_call), "step": summary([median_us(t) for t in step_t]),
+            "endpoints": {name: {"calls": len(idx), "median_us": statistics.median(per_call[i] for i in idx)}
+                          for name, idx in by_endpoint.items()},
+            "requests_us": [{"request": f"{r[0].api} {r[0].method} {r[3]}", "handler_us": t}
+                            for r, t in zip(requests, per_call)]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeats", type=int, default=15, help="interleaved rounds over all requests (default 15)")
+    ap.add_argument("--top", type=int, default=12, help="slowest endpoints to list (default 12)")
+    ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON to PATH")
+    args = ap.parse_args(argv)
+    r = measure(args.repeats)
+    load, overall = r["load"], r["handler"]["median_us"]
+    print(f"RestBench-v0: {r['requests']} requests on the 157 gold paths, {len(r['endpoints'])} endpoints, "
           f"{args.repeats} interleaved repeats (medians); load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    print(f"  handler (api.call)  median {overall:8.1f} us   p99 {sorted(per_call)[int(0.99 * (len(per_call) - 1))]:8.1f} us"
-          f"   max {max(per_call):8.1f} us   sum over the 157 paths {sum(per_call) / 1e3:7.2f} ms")
-    print(f"  step (engine.step)  median {statistics.median(per_step):8.1f} us   p99 {sorted(per_step)[int(0.99 * (len(per_step) - 1))]:8.1f} us"
-          f"   max {max(per_step):8.1f} us   sum over the 157 paths {sum(per_step) / 1e3:7.2f} ms")
+    for what, key in (("handler (api.call)", "handler"), ("step (engine.step)", "step")):
+        f = r[key]
+        print(f"  {what}  median {f['median_us']:8.1f} us   p99 {f['p99_us']:8.1f} us   max {f['max_us']:8.1f} us"
+              f"   sum over the 157 paths {f['sum_us'] / 1e3:7.2f} ms")
     print("  slowest endpoints (handler median per call; x = against the median request):")
-    for name, t in sorted(ep_median.items(), key=lambda kv: -kv[1])[:args.top]:
-        print(f"    {name:48s} {len(by_endpoint[name]):4d} calls {t:9.1f} us {t / overall:7.1f}x")
+    for name, e in sorted(r["endpoints"].items(), key=lambda kv: -kv[1]["median_us"])[:args.top]:
+        print(f"    {name:48s} {e['calls']:4d} calls {e['median_us']:9.1f} us {e['median_us'] / overall:7.1f}x")
     print("  slowest requests (handler median):")
-    for i in sorted(range(len(requests)), key=lambda i: -per_call[i])[:args.top // 3]:
-        print(f"    {requests[i][0].api} {requests[i][0].method} {requests[i][3][:60]:60s} {per_call[i]:9.1f} us")
-    if mismatches:
-        print(f"MISMATCH: {mismatches} repeated requests answered differently from their first answer", file=sys.stderr)
+    for q in sorted(r["requests_us"], key=lambda q: -q["handler_us"])[:args.top // 3]:
+        print(f"    {q['request'][:72]:72s} {q['handler_us']:9.1f} us")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(r, fh, indent=1)
+    if r["mismatches"]:
+        print(f"MISMATCH: {r['mismatches']} repeated requests answered differently from their first answer", file=sys.stderr)
         return 1
     return 0
 
