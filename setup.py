@@ -24,6 +24,7 @@ setup(
         # data folders that are not packages (no __init__.py)
         "treegym.envs.restbench": ["data/*"],
         "treegym.envs.toolbench": ["data/*.json", "data/queries/*.json", "data/tools/*/*.json"],
+        "treegym.envs.tools_common": ["data/*.json"],
     },
     include_package_data=True,
 )

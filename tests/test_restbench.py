@@ -102,6 +102,65 @@ def test_builder_reproduces_the_shipped_tasks():
     from treegym.envs.restbench.api import RestData
     from treegym.envs.restbench.restbench import build_restbench_tasks
     from treegym.envs.restbench.tasks import build_tasks
-    from treegym.envs.toolbench.service import default_service
-    data = RestData(default_service().fixtures)
+    from treegym.envs.tools_common.fixtures import shipped_fixtures
+    data = RestData(shipped_fixtures())
     assert json.loads(json.dumps(build_tasks(data) + build_restbench_tasks(data))) == list(shipped_tasks())
+
+
+def test_the_world_indexes_answer_as_the_full_scans_they_replace():
+    """Handlers read orders and lookups built once with the shared data (issue 26), never per call."""
+    from treegym.envs.restbench.env import shipped_data, shipped_engine
+    d = shipped_data()
+    assert shipped_engine().data is d and shipped_engine("hidden").data is d   # one copy, whatever the variant
+    by_release = sorted(d.movies.values(), key=lambda m: (m["release_date"], m["id"]))
+    for pid in d.people:
+        cast, crew = d.movie_credits_of(pid)
+        assert list(cast) == [m for m in by_release if pid in m["cast"]]
+        assert list(crew) == [m for m in by_release if m["director"] == pid]
+    assert sum(len(d.movie_credits_of(p)[1]) for p in d.people) == len(d.movies)   # every film has its director
+    assert list(d.people_by_popularity) == sorted(d.people, key=lambda k: (-d.people[k]["popularity"], k))
+    for alid in d.albums:
+        assert list(d.album_tracks(alid)) == sorted((t for t in d.tracks.values() if t["album_id"] == alid),
+                                                    key=lambda t: (t["track_number"], t["id"]))
+    for aid in d.artists:
+        assert list(d.artist_tracks(aid)) == sorted((t for t in d.tracks.values() if aid in t["artist_ids"]),
+                                                    key=lambda t: (-t["popularity"], t["id"]))
+        assert list(d.artist_albums(aid)) == sorted((x for x in d.albums.values() if aid in x["artist_ids"]),
+                                                    key=lambda x: (x["release_date"], x["id"]), reverse=True)
+    # a list ordered on first use is kept, and answers the second page like the first call's order
+    env = gym.make("treegym/RestBench-v0", split="all", api="tmdb")
+    env.reset()
+    first = json.loads(env.step("GET /movie/popular?page=2")[0]["text"])["response"]["results"]
+    again = json.loads(env.step("GET /movie/popular?page=2")[0]["text"])["response"]["results"]
+    by_popularity = sorted(d.movies.values(), key=lambda m: (-m["popularity"], m["id"]))
+    assert first == again and [m["id"] for m in first] == [m["id"] for m in by_popularity[20:40]]
+    kept = d.ordered("/movie/popular", lambda: pytest.fail("an ordering made twice"))
+    assert [m["id"] for m in kept[20:40]] == [m["id"] for m in first]
+
+
+def test_the_router_index_picks_what_trying_every_endpoint_in_order_picks():
+    from treegym.envs.restbench.api import ENDPOINTS, Router
+
+    def every_endpoint(router, method, path):
+        known = False
+        for e in router.endpoints:
+            m = e.regex.match(path)
+            if m and e.method == method:
+                return e, m.groupdict(), True
+            known = known or bool(m)
+        return None, {}, known
+
+    paths = {"", "/", "//", "/movie/", "/me//", "movie/1"}
+    for e in ENDPOINTS:
+        for value in ("1", "popular", "", "x/y"):
+            p = re.sub(r"\{\w+\}", value, e.template)
+            paths.update({p, p + "/", p + "//", p + "/extra", p.replace("/", "//", 1)})
+    routers = [Router("tmdb"), Router("spotify")]
+    found = 0
+    for router in routers:
+        for p in sorted(paths):
+            for method in ("GET", "POST", "PUT", "DELETE"):
+                got, want = router.match(method, p), every_endpoint(router, method, p)
+                assert (got[0] is want[0], got[1], got[2]) == (True, want[1], want[2]), (router.endpoints[0].api, method, p)
+                found += got[0] is not None
+    assert found > len(ENDPOINTS)   # real matches were compared, not only misses

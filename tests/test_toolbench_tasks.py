@@ -8,7 +8,7 @@ import pytest
 
 from treegym.envs.toolbench.data import shipped_splits, shipped_tasks
 from treegym.envs.toolbench.env import ToolBenchEnv
-from treegym.envs.toolbench.gold import check_answer, in_order, resolve
+from treegym.envs.tools_common.checks import check_answer, in_order, resolve
 
 
 def test_shipped_tasks_groups_unsolvable_share_and_splits():
@@ -125,3 +125,7 @@ def test_builder_reproduces_the_shipped_files():
     files = build(None)
     for rel, text in files.items():
         assert (DATA_DIR / rel).read_text(encoding="utf-8") == text, rel
+    # the fixture tables the build derives everything from are shipped by the shared tools package
+    from treegym.envs.tools_common.fixture_data import fixtures_text
+    from treegym.envs.tools_common.fixtures import FIXTURES_FILE
+    assert FIXTURES_FILE.read_text(encoding="utf-8") == fixtures_text()

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from treegym.envs.toolbench.world import Tx
+from treegym.envs.tools_common.world import Tx
 
 from . import spec, spotify, spotify_player, tmdb, tmdb_tv  # noqa: F401 - importing registers the routes
 from .catalog import USER_ID, RestData  # noqa: F401 - re-exported
@@ -82,11 +82,15 @@ class Router:
     def __init__(self, api: str | None = None):
         eps = [e for e in ENDPOINTS if api is None or e.api == api]
         self.endpoints = sorted(eps, key=lambda e: (e.template.count("{"), e.template))
+        # a template matches only paths with as many segments (a parameter never spans a "/"): try only those
+        self._by_depth: dict[int, list[Endpoint]] = {}
+        for e in self.endpoints:
+            self._by_depth.setdefault(e.template.count("/"), []).append(e)
 
     def match(self, method: str, path: str) -> tuple[Endpoint | None, dict[str, str], bool]:
         """(endpoint, path parameters, path_known); ``path_known`` True when another method would match."""
         known = False
-        for e in self.endpoints:
+        for e in self._by_depth.get((path[:-1] if path.endswith("/") else path).count("/"), ()):
             m = e.regex.match(path)
             if m:
                 if e.method == method:

@@ -12,8 +12,8 @@ from .tasks import DATA_DIR, build_tasks
 
 
 def main() -> int:
-    from treegym.envs.toolbench.service import default_service
-    data = RestData(default_service().fixtures)
+    from treegym.envs.tools_common.fixtures import shipped_fixtures
+    data = RestData(shipped_fixtures())
     tasks = build_tasks(data)
     DATA_DIR.mkdir(exist_ok=True)
     (DATA_DIR / "tasks.json").write_text(json.dumps(tasks, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any
+from typing import Any, Callable
 
-from treegym.envs.toolbench.handlers import Fixtures
+from treegym.envs.tools_common.fixtures import Fixtures
 
 from . import named
 
@@ -62,6 +62,25 @@ class RestData:
         self.tracks: dict[str, dict] = {}
         self._add_fixture_music(fx)
         self._add_named_music()
+        self._ordered: dict[str, tuple] = {}
+        self._build_indexes()
+
+    def _build_indexes(self) -> None:
+        """Orders and lookups the handlers would otherwise scan for on every call (the data never changes)."""
+        by_release = sorted(self.movies.values(), key=lambda m: (m["release_date"], m["id"]))
+        cast_of, directed_by = _group(by_release, lambda m: m["cast"]), _group(by_release, lambda m: (m["director"],))
+        self._credits = {pid: (cast_of.get(pid, ()), directed_by.get(pid, ())) for pid in self.people}
+        self.people_by_popularity = tuple(sorted(self.people, key=lambda k: (-self.people[k]["popularity"], k)))
+        self.people_by_id = tuple(sorted(self.people))
+        by_number = sorted(self.tracks.values(), key=lambda t: (t["track_number"], t["id"]))
+        by_popularity = sorted(self.tracks.values(), key=lambda t: (-t["popularity"], t["id"]))
+        newest = sorted(self.albums.values(), key=lambda x: (x["release_date"], x["id"]), reverse=True)
+        self._album_tracks = _group(by_number, lambda t: (t["album_id"],))
+        self._artist_tracks = _group(by_popularity, lambda t: t["artist_ids"])
+        self._artist_albums = _group(newest, lambda x: x["artist_ids"])
+        self.albums_newest_first = tuple(newest)
+        self.tracks_by_popularity = tuple(t["id"] for t in by_popularity)
+        self.artists_by_popularity = tuple(sorted(self.artists, key=lambda x: (-self.artists[x]["popularity"], x)))
 
     # ------------------------------------------------------------------ TMDB
     def _person(self, name: str, known_for: str, born: int | None = None, pid: int | None = None) -> int:
@@ -125,10 +144,9 @@ class RestData:
                             "vote_average": round(7 + h(name + "v", 25) / 10, 1), "popularity": round(40 + h(name + "p", 4000) / 10, 1),
                             "keywords": sorted({KEYWORDS[h(name + str(k), len(KEYWORDS))] for k in range(3)})}
 
-    def movie_credits_of(self, pid: int) -> tuple[list[dict], list[dict]]:
-        """(movies ``pid`` plays in, movies ``pid`` directs), oldest first."""
-        movies = sorted(self.movies.values(), key=lambda m: (m["release_date"], m["id"]))
-        return [m for m in movies if pid in m["cast"]], [m for m in movies if m["director"] == pid]
+    def movie_credits_of(self, pid: int) -> tuple[tuple[dict, ...], tuple[dict, ...]]:
+        """(movies ``pid`` plays in, movies ``pid`` directs), oldest first (indexed when the data is built)."""
+        return self._credits.get(pid, ((), ()))
 
     # ------------------------------------------------------------------ Spotify
     def _add_fixture_music(self, fx: Fixtures) -> None:
@@ -166,6 +184,27 @@ class RestData:
                                         "duration_ms": 150000 + 1000 * h(song, 150), "popularity": 50 + h(song, 50),
                                         "track_number": n}
 
+    def ordered(self, name: str, build: Callable[[], Any]) -> tuple:
+        """``build()`` as a tuple, made on first use and kept under ``name`` (one name, one ordering: a
+        handler's list of all movies by some key). The data never changes, so every episode shares it."""
+        got = self._ordered.get(name)
+        if got is None:  # made whole before it is published: server threads share the data
+            got = tuple(build())
+            self._ordered[name] = got
+        return got
+
+    def album_tracks(self, alid: str) -> tuple[dict, ...]:
+        """The album's tracks by track number (indexed when the data is built)."""
+        return self._album_tracks.get(alid, ())
+
+    def artist_tracks(self, aid: str) -> tuple[dict, ...]:
+        """The artist's tracks, most popular first (ties by id; indexed when the data is built)."""
+        return self._artist_tracks.get(aid, ())
+
+    def artist_albums(self, aid: str) -> tuple[dict, ...]:
+        """The artist's albums, newest first (indexed when the data is built)."""
+        return self._artist_albums.get(aid, ())
+
     def artist_id(self, name: str) -> str:
         return next(k for k, a in self.artists.items() if a["name"] == name)
 
@@ -174,6 +213,15 @@ class RestData:
 
     def album_id(self, name: str) -> str:
         return next(k for k, a in self.albums.items() if a["name"] == name)
+
+
+def _group(rows: list[dict], keys_of: Callable[[dict], Any]) -> dict[Any, tuple[dict, ...]]:
+    """``{key: rows having it, in the order of rows}``; a key listed twice in one row counts once."""
+    out: dict[Any, list[dict]] = {}
+    for r in rows:
+        for k in dict.fromkeys(keys_of(r)):
+            out.setdefault(k, []).append(r)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def _initial_world() -> dict[str, Any]:

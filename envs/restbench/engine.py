@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
-from treegym.envs.toolbench.gold import PlanError, check_answer, check_state, resolve
-from treegym.envs.toolbench.world import Tx, WorldState, changed_collections
+from treegym.envs.tools_common.checks import PlanError, check_answer, check_state, resolve
+from treegym.envs.tools_common.world import Tx, WorldState, changed_collections
 
 from .actions import Finish, Request, parse_action
 from .api import RestData, Router, call, route_error
@@ -130,7 +130,8 @@ class RestBenchEngine:
             if status < 400:
                 world = tx.commit()
         body_text = json.dumps(body, ensure_ascii=False, sort_keys=True)
-        obs = json.dumps({"status_code": status, "response": body}, ensure_ascii=False, sort_keys=True)
+        # == json.dumps({"status_code": status, "response": body}, ensure_ascii=False, sort_keys=True), body encoded once
+        obs = f'{{"response": {body_text}, "status_code": {int(status)}}}'
         if len(obs) > self.max_observation_length:
             obs = obs[: self.max_observation_length] + "..."
         rec = RestCall(req.method, req.path, endpoint.name if endpoint else "", status,

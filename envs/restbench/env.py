@@ -57,15 +57,21 @@ def _splits(tasks: tuple[dict, ...]) -> dict[str, tuple]:
     return splits_of_records(tasks, "query_id", order=("test", "dev", "all", SPLIT), all_of=("test", "dev"))
 
 
+@lru_cache(maxsize=1)
+def shipped_data() -> RestData:
+    """The TMDB and Spotify entities with their indexes, built once per process and shared by every engine."""
+    from treegym.envs.tools_common.fixtures import shipped_fixtures
+    return RestData(shipped_fixtures())
+
+
 @lru_cache(maxsize=4)
 def shipped_engine(reward_mode: str = "terminal",
                    max_observation_length: int = DEFAULT_MAX_OBSERVATION) -> RestBenchEngine:
-    from treegym.envs.toolbench.service import default_service
-    from treegym.envs.toolbench.world import WorldState
+    from treegym.envs.tools_common.world import WorldState
 
     from .catalog import INITIAL_WORLD
     tasks = shipped_tasks()
-    return RestBenchEngine(RestData(default_service().fixtures), tasks, _splits(tasks), WorldState.from_json(INITIAL_WORLD),
+    return RestBenchEngine(shipped_data(), tasks, _splits(tasks), WorldState.from_json(INITIAL_WORLD),
                            reward_mode, max_observation_length)
 
 

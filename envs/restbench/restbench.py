@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from treegym.envs.toolbench.world import WorldState, changed_collections
+from treegym.envs.tools_common.world import WorldState, changed_collections
 
 from .catalog import INITIAL_WORLD, RestData
 from .restbench_plans import SPOTIFY, TMDB
@@ -52,7 +52,7 @@ def expand(step: str, data: RestData) -> str:
 def build_restbench_tasks(data: RestData) -> list[dict[str, Any]]:
     """The 157 tasks with resolved reference requests (raises when a plan gets a non-2xx answer or fails its gold)."""
     from .engine import RestBenchEngine
-    from .tasks import run_plan
+    from .plan_runner import run_plan
     world = WorldState.from_json(INITIAL_WORLD)
     out = []
     for api, plans in (("tmdb", TMDB), ("spotify", SPOTIFY)):

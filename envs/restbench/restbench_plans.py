@@ -1,7 +1,7 @@
 """A reference plan for each of RestBench's 157 queries: requests that walk the query's gold ``solution`` on our mock.
 
 Ours, not RestBench's (it ships gold paths, not requests). ``{$k.path}`` is a
-value from the k-th response (``toolbench.gold.resolve``); ``{@kind:Name}`` is
+value from the k-th response (``tools_common.checks.resolve``); ``{@kind:Name}`` is
 the id of a named entity of the world (``person``, ``company``, ``artist``,
 ``playlist``), for the few gold paths that use an id no earlier step returns.
 Each plan runs from the initial world with 2xx answers only (``restbench.py``

@@ -119,12 +119,14 @@ def conform(schema: dict[str, Any] | None, value: Any, depth: int = 0, add_top: 
         out = dict(value)
         for name, sub in schema["properties"].items():
             if name in out:
-                out[name] = conform(sub, out[name], depth + 1)
+                if isinstance(out[name], (dict, list)):  # a scalar is kept as it is: no call for it
+                    out[name] = conform(sub, out[name], depth + 1)
             elif name and add_top:  # TMDB's trending schema has a field named ""
                 out[name] = empty(sub, depth + 1)
         return out
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        return [conform(schema["items"], v, depth + 1) for v in value]
+        items = schema["items"]
+        return [conform(items, v, depth + 1) if isinstance(v, (dict, list)) else v for v in value]
     return value
 
 

@@ -4,14 +4,14 @@ The catalog (artists, albums, tracks) is read-only; what a user changes lives
 in the episode's world (``catalog.INITIAL_WORLD``): ``sp_playlists``,
 ``sp_library`` (saved ``tracks`` and ``albums``, ``following``) and
 ``sp_player`` (playback ``state`` and ``queue``), written through the call's
-:class:`~treegym.envs.toolbench.world.Tx`. Status codes are Spotify's (201 for
+:class:`~treegym.envs.tools_common.world.Tx`. Status codes are Spotify's (201 for
 a new playlist or added tracks, 204 for player commands and follows) and errors
 ``{"error": {"status", "message"}}``. ``api.call`` fills the remaining fields
 the OpenAPI schema declares.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from .catalog import USER_ID
 
@@ -30,12 +30,14 @@ def error(status: int, message: str) -> tuple[int, Any]:
     return status, {"error": {"status": status, "message": message}}
 
 
-def paging(ctx, items: list, a: dict, default_limit: int = 20) -> dict:
-    """Spotify's paging object over ``items`` (``limit`` 1-50, ``offset``)."""
+def paging(ctx, items: Sequence, a: dict, default_limit: int = 20, view: Callable[[Any], Any] | None = None) -> dict:
+    """Spotify's paging object over ``items`` (``limit`` 1-50, ``offset``); ``view`` (when given) turns only
+    the asked page's items into the answer's items."""
     limit = max(1, min(int(a.get("limit") or default_limit), 50))
     offset = max(0, int(a.get("offset") or 0))
     href = f"{BASE}{ctx.path}?offset={{}}&limit={limit}"
-    return {"href": href.format(offset), "items": items[offset: offset + limit], "limit": limit,
+    shown = list(items[offset: offset + limit])
+    return {"href": href.format(offset), "items": [view(x) for x in shown] if view else shown, "limit": limit,
             "next": href.format(offset + limit) if offset + limit < len(items) else None, "offset": offset,
             "previous": href.format(max(0, offset - limit)) if offset > 0 else None, "total": len(items)}
 
@@ -57,14 +59,10 @@ def artist_view(ctx, aid: str) -> dict:
 
 def album_brief(ctx, alid: str) -> dict:
     x = ctx.data.albums[alid]
-    n = sum(1 for t in ctx.data.tracks.values() if t["album_id"] == alid)
-    return dict(_links("album", alid), name=x["name"], album_type="album", total_tracks=n, release_date=x["release_date"],
+    return dict(_links("album", alid), name=x["name"], album_type="album", total_tracks=len(ctx.data.album_tracks(alid)),
+                release_date=x["release_date"],
                 release_date_precision="day", artists=[artist_brief(ctx, a) for a in x["artist_ids"]], images=[],
                 available_markets=["US"])
-
-
-def _album_tracks(ctx, alid: str) -> list[dict]:
-    return sorted((t for t in ctx.data.tracks.values() if t["album_id"] == alid), key=lambda t: (t["track_number"], t["id"]))
 
 
 def track_view(ctx, tid: str, with_album: bool = True) -> dict:
@@ -99,13 +97,13 @@ def search(ctx, p, a):
     if "track" in kinds:
         rows = sorted((t for t in d.tracks.values() if q in t["name"].lower()
                        or any(q in d.artists[x]["name"].lower() for x in t["artist_ids"])), key=lambda t: (-t["popularity"], t["id"]))
-        out["tracks"] = paging(ctx, [track_view(ctx, t["id"]) for t in rows], a, 10)
+        out["tracks"] = paging(ctx, [t["id"] for t in rows], a, 10, lambda i: track_view(ctx, i))
     if "artist" in kinds:
         rows = sorted((x for x in d.artists.values() if q in x["name"].lower()), key=lambda x: (-x["popularity"], x["id"]))
-        out["artists"] = paging(ctx, [artist_view(ctx, x["id"]) for x in rows], a, 10)
+        out["artists"] = paging(ctx, [x["id"] for x in rows], a, 10, lambda i: artist_view(ctx, i))
     if "album" in kinds:
         rows = [x for x in d.albums.values() if q in x["name"].lower() or any(q in d.artists[y]["name"].lower() for y in x["artist_ids"])]
-        out["albums"] = paging(ctx, [album_brief(ctx, x["id"]) for x in rows], a, 10)
+        out["albums"] = paging(ctx, [x["id"] for x in rows], a, 10, lambda i: album_brief(ctx, i))
     if "playlist" in kinds:
         rows = [v for _, v in ctx.tx.items("sp_playlists") if q in v["name"].lower()]
         out["playlists"] = paging(ctx, [_playlist_brief(v) for v in rows], a, 10)
@@ -123,16 +121,17 @@ def _catalog(template: str, table: str, fn: Callable):
 
 
 _catalog("/artists/{id}", "artists", lambda ctx, i, a: artist_view(ctx, i))
-_catalog("/artists/{id}/top-tracks", "artists", lambda ctx, i, a: {"tracks": [track_view(ctx, t["id"]) for t in sorted(
-    (t for t in ctx.data.tracks.values() if i in t["artist_ids"]), key=lambda t: (-t["popularity"], t["id"]))[:10]]})
-_catalog("/artists/{id}/albums", "artists", lambda ctx, i, a: paging(ctx, [album_brief(ctx, x["id"]) for x in sorted(
-    (x for x in ctx.data.albums.values() if i in x["artist_ids"]), key=lambda x: (x["release_date"], x["id"]), reverse=True)], a))
+_catalog("/artists/{id}/top-tracks", "artists", lambda ctx, i, a: {
+    "tracks": [track_view(ctx, t["id"]) for t in ctx.data.artist_tracks(i)[:10]]})
+_catalog("/artists/{id}/albums", "artists", lambda ctx, i, a: paging(
+    ctx, ctx.data.artist_albums(i), a, view=lambda x: album_brief(ctx, x["id"])))
 _catalog("/artists/{id}/related-artists", "artists", lambda ctx, i, a: {"artists": [artist_view(ctx, x) for x in sorted(
     ctx.data.artists, key=lambda x: (set(ctx.data.artists[x]["genres"]).isdisjoint(ctx.data.artists[i]["genres"]), x)) if x != i][:10]})
 _catalog("/albums/{id}", "albums", lambda ctx, i, a: dict(
     album_brief(ctx, i), popularity=50, label="treegym records", genres=[], copyrights=[], external_ids={},
-    tracks=paging(ctx, [track_view(ctx, t["id"], False) for t in _album_tracks(ctx, i)], a, 50)))
-_catalog("/albums/{id}/tracks", "albums", lambda ctx, i, a: paging(ctx, [track_view(ctx, t["id"], False) for t in _album_tracks(ctx, i)], a))
+    tracks=paging(ctx, ctx.data.album_tracks(i), a, 50, lambda t: track_view(ctx, t["id"], False))))
+_catalog("/albums/{id}/tracks", "albums", lambda ctx, i, a: paging(
+    ctx, ctx.data.album_tracks(i), a, view=lambda t: track_view(ctx, t["id"], False)))
 _catalog("/tracks/{id}", "tracks", lambda ctx, i, a: track_view(ctx, i))
 _catalog("/track/{id}", "tracks", lambda ctx, i, a: track_view(ctx, i))   # RestBench's gold path writes /track/{id}
 
@@ -149,9 +148,9 @@ def me(ctx, p, a):
 def top(ctx, p, a):
     d = ctx.data
     if p["type"] == "artists":
-        return 200, paging(ctx, [artist_view(ctx, x) for x in sorted(d.artists, key=lambda x: (-d.artists[x]["popularity"], x))], a)
+        return 200, paging(ctx, d.artists_by_popularity, a, view=lambda x: artist_view(ctx, x))
     if p["type"] == "tracks":
-        return 200, paging(ctx, [track_view(ctx, t) for t in sorted(d.tracks, key=lambda t: (-d.tracks[t]["popularity"], t))], a)
+        return 200, paging(ctx, d.tracks_by_popularity, a, view=lambda t: track_view(ctx, t))
     return error(400, "type must be artists or tracks")
 
 

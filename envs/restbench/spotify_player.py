@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .catalog import DEVICES
-from .spotify import BASE, _album_tracks, album_brief, error, paging, route, track_view
+from .spotify import BASE, album_brief, error, paging, route, track_view
 
 
 def _state(ctx) -> dict:
@@ -79,7 +79,7 @@ def _skip(forward: bool):
         if forward and q:
             s["track_id"], q = q[0], q[1:]
         elif s.get("track_id"):
-            album = [t["id"] for t in _album_tracks(ctx, ctx.data.tracks[s["track_id"]]["album_id"])]
+            album = [t["id"] for t in ctx.data.album_tracks(ctx.data.tracks[s["track_id"]]["album_id"])]
             k = album.index(s["track_id"]) + (1 if forward else -1)
             s["track_id"] = album[k % len(album)]
         s.update(progress_ms=0, is_playing=True)
@@ -130,7 +130,7 @@ def play(ctx, p, a):
 def _context_tracks(ctx, uri: str) -> list[str]:
     kind, _, oid = uri.partition(":")[2].partition(":")
     if kind == "album" and oid in ctx.data.albums:
-        return [t["id"] for t in _album_tracks(ctx, oid)]
+        return [t["id"] for t in ctx.data.album_tracks(oid)]
     if kind == "playlist":
         pl = ctx.tx.get("sp_playlists", oid)
         return list(pl["tracks"]) if pl else []
@@ -172,8 +172,7 @@ def recently_played(ctx, p, a):
 
 @route("GET", "/browse/new-releases")
 def new_releases(ctx, p, a):
-    rows = sorted(ctx.data.albums.values(), key=lambda x: (x["release_date"], x["id"]), reverse=True)
-    return 200, {"albums": paging(ctx, [album_brief(ctx, x["id"]) for x in rows], a)}
+    return 200, {"albums": paging(ctx, ctx.data.albums_newest_first, a, view=lambda x: album_brief(ctx, x["id"]))}
 
 
 @route("GET", "/recommendations")

@@ -19,11 +19,12 @@ import random
 from pathlib import Path
 from typing import Any, Callable
 
-from treegym.envs.toolbench.gold import resolve
-from treegym.envs.toolbench.world import WorldState, changed_collections
+from treegym.envs.tools_common.checks import resolve
+from treegym.envs.tools_common.world import WorldState, changed_collections
 
 from .api import RestData
 from .catalog import INITIAL_WORLD
+from .plan_runner import resolve_counts, run_plan
 
 DATA_DIR = Path(__file__).with_name("data")
 SEED = 11
@@ -231,31 +232,6 @@ def t_rename(rng, d):
 QUOTA = {"tmdb": 13, "spotify": 10}
 
 
-def _counts(obj: Any, responses: list) -> Any:
-    """Resolve ``{$k.path|len}`` (a list's length) before the ordinary references."""
-    import re
-    if isinstance(obj, str):
-        return re.sub(r"\{\$(\d+)((?:\.[^.\s{}|]+)*)\|len\}",
-                      lambda m: str(len(resolve(f"${m.group(1)}{m.group(2)}", responses))), obj)
-    return obj
-
-
-def run_plan(engine, task_id: Any, plan: list[str]) -> tuple[Any, list[Any], list[str]]:
-    state = engine.initial_state(task_id, None)
-    responses: list[Any] = []
-    actions: list[str] = []
-    for step in plan:
-        text = resolve(_counts(step, responses), responses)
-        actions.append(text)
-        state = engine.step(state, text).state
-        if not text.startswith("Final Answer"):
-            last = state.calls[-1]
-            if last.status >= 400:
-                raise RuntimeError(f"task {task_id}: {text!r} answered {last.status}: {last.body[:200]}")
-            responses.append(json.loads(last.body))
-    return state, responses, actions
-
-
 def _checks(spec: list, responses: list) -> list[dict]:
     out = []
     for item in spec:
@@ -300,7 +276,7 @@ def build_tasks(data: RestData) -> list[dict[str, Any]]:
                                      "state": resolve(draft.get("state", []), responses),
                                      "allowed_mutations": changed_collections(world, state.world)})
                 # the plan resolved with |len already applied, for the expert
-                task["gold"]["plan"] = [_counts(s, responses) if "|len" in s else s for s in draft["plan"]]
+                task["gold"]["plan"] = [resolve_counts(s, responses) if "|len" in s else s for s in draft["plan"]]
                 engine = RestBenchEngine(data, [task], {"all": [qid]}, world)
                 state, _, _ = run_plan(engine, qid, draft["plan"])
                 ev = engine.evaluate(state)

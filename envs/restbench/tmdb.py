@@ -8,7 +8,7 @@ for an unknown id, 422 for a bad value.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from .catalog import REVIEWERS, RestData, h
 
@@ -38,10 +38,12 @@ def _int(value: Any) -> int | None:
         return None
 
 
-def page(rows: list, a: dict) -> dict:
+def page(rows: Sequence, a: dict, view: Callable[[Any], Any] | None = None) -> dict:
+    """TMDB's paging object over ``rows``; ``view`` (when given) turns only the asked page's rows into results."""
     n = max(1, _int(a.get("page")) or 1)
-    return {"page": n, "results": rows[(n - 1) * PAGE: n * PAGE], "total_pages": max(1, -(-len(rows) // PAGE)),
-            "total_results": len(rows)}
+    results = list(rows[(n - 1) * PAGE: n * PAGE])
+    return {"page": n, "results": [view(r) for r in results] if view else results,
+            "total_pages": max(1, -(-len(rows) // PAGE)), "total_results": len(rows)}
 
 
 # ------------------------------------------------------------------ views
@@ -109,19 +111,19 @@ def _search(rows: list, key: str, a: dict) -> list:
 def search_movie(ctx, p, a):
     year = a.get("year") or a.get("primary_release_year")
     rows = [m for m in _search(list(ctx.data.movies.values()), "title", a) if year is None or m["release_date"].startswith(str(year))]
-    return 200, page([movie_brief(m) for m in sorted(rows, key=lambda m: (-m["popularity"], m["id"]))], a)
+    return 200, page(sorted(rows, key=lambda m: (-m["popularity"], m["id"])), a, movie_brief)
 
 
 @get("/search/person")
 def search_person(ctx, p, a):
-    q = str(a["query"]).strip().lower()
-    return 200, page([person_brief(ctx.data, k) for k, x in sorted(ctx.data.people.items()) if q in x["name"].lower()], a)
+    q, d = str(a["query"]).strip().lower(), ctx.data
+    return 200, page([k for k in d.people_by_id if q in d.people[k]["name"].lower()], a, lambda k: person_brief(d, k))
 
 
 @get("/search/tv")
 def search_tv(ctx, p, a):
     rows = _search(list(ctx.data.tv.values()), "name", a)
-    return 200, page([tv_brief(t) for t in sorted(rows, key=lambda t: (-t["popularity"], t["id"]))], a)
+    return 200, page(sorted(rows, key=lambda t: (-t["popularity"], t["id"])), a, tv_brief)
 
 
 @get("/search/collection")
@@ -206,26 +208,28 @@ def _alike(ctx, m) -> list:
 
 @_movie_route("/similar")
 def movie_similar(ctx, m, a):
-    return page([movie_brief(x) for x in _alike(ctx, m)], a)
+    return page(_alike(ctx, m), a, movie_brief)
 
 
 @_movie_route("/recommendations")
 def movie_recommendations(ctx, m, a):
     rows = sorted(_alike(ctx, m), key=lambda x: (-x["popularity"], x["id"]))
-    return page([movie_brief(x) for x in rows], a)
+    return page(rows, a, movie_brief)
 
 
-def _movie_list(key, newest_first: bool = False, since: str | None = None):
+def _movie_list(template: str, key: Callable, since: str | None = None) -> None:
+    """Register ``GET template``: the movies released since ``since`` ordered by ``key`` (ordered once, kept)."""
     def handler(ctx, p, a):
-        rows = [m for m in ctx.data.movies.values() if since is None or m["release_date"] >= since]
-        return 200, page([movie_brief(m) for m in sorted(rows, key=key)], a)
-    return handler
+        rows = ctx.data.ordered(template, lambda: sorted(
+            (m for m in ctx.data.movies.values() if since is None or m["release_date"] >= since), key=key))
+        return 200, page(rows, a, movie_brief)
+    get(template)(handler)
 
 
-get("/movie/top_rated")(_movie_list(lambda m: (-m["vote_average"], m["id"])))
-get("/movie/popular")(_movie_list(lambda m: (-m["popularity"], m["id"])))
-get("/movie/now_playing")(_movie_list(lambda m: (-m["popularity"], m["id"]), since="2023-01-01"))
-get("/movie/upcoming")(_movie_list(lambda m: (m["release_date"], m["id"]), since="2024-01-01"))
+_movie_list("/movie/top_rated", lambda m: (-m["vote_average"], m["id"]))
+_movie_list("/movie/popular", lambda m: (-m["popularity"], m["id"]))
+_movie_list("/movie/now_playing", lambda m: (-m["popularity"], m["id"]), since="2023-01-01")
+_movie_list("/movie/upcoming", lambda m: (m["release_date"], m["id"]), since="2024-01-01")
 
 
 @get("/movie/latest")
@@ -257,7 +261,7 @@ def discover(ctx, p, a):
             except ValueError:
                 return invalid(f"Invalid {key}: {a[key]!r}.")
     rows = sort_by(rows, a, "release_date", ("release_date", "primary_release_date"))
-    return invalid(f"Invalid sort_by {a['sort_by']!r}.") if rows is None else (200, page([movie_brief(m) for m in rows], a))
+    return invalid(f"Invalid sort_by {a['sort_by']!r}.") if rows is None else (200, page(rows, a, movie_brief))
 
 
 def genre_ids(a: dict) -> set | None:
@@ -281,7 +285,15 @@ def trending(ctx, p, a):
     if kind not in ("all", "movie", "tv", "person") or window not in ("day", "week"):
         return invalid("media_type must be all, movie, tv or person and time_window day or week.")
     d = ctx.data
-    rows: list[tuple[float, str, int]] = []   # (score, media type, id): briefs are built for the page only
+    views = {"movie": lambda k: movie_brief(d.movies[k]), "tv": lambda k: tv_brief(d.tv[k]),
+             "person": lambda k: person_brief(d, k)}
+    rows = d.ordered(f"/trending/{kind}/{window}", lambda: _trending(d, kind, window))
+    return 200, page(rows, a, lambda row: dict(views[row[1]](row[2]), media_type=row[1]))
+
+
+def _trending(d: RestData, kind: str, window: str) -> list[tuple[float, str, int]]:
+    """(score, media type, id) of the trending ``kind`` (all, movie, tv, person) in ``window``, best first."""
+    rows: list[tuple[float, str, int]] = []
     if kind in ("all", "movie"):
         rows += [(m["popularity"], "movie", k) for k, m in d.movies.items()]
     if kind in ("all", "tv"):
@@ -290,11 +302,7 @@ def trending(ctx, p, a):
         rows += [(x["popularity"] / 2, "person", k) for k, x in d.people.items()]
     if window == "day":  # today's ranking differs from the week's
         rows = [(s * (0.5 + h(str(k), 100) / 100), t, k) for s, t, k in rows]
-    out = page(sorted(rows, key=lambda x: (-x[0], x[2])), a)
-    views = {"movie": lambda k: movie_brief(d.movies[k]), "tv": lambda k: tv_brief(d.tv[k]),
-             "person": lambda k: person_brief(d, k)}
-    out["results"] = [dict(views[t](k), media_type=t) for _, t, k in out["results"]]
-    return 200, out
+    return sorted(rows, key=lambda x: (-x[0], x[2]))
 
 
 # ------------------------------------------------------------------ people
@@ -339,5 +347,4 @@ def person_tv_credits(ctx, pid, a):
 
 @get("/person/popular")
 def person_popular(ctx, p, a):
-    out = page(sorted(ctx.data.people, key=lambda k: (-ctx.data.people[k]["popularity"], k)), a)
-    return 200, dict(out, results=[person_brief(ctx.data, k) for k in out["results"]])
+    return 200, page(ctx.data.people_by_popularity, a, lambda k: person_brief(ctx.data, k))

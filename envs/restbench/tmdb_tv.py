@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from .catalog import TV_GENRES, h
 from .tmdb import (_cast, _director, _images, _int, _reviews, entity_route, genre_ids, get, invalid, movie_brief,
@@ -84,12 +85,12 @@ def _alike(ctx, t) -> list:
 
 @_tv_route("/similar")
 def tv_similar(ctx, t, a, season, ep):
-    return page([tv_brief(x) for x in _alike(ctx, t)], a)
+    return page(_alike(ctx, t), a, tv_brief)
 
 
 @_tv_route("/recommendations")
 def tv_recommendations(ctx, t, a, season, ep):
-    return page([tv_brief(x) for x in sorted(_alike(ctx, t)[:8], key=lambda x: (-x["popularity"], x["id"]))], a)
+    return page(sorted(_alike(ctx, t)[:8], key=lambda x: (-x["popularity"], x["id"])), a, tv_brief)
 
 
 @_tv_route("/season/{season_number}")
@@ -130,16 +131,17 @@ def tv_episode_images(ctx, t, a, season, ep):
     return {"id": e["id"], "stills": _images(f"still{t['id']}_{season}_", ep)}
 
 
-def _tv_list(key):
+def _tv_list(template: str, key: Callable) -> None:
+    """Register ``GET template``: every show ordered by ``key`` (ordered once, kept)."""
     def handler(ctx, p, a):
-        return 200, page([tv_brief(t) for t in sorted(ctx.data.tv.values(), key=key)], a)
-    return handler
+        return 200, page(ctx.data.ordered(template, lambda: sorted(ctx.data.tv.values(), key=key)), a, tv_brief)
+    get(template)(handler)
 
 
-get("/tv/popular")(_tv_list(lambda t: (-t["popularity"], t["id"])))
-get("/tv/top_rated")(_tv_list(lambda t: (-t["vote_average"], t["id"])))
-get("/tv/on_the_air")(_tv_list(lambda t: (-t["popularity"] * (0.5 + h(t["name"] + "air", 100) / 100), t["id"])))
-get("/tv/airing_today")(_tv_list(lambda t: (-t["popularity"] * (0.5 + h(t["name"] + "today", 100) / 100), t["id"])))
+_tv_list("/tv/popular", lambda t: (-t["popularity"], t["id"]))
+_tv_list("/tv/top_rated", lambda t: (-t["vote_average"], t["id"]))
+_tv_list("/tv/on_the_air", lambda t: (-t["popularity"] * (0.5 + h(t["name"] + "air", 100) / 100), t["id"]))
+_tv_list("/tv/airing_today", lambda t: (-t["popularity"] * (0.5 + h(t["name"] + "today", 100) / 100), t["id"]))
 
 
 # ------------------------------------------------------------------ collections, companies, networks
@@ -182,7 +184,7 @@ def discover_tv(ctx, p, a):
     if a.get("first_air_date_year") is not None:
         rows = [t for t in rows if t["first_air_date"].startswith(str(a["first_air_date_year"]))]
     rows = sort_by(rows, a, "first_air_date", ("first_air_date",))
-    return invalid(f"Invalid sort_by {a['sort_by']!r}.") if rows is None else (200, page([tv_brief(t) for t in rows], a))
+    return invalid(f"Invalid sort_by {a['sort_by']!r}.") if rows is None else (200, page(rows, a, tv_brief))
 
 
 @get("/credit/{credit_id}")

@@ -5,12 +5,13 @@ Writes, deterministically (fixed seeds, sorted keys):
 * ``tools/{Category}/{tool}.json``: ToolBench tool files (+ ``x-mock``);
   ``template_response`` is the type skeleton of a real call with the API's
   example arguments (``{"key": "str", ...}`` as in ToolBench's files);
-* ``fixtures.json``: the read-only tables and the initial world;
 * ``queries/G1_query.json``, ``G2_query.json``, ``G3_query.json``: tasks in
   ToolBench's query format with ``group``, ``split`` and ``gold``;
 * ``splits.json``: ``{"dev": [ids], "test": [ids]}``.
 
 ``--check`` rebuilds in memory and exits non-zero when the shipped files differ.
+The fixture tables these files derive from are shared with RestBench-v0 and
+shipped by ``treegym.envs.tools_common.fixture_data`` (its own ``--check``).
 """
 from __future__ import annotations
 
@@ -20,14 +21,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .fixtures import generate_fixtures
+from treegym.envs.tools_common.fixture_data import FIXTURE_SEED, generate_fixtures
+
 from .schema import change_name, standardize
 from .service import DATA_DIR, ToolService
 from .tasks import GROUPS, build_tasks
 from .toolspec import CATALOG
-from .world import EMPTY_WORLD
 
-FIXTURE_SEED = 20260302
 TASK_SEED = 7
 
 
@@ -78,7 +78,7 @@ def build(out: Path | None = None) -> dict[str, str]:
     service = ToolService(tools, fixtures)
     add_template_responses(service, tools)
     tasks = build_tasks(service, TASK_SEED)
-    files: dict[str, str] = {"fixtures.json": _dump(fixtures)}
+    files: dict[str, str] = {}
     for category, by_tool in tools.items():
         for std, tool in by_tool.items():
             files[f"tools/{category}/{std}.json"] = _dump(tool, indent=1)

@@ -33,12 +33,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
+from treegym.envs.tools_common.calls import ParsedCall, parse_action
+from treegym.envs.tools_common.checks import PlanError, resolve
+from treegym.envs.tools_common.world import WorldState
 
-from .actions import ParsedCall, parse_action
-from .gold import PlanError, evaluate, resolve
+from .gold import evaluate
 from .schema import FINISH_FUNCTION, api_to_openai_function, standardize, tool_description_block
 from .service import ApiSpec, ToolService
-from .world import WorldState
 
 REWARD_MODES = ("terminal", "hidden")
 DEFAULT_MAX_OBSERVATION = 1024

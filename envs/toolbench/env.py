@@ -46,8 +46,8 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from treegym.envs.core import EngineEnv, TaskPool
+from treegym.envs.tools_common.calls import parse_action
 
-from .actions import parse_action
 from .data import shipped_splits, shipped_tasks
 from .engine import DEFAULT_MAX_OBSERVATION, ToolBenchEngine
 from .service import default_service

@@ -1,4 +1,4 @@
-"""The mock tool service: a tool catalog (ToolBench tool files) + fixtures + handlers.
+"""The mock tool service: a tool catalog (ToolBench tool files) + fixtures (``tools_common.fixtures``) + handlers.
 
 :class:`ToolService` answers one call the way ToolBench's RapidAPI service
 does, as a pure function of the world state::
@@ -29,10 +29,11 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from treegym.envs.core import jsonsafe
+from treegym.envs.tools_common.fixtures import Fixtures, shipped_fixtures
+from treegym.envs.tools_common.world import Tx, WorldState
 
-from .handlers import HANDLERS, BadInput, Ctx, Failed, Fixtures
+from .handlers import HANDLERS, BadInput, Ctx, Failed
 from .schema import api_function_name, change_name, standardize
-from .world import Tx, WorldState
 
 DATA_DIR = Path(__file__).with_name("data")
 RESPONSE_MAX = 2048
@@ -92,10 +93,10 @@ class ApiSpec:
 class ToolService:
     """Tool files + fixtures + handlers (see module docstring). Read-only after construction."""
 
-    def __init__(self, tools: Mapping[str, Mapping[str, Mapping[str, Any]]], fixtures: Mapping[str, Any]):
+    def __init__(self, tools: Mapping[str, Mapping[str, Mapping[str, Any]]], fixtures: Mapping[str, Any] | Fixtures):
         self.tools = tools  # category -> standard tool name -> tool JSON
-        self.fixtures = Fixtures(fixtures)
-        self.initial_world = WorldState.from_json(fixtures.get("initial_world", {}))
+        self.fixtures = fixtures if isinstance(fixtures, Fixtures) else Fixtures(fixtures)
+        self.initial_world = WorldState.from_json(self.fixtures.data.get("initial_world", {}))
         self.apis: dict[tuple[str, str, str], ApiSpec] = {}
         self.by_function: dict[str, list[ApiSpec]] = {}
         self.tool_descriptions: dict[str, str] = {}
@@ -242,8 +243,5 @@ def default_service() -> ToolService:
     """The shipped catalog and fixtures, loaded once per process and shared."""
     global _DEFAULT
     if _DEFAULT is None:
-        if not (DATA_DIR / "fixtures.json").is_file():
-            raise FileNotFoundError(f"{DATA_DIR}/fixtures.json is missing; run python -m treegym.envs.toolbench.build")
-        fixtures = json.loads((DATA_DIR / "fixtures.json").read_text(encoding="utf-8"))
-        _DEFAULT = ToolService(load_tools_dir(DATA_DIR / "tools"), fixtures)
+        _DEFAULT = ToolService(load_tools_dir(DATA_DIR / "tools"), shipped_fixtures())
     return _DEFAULT

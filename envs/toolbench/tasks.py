@@ -17,11 +17,13 @@ import random
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from .gold import evaluate, resolve
+from treegym.envs.tools_common.checks import resolve
+from treegym.envs.tools_common.world import WorldState
+
+from .gold import evaluate
 from .schema import standardize
 from .service import ApiSpec, ToolService
 from .templates import TEMPLATES
-from .world import WorldState
 
 GROUPS = ("G1", "G2", "G3")
 SPLITS = ("test", "dev")
@@ -123,7 +125,7 @@ def build_task(service: ToolService, name: str, draft: Mapping[str, Any], group:
 
 
 def _changed(a: WorldState, b: WorldState) -> list[str]:
-    from .world import changed_collections
+    from treegym.envs.tools_common.world import changed_collections
     return changed_collections(a, b)
 
 

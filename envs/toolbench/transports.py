@@ -34,9 +34,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from treegym.envs.tools_common.world import EMPTY_WORLD, WorldState
+
 from .schema import api_function_name, change_name, standardize
 from .service import ERR_PARSE, ApiSpec, api_key, bind_arguments, function_error, load_tools_dir, parse_tool_input, standard_category
-from .world import EMPTY_WORLD, WorldState
 
 TRANSPORTS = ("schema", "stabletoolbench", "http")
 SIMULATED_LABEL = "schema responder (offline, deterministic, NOT real API data)"

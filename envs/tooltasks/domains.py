@@ -3,7 +3,7 @@
 Each domain has a function table (name -> parameters, description) and
 ``apply(world, name, args) -> (world, message)``; a message starting with
 ``Error`` means the call was not executable and the world is unchanged.
-The world is a :class:`~treegym.envs.toolbench.world.WorldState`:
+The world is a :class:`~treegym.envs.tools_common.world.WorldState`:
 
 * ``home_search`` / ``trip_booking``: ``criteria`` (the search form, SambaNova
   ToolBench's mock APIs: the location must be set first, then the deal/booking
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from treegym.envs.toolbench.world import Tx, WorldState
+from treegym.envs.tools_common.world import Tx, WorldState
 
 Fn = dict[str, Any]
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
-from treegym.envs.toolbench.actions import parse_action as parse_json_or_react
-from treegym.envs.toolbench.world import WorldState, shape_problem
+from treegym.envs.tools_common.calls import parse_action as parse_json_or_react
+from treegym.envs.tools_common.world import WorldState, shape_problem
 
 from .domains import FUNCTIONS, TERMINAL, apply, dict_f1, goal_holds
 

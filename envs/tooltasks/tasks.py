@@ -189,7 +189,7 @@ def examples(domain: str) -> list[str]:
 
 
 def build_tasks() -> list[dict]:
-    from treegym.envs.toolbench.world import WorldState
+    from treegym.envs.tools_common.world import WorldState
     from .engine import ToolTasksEngine
     rng = random.Random(SEED)
     tasks = []

@@ -26,7 +26,7 @@ from treegym.envs.core import jsonsafe
 from treegym.envs.restbench.api import APIS, call, route_error
 from treegym.envs.restbench.env import shipped_engine
 from treegym.envs.restbench.spec import published
-from treegym.envs.toolbench.world import Tx
+from treegym.envs.tools_common.world import Tx
 from treegym.servers.session_store import SESSION_ID_RE, SessionStore, StoreFull
 
 METHODS = ["GET", "POST", "PUT", "DELETE"]

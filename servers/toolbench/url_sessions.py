@@ -27,7 +27,7 @@ from flask import Blueprint, jsonify, request
 
 from treegym.envs.core import jsonsafe
 from treegym.envs.toolbench.engine import ToolBenchEngine
-from treegym.envs.toolbench.world import WorldState
+from treegym.envs.tools_common.world import WorldState
 from treegym.servers.session_store import SESSION_ID_RE, SessionStore, StoreFull
 
 UPSTREAM_FIELDS = ("category", "tool_name", "api_name", "tool_input")

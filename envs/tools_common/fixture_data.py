@@ -1,15 +1,24 @@
-"""Seeded fixture data for the mock tool services (read-only tables).
+"""Seeded fixture data for the mock tool services (read-only tables, loaded by ``fixtures.py``).
 
 ``generate_fixtures(seed)`` is a pure function of the seed (``random.Random``,
-sorted iteration, rounded floats), so the builder reproduces the shipped
-``data/fixtures.json`` byte for byte. Tables are lists of records with a string
+sorted iteration, rounded floats), so ``python -m
+treegym.envs.tools_common.fixture_data [--check]`` reproduces the shipped
+``data/fixtures.json`` byte for byte (ToolBench-v0's build derives its tool
+files and tasks from the same tables in memory). Tables are lists of records with a string
 id; ``initial_world`` is the mutable part every task starts from (wallet and
 bank balances, a portfolio, calendar, inbox, todos, playlists).
 """
 from __future__ import annotations
 
+import argparse
+import json
 import random
+import sys
 from typing import Any
+
+from .fixtures import FIXTURES_FILE
+
+FIXTURE_SEED = 20260302
 
 TODAY = "2026-03-02"
 DATES = tuple(f"2026-03-{d:02d}" for d in range(2, 9))
@@ -94,7 +103,7 @@ def _clock(rng: random.Random) -> str:
     return f"{rng.randrange(6, 22):02d}:{rng.choice((0, 15, 30, 45)):02d}"
 
 
-def generate_fixtures(seed: int = 20260302) -> dict[str, Any]:
+def generate_fixtures(seed: int = FIXTURE_SEED) -> dict[str, Any]:
     """All read-only tables plus ``initial_world`` (see module docstring)."""
     rng = random.Random(seed)
     t: dict[str, Any] = {"today": TODAY, "dates": list(DATES)}
@@ -300,3 +309,27 @@ def generate_fixtures(seed: int = 20260302) -> dict[str, Any]:
         "_counters": {"EV": 2, "EM": 4, "TD": 1, "PL": 2},
     }
     return t
+
+
+def fixtures_text(seed: int = FIXTURE_SEED) -> str:
+    """The text of ``data/fixtures.json`` for ``seed``."""
+    return json.dumps(generate_fixtures(seed), ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Write (or --check) the shipped fixture tables " + str(FIXTURES_FILE))
+    ap.add_argument("--check", action="store_true", help="compare with the shipped file instead of writing")
+    args = ap.parse_args(argv)
+    text = fixtures_text()
+    if args.check:
+        same = FIXTURES_FILE.is_file() and FIXTURES_FILE.read_text(encoding="utf-8") == text
+        print("up to date" if same else f"{FIXTURES_FILE} differs; rebuild with python -m treegym.envs.tools_common.fixture_data")
+        return 0 if same else 1
+    FIXTURES_FILE.parent.mkdir(parents=True, exist_ok=True)
+    FIXTURES_FILE.write_text(text, encoding="utf-8")
+    print(f"wrote {FIXTURES_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
