@@ -45,8 +45,9 @@ def build_agent(agent: str, env_id: str, llm_spec: str, **options: Any) -> tuple
 
 
 def _baseline_arm(env: gym.Env, seed: int, samples: Samples) -> Callable[[], None]:
-    """``BASELINE_CYCLES`` x (restore the start of ``reset(seed)``, step action i, snapshot), each cycle
-    one sample under ``"env"``; every restore is checked to return the start observation."""
+    """``BASELINE_CYCLES`` x (restore the start of ``reset(seed)``, step action i, snapshot), timed as one
+    block (as a search is) and recorded per cycle under ``"env"``; every restore is then checked to
+    have returned the start observation."""
     obs, _ = env.reset(seed=seed)
     root = te.snapshot(env)
     valid = list(obs.get("valid_actions") or ()) if isinstance(obs, dict) else []
@@ -55,13 +56,15 @@ def _baseline_arm(env: gym.Env, seed: int, samples: Samples) -> Callable[[], Non
 
     def arm() -> None:
         env.step(valid[0])  # whatever state the env held, it now holds another than the start
+        restored = []
+        c0, w0 = samples.clock()
         for i in range(BASELINE_CYCLES):
-            c0, w0 = samples.clock()
-            got, _info = te.restore(env, root)
+            restored.append(te.restore(env, root)[0])
             env.step(valid[i % len(valid)])
-            snap = te.snapshot(env)
-            samples.add_since("env", c0, w0)
-            te.release(env, snap)
+            te.release(env, te.snapshot(env))
+        c1, w1 = samples.clock()
+        samples.add("env", (c1 - c0) / BASELINE_CYCLES, (w1 - w0) / BASELINE_CYCLES)
+        for got in restored:
             d = te.first_difference(got, obs)
             if d is not None:
                 raise RollbackRefused(f"restore of the start of reset(seed={seed}) differs from it: {d}")

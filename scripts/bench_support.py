@@ -67,11 +67,8 @@ class Samples:
 
     @staticmethod
     def clock() -> tuple[float, float]:
-        """Both clocks now, for :meth:`add_since` (timing a block rather than one call)."""
+        """Both clocks now (CPU, wall), for timing a block rather than one call."""
         return time.process_time(), time.perf_counter()
-
-    def add_since(self, name: str, cpu0: float, wall0: float) -> None:
-        self.add(name, time.process_time() - cpu0, time.perf_counter() - wall0)
 
     def add(self, name: str, cpu: float, wall: float) -> None:
         self.cpu.setdefault(name, []).append(cpu)
