@@ -196,6 +196,8 @@ def summary_table(entries: list[dict[str, Any]], agents: list[str]) -> str:
                  "replay (reset + replay), ratio = replay / restore;")
     lines.append(f"env/exp = restore+step+snapshot at the search's start state; per agent: search overhead = "
                  f"(search CPU - LLM CPU) per expansion / env/exp (target <= {TARGET_RATIO:.0f}x)")
+    lines.append("Read the CPU figures: wall-time ratios set a long interval (a replay, a search) against short "
+                 "ones, and a loaded machine preempts the long one more, so they grow with the load.")
     return "\n".join(lines)
 
 
@@ -210,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     if out.exists():
         print(f"bench_all: {out} will be replaced ({'--overwrite' if args.overwrite else 'same settings'})",
               file=sys.stderr)
-    results: dict[str, Any] = {"schema": SCHEMA, **provenance(), "settings": settings,
+    results: dict[str, Any] = {"schema": SCHEMA, "units": "seconds; ratios are replay / restore and "
+                               f"search overhead / env cost (target <= {TARGET_RATIO:g})", **provenance(), "settings": settings,
                                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                "load_before": load_average(), "envs": []}
     print(f"bench_all: {len(args.env_ids)} envs, {'quick' if args.quick else 'full'} settings; {load_text()}")
