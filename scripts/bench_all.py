@@ -143,9 +143,13 @@ def bench_env(env_id: str, args: argparse.Namespace) -> dict[str, Any]:
         entry["rollback"] = measure_rollback(lambda: _make(env_id, max_steps=args.depth + 8), seed=args.seed,
                                              depth=args.depth, repeats=args.repeats)
         if not args.no_search:
-            entry["search"] = measure_overhead(lambda: _make(env_id), env_id, agents=args.agent_names,
-                                               seeds=range(args.seed, args.seed + args.search_seeds),
-                                               budget=args.budget, repeats=args.search_repeats, llm_spec=args.llm)
+            try:
+                entry["search"] = measure_overhead(lambda: _make(env_id), env_id, agents=args.agent_names,
+                                                   seeds=range(args.seed, args.seed + args.search_seeds),
+                                                   budget=args.budget, repeats=args.search_repeats,
+                                                   llm_spec=args.llm)
+            except ValueError as exc:  # e.g. an env whose start state lists no valid actions
+                entry["search"] = {"error": str(exc)}
     except RollbackRefused as exc:
         return {"env_id": env_id, "load_before": entry["load_before"], "status": "refused",
                 "reason": f"restored state differs from reset + replay: {exc}"}
@@ -187,7 +191,9 @@ def summary_table(entries: list[dict[str, Any]], agents: list[str]) -> str:
         row = (f"{name:<22} {m['snapshot']:>6.1f} {m['restore']:>8.1f} {m['restore_other_task']:>8.1f} "
                f"{m['step']:>8.1f} {m['replay']:>9.1f} {r['ratio_cpu']:>6.0f}x")
         s = e.get("search")
-        if s:
+        if s and "error" in s:
+            row += f"  search not measured: {s['error']}"
+        elif s:
             row += f" {s['baseline']['cpu']['median'] * 1e6:>8.1f}  "
             row += " ".join(f"{s['agents'][a]['ratio_cpu']:>5.1f}x" if "ratio_cpu" in s["agents"][a] else f"{'n/a':>6}"
                             for a in agents)
@@ -227,7 +233,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         print(format_rollback(env_id, entry["rollback"]))
         if "search" in entry:
-            print(format_overhead(env_id, entry["search"]))
+            search = entry["search"]
+            print(f"  search not measured: {search['error']}" if "error" in search else format_overhead(env_id, search))
     results.update(seconds=round(time.perf_counter() - t0, 1), load_after=load_average())
     print(f"\n{summary_table(results['envs'], [] if args.no_search else args.agent_names)}")
     print(f"{results['seconds']:.0f} s; before: load average {results['load_before']}, after: {load_text()}; "
