@@ -99,7 +99,9 @@ def measure_overhead(make_env: Callable[[], gym.Env], env_id: str, *, agents: Se
                      llm_spec: str = LLM_SPEC) -> dict[str, Any]:
     """``{"baseline": {"cpu": spread, "wall": spread}, "agents": {agent: {...}}}`` in seconds per
     expansion; per agent ``framework`` (spreads), ``llm_cpu_per_expansion``, ``expansions``,
-    ``llm_calls``, ``ratio_cpu``, ``ratio_wall`` (framework / baseline medians), or ``error``."""
+    ``llm_calls``, ``ratio`` (spreads of each search's framework cost / its episode's median baseline)
+    with its medians ``ratio_cpu`` and ``ratio_wall``, or ``error`` when the agent failed on this env.
+    Raises :class:`RollbackRefused` when a baseline restore returns another observation."""
     env = make_env()
     try:
         base = {seed: Samples() for seed in seeds}

@@ -95,3 +95,29 @@ def test_unknown_envs_are_named(tmp_path, capsys):
     with pytest.raises(SystemExit):
         bench_all.main(_quick(tmp_path, "--envs", "game24,nosuchenv"))
     assert "'nosuchenv' is neither a family" in capsys.readouterr().err
+
+
+def test_the_timed_llm_counts_the_time_inside_the_llm_and_forwards_the_rest():
+    import time
+
+    from treegym.scripts.bench_support import TimedLLM
+
+    class BusyLLM:
+        name = "busy"
+        inside = 0.0
+
+        def complete(self, messages, n=1):
+            t0 = time.process_time()
+            while time.process_time() - t0 < 0.02:
+                pass
+            self.inside += time.process_time() - t0
+            return [f"{len(messages)} {n}"]
+
+    raw = BusyLLM()
+    llm = TimedLLM(raw)
+    t0 = time.process_time()
+    assert llm.complete([{"role": "user", "content": "x"}], n=2) == ["1 2"]
+    outside = time.process_time() - t0
+    assert llm.name == "busy" and llm.inside == raw.inside
+    assert raw.inside <= llm.cpu_seconds <= outside
+    assert llm.wall_seconds > 0
