@@ -26,36 +26,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import threading
 import time
 from typing import Any, Sequence
+
+from treegym.scripts.bench_support import TimedLLM
 
 ENV_ID = "treegym/Game24-v0"
 AGENTS = ("mcts", "lats", "dfsdt", "bfs", "dfs", "cot@3", "reflexion", "sc@5", "elo", "astar")
 LLM_SPEC = "synthetic:p_correct=0.5,judge_acc=0.8,value_noise=0.3,seed=0"
 TARGET_US = 1000.0
-
-
-class TimedLLM:
-    """An LLM that forwards to ``llm`` and adds up the CPU time spent inside ``complete``."""
-
-    def __init__(self, llm: Any):
-        self.llm = llm
-        self.name = llm.name
-        self.usage = llm.usage
-        self.seconds = 0.0
-        self._lock = threading.Lock()
-
-    def complete(self, messages: Sequence[dict], **kwargs: Any) -> list[str]:
-        t0 = time.process_time()
-        try:
-            return self.llm.complete(messages, **kwargs)
-        finally:
-            with self._lock:
-                self.seconds += time.process_time() - t0
-
-    def __getattr__(self, name: str) -> Any:  # last_cost, calls_needed, ...
-        return getattr(self.llm, name)
 
 
 class TimedAdapter:
@@ -107,7 +86,7 @@ def search_cost(agent: str, task_id: int, spec: str, budget: int) -> tuple[float
         policy.run_search(obs, info)
         cpu = time.process_time() - t0
         expansions = int(policy.stats().get("search_expansions", 0))
-        return cpu - llm.seconds, adapter.seconds, expansions
+        return cpu - llm.cpu_seconds, adapter.seconds, expansions
     finally:
         env.close()
 

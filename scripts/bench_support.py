@@ -1,18 +1,151 @@
-"""Helpers the load scripts share (``bench_webshop_site.py``, ``soak.py``): percentiles and a served site."""
+"""Helpers the benchmark scripts share: percentiles and spreads, CPU + wall timing of interleaved
+repetitions, the machine load, an LLM wrapper that adds up the time spent inside it, the run's
+provenance (git commit, Python), and a served site for the load scripts."""
 from __future__ import annotations
 
+import os
+import platform
 import re
 import subprocess
 import sys
 import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
 
 
-def percentile(values: list[float], q: float) -> float:
+def percentile(values: Sequence[float], q: float) -> float:
     """The ``q`` quantile (0..1) by nearest rank from below; NaN for no values."""
     if not values:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def spread(values: Sequence[float]) -> dict[str, float | int]:
+    """Median, quartiles (p25, p75), min, max and count of ``values`` (NaN figures for none)."""
+    if not values:
+        nan = float("nan")
+        return {"median": nan, "p25": nan, "p75": nan, "min": nan, "max": nan, "n": 0}
+    ordered = sorted(values)
+    n = len(ordered)
+    mid = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    return {"median": mid, "p25": percentile(ordered, 0.25), "p75": percentile(ordered, 0.75),
+            "min": ordered[0], "max": ordered[-1], "n": n}
+
+
+def load_average() -> list[float]:
+    """The 1, 5 and 15 minute load averages (``os.getloadavg``); NaNs where the OS has none."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return [float("nan")] * 3
+
+
+def load_text() -> str:
+    """``load average 1.20 0.80 0.50 on 2 CPUs``: printed beside every figure."""
+    one, five, fifteen = load_average()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
+class Samples:
+    """CPU time (``time.process_time``) and wall time of named operations, sample by sample.
+
+    ``samples.time("restore", fn, *args)`` calls ``fn(*args)``, records both clocks under
+    ``"restore"`` and returns ``fn``'s result. Figures are reported with :func:`spread`."""
+
+    def __init__(self) -> None:
+        self.cpu: dict[str, list[float]] = {}
+        self.wall: dict[str, list[float]] = {}
+
+    def time(self, name: str, fn: Callable[..., Any], *args: Any) -> Any:
+        c0, w0 = time.process_time(), time.perf_counter()
+        result = fn(*args)
+        self.add(name, time.process_time() - c0, time.perf_counter() - w0)
+        return result
+
+    @staticmethod
+    def clock() -> tuple[float, float]:
+        """Both clocks now (CPU, wall), for timing a block rather than one call."""
+        return time.process_time(), time.perf_counter()
+
+    def add(self, name: str, cpu: float, wall: float) -> None:
+        self.cpu.setdefault(name, []).append(cpu)
+        self.wall.setdefault(name, []).append(wall)
+
+    def summary(self, name: str) -> dict[str, dict[str, float | int]]:
+        """``{"cpu": spread, "wall": spread}`` of ``name``'s samples, in seconds."""
+        return {"cpu": spread(self.cpu.get(name, [])), "wall": spread(self.wall.get(name, []))}
+
+
+def interleave(arms: Sequence[Callable[[int], Any]], repeats: int, budget_s: float | None = None,
+               min_repeats: int = 5) -> int:
+    """Run ``arm(rep)`` for every arm in turn, repetition after repetition (A, B, A, B, ...), so a
+    change of machine load hits every arm alike. Stops after ``repeats`` repetitions, or earlier once
+    ``min_repeats`` are done and ``budget_s`` seconds have passed; returns the repetitions run."""
+    start = time.perf_counter()
+    done = 0
+    while done < repeats:
+        if budget_s is not None and done >= min_repeats and time.perf_counter() - start > budget_s:
+            break
+        for arm in arms:
+            arm(done)
+        done += 1
+    return done
+
+
+class TimedLLM:
+    """An LLM that forwards everything to ``llm`` and adds up the CPU and wall time spent inside its
+    methods (``complete`` and whatever else the agents call), so a benchmark can subtract the model's
+    time from a search. Attributes that are not methods (``name``, ``usage``) are the wrapped LLM's."""
+
+    def __init__(self, llm: Any):
+        self._llm = llm
+        self.cpu_seconds = 0.0
+        self.wall_seconds = 0.0
+        self._lock = threading.Lock()
+        self._depth = threading.local()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # our own state, not set yet (copy, pickle): never the wrapped LLM's
+            raise AttributeError(name)
+        attr = getattr(self._llm, name)
+        if not callable(attr) or isinstance(attr, type):
+            return attr
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            outer = getattr(self._depth, "n", 0) == 0  # a method calling another through us counts once
+            self._depth.n = getattr(self._depth, "n", 0) + 1
+            c0, w0 = time.process_time(), time.perf_counter()
+            try:
+                return attr(*args, **kwargs)
+            finally:
+                self._depth.n -= 1
+                if outer:
+                    with self._lock:
+                        self.cpu_seconds += time.process_time() - c0
+                        self.wall_seconds += time.perf_counter() - w0
+
+        return timed
+
+
+def provenance() -> dict[str, Any]:
+    """Where the figures come from: git commit of this checkout (None when not a git checkout) and
+    whether it had local changes, Python version, platform, CPU count."""
+    here = Path(__file__).resolve().parent
+    commit, dirty = None, None
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
+                                timeout=10).stdout.strip() or None
+        if commit:
+            status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                                    capture_output=True, text=True, timeout=10).stdout
+            dirty = bool(status.strip())
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return {"git_commit": commit, "git_dirty": dirty, "python": platform.python_version(),
+            "platform": platform.platform(), "cpus": os.cpu_count()}
 
 
 def start_cli_server(site: str, *extra: str) -> tuple[subprocess.Popen, str]:

@@ -1,0 +1,123 @@
+"""scripts/bench_all.py: the results file's shape, its equality checks, and refusals (no timing asserted)."""
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import pytest
+
+from treegym.scripts import bench_all
+from treegym.scripts.bench_rollback import RollbackRefused, measure_rollback
+
+BROKEN_ID = "BrokenRestoreToolTasks-v0"
+
+
+class StepAfterRestore(gym.Wrapper):
+    """A wrong restore (around the raw env): it returns the snapshot's observation but then silently plays one more action,
+    so the env holds another state than the one it reported."""
+
+    def snapshot(self):
+        return self.env.snapshot()
+
+    def restore(self, snap):
+        obs, info = self.env.restore(snap)
+        self.env.step(obs["valid_actions"][0])
+        return obs, info
+
+
+def _broken(**kwargs) -> gym.Env:
+    return StepAfterRestore(gym.make("treegym/ToolTasks-v0", **kwargs).unwrapped)
+
+
+if BROKEN_ID not in gym.registry:
+    gym.register(id=BROKEN_ID, entry_point=_broken, disable_env_checker=True)
+
+
+def _quick(tmp_path, *extra: str) -> list[str]:
+    return ["--quick", "--agents", "bfs,mcts", "--out", str(tmp_path / "results.json"), *extra]
+
+
+def test_a_quick_run_writes_checked_figures_for_each_env(tmp_path, capsys):
+    assert bench_all.main(_quick(tmp_path, "--envs", "game24,tooltasks")) == 0
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["schema"] == bench_all.SCHEMA
+    assert {"git_commit", "git_dirty", "python", "load_before", "load_after", "seconds"} <= set(results)
+    assert len(results["load_before"]) == 3
+    settings = results["settings"]
+    assert settings["quick"] is True and settings["agents"] == ["bfs", "mcts"]
+    assert settings["envs"] == ["treegym/Game24-v0", "treegym/ToolTasks-v0"]
+    depths = {}
+    for entry in results["envs"]:
+        assert entry["status"] == "ok", entry
+        r = entry["rollback"]
+        depths[entry["env_id"]] = r["depth"]
+        # every repetition restored twice (sibling, other task) and replayed once, each checked
+        assert r["checked"] == {"restores": 2 * r["repeats"], "replays": r["repeats"]}
+        assert r["repeats"] == settings["repeats"]
+        for name in ("restore", "restore_other_task", "step", "snapshot", "replay"):
+            for clock in ("cpu", "wall"):
+                s = r[name][clock]
+                assert s["n"] == (2 if name in ("step", "snapshot") else 1) * r["repeats"]
+                assert 0 <= s["min"] <= s["p25"] <= s["median"] <= s["p75"] <= s["max"]
+        assert r["ratio_cpu"] == pytest.approx(r["replay"]["cpu"]["median"] / r["restore"]["cpu"]["median"])
+        search = entry["search"]
+        assert search["baseline"]["cpu"]["median"] > 0
+        for agent in ("bfs", "mcts"):
+            a = search["agents"][agent]
+            assert a["expansions"]["median"] >= 1 and a["llm_calls"]["median"] >= 1
+            assert a["framework"]["cpu"]["median"] > 0 and a["ratio_cpu"] > 0
+    assert depths == {"treegym/Game24-v0": 2, "treegym/ToolTasks-v0": 8}  # Game24 episodes end at step 3
+    out = capsys.readouterr().out
+    assert "Game24-v0" in out and "ToolTasks-v0" in out and "load average" in out
+
+
+def test_a_results_file_from_other_settings_is_not_replaced(tmp_path, capsys):
+    assert bench_all.main(_quick(tmp_path, "--envs", "game24", "--no-search")) == 0
+    before = (tmp_path / "results.json").read_text()
+    assert bench_all.main(_quick(tmp_path, "--envs", "game24", "--no-search", "--depth", "1")) == 2
+    assert "other settings (differs in: depth)" in capsys.readouterr().err
+    assert (tmp_path / "results.json").read_text() == before
+    assert bench_all.main(_quick(tmp_path, "--envs", "game24", "--no-search", "--depth", "1", "--overwrite")) == 0
+    assert json.loads((tmp_path / "results.json").read_text())["settings"]["depth"] == 1
+
+
+def test_a_wrong_restore_is_refused_and_no_figure_is_written(tmp_path, capsys):
+    with pytest.raises(RollbackRefused, match="next step"):
+        measure_rollback(lambda: _broken(max_steps=16), repeats=3)
+    assert bench_all.main(_quick(tmp_path, "--envs", BROKEN_ID)) == 1
+    [entry] = json.loads((tmp_path / "results.json").read_text())["envs"]
+    assert entry["status"] == "refused" and "differs" in entry["reason"]
+    assert "rollback" not in entry and "search" not in entry
+    assert "REFUSED" in capsys.readouterr().out
+
+
+def test_unknown_envs_are_named(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        bench_all.main(_quick(tmp_path, "--envs", "game24,nosuchenv"))
+    assert "'nosuchenv' is neither a family" in capsys.readouterr().err
+
+
+def test_the_timed_llm_counts_the_time_inside_the_llm_and_forwards_the_rest():
+    import time
+
+    from treegym.scripts.bench_support import TimedLLM
+
+    class BusyLLM:
+        name = "busy"
+        inside = 0.0
+
+        def complete(self, messages, n=1):
+            t0 = time.process_time()
+            while time.process_time() - t0 < 0.02:
+                pass
+            self.inside += time.process_time() - t0
+            return [f"{len(messages)} {n}"]
+
+    raw = BusyLLM()
+    llm = TimedLLM(raw)
+    t0 = time.process_time()
+    assert llm.complete([{"role": "user", "content": "x"}], n=2) == ["1 2"]
+    outside = time.process_time() - t0
+    assert llm.name == "busy" and llm.inside == raw.inside
+    assert raw.inside <= llm.cpu_seconds <= outside
+    assert llm.wall_seconds > 0
