@@ -9,7 +9,6 @@ from treegym.scripts import import_graph
 # Cycles inside families whose internals other branches are rewriting (issue 22); the integrator
 # empties this set once those land, and then the env side must be cycle-free.
 KNOWN_ELSEWHERE = {
-    "treegym.envs.alfworld.engine <-> treegym.envs.alfworld.expert",
     "treegym.envs.android.sim.am <-> treegym.envs.android.sim.commands <-> treegym.envs.android.sim.logcat_cmd "
     "<-> treegym.envs.android.sim.packages <-> treegym.envs.android.sim.shell",
     "treegym.envs.android.sim.phone <-> treegym.envs.android.sim.screenshot",

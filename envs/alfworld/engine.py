@@ -2,9 +2,10 @@
 
 A state (:class:`ALFWorldState`) is immutable: the fluent facts (a frozenset of
 tuples, see :mod:`.rules`), the last observation text, the won flag and the
-number of valid moves. A snapshot is a reference; states are hashable and
-pickle to a few KB. The :class:`~.game.Game` (static facts, names) lives on
-the task, never in a state.
+number of valid moves (:mod:`.state`). A snapshot is a reference; states are
+hashable and pickle to about 1 KB (the game by its loader key, the facts as a
+diff from the game's initial facts). The :class:`~.game.Game` (static facts,
+names) is shared by every state of every episode on it.
 
 Behaviour matches ALFWorld's official engine (textworld's ``PddlEnv`` with
 ALFWorld's demangler): same observation text, same admissible commands (sorted,
@@ -14,107 +15,15 @@ the step). ``reward`` is 1.0 on the winning step; a won game is terminal.
 """
 from __future__ import annotations
 
-import weakref
-from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from ..core.contract import ExpertAdvice, StepResult
 from .game import STYLES, Game
-from .pddl import holds, index_facts
-from .rules import Action, applicable, apply, feedback, intro_text
+from .state import (NOTHING_HAPPENS, ALFWorldState, admissible_commands, commands, initial_state, is_won,
+                    sorted_commands, step_state)
 
-NOTHING_HAPPENS = "Nothing happens."
-
-
-@dataclass(frozen=True)
-class ALFWorldState:
-    """Everything that changes within an episode (see the module docstring)."""
-
-    game: Game = field(repr=False, compare=False, hash=False)
-    facts: frozenset
-    text: str
-    won: bool = False
-    moves: int = 0
-    last_command: str | None = None
-    valid: bool = True
-    # (command, feedback) of every step so far (what an agent has seen; the handcoded expert's memory)
-    history: tuple = field(default=(), compare=False, hash=False, repr=False)
-
-    def __getstate__(self) -> dict:
-        return {k: getattr(self, k) for k in ("game", "facts", "text", "won", "moves", "last_command", "valid",
-                                             "history")}
-
-    def __setstate__(self, data: dict) -> None:
-        object.__setattr__(self, "history", ())
-        for k, v in data.items():
-            object.__setattr__(self, k, v)
-
-
-# Per game, command -> (command, action) as last offered: the commands of a game's states share
-# their strings and action tuples, so a state's memo is a dict of references (cheap to drop).
-_SHARED_COMMANDS: "weakref.WeakKeyDictionary[Game, dict[str, tuple[str, Action]]]" = weakref.WeakKeyDictionary()
-
-
-def commands(state: ALFWorldState) -> dict[str, Action]:
-    """Admissible command -> action (the first action offering that command, as the reference picks).
-
-    Memoised on the (immutable) state, unpickled and not compared: a state restored many times (a
-    search node, a group of forks) or observed and then stepped computes its commands once. Read-only.
-    The strings and actions are shared with the game's other states (``_SHARED_COMMANDS``), so
-    dropping a state (a fork replacing it) frees one dict, not a few dozen objects."""
-    table = state.__dict__.get("_commands")
-    if table is None:
-        table = {}
-        game = state.game
-        shared = _SHARED_COMMANDS.get(game)
-        if shared is None:
-            shared = _SHARED_COMMANDS[game] = {}
-        for cmd, action in applicable(game, state.facts):
-            if cmd not in table:
-                pair = shared.get(cmd)
-                if pair is None or pair[1] != action:
-                    pair = shared[cmd] = (cmd, action)
-                table[pair[0]] = pair[1]
-        object.__setattr__(state, "_commands", table)
-    return table
-
-
-def admissible_commands(state: ALFWorldState) -> list[str]:
-    return list(sorted_commands(state))
-
-
-def sorted_commands(state: ALFWorldState) -> tuple[str, ...]:
-    """The admissible commands, sorted: memoised on the state as :func:`commands` is."""
-    valid = state.__dict__.get("_sorted")
-    if valid is None:
-        valid = tuple(sorted(commands(state)))
-        object.__setattr__(state, "_sorted", valid)
-    return valid
-
-
-def is_won(game: Game, facts: frozenset) -> bool:
-    fluent = index_facts(facts)
-    index = {**game.static_index, **fluent}  # static and fluent predicates are disjoint
-    return holds(game.problem.goal, {}, index, game.objects_by_type)
-
-
-def initial_state(game: Game) -> ALFWorldState:
-    facts = game.init_facts
-    return ALFWorldState(game=game, facts=facts, text=intro_text(game, facts), won=is_won(game, facts))
-
-
-def step_state(state: ALFWorldState, command: str) -> ALFWorldState:
-    command = str(command).strip()
-    action = commands(state).get(command)
-    if action is None:
-        return ALFWorldState(game=state.game, facts=state.facts, text=NOTHING_HAPPENS, won=state.won,
-                             moves=state.moves, last_command=command, valid=False,
-                             history=state.history + ((command, NOTHING_HAPPENS),))
-    game = state.game
-    facts = apply(game, state.facts, action)
-    text = feedback(game, state.facts, facts, action)
-    return ALFWorldState(game=game, facts=facts, text=text, won=is_won(game, facts), moves=state.moves + 1,
-                         last_command=command, history=state.history + ((command, text),))
+__all__ = ["ALFWorldEngine", "ALFWorldState", "NOTHING_HAPPENS", "admissible_commands", "commands", "initial_state",
+           "is_won", "sorted_commands", "step_state"]
 
 
 class ALFWorldEngine:

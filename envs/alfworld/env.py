@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Sequence
 
@@ -78,10 +79,12 @@ _PATTERNS = {
 }
 
 
+# The game loaders below are module-level and cached: a Game pickles as (loader, key) and a snapshot
+# loaded in this process (or a fresh one) gets the cached Game back (``Game.__reduce_ex__``).
 @lru_cache(maxsize=512)
 def _shipped_game(task_id: str) -> Game:
     return Game.from_data(shipped_games()[task_id], source=f"{SHIPPED_SPLIT}/{task_id}/game.tw-pddl",
-                          task_type=task_type_of(task_id), task_id=task_id)
+                          task_type=task_type_of(task_id), task_id=task_id, loader=_shipped_game, key=(task_id,))
 
 
 @lru_cache(maxsize=8)
@@ -92,7 +95,14 @@ def _shipped_engine(style: str) -> ALFWorldEngine:
 @lru_cache(maxsize=4096)
 def _generated_game(task_id: str) -> Game:
     task_type, seed = parse_generated_id(task_id)
-    return Game.from_data(generate_game(task_type, seed), source=task_id, task_type=task_type, task_id=task_id)
+    return Game.from_data(generate_game(task_type, seed), source=task_id, task_type=task_type, task_id=task_id,
+                          loader=_generated_game, key=(task_id,))
+
+
+@lru_cache(maxsize=512)
+def _file_game(path: str, task_type: str, task_id: str) -> Game:
+    game = Game.from_file(path, task_type=task_type, task_id=task_id)
+    return replace(game, loader=_file_game, key=(path, task_type, task_id))
 
 
 @lru_cache(maxsize=8)
@@ -106,13 +116,9 @@ def _user_engine(data_dir: str, style: str) -> ALFWorldEngine:
     if not paths:
         raise ValueError(f"no playable ALFWorld games under {data_dir} (filter counts: {counts}); "
                          "point data_dir/ALFWORLD_DATA at a tree of <task>/<trial>/game.tw-pddl files")
-    cache: dict[str, Game] = {}
 
     def load(task_id: str) -> Game:
-        if task_id not in cache:
-            cache[task_id] = Game.from_file(paths[task_id], task_type=task_type_of(task_id.split("/")[-2]),
-                                            task_id=task_id)
-        return cache[task_id]
+        return _file_game(paths[task_id], task_type_of(task_id.split("/")[-2]), task_id)
 
     splits: dict[str, list[str]] = {"user": sorted(paths)}
     for tid in sorted(paths):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 from collections import deque
 
-from .engine import ALFWorldState, admissible_commands, is_won, step_state
+from .state import ALFWorldState, admissible_commands, is_won, step_state
 from .pddl import formula_predicates
 from .rules import View, applicable, apply
 

@@ -126,16 +126,28 @@ class Game:
     goal_rtypes: frozenset = field(default=frozenset())
     task_id: str = ""
     static_index: Mapping[str, frozenset] = field(default_factory=dict, repr=False)
+    # How to load this game again (pickling by reference): ``loader(*key)`` returns it (in its 2.1.1
+    # wording). ``loader`` must pickle by reference (a module-level function); None = pickle by value.
+    loader: Any = field(default=None, repr=False)
+    key: tuple = field(default=(), repr=False)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """A game with a ``loader`` pickles as ``(loader, key, style)`` (a few dozen bytes, not the ~40 KB
+        of its facts); the unpickling process loads it (from its own cache when the loader caches)."""
+        if self.loader is None:
+            return object.__reduce_ex__(self, protocol)
+        return _load_game, (self.loader, self.key, self.style)
 
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_data(cls, data: Mapping[str, Any], source: str = "<game>", task_type: str | None = None,
-                  style: str = "2.1.1", task_id: str | None = None) -> "Game":
+                  style: str = "2.1.1", task_id: str | None = None, loader: Any = None,
+                  key: tuple = ()) -> "Game":
         if style not in STYLES:
             raise ValueError(f"style must be one of {STYLES}, got {style!r}")
-        for key in ("pddl_problem", "grammar"):
-            if not isinstance(data.get(key), str):
-                raise GameFileError(f"{source}: missing {key!r} (not a game.tw-pddl file?)")
+        for part in ("pddl_problem", "grammar"):
+            if not isinstance(data.get(part), str):
+                raise GameFileError(f"{source}: missing {part!r} (not a game.tw-pddl file?)")
         try:
             problem = parse_problem(data["pddl_problem"])
         except PddlError as exc:
@@ -178,6 +190,7 @@ class Game:
             goal_rtypes=frozenset(c for c in consts if c in set(rtype.values())),
             task_id=source if task_id is None else task_id,
             static_index={k: frozenset(v) for k, v in index_facts(static).items()},
+            loader=loader, key=tuple(key),
         )
 
     @classmethod
@@ -206,6 +219,14 @@ class Game:
 
     def put_template(self) -> str:
         return "put {o} in/on {r}" if self.style == "2.1.1" else "move {o} to {r}"
+
+
+def _load_game(loader: Any, key: tuple, style: str) -> Game:
+    """Unpickle a game pickled by reference (:meth:`Game.__reduce_ex__`)."""
+    game = loader(*key)
+    if not isinstance(game, Game):
+        raise GameFileError(f"the game loader {loader!r} returned {type(game).__name__} for {key!r}, not a Game")
+    return game.with_style(style)
 
 
 def guess_task_type(goal: tuple) -> str:

@@ -204,7 +204,7 @@ def _attempt(task_type: str, rng: random.Random) -> dict | None:
 
 def generate_game(task_type: str, seed: int, max_attempts: int = 50) -> dict:
     """A solvable, not-yet-won ``game.tw-pddl`` dict for ``task_type`` (deterministic in ``seed``)."""
-    from .engine import initial_state
+    from .state import initial_state
     from .expert import plan_from
 
     if task_type not in TASK_TYPES:

@@ -29,7 +29,7 @@ import re
 import zlib
 from typing import Any
 
-from .engine import ALFWorldState, admissible_commands
+from .state import ALFWorldState, admissible_commands
 from .rules import intro_text
 
 _NAME_RE = re.compile(r"([a-z]+ \d+)")

@@ -113,12 +113,20 @@ def applicable(game: Game, facts: frozenset) -> list[tuple[str, Action]]:
 
 def apply(game: Game, facts: frozenset, action: Action) -> frozenset:
     """The facts after ``action`` (which must be applicable)."""
+    rem, add = changes(game, facts, action)
+    return facts.difference(rem).union(add) if rem or add else facts
+
+
+def changes(game: Game, facts: frozenset, action: Action) -> tuple[list, list]:
+    """(facts removed, facts added) by ``action`` (which must be applicable); a removed fact may be absent
+    (heating removes ``iscool`` whether or not it held). Both empty for actions that change nothing."""
     kind = action[0]
     add: list = []
     rem: list = []
     if kind == "goto":
-        v = View(game, facts)
-        rem.append(("atlocation", game.agent, v.loc))
+        for f in facts:
+            if f[0] == "atlocation":
+                rem.append(f)
         add.append(("atlocation", game.agent, game.recep_loc[action[1]]))
     elif kind == "open":
         add.append(("opened", action[1]))
@@ -126,8 +134,8 @@ def apply(game: Game, facts: frozenset, action: Action) -> frozenset:
         rem.append(("opened", action[1]))
     elif kind == "take":
         _, o, r = action
-        v = View(game, facts)
-        rem += [("inreceptacle", o, r), ("objectatlocation", o, v.loc)]
+        loc = next(f[2] for f in facts if f[0] == "atlocation")
+        rem += [("inreceptacle", o, r), ("objectatlocation", o, loc)]
         add += [("holds", game.agent, o), ("not_inreceptacle", o, r)]
     elif kind == "put":
         _, o, r = action
@@ -145,9 +153,7 @@ def apply(game: Game, facts: frozenset, action: Action) -> frozenset:
         add.append(("istoggled", action[1]))
     elif kind == "slice":
         add.append(("issliced", action[1]))
-    else:
-        return facts  # look, inventory, examine, help change nothing that matters
-    return facts.difference(rem).union(add)
+    return rem, add  # look, inventory, examine, help change nothing that matters
 
 
 def _a(game: Game, items: Iterable[str]) -> list[str]:

@@ -1,0 +1,133 @@
+"""ALFWorld's episode state and dynamics: :class:`ALFWorldState`, admissible commands, step, won test.
+
+Shared by the engine (:mod:`.engine`), the experts (:mod:`.expert`, :mod:`.handcoded`) and the
+generator; it imports none of them.
+
+A state is immutable: the fluent facts (a frozenset of tuples, see :mod:`.rules`), the last
+observation text, the won flag, the number of valid moves, the last command and the episode's
+(command, feedback) history. It refers to its :class:`~.game.Game` (shared, static) but never
+pickles it: a pickled state holds the game's loader key (:meth:`~.game.Game.__reduce__`) and its
+facts as a diff from the game's initial facts, so it is about 1 KB and loads in a fresh process.
+
+The won test is the game's compiled goal (:mod:`.goal`), re-evaluated on a step only when the
+step changed a fact the goal mentions.
+"""
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+
+from .game import Game
+from .goal import goal_checker
+from .rules import Action, applicable, changes, feedback, intro_text
+
+NOTHING_HAPPENS = "Nothing happens."
+
+
+@dataclass(frozen=True)
+class ALFWorldState:
+    """Everything that changes within an episode (see the module docstring)."""
+
+    game: Game = field(repr=False, compare=False, hash=False)
+    facts: frozenset
+    text: str
+    won: bool = False
+    moves: int = 0
+    last_command: str | None = None
+    valid: bool = True
+    # (command, feedback) of every step so far (what an agent has seen; the handcoded expert's memory)
+    history: tuple = field(default=(), compare=False, hash=False, repr=False)
+
+    def __getstate__(self) -> dict:
+        """The game (pickled by its loader key), the facts as a diff from its initial facts, the rest."""
+        init = self.game.init_facts
+        data = {k: getattr(self, k) for k in ("game", "text", "won", "moves", "last_command", "valid", "history")}
+        data["facts_removed"] = tuple(sorted(init - self.facts))
+        data["facts_added"] = tuple(sorted(self.facts - init))
+        return data
+
+    def __setstate__(self, data: dict) -> None:
+        data = dict(data)
+        object.__setattr__(self, "history", ())
+        if "facts" not in data:
+            removed, added = data.pop("facts_removed"), data.pop("facts_added")
+            facts = data["game"].init_facts
+            data["facts"] = facts.difference(removed).union(added) if removed or added else facts
+        for k, v in data.items():
+            object.__setattr__(self, k, v)
+
+
+# Per game, command -> (command, action) as last offered: the commands of a game's states share
+# their strings and action tuples, so a state's memo is a dict of references (cheap to drop).
+_SHARED_COMMANDS: "weakref.WeakKeyDictionary[Game, dict[str, tuple[str, Action]]]" = weakref.WeakKeyDictionary()
+
+
+def commands(state: ALFWorldState) -> dict[str, Action]:
+    """Admissible command -> action (the first action offering that command, as the reference picks).
+
+    Memoised on the (immutable) state, unpickled and not compared: a state restored many times (a
+    search node, a group of forks) or observed and then stepped computes its commands once. Read-only.
+    The strings and actions are shared with the game's other states (``_SHARED_COMMANDS``), so
+    dropping a state (a fork replacing it) frees one dict, not a few dozen objects."""
+    table = state.__dict__.get("_commands")
+    if table is None:
+        table = {}
+        game = state.game
+        shared = _SHARED_COMMANDS.get(game)
+        if shared is None:
+            shared = _SHARED_COMMANDS[game] = {}
+        for cmd, action in applicable(game, state.facts):
+            if cmd not in table:
+                pair = shared.get(cmd)
+                if pair is None or pair[1] != action:
+                    pair = shared[cmd] = (cmd, action)
+                table[pair[0]] = pair[1]
+        object.__setattr__(state, "_commands", table)
+    return table
+
+
+def admissible_commands(state: ALFWorldState) -> list[str]:
+    """The admissible commands, sorted (a fresh list)."""
+    return list(sorted_commands(state))
+
+
+def sorted_commands(state: ALFWorldState) -> tuple[str, ...]:
+    """The admissible commands, sorted: memoised on the state as :func:`commands` is."""
+    valid = state.__dict__.get("_sorted")
+    if valid is None:
+        valid = tuple(sorted(commands(state)))
+        object.__setattr__(state, "_sorted", valid)
+    return valid
+
+
+def is_won(game: Game, facts: frozenset) -> bool:
+    """Whether the game's goal holds in ``facts`` (the compiled goal, :mod:`.goal`)."""
+    return goal_checker(game).holds(facts)
+
+
+def initial_state(game: Game) -> ALFWorldState:
+    """The state at reset: the game's initial facts and its intro text."""
+    facts = game.init_facts
+    return ALFWorldState(game=game, facts=facts, text=intro_text(game, facts), won=is_won(game, facts))
+
+
+def step_state(state: ALFWorldState, command: str) -> ALFWorldState:
+    """The state after ``command`` (an inadmissible one answers "Nothing happens." and changes no fact)."""
+    command = str(command).strip()
+    action = commands(state).get(command)
+    if action is None:
+        return ALFWorldState(game=state.game, facts=state.facts, text=NOTHING_HAPPENS, won=state.won,
+                             moves=state.moves, last_command=command, valid=False,
+                             history=state.history + ((command, NOTHING_HAPPENS),))
+    game = state.game
+    rem, add = changes(game, state.facts, action)
+    if rem or add:
+        facts = state.facts.difference(rem).union(add)
+        won = goal_checker(game).after(state.won, facts, (*rem, *add))
+    else:
+        facts, won = state.facts, state.won
+    text = feedback(game, state.facts, facts, action)
+    return ALFWorldState(game=game, facts=facts, text=text, won=won, moves=state.moves + 1,
+                         last_command=command, history=state.history + ((command, text),))
+
+
