@@ -15,6 +15,7 @@ step changed a fact the goal mentions.
 from __future__ import annotations
 
 import weakref
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from .game import Game
@@ -57,47 +58,69 @@ class ALFWorldState:
             object.__setattr__(self, k, v)
 
 
-# Per game, command -> (command, action) as last offered: the commands of a game's states share
-# their strings and action tuples, so a state's memo is a dict of references (cheap to drop).
+# Per game, command -> (command, action): a command string names one action in a game (the display
+# names are unique), so a state memoises only its sorted tuple of admissible commands, whose strings
+# are these shared ones; a state where a command's first action differs keeps an override.
 _SHARED_COMMANDS: "weakref.WeakKeyDictionary[Game, dict[str, tuple[str, Action]]]" = weakref.WeakKeyDictionary()
 
 
-def commands(state: ALFWorldState) -> dict[str, Action]:
-    """Admissible command -> action (the first action offering that command, as the reference picks).
+def _memoise(state: ALFWorldState) -> tuple[str, ...]:
+    game = state.game
+    shared = _SHARED_COMMANDS.get(game)
+    if shared is None:
+        shared = _SHARED_COMMANDS[game] = {}
+    first: dict[str, Action] = {}
+    for cmd, action in applicable(game, state.facts):
+        if cmd not in first:
+            first[cmd] = action
+    names = []
+    overrides = None
+    for cmd, action in first.items():
+        pair = shared.get(cmd)
+        if pair is None:
+            pair = shared[cmd] = (cmd, action)
+        elif pair[1] != action:
+            overrides = overrides or {}
+            overrides[pair[0]] = action
+        names.append(pair[0])
+    names.sort()
+    valid = tuple(names)
+    object.__setattr__(state, "_sorted", valid)
+    if overrides:
+        object.__setattr__(state, "_overrides", overrides)
+    return valid
 
-    Memoised on the (immutable) state, unpickled and not compared: a state restored many times (a
-    search node, a group of forks) or observed and then stepped computes its commands once. Read-only.
-    The strings and actions are shared with the game's other states (``_SHARED_COMMANDS``), so
-    dropping a state (a fork replacing it) frees one dict, not a few dozen objects."""
-    table = state.__dict__.get("_commands")
-    if table is None:
-        table = {}
-        game = state.game
-        shared = _SHARED_COMMANDS.get(game)
-        if shared is None:
-            shared = _SHARED_COMMANDS[game] = {}
-        for cmd, action in applicable(game, state.facts):
-            if cmd not in table:
-                pair = shared.get(cmd)
-                if pair is None or pair[1] != action:
-                    pair = shared[cmd] = (cmd, action)
-                table[pair[0]] = pair[1]
-        object.__setattr__(state, "_commands", table)
-    return table
+
+def sorted_commands(state: ALFWorldState) -> tuple[str, ...]:
+    """The admissible commands, sorted, deduplicated. Memoised on the (immutable) state, unpickled and not
+    compared: a state restored many times (a search node, a group of forks) or observed and then stepped
+    computes them once. The strings are shared with the game's other states, so dropping a state (a fork
+    replacing it) frees one tuple of references."""
+    valid = state.__dict__.get("_sorted")
+    return _memoise(state) if valid is None else valid
+
+
+def action_of(state: ALFWorldState, command: str) -> Action | None:
+    """The action an admissible ``command`` runs in ``state`` (the first action offering it, as the
+    reference picks), or None when the command is not admissible there."""
+    valid = sorted_commands(state)
+    i = bisect_left(valid, command)
+    if i == len(valid) or valid[i] != command:
+        return None
+    overrides = state.__dict__.get("_overrides")
+    if overrides is not None and command in overrides:
+        return overrides[command]
+    return _SHARED_COMMANDS[state.game][command][1]
+
+
+def commands(state: ALFWorldState) -> dict[str, Action]:
+    """Admissible command -> action, sorted by command (a fresh dict; see :func:`action_of`)."""
+    return {cmd: action_of(state, cmd) for cmd in sorted_commands(state)}
 
 
 def admissible_commands(state: ALFWorldState) -> list[str]:
     """The admissible commands, sorted (a fresh list)."""
     return list(sorted_commands(state))
-
-
-def sorted_commands(state: ALFWorldState) -> tuple[str, ...]:
-    """The admissible commands, sorted: memoised on the state as :func:`commands` is."""
-    valid = state.__dict__.get("_sorted")
-    if valid is None:
-        valid = tuple(sorted(commands(state)))
-        object.__setattr__(state, "_sorted", valid)
-    return valid
 
 
 def is_won(game: Game, facts: frozenset) -> bool:
@@ -114,7 +137,7 @@ def initial_state(game: Game) -> ALFWorldState:
 def step_state(state: ALFWorldState, command: str) -> ALFWorldState:
     """The state after ``command`` (an inadmissible one answers "Nothing happens." and changes no fact)."""
     command = str(command).strip()
-    action = commands(state).get(command)
+    action = action_of(state, command)
     if action is None:
         return ALFWorldState(game=state.game, facts=state.facts, text=NOTHING_HAPPENS, won=state.won,
                              moves=state.moves, last_command=command, valid=False,
