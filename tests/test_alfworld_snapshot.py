@@ -130,3 +130,24 @@ def test_the_goal_checker_falls_back_to_the_generic_evaluator_on_an_unsupported_
     facts = game.init_facts
     assert checker.holds(facts) == (not _generic(game, facts))
     assert checker.after(False, facts, ()) == checker.holds(facts)  # no shortcut in fallback mode
+
+
+def test_a_snapshotted_env_is_freed_once_dropped():
+    """The snapshot plan cache (envs/core/api.py) must not keep envs alive (RSS over many searches)."""
+    import gc
+    import weakref
+
+    import gymnasium as gym
+
+    import treegym.envs as te
+
+    env = gym.make("treegym/ALFWorld-v0")
+    env.reset(seed=0)
+    snap = te.snapshot(env)
+    env.step("look")
+    te.restore(env, snap)
+    refs = (weakref.ref(env), weakref.ref(env.unwrapped))
+    env.close()
+    del env, snap
+    gc.collect()
+    assert all(r() is None for r in refs)

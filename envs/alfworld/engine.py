@@ -93,7 +93,7 @@ class ALFWorldEngine:
                 for i, cmd in enumerate(plan):
                     self._plans[(key, s.facts)] = tuple(plan[i:])
                     s = step_state(s, cmd)
-                if len(self._plans) > 100_000:
+                if len(self._plans) > 20_000:  # bounded: each entry keeps a fact set alive
                     self._plans.clear()
         if plan is None:
             return ExpertAdvice(plan=(), value=0.0, solvable=False)

@@ -34,7 +34,6 @@ after construction.
 from __future__ import annotations
 
 import copy
-import weakref
 from typing import Any, Callable, Sequence
 
 import gymnasium as gym
@@ -57,7 +56,26 @@ _SKIP_ATTRS = {"env", "_action_space", "_observation_space", "_metadata", "_cach
 _NO_STATE = ("settled", ())
 
 # outermost object -> its _Stack; weak, so a cached plan never keeps an env alive
-_STACKS: "weakref.WeakKeyDictionary[Any, _Stack]" = weakref.WeakKeyDictionary()
+_STACK_ATTR = "_treegym_stack"
+
+
+class _StackSlot:
+    """Holds an env's cached :class:`_Stack` in the env's own ``__dict__``: a reference cycle the garbage
+    collector frees with the env (a global weak-keyed cache would keep every env alive: its value refers
+    to its key). A copy of the env gets no plan: deep copies and pickles an empty slot, and a shallow
+    copy finds a slot owned by another object; both work theirs out again."""
+
+    __slots__ = ("owner", "stack")
+
+    def __init__(self, owner: Any = None, stack: Any = None):
+        self.owner = owner
+        self.stack = stack
+
+    def __deepcopy__(self, memo: dict) -> "_StackSlot":
+        return _StackSlot()
+
+    def __reduce__(self) -> tuple:
+        return _StackSlot, ()
 
 
 def _speaks_protocol(layer: Any) -> bool:
@@ -105,14 +123,14 @@ def _layers(env: gym.Env) -> tuple[list[gym.Wrapper], Any]:
 
 def _stack(env: gym.Env) -> _Stack:
     """The cached :class:`_Stack` of ``env`` (keyed by the outermost object)."""
-    try:
-        return _STACKS[env]
-    except KeyError:
-        pass
-    except TypeError:  # an unhashable or non-weakrefable env: work the plan out each time
+    attrs = getattr(env, "__dict__", None)
+    if type(attrs) is not dict:  # no instance dict: work the plan out each time
         return _Stack(*_walk_layers(env))
+    slot = attrs.get(_STACK_ATTR)
+    if slot is not None and slot.owner is env:
+        return slot.stack
     found = _Stack(*_walk_layers(env))
-    _STACKS[env] = found
+    attrs[_STACK_ATTR] = _StackSlot(env, found)
     return found
 
 
