@@ -3,7 +3,7 @@
 A state (:class:`ALFWorldState`) is immutable: the fluent facts (a frozenset of
 tuples, see :mod:`.rules`), the last observation text, the won flag and the
 number of valid moves (:mod:`.state`). A snapshot is a reference; states are
-hashable and pickle to about 1 KB (the game by its loader key, the facts as a
+hashable and pickle to 1-2 KB (the game by its loader key, the facts as a
 diff from the game's initial facts). The :class:`~.game.Game` (static facts,
 names) is shared by every state of every episode on it.
 

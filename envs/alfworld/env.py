@@ -24,7 +24,8 @@
 * **Wording**: ``style="2.1.1"`` (default; the paper-era data: ``put X in/on Y``,
   "You arrive at loc N.") or ``style="0.4"`` (``move X to Y``, "You arrive at
   <receptacle>.", ``help``).
-* **Snapshot** (native): the immutable :class:`~.engine.ALFWorldState`, a reference.
+* **Snapshot** (native): the immutable :class:`~.state.ALFWorldState`, a reference;
+  pickled, the game by its loader key and the facts as a diff (1-2 KB).
 * **Expert**: ``expert="planner"`` (default): :meth:`expert` plans over the
   env's own states (:mod:`.expert`); ``expert="handcoded"``: ALFWorld's
   handcoded expert's behaviour from agent knowledge only, one command at a

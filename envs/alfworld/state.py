@@ -7,7 +7,7 @@ A state is immutable: the fluent facts (a frozenset of tuples, see :mod:`.rules`
 observation text, the won flag, the number of valid moves, the last command and the episode's
 (command, feedback) history. It refers to its :class:`~.game.Game` (shared, static) but never
 pickles it: a pickled state holds the game's loader key (:meth:`~.game.Game.__reduce__`) and its
-facts as a diff from the game's initial facts, so it is about 1 KB and loads in a fresh process.
+facts as a diff from the game's initial facts, so it is 1-2 KB (mostly the history) and loads in a fresh process.
 
 The won test is the game's compiled goal (:mod:`.goal`), re-evaluated on a step only when the
 step changed a fact the goal mentions.
