@@ -1,4 +1,5 @@
-"""LLM clients for agents: the ``LLM`` protocol, backends by spec string, and wrappers.
+"""LLM clients for agents: the ``LLM`` protocol (``complete(Request) -> list[str]``), backends by spec string,
+and wrappers.
 
 * ``make_llm(spec, env_id=None, **kw)``: ``openai:MODEL``, ``local``, and the simulated ``scripted`` and
   ``synthetic:...`` (``treegym.agents.simulated``), resolved by name.
@@ -14,6 +15,7 @@ from typing import Any
 from .base import LLM, BudgetExceeded, LLMAuthError, LLMError, LLMTimeout, Message, Usage, approx_tokens
 from .budget import BudgetedLLM
 from .cache import CachedLLM, ResponseCache
+from .request import Request
 from .spec import make_llm, register_llm_backend
 
 _LAZY = {"OpenAICompatibleLLM", "choices_grammar"}
@@ -28,7 +30,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "LLM", "Message", "Usage", "approx_tokens",
+    "LLM", "Request", "Message", "Usage", "approx_tokens",
     "LLMError", "LLMTimeout", "LLMAuthError", "BudgetExceeded",
     "make_llm", "register_llm_backend",
     "OpenAICompatibleLLM", "choices_grammar",
