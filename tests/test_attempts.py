@@ -9,7 +9,7 @@ import pytest
 from support.agent_runs import ACCURATE, ENV, WEAK, episode, garbage_episode, pass_rate, run_with_budget, same_state, searched
 from treegym.agents.baselines.attempts import SelfConsistencyAgent
 from treegym.agents.simulated.scripted import ScriptedLLM
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.registry import make_agent
 from treegym.agents.requests import ReflectRequest
 from treegym.agents.search.tree import SearchNode

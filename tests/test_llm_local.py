@@ -26,7 +26,7 @@ import pytest
 
 from treegym.agents.llm import local, local_runtime
 from treegym.agents.llm.base import LLMError
-from treegym.agents.llm.spec import default_spec, make_llm
+from treegym.agents.llm_specs import default_spec, make_llm
 from treegym.agents.llm.request import Request
 
 REPO = Path(__file__).resolve().parents[1]

@@ -7,7 +7,8 @@ import threading
 import pytest
 
 from support.chat_server import ChatServer, Fault, client_for
-from treegym.agents.llm import LLMAuthError, LLMError, LLMTimeout, make_llm
+from treegym.agents.llm import LLMAuthError, LLMError, LLMTimeout
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.llm.base import approx_tokens
 from treegym.agents.llm.openai_client import OpenAICompatibleLLM, choices_grammar
 from treegym.agents.llm.request import Request

@@ -4,7 +4,8 @@ from __future__ import annotations
 import gymnasium as gym
 import pytest
 
-from treegym.agents.llm import LLMError, make_llm
+from treegym.agents.llm import LLMError
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.simulated.scripted import ScriptedLLM, ScriptExhausted
 from treegym.agents.llm.base import LLM, approx_tokens
 from treegym.agents.llm.request import Request

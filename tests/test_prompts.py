@@ -60,7 +60,7 @@ def test_game24_spec_uses_the_envs_parser_and_tots_prompts():
 
 
 def test_a_simulated_llm_on_an_env_without_an_expert_says_what_is_missing():
-    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.llm_specs import make_llm
     from treegym.agents.requests import ReactRequest
     from treegym.agents.simulated.oracle import OracleUnavailable
     from treegym.envs.examples.number_walk import NumberWalkEnv

@@ -9,7 +9,7 @@ import pytest
 from treegym.agents.prompts import PromptSpec, get_prompts
 from treegym.agents.experiments.episode import run_episode
 from treegym.agents.simulated.scripted import ScriptedLLM, oracle_reply
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.search.agent import SearchAgent
 from treegym.agents.search.config import SearchConfig
 from treegym.agents.search.tree import SearchNode, SearchTree

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import gymnasium as gym
 import pytest
 
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.simulated.synthetic import SyntheticLLM, parse_spec
 from treegym.agents.prompts import Step, get_prompts
 from treegym.agents.requests import (
@@ -163,7 +163,7 @@ def test_usage_counts_one_call_per_complete():
 
 def test_synthetic_llm_answers_an_unreadable_prompt_with_garbage_not_a_crash():
     from treegym.agents.simulated.synthetic import UNREADABLE_PROMPT_REPLY
-    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.llm_specs import make_llm
 
     llm = make_llm("synthetic:p_correct=1", env_id="treegym/Game24-v0")
     reply = llm.complete(Request([{"role": "user", "content": "no puzzle here"}], n=2))

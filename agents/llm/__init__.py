@@ -1,8 +1,8 @@
 """LLM clients for agents: the ``LLM`` protocol (``complete(Request) -> list[str]``), backends by spec string,
 and wrappers.
 
-* ``make_llm(spec, env_id=None, **kw)``: ``openai:MODEL``, ``local``, and the simulated ``scripted`` and
-  ``synthetic:...`` (``treegym.agents.simulated``), resolved by name.
+* LLMs by spec string (``openai:MODEL``, ``local``, ``scripted``, ``synthetic:...``): ``make_llm`` in
+  ``treegym.agents.llm_specs``, above this package (it also builds the simulated models).
 * ``OpenAICompatibleLLM``: any OpenAI-compatible endpoint, with counted retries.
 * ``BudgetedLLM`` / ``CachedLLM``: call/token budget; on-disk record/replay cache.
 
@@ -16,7 +16,6 @@ from .base import LLM, BudgetExceeded, LLMAuthError, LLMError, LLMTimeout, Messa
 from .budget import BudgetedLLM
 from .cache import CachedLLM, ResponseCache
 from .request import Request
-from .spec import make_llm, register_llm_backend
 
 _LAZY = {"OpenAICompatibleLLM", "choices_grammar"}
 
@@ -32,7 +31,6 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "LLM", "Request", "Message", "Usage", "approx_tokens",
     "LLMError", "LLMTimeout", "LLMAuthError", "BudgetExceeded",
-    "make_llm", "register_llm_backend",
     "OpenAICompatibleLLM", "choices_grammar",
     "BudgetedLLM", "CachedLLM", "ResponseCache",
 ]

@@ -61,7 +61,6 @@ from .local_server import (  # noqa: F401 - re-exported: the server process live
 )
 from .openai_client import OpenAICompatibleLLM, note_retry
 from .request import Request
-from .spec import register_llm_backend
 
 
 # ---- the LLM
@@ -190,5 +189,3 @@ def make_local_llm(arg: str = "", env_id: str | None = None, **kwargs: Any) -> L
         options.setdefault("model_path", arg)
     return LocalLLM(**options)
 
-
-register_llm_backend("local", make_local_llm)

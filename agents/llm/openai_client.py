@@ -55,7 +55,6 @@ from .deadline import deadline_http_client
 from .grammar import choices_grammar
 from .openai_retry import RetryEvent, Retrying, check_chat_completion, count_retries, note_retry
 from .request import Request
-from .spec import register_llm_backend
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 4
@@ -335,7 +334,7 @@ __all__ = ["OpenAICompatibleLLM", "RetryEvent", "choices_grammar", "count_retrie
 _OPTIONS = [p for p in inspect.signature(OpenAICompatibleLLM.__init__).parameters if p not in ("self", "model")]
 
 
-def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> OpenAICompatibleLLM:
+def make_openai_llm(arg: str = "", env_id: str | None = None, **kwargs: Any) -> OpenAICompatibleLLM:
     """``openai:MODEL`` (empty MODEL: TREEGYM_MODEL, else the server's first model)."""
     options = {k: v for k, v in kwargs.items() if v is not None}
     unknown = sorted(set(options) - set(_OPTIONS))
@@ -343,5 +342,3 @@ def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> OpenAICompat
         raise TypeError(f"the openai LLM backend has no option(s) {', '.join(unknown)}; it takes: {', '.join(_OPTIONS)}")
     return OpenAICompatibleLLM(arg or None, **options)
 
-
-register_llm_backend("openai", _factory)

@@ -27,7 +27,6 @@ from typing import Any, Callable, Sequence
 from ..llm.accounting import CostTracker, PerProcessLock
 from ..llm.base import LLMError, Message, Usage, approx_tokens
 from ..llm.request import Request
-from ..llm.spec import register_llm_backend
 
 ReplyFn = Callable[[list[Message]], str]  # or, with `takes_request = True`, Callable[[Request], str]
 
@@ -133,7 +132,7 @@ class OracleReply:
 oracle_reply = OracleReply
 
 
-def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> ScriptedLLM:
+def make_scripted_llm(arg: str = "", env_id: str | None = None, **kwargs: Any) -> ScriptedLLM:
     """``scripted``: the oracle's replies in ``env_id``'s prompt format."""
     if not env_id:
         raise ValueError(
@@ -144,5 +143,3 @@ def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> ScriptedLLM:
 
     return ScriptedLLM(oracle_reply(get_prompts(env_id)), name=f"scripted:{env_id}")
 
-
-register_llm_backend("scripted", _factory)

@@ -53,7 +53,6 @@ from typing import Any, Sequence
 from ..llm.accounting import CostTracker
 from ..llm.base import Usage, approx_tokens
 from ..llm.request import Request
-from ..llm.spec import register_llm_backend
 
 DEFAULTS: dict[str, float] = {"p_correct": 0.8, "judge_acc": 0.9, "position_bias": 0.1, "value_noise": 0.2, "seed": 0}
 #: Study knobs (module docstring): accepted in a spec, passed on only when given.
@@ -213,7 +212,8 @@ def parse_spec(arg: str) -> dict[str, float]:
     return knobs
 
 
-def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> SyntheticLLM:
+def make_synthetic_llm(arg: str = "", env_id: str | None = None, **kwargs: Any) -> SyntheticLLM:
+    """``synthetic:key=value,...`` (``parse_spec``) for ``env_id``."""
     if not env_id:
         raise ValueError("the synthetic LLM simulates a model over an env's oracle and needs the env id: "
                          "make_llm('synthetic:p_correct=0.8', env_id='treegym/Game24-v0') or treegym run --env ID")
@@ -221,8 +221,6 @@ def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> SyntheticLLM
     knobs.update(kwargs)
     return SyntheticLLM(env_id, **knobs)
 
-
-register_llm_backend("synthetic", _factory)
 
 
 def _probability(name: str, value: Any) -> float:

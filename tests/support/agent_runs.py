@@ -10,7 +10,7 @@ from typing import Any, Sequence
 import gymnasium as gym
 
 from treegym.agents.experiments.episode import run_episode
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.simulated.scripted import ScriptedLLM
 from treegym.agents.policy import AgentGaveUp
 from treegym.agents.registry import make_agent

@@ -361,6 +361,6 @@ def make_judge(spec: str | None, cache_path: str | Path | None = None, env_id: s
         if "seed" in knobs:
             knobs["seed"] = int(knobs["seed"])
         return SimulatedJudge(**knobs)  # type: ignore[arg-type]
-    from ...llm.spec import make_llm
+    from ...llm_specs import make_llm
 
     return LLMJudge(make_llm(spec, env_id=env_id), cache_path)
