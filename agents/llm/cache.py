@@ -46,7 +46,7 @@ import warnings
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Literal, Sequence
+from typing import Any, Iterator, Literal
 
 from filelock import FileLock
 

@@ -42,6 +42,10 @@ that process's own server); it is stopped at interpreter exit (``atexit``), and
 a watchdog thread inside the server exits it when this process dies without
 cleaning up, so it is never left orphaned. Its stderr goes to a log file whose
 path appears in every error about it.
+
+Modules: this one is the client (:class:`LocalLLM`, ``make_local_llm``);
+``local_server.py`` runs the server process, ``local_model.py`` picks the GGUF
+file and its context window, ``local_runtime.py`` the llama.cpp runtime.
 """
 from __future__ import annotations
 

@@ -37,6 +37,9 @@ Usage: ``usage.calls`` counts successful HTTP requests to the model (an
 ``n>1`` request that the server answers in full is one call; extra requests
 made because the server ignored ``n`` are counted too). Tokens come from the
 response's ``usage``, else ``approx_tokens``.
+
+Modules: this one builds and sends requests; ``openai_retry.py`` holds the retry
+loop and the error mapping, ``grammar.py`` the GBNF grammar for ``choices``.
 """
 from __future__ import annotations
 

@@ -26,10 +26,12 @@ gives it the states it concerns.
 Memo: the truth about a state is a function of the state, so what the oracle
 learns about one (success, the expert's advice, which next actions make
 progress) is kept in a least-recently-used memo bounded in (approximate) bytes:
-:func:`set_memo_limit` (default ``DEFAULT_MEMO_BYTES`` = 32 MB).
+:func:`set_memo_limit`, or ``TREEGYM_ORACLE_MEMO_MB`` for every process (default
+``DEFAULT_MEMO_BYTES`` = 32 MB).
 """
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from dataclasses import dataclass, field
@@ -74,7 +76,22 @@ _LOCK = threading.Lock()
 # kwargs, snapshot payload, steps, limit, task) when those are hashable (searches and
 # repeated runs ask about the same states again and again).
 DEFAULT_MEMO_BYTES = 32 << 20
-_MEMO = ByteLRU(DEFAULT_MEMO_BYTES)
+
+
+def _memo_bytes_from_env() -> int:
+    raw = os.environ.get("TREEGYM_ORACLE_MEMO_MB", "").strip()
+    if not raw:
+        return DEFAULT_MEMO_BYTES
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = -1.0
+    if mb <= 0:
+        raise ValueError(f"TREEGYM_ORACLE_MEMO_MB={raw!r} must be a positive number of megabytes (default 32)")
+    return int(mb * (1 << 20))
+
+
+_MEMO = ByteLRU(_memo_bytes_from_env())
 
 
 def set_memo_limit(max_bytes: int) -> None:

@@ -48,11 +48,12 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from typing import Any, Sequence
+from typing import Any
 
 from ..llm.accounting import CostTracker
 from ..llm.base import Usage, approx_tokens
 from ..llm.request import Request
+from ..requests import REQUEST_KINDS
 
 DEFAULTS: dict[str, float] = {"p_correct": 0.8, "judge_acc": 0.9, "position_bias": 0.1, "value_noise": 0.2, "seed": 0}
 #: Study knobs (module docstring): accepted in a spec, passed on only when given.
@@ -61,7 +62,6 @@ _PROBABILITIES = ("p_correct", "judge_acc", "position_bias")
 
 
 UNREADABLE_PROMPT_REPLY = "(simulated model: the caller did not say what this prompt is about.)"
-_BUILT_IN = frozenset({"react", "propose", "compare", "value", "imagine", "reflect"})
 
 
 class SyntheticLLM:
@@ -125,7 +125,7 @@ class SyntheticLLM:
             corrupt = oracle.kind_of(about).corrupt
             if corrupt is not None:
                 replies = [corrupt(truth, self._rng(key, seed, i), self) for i in range(n)]
-            elif about.kind not in _BUILT_IN:
+            elif about.kind not in REQUEST_KINDS:  # a kind registered elsewhere, without a corrupt rule
                 replies = [oracle.render(about, truth, self.prompts)] * n
             else:
                 replies = [self._reply(truth, self._rng(key, seed, i)) for i in range(n)]
