@@ -51,9 +51,8 @@ class AgentRequest:
         if not self.kind:
             raise TypeError(f"{type(self).__name__} must set the class attribute `kind` (e.g. kind = 'critique')")
         object.__setattr__(self, "states", tuple((s, tuple(a)) for s, a in self.states) or (LIVE,))
-        for name in ("avoid",):
-            if hasattr(self, name):
-                object.__setattr__(self, name, tuple(getattr(self, name)))
+        if hasattr(self, "avoid"):
+            object.__setattr__(self, "avoid", tuple(self.avoid))
 
     def to_llm(self) -> Request:
         """The transport request: the prompt and sampling settings, with this request as ``about``
