@@ -106,3 +106,13 @@ def test_the_oracle_memo_is_bounded_in_bytes_and_settable():
         oracle.set_memo_limit(before["max_bytes"])
         env.close()
     assert oracle.memo_stats()["max_bytes"] == oracle.DEFAULT_MEMO_BYTES
+
+
+def test_the_memo_bound_comes_from_the_environment_for_every_process(monkeypatch):
+    monkeypatch.setenv("TREEGYM_ORACLE_MEMO_MB", "0.5")
+    assert oracle._memo_bytes_from_env() == 512 * 1024
+    monkeypatch.setenv("TREEGYM_ORACLE_MEMO_MB", "lots")
+    with pytest.raises(ValueError, match="TREEGYM_ORACLE_MEMO_MB='lots' must be a positive number of megabytes"):
+        oracle._memo_bytes_from_env()
+    monkeypatch.delenv("TREEGYM_ORACLE_MEMO_MB")
+    assert oracle._memo_bytes_from_env() == oracle.DEFAULT_MEMO_BYTES

@@ -39,15 +39,20 @@ class Request:
     about: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        if isinstance(self.messages, (str, bytes)) or not all(isinstance(m, dict) for m in self.messages):
+        messages = self.messages
+        if type(messages) is not tuple:
+            messages = (messages,) if isinstance(messages, (str, bytes)) else tuple(messages)
+        if not all(type(m) is dict or isinstance(m, dict) for m in messages):
             raise TypeError("Request.messages must be a sequence of chat messages "
                             "({'role': ..., 'content': ...} dicts), e.g. [{'role': 'user', 'content': 'hi'}]")
-        object.__setattr__(self, "messages", tuple(self.messages))
-        object.__setattr__(self, "n", max(1, int(self.n)))
-        if self.stop is not None:
-            object.__setattr__(self, "stop", tuple(self.stop))
-        if self.choices is not None:
-            object.__setattr__(self, "choices", tuple(self.choices))
+        setattr_ = object.__setattr__
+        setattr_(self, "messages", messages)
+        if type(self.n) is not int or self.n < 1:
+            setattr_(self, "n", max(1, int(self.n)))
+        if self.stop is not None and type(self.stop) is not tuple:
+            setattr_(self, "stop", tuple(self.stop))
+        if self.choices is not None and type(self.choices) is not tuple:
+            setattr_(self, "choices", tuple(self.choices))
 
     def replace(self, **changes: Any) -> "Request":
         """A copy with ``changes`` (e.g. ``request.replace(max_tokens=8)``); ``about`` is kept."""
