@@ -31,6 +31,8 @@ import sys
 import time
 from typing import Any
 
+from treegym.agents.llm.request import Request
+
 LOREM = ("the quick brown fox jumps over the lazy dog while a small model reads a long prompt about "
          "forkable environments tree search agents and the game of twenty four ").split()
 
@@ -84,7 +86,7 @@ def generation_rate(llm: Any, max_tokens: int) -> float | None:
     msgs = [{"role": "user", "content": nonce() + "Write a long, detailed story about a dragon who learns arithmetic."}]
     before = llm.usage.completion_tokens
     began = time.perf_counter()
-    llm.complete(msgs, max_tokens=max_tokens, temperature=0.0)
+    llm.complete(Request(msgs, max_tokens=max_tokens, temperature=0.0))
     took = time.perf_counter() - began
     tokens = llm.usage.completion_tokens - before
     return tokens / took if tokens else None
@@ -95,7 +97,7 @@ def grammar_calls_per_second(llm: Any, calls: int) -> float:
     began = time.perf_counter()
     for i in range(calls):
         msgs = [{"role": "user", "content": nonce() + "Use 4 5 6 10 to make 24. Your first step?"}]
-        [answer] = llm.complete(msgs, temperature=0.7, choices=choices, seed=i)
+        [answer] = llm.complete(Request(msgs, temperature=0.7, choices=choices, seed=i))
         if answer not in choices:
             raise AssertionError(f"constrained answer {answer!r} is not one of the choices")
     return calls / (time.perf_counter() - began)
@@ -134,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         llms = {}
         for r in runtimes:
             llms[r] = LocalLLM(runtime=r, n_threads=args.threads, timeout=args.timeout, max_retries=0)
-            llms[r].complete([{"role": "user", "content": "warm up"}], max_tokens=4)
+            llms[r].complete(Request([{"role": "user", "content": "warm up"}], max_tokens=4))
         for rep in range(args.repeats):
             print(f"repetition {rep + 1}/{args.repeats} ...", file=sys.stderr)
             for r in runtimes:  # interleaved: each repetition measures every runtime once

@@ -37,7 +37,7 @@ BASELINE_CYCLES = 20  # restore + step + snapshot cycles per baseline arm
 def build_agent(agent: str, env_id: str, llm_spec: str, **options: Any) -> tuple[Any, TimedLLM]:
     """The agent ``treegym run --agent AGENT --llm LLM_SPEC`` plays, with its LLM wrapped in a
     :class:`TimedLLM`. The one place this benchmark reaches into ``treegym.agents``."""
-    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.llm_specs import make_llm
     from treegym.agents.registry import make_agent
 
     llm = TimedLLM(make_llm(llm_spec, env_id=env_id))

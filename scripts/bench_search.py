@@ -66,7 +66,7 @@ def search_cost(agent: str, task_id: int, spec: str, budget: int) -> tuple[float
 
     import treegym.envs  # noqa: F401 - registers the ids
     from treegym.agents.prompts import get_prompts
-    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.llm_specs import make_llm
     from treegym.agents.registry import make_agent
 
     env = gym.make(ENV_ID)

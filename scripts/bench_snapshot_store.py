@@ -30,7 +30,7 @@ import sys
 import time
 from typing import Any
 
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.registry import make_agent
 from treegym.envs.examples.external_snapshots import HandleSnapshots
 from treegym.envs.game24.env import Game24Env

@@ -93,7 +93,7 @@ REPLY = "Thought: add the first two numbers.\nAction: 1 + 1 = 2"
 def register_sleeping_model() -> None:
     """``sleeping:SECONDS``: an in-process model answering ``REPLY`` after SECONDS (no HTTP)."""
     from treegym.agents.simulated.scripted import ScriptedLLM
-    from treegym.agents.llm.spec import register_llm_backend
+    from treegym.agents.llm_specs import register_llm_backend
 
     def factory(arg: str, env_id: str | None = None, **kwargs: object) -> ScriptedLLM:
         latency = float(arg)

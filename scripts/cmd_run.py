@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     from treegym.agents.experiments.evaluation import RunConfig, evaluate
     from treegym.agents.experiments.summary import all_failed, budget_warning, format_summary, summarize
     from treegym.agents.llm.base import LLMError
-    from treegym.agents.llm.spec import default_spec, make_llm
+    from treegym.agents.llm_specs import default_spec, make_llm
     from treegym.agents.registry import agent_spec, make_agent
 
     from .run_checks import check_agent_options, check_env_options, check_output_file, select_tasks

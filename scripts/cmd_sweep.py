@@ -146,7 +146,7 @@ def _agents(data: dict, args: argparse.Namespace) -> list[tuple[str, dict]]:
 def _check_agent(env_id: str, agent: str, opts: dict) -> None:
     """Build the agent once with its options (a scripted LLM stands in for the real one, so nothing is
     contacted) and raise :class:`InputError` naming an option it rejects, as ``treegym run`` does."""
-    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.llm_specs import make_llm
     from treegym.agents.registry import agent_spec, make_agent
 
     from .run_checks import check_agent_options
@@ -161,7 +161,7 @@ def build_configs(data: dict, args: argparse.Namespace) -> tuple[list[Any], dict
 
     import treegym.envs as tenvs
     from treegym.agents.experiments.evaluation import RunConfig
-    from treegym.agents.llm.spec import default_spec
+    from treegym.agents.llm_specs import default_spec
     from treegym.agents.registry import agent_spec
 
     from .run_checks import check_env_options, select_tasks

@@ -8,7 +8,7 @@ import gymnasium as gym
 import pytest
 
 from treegym.agents.experiments.episode import run_episode
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.prompts import PromptSpec, get_prompts, spec_env_ids
 from support.agent_runs import required_options
 from treegym.agents.registry import agent_names, make_agent

@@ -128,7 +128,7 @@ def test_oracle_agent_follows_it_through_run_episode():
 
 def test_autogpt_takes_it_as_an_opinion():
     from treegym.agents.experiments.episode import run_episode
-    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.llm_specs import make_llm
     from treegym.agents.registry import make_agent
 
     env = gym.make("treegym/ALFWorld-v0", expert="handcoded")

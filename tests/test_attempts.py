@@ -8,21 +8,24 @@ import pytest
 
 from support.agent_runs import ACCURATE, ENV, WEAK, episode, garbage_episode, pass_rate, run_with_budget, same_state, searched
 from treegym.agents.baselines.attempts import SelfConsistencyAgent
-from treegym.agents.llm.about import current_about
 from treegym.agents.simulated.scripted import ScriptedLLM
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.registry import make_agent
+from treegym.agents.requests import ReflectRequest
 from treegym.agents.search.tree import SearchNode
 
 LESSON = "LESSON-7: multiply early, 4 * 6 is 24."
 
 
-def _adds_first_two(messages) -> str:
+def _adds_first_two(request) -> str:
     """A scripted model that always adds the first two numbers left, and reflects with LESSON."""
-    if current_about().kind == "reflect":
+    if isinstance(request.about, ReflectRequest):
         return LESSON
-    left = re.findall(r"^Numbers left: (.*)$", messages[-1]["content"], re.MULTILINE)[-1].split()
+    left = re.findall(r"^Numbers left: (.*)$", request.messages[-1]["content"], re.MULTILINE)[-1].split()
     return f"Thought: add.\nAction: {left[0]} + {left[1]}"
+
+
+_adds_first_two.takes_request = True  # ScriptedLLM passes it the whole Request (its typed request included)
 
 
 def _peek(agent: str) -> dict:

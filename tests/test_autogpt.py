@@ -9,7 +9,7 @@ import pytest
 from support.agent_runs import ACCURATE, ENV, WEAK, episode, pass_rate, run_with_budget
 from treegym.agents.baselines.autogpt import AutoGPTPolicy, command_to_action, opinion_prompt, parse_command
 from treegym.agents.simulated.scripted import ScriptedLLM
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.policy import BasePolicy
 from treegym.agents.registry import make_agent
 

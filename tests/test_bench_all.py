@@ -8,6 +8,7 @@ import pytest
 
 from treegym.scripts import bench_all
 from treegym.scripts.bench_rollback import RollbackRefused, measure_rollback
+from treegym.agents.llm.request import Request
 
 BROKEN_ID = "BrokenRestoreToolTasks-v0"
 
@@ -106,17 +107,17 @@ def test_the_timed_llm_counts_the_time_inside_the_llm_and_forwards_the_rest():
         name = "busy"
         inside = 0.0
 
-        def complete(self, messages, n=1):
+        def complete(self, request):
             t0 = time.process_time()
             while time.process_time() - t0 < 0.02:
                 pass
             self.inside += time.process_time() - t0
-            return [f"{len(messages)} {n}"]
+            return [f"{len(request.messages)} {request.n}"]
 
     raw = BusyLLM()
     llm = TimedLLM(raw)
     t0 = time.process_time()
-    assert llm.complete([{"role": "user", "content": "x"}], n=2) == ["1 2"]
+    assert llm.complete(Request([{"role": "user", "content": "x"}], n=2)) == ["1 2"]
     outside = time.process_time() - t0
     assert llm.name == "busy" and llm.inside == raw.inside
     assert raw.inside <= llm.cpu_seconds <= outside

@@ -7,7 +7,7 @@ import gymnasium as gym
 import pytest
 
 from treegym.agents.experiments.episode import run_episode
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.registry import make_agent
 from treegym.agents.search.elo import (
     aggregate_elo,

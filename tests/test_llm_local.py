@@ -26,7 +26,8 @@ import pytest
 
 from treegym.agents.llm import local, local_runtime
 from treegym.agents.llm.base import LLMError
-from treegym.agents.llm.spec import default_spec, make_llm
+from treegym.agents.llm_specs import default_spec, make_llm
+from treegym.agents.llm.request import Request
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -189,7 +190,7 @@ def test_server_answers_a_chat_and_counts_usage(llm):
     assert llm.name == "local:smollm2-135m"
     assert llm.server.alive() and llm.server.url.startswith("http://127.0.0.1:")
     before = llm.usage.as_dict()
-    out = llm.complete([{"role": "user", "content": "Say hello in one word."}], max_tokens=8)
+    out = llm.complete(Request([{"role": "user", "content": "Say hello in one word."}], max_tokens=8))
     assert len(out) == 1 and isinstance(out[0], str) and out[0].strip()
     after = llm.usage.as_dict()
     assert after["calls"] == before["calls"] + 1
@@ -224,7 +225,7 @@ def test_constrained_answer_is_always_one_of_the_choices(llm, seed):
     messages = [{"role": "system", "content": "Answer with one option exactly."},
                 {"role": "user", "content": "Options:\n" + "\n".join(choices) + "\nWhich option?"}]
     for temperature in (0.0, 1.0):
-        [answer] = llm.complete(messages, temperature=temperature, choices=choices, seed=seed)
+        [answer] = llm.complete(Request(messages, temperature=temperature, choices=choices, seed=seed))
         assert answer in choices, (answer, choices)
 
 
@@ -245,7 +246,7 @@ def test_constrained_answer_from_a_long_game24_action_list(llm):
     assert len(choices) >= 36
     messages = [{"role": "user", "content": "Use 4 5 6 10 to make 24. Your first step?"}]
     for seed in range(3):
-        [answer] = llm.complete(messages, temperature=0.8, choices=choices, seed=seed)
+        [answer] = llm.complete(Request(messages, temperature=0.8, choices=choices, seed=seed))
         assert answer in choices
 
 
@@ -254,15 +255,15 @@ def test_constrained_answer_from_hundreds_of_long_webshop_like_actions(llm):
     rng = random.Random(7)
     words = 'red blue shoe women size 12 oz pack (2) 3/4 inch "premium" café ünïcode \\ back'.split()
     choices = [f"click[{' '.join(rng.choice(words) for _ in range(rng.randint(3, 14)))} #{i}]" for i in range(250)]
-    [answer] = llm.complete([{"role": "user", "content": "Buy red shoes. Which action?"}],
-                            temperature=0.9, choices=choices, seed=11)
+    [answer] = llm.complete(Request([{"role": "user", "content": "Buy red shoes. Which action?"}],
+                            temperature=0.9, choices=choices, seed=11))
     assert answer in choices
 
 
 @local_llm_test
 def test_free_text_is_bounded_by_max_tokens(llm):
     before = llm.usage.completion_tokens
-    llm.complete([{"role": "user", "content": "Write a very long story about a dragon."}], max_tokens=5)
+    llm.complete(Request([{"role": "user", "content": "Write a very long story about a dragon."}], max_tokens=5))
     assert 0 < llm.usage.completion_tokens - before <= 5
 
 
@@ -270,7 +271,7 @@ def test_free_text_is_bounded_by_max_tokens(llm):
 def test_a_prompt_longer_than_the_context_names_the_setting():
     small = make_llm("local", n_ctx=256)
     with pytest.raises(LLMError, match="TREEGYM_LOCAL_CTX"):
-        small.complete([{"role": "user", "content": "word " * 400}], max_tokens=4)
+        small.complete(Request([{"role": "user", "content": "word " * 400}], max_tokens=4))
     assert small.server.alive()  # a refused request is not a crash
     small.server.stop()
 
@@ -281,8 +282,8 @@ def test_threads_share_one_server(llm):
 
     choices = ["yes", "no"]
     with ThreadPoolExecutor(4) as pool:
-        answers = list(pool.map(lambda i: llm.complete([{"role": "user", "content": f"Is {i} even?"}],
-                                                       choices=choices)[0], range(4)))
+        answers = list(pool.map(lambda i: llm.complete(Request([{"role": "user", "content": f"Is {i} even?"}],
+                                                       choices=choices))[0], range(4)))
     assert all(a in choices for a in answers)
 
 
@@ -294,7 +295,7 @@ def test_a_killed_server_is_restarted_once(llm):
     _wait_until(lambda: not server.alive(), "the killed server exiting")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        [answer] = llm.complete([{"role": "user", "content": "Pick one."}], choices=["left", "right"])
+        [answer] = llm.complete(Request([{"role": "user", "content": "Pick one."}], choices=["left", "right"]))
     assert answer in ("left", "right")
     assert server.restarts == restarts + 1 and server.pid() != old_pid and server.alive()
     assert any("restarting" in str(w.message) for w in caught)
@@ -305,14 +306,14 @@ def test_a_server_that_cannot_restart_raises_llm_error_with_its_log(tmp_path, lo
     model = tmp_path / "copy.gguf"
     model.write_bytes(local.resolve_model_path().read_bytes())
     llm = make_llm("local", model_path=str(model))
-    assert llm.complete([{"role": "user", "content": "hi"}], max_tokens=2)[0] is not None
+    assert llm.complete(Request([{"role": "user", "content": "hi"}], max_tokens=2))[0] is not None
     model.write_bytes(b"this is not a gguf file")  # the restart will fail to load it
     os.kill(llm.server.pid(), signal.SIGKILL)
     _wait_until(lambda: not llm.server.alive(), "the killed server exiting")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(LLMError) as exc:
-            llm.complete([{"role": "user", "content": "hi"}], max_tokens=2)
+            llm.complete(Request([{"role": "user", "content": "hi"}], max_tokens=2))
     assert "could not be restarted" in str(exc.value) and str(llm.server.log_path) in str(exc.value)
     assert llm.server.log_path.parent == log_dir and "failed to load model" in llm.server.log_path.read_text().lower()
     llm.server.stop()
@@ -347,11 +348,11 @@ def test_shutdown_stops_the_server():
 def test_several_samples_are_separate_seeded_requests(llm):
     messages = [{"role": "user", "content": "Name a colour and an animal."}]
     before = llm.usage.calls
-    first = llm.complete(messages, n=4, temperature=1.0, max_tokens=8, seed=123)
+    first = llm.complete(Request(messages, n=4, temperature=1.0, max_tokens=8, seed=123))
     assert len(first) == 4 and llm.usage.calls - before == 4 and llm.last_cost().calls == 4
     assert llm.calls_needed(4) == 4  # so a budget reserves one call per sample
     assert len(set(first)) > 1, first  # one seed per sample: not four copies of one
-    assert llm.complete(messages, n=4, temperature=1.0, max_tokens=8, seed=123) == first  # seeds make them repeatable
+    assert llm.complete(Request(messages, n=4, temperature=1.0, max_tokens=8, seed=123)) == first  # seeds make them repeatable
 
 
 @pytest.mark.local_llm
@@ -366,9 +367,9 @@ def test_each_installed_runtime_serves_constrained_answers(runtime, log_dir):
         assert llm.server.runtime == runtime and llm.result_config()["runtime"].startswith(runtime + " ")
         choices = ["1 + 2 = 3 (left: 3 4 8)", "say \"hi\"", "über"]
         for seed in range(3):
-            [answer] = llm.complete([{"role": "user", "content": "Pick one."}], temperature=1.0, choices=choices, seed=seed)
+            [answer] = llm.complete(Request([{"role": "user", "content": "Pick one."}], temperature=1.0, choices=choices, seed=seed))
             assert answer in choices
-        assert len(llm.complete([{"role": "user", "content": "Count."}], n=2, max_tokens=4, seed=1)) == 2
+        assert len(llm.complete(Request([{"role": "user", "content": "Count."}], n=2, max_tokens=4, seed=1))) == 2
     finally:
         llm.server.stop()
 
@@ -443,7 +444,7 @@ def test_pickled_local_llm_rebuilds_on_the_process_server(llm):
 
     copy = pickle.loads(pickle.dumps(llm))
     assert type(copy) is type(llm) and copy.server is llm.server  # same process: the shared server
-    assert copy.complete([{"role": "user", "content": "Pick."}], choices=["x", "y"])[0] in ("x", "y")
+    assert copy.complete(Request([{"role": "user", "content": "Pick."}], choices=["x", "y"]))[0] in ("x", "y")
 
 
 @local_llm_test
@@ -494,12 +495,12 @@ def test_two_slots_serve_two_requests_at_once(log_dir):
         assert llm.server.slots == 2 and llm.server is not make_llm("local", n_ctx=2048).server
         choices = ["red", "green", "blue"]
         with ThreadPoolExecutor(2) as pool:
-            answers = list(pool.map(lambda i: llm.complete([{"role": "user", "content": f"Colour {i}?"}],
-                                                           choices=choices, seed=i)[0], range(4)))
+            answers = list(pool.map(lambda i: llm.complete(Request([{"role": "user", "content": f"Colour {i}?"}],
+                                                           choices=choices, seed=i))[0], range(4)))
         assert all(a in choices for a in answers)
         # the slots share one KV cache of n_ctx tokens, so one request may still use the whole window
         long_prompt = "word " * 1500
-        assert llm.complete([{"role": "user", "content": long_prompt}], max_tokens=2)
+        assert llm.complete(Request([{"role": "user", "content": long_prompt}], max_tokens=2))
     finally:
         llm.server.stop()
         local.shutdown()

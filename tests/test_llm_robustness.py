@@ -11,6 +11,7 @@ from treegym.agents.llm import LLMAuthError, LLMError
 from treegym.agents.llm.base import LLMTimeout
 from treegym.agents.llm.openai_client import OpenAICompatibleLLM, count_retries
 from treegym.scripts.cli import main
+from treegym.agents.llm.request import Request
 
 USER = [{"role": "user", "content": "hello there"}]
 
@@ -30,7 +31,7 @@ def test_garbled_200_answers_are_retried_and_counted(server, fault, cause):
     server.inject(fault, fault)
     llm = client(server)
     with count_retries() as retries:
-        assert llm.complete(USER) == ["hello there"]
+        assert llm.complete(Request(USER)) == ["hello there"]
     assert len(server.chat_requests()) == 3 and llm.retries == 2
     assert retries == {cause: 2}
 
@@ -39,7 +40,7 @@ def test_html_body_after_retries_is_a_clear_llm_error(server):
     server.inject(Fault.html(), Fault.html())
     llm = client(server, max_retries=1)
     with pytest.raises(LLMError) as err:
-        llm.complete(USER)
+        llm.complete(Request(USER))
     msg = str(err.value)
     assert "HTML page" in msg and "/v1" in msg and "2 attempt" in msg
     assert "'str' object" not in msg
@@ -49,7 +50,7 @@ def test_empty_choices_is_not_an_empty_answer(server):
     server.inject(Fault.no_choices())
     llm = client(server, max_retries=0)
     with pytest.raises(LLMError, match="no choices"):
-        llm.complete(USER)
+        llm.complete(Request(USER))
 
 
 def test_timeout_and_retries_from_the_environment(monkeypatch, server):
@@ -59,7 +60,7 @@ def test_timeout_and_retries_from_the_environment(monkeypatch, server):
     assert (llm.timeout, llm.max_retries) == (0.25, 0)
     server.inject(Fault.delay(2.0))
     with pytest.raises(LLMError, match="timed out"):
-        llm.complete(USER)
+        llm.complete(Request(USER))
     assert len(server.chat_requests()) == 1
     monkeypatch.setenv("TREEGYM_LLM_MAX_RETRIES", "lots")
     with pytest.raises(ValueError, match="TREEGYM_LLM_MAX_RETRIES"):
@@ -144,6 +145,6 @@ def test_timeout_bounds_the_whole_request_not_each_read(server):
     llm = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY", timeout=0.5, max_retries=0)
     server.inject(Fault.trickle(0.05))  # ~300 bytes: ~15 s in all, 0.05 s per read
     with pytest.raises(LLMTimeout, match="timed out"):
-        llm.complete(USER)
+        llm.complete(Request(USER))
     assert len(server.chat_requests()) == 1
-    assert llm.complete(USER) == [USER[-1]["content"]]  # the next request, on a fresh connection, is answered
+    assert llm.complete(Request(USER)) == [USER[-1]["content"]]  # the next request, on a fresh connection, is answered

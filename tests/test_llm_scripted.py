@@ -4,9 +4,11 @@ from __future__ import annotations
 import gymnasium as gym
 import pytest
 
-from treegym.agents.llm import LLMError, make_llm
+from treegym.agents.llm import LLMError
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.simulated.scripted import ScriptedLLM, ScriptExhausted
 from treegym.agents.llm.base import LLM, approx_tokens
+from treegym.agents.llm.request import Request
 
 MSG = [{"role": "user", "content": "what now?"}]
 
@@ -14,8 +16,8 @@ MSG = [{"role": "user", "content": "what now?"}]
 def test_list_is_consumed_in_order_and_calls_recorded():
     llm = ScriptedLLM(["first", "second", "third"])
     assert isinstance(llm, LLM)
-    assert llm.complete(MSG) == ["first"]
-    assert llm.complete(MSG, n=2) == ["second", "third"]
+    assert llm.complete(Request(MSG)) == ["first"]
+    assert llm.complete(Request(MSG, n=2)) == ["second", "third"]
     assert llm.calls == [MSG, MSG] and llm.remaining == 0
     assert llm.usage.calls == 2
     assert llm.usage.prompt_tokens == 2 * approx_tokens("what now?")
@@ -24,27 +26,27 @@ def test_list_is_consumed_in_order_and_calls_recorded():
 
 def test_running_out_is_a_clear_error():
     llm = ScriptedLLM(["only"])
-    llm.complete(MSG)
+    llm.complete(Request(MSG))
     with pytest.raises(ScriptExhausted, match="ran out of responses after 1") as err:
-        llm.complete(MSG)
+        llm.complete(Request(MSG))
     assert isinstance(err.value, LLMError) and "cycle=True" in str(err.value)
 
 
 def test_cycle_repeats_the_script():
     llm = ScriptedLLM(["a", "b"], cycle=True)
-    assert [llm.complete(MSG)[0] for _ in range(5)] == ["a", "b", "a", "b", "a"]
+    assert [llm.complete(Request(MSG))[0] for _ in range(5)] == ["a", "b", "a", "b", "a"]
 
 
 def test_callable_computes_reply_from_messages():
     llm = ScriptedLLM(lambda messages: messages[-1]["content"].upper(), name="shout")
-    assert llm.complete([{"role": "user", "content": "hi"}], n=2) == ["HI", "HI"]
+    assert llm.complete(Request([{"role": "user", "content": "hi"}], n=2)) == ["HI", "HI"]
     assert llm.name == "shout" and llm.remaining is None
 
 
 def test_recorded_messages_are_copies():
     llm = ScriptedLLM(["x"])
     messages = [{"role": "user", "content": "before"}]
-    llm.complete(messages)
+    llm.complete(Request(messages))
     messages[0]["content"] = "after"
     assert llm.calls[0][0]["content"] == "before"
 
@@ -55,7 +57,7 @@ def test_spec_without_env_id_is_a_clear_error():
 
 
 def test_spec_with_env_id_plays_like_the_oracle():
-    from treegym.agents.llm.about import About, asking
+    from treegym.agents.requests import ReactRequest
     from treegym.agents.prompts import Step, get_prompts
 
     env_id = "treegym/Game24-v0"
@@ -65,8 +67,8 @@ def test_spec_with_env_id_plays_like_the_oracle():
     obs, info = env.reset(seed=0)
     history: list[Step] = []
     for _ in range(6):
-        with asking(About("react", env)):  # the side channel: a request about the env's live state
-            reply = llm.complete(prompts.react_messages(obs, history))[0]
+        # a typed request about the env's live state
+        reply = ReactRequest(prompts.react_messages(obs, history), env).send(llm)[0]
         action = prompts.parse_action(reply, obs)
         obs, reward, terminated, truncated, info = env.step(action)
         history.append(Step(action, obs["text"], reward))
@@ -79,6 +81,6 @@ def test_spec_with_env_id_plays_like_the_oracle():
 
 def test_no_script_always_answers_empty_and_empty_script_is_never_callable():
     silent = ScriptedLLM()
-    assert [silent.complete(MSG)[0] for _ in range(3)] == ["", "", ""]
+    assert [silent.complete(Request(MSG))[0] for _ in range(3)] == ["", "", ""]
     with pytest.raises(ScriptExhausted):
-        ScriptedLLM([]).complete(MSG)
+        ScriptedLLM([]).complete(Request(MSG))

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from support.agent_runs import ACCURATE, ENV, WEAK, garbage_episode, pass_rate, run_with_budget, recording, same_state, searched
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.registry import make_agent
 from treegym.agents.search.tree import SearchNode
 from treegym.agents.search.mcts import MCTSAgent

@@ -23,9 +23,10 @@ class RecordingLLM(TreeLLM):
         super().__init__(**kw)
         self.kwargs: list[dict] = []
 
-    def complete(self, messages, *args, **kwargs):
-        self.kwargs.append(kwargs)
-        return super().complete(messages, *args, **kwargs)
+    def complete(self, request):
+        self.kwargs.append({"n": request.n, "temperature": request.temperature, "choices": request.choices,
+                            "seed": request.seed})
+        return super().complete(request)
 
 
 class ExpertWorld(TreeWorldEnv):

@@ -60,8 +60,8 @@ def test_game24_spec_uses_the_envs_parser_and_tots_prompts():
 
 
 def test_a_simulated_llm_on_an_env_without_an_expert_says_what_is_missing():
-    from treegym.agents.llm.about import About, asking
-    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.llm_specs import make_llm
+    from treegym.agents.requests import ReactRequest
     from treegym.agents.simulated.oracle import OracleUnavailable
     from treegym.envs.examples.number_walk import NumberWalkEnv
 
@@ -72,5 +72,5 @@ def test_a_simulated_llm_on_an_env_without_an_expert_says_what_is_missing():
     env = NoExpert()
     obs, _ = env.reset(seed=0)
     llm = make_llm("synthetic:seed=0", env_id="mysuite/NoExpert-v0")
-    with asking(About("react", env)), pytest.raises(OracleUnavailable, match="no expert"):
-        llm.complete(get_prompts("mysuite/NoExpert-v0").react_messages(obs, []))
+    with pytest.raises(OracleUnavailable, match="no expert"):
+        ReactRequest(get_prompts("mysuite/NoExpert-v0").react_messages(obs, []), env).send(llm)

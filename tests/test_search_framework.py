@@ -9,7 +9,7 @@ import pytest
 from treegym.agents.prompts import PromptSpec, get_prompts
 from treegym.agents.experiments.episode import run_episode
 from treegym.agents.simulated.scripted import ScriptedLLM, oracle_reply
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.search.agent import SearchAgent
 from treegym.agents.search.config import SearchConfig
 from treegym.agents.search.tree import SearchNode, SearchTree
@@ -227,12 +227,12 @@ def test_garbage_answers_never_crash_a_search(agent):
 class _FailingLLM(ScriptedLLM):
     """Answers a few requests, then the backend times out (after its own retries)."""
 
-    def complete(self, messages, **kw):
+    def complete(self, request):
         from treegym.agents.llm.base import LLMTimeout
 
         if self.usage.calls >= 6:
             raise LLMTimeout("the endpoint did not answer in 60 s after 3 tries; check the server")
-        return super().complete(messages, **kw)
+        return super().complete(request)
 
 
 def test_a_backend_failure_ends_the_search_not_the_episode():

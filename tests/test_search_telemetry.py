@@ -7,7 +7,7 @@ import gymnasium as gym
 import pytest
 
 import treegym.envs  # noqa: F401
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.registry import make_agent
 from treegym.agents.search.telemetry import listening, search_value
 from treegym.scripts.cli import main

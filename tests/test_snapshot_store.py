@@ -5,7 +5,7 @@ import pytest
 from support.agent_runs import ENV
 
 import treegym.envs as te
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.registry import make_agent
 from treegym.agents.search.tree import SearchNode
 from treegym.agents.search.snapshot_store import SnapshotStore

@@ -7,7 +7,7 @@ import pytest
 
 from treegym.agents.baselines.autogpt import opinion_prompt, parse_opinions
 from treegym.agents.experiments.evaluation import RunConfig, evaluate
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.simulated.synthetic import simulated_verdict
 
 ENV = "treegym/Game24-v0"

@@ -1,4 +1,4 @@
-"""The synthetic LLM: oracle truth (from the env, through the side channel) corrupted by known knobs,
+"""The synthetic LLM: oracle truth (from the env, through the typed request) corrupted by known knobs,
 deterministic, named as a simulation."""
 from __future__ import annotations
 
@@ -7,12 +7,15 @@ from concurrent.futures import ThreadPoolExecutor
 import gymnasium as gym
 import pytest
 
-from treegym.agents.llm.about import About, asking
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.simulated.synthetic import SyntheticLLM, parse_spec
 from treegym.agents.prompts import Step, get_prompts
+from treegym.agents.requests import (
+    CompareRequest, ImagineRequest, ProposeRequest, ReactRequest, ReflectRequest, ValueRequest,
+)
 from treegym.envs import snapshot
 from treegym.envs.game24.solver import is_solvable
+from treegym.agents.llm.request import Request
 
 ENV = "treegym/Game24-v0"
 PROMPTS = get_prompts(ENV)
@@ -30,12 +33,16 @@ def _obs(task_id):
 
 
 def _ask(llm, kind, env, *states, **kw):
-    """``llm.complete(messages)`` for a ``kind`` request about ``states`` (snapshots; default: the live env)."""
+    """The ``kind`` request about ``states`` (snapshots; default: the live env), sent to ``llm``."""
     messages = kw.pop("messages")
     n = kw.pop("n", 1)
-    about = About(kind, env, tuple((s, ()) for s in states) or ((None, ()),), **kw)
-    with asking(about):
-        return llm.complete(messages, n=n, temperature=1.0 if n > 1 else 0.0)
+    typed = KINDS[kind](messages, env, tuple((s, ()) for s in states) or ((None, ()),), n=n,
+                        temperature=1.0 if n > 1 else 0.0, **kw)
+    return typed.send(llm)
+
+
+KINDS = {"react": ReactRequest, "propose": ProposeRequest, "compare": CompareRequest, "value": ValueRequest,
+         "reflect": ReflectRequest, "imagine": ImagineRequest}
 
 
 def _after(env, action):
@@ -156,8 +163,8 @@ def test_usage_counts_one_call_per_complete():
 
 def test_synthetic_llm_answers_an_unreadable_prompt_with_garbage_not_a_crash():
     from treegym.agents.simulated.synthetic import UNREADABLE_PROMPT_REPLY
-    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.llm_specs import make_llm
 
     llm = make_llm("synthetic:p_correct=1", env_id="treegym/Game24-v0")
-    reply = llm.complete([{"role": "user", "content": "no puzzle here"}], n=2)
+    reply = llm.complete(Request([{"role": "user", "content": "no puzzle here"}], n=2))
     assert reply == [UNREADABLE_PROMPT_REPLY] * 2 and llm.usage.calls == 1

@@ -7,7 +7,7 @@ import pytest
 
 import treegym.envs  # noqa: F401
 from treegym.agents.experiments.episode import run_episode
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.prompts import get_prompts
 from support.agent_runs import required_options
 from treegym.agents.registry import agent_names, make_agent

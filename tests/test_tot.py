@@ -6,7 +6,7 @@ import json
 import pytest
 
 from support.agent_runs import ACCURATE, ENV, WEAK, garbage_episode, pass_rate, run_with_budget, recording, same_state, searched
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 
 MEDIUM = "synthetic:p_correct=0.5,value_noise=0.4,seed=1"
 

@@ -221,7 +221,7 @@ def test_gold_path_agents_score_like_the_expert(catalog, agent):
 
 
 def test_react_on_the_scripted_llm_follows_the_gold_path(catalog, site):
-    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.llm_specs import make_llm
     from treegym.agents.registry import make_agent
 
     for server_url in (None, site.url):
@@ -250,7 +250,7 @@ def test_prompt_parsers_are_tolerant(catalog):
 
 def test_the_oracle_judges_from_the_env_state(catalog):
     """The scripted LLM's truth comes from the env (its gold path), whatever the prompt says."""
-    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.llm_specs import make_llm
     from treegym.agents.prompts import Step, get_prompts
     from treegym.agents.search.config import SearchConfig
     from treegym.agents.search.tree import SearchTree

@@ -26,8 +26,8 @@ saying what was wrong with the previous reply; after that the policy raises
 
 The prompt is the env's ReAct prompt (``agents/prompts``: task, few-shot,
 history) with the Auto-GPT format and the opinions appended, so every env
-works, and the scripted/synthetic LLMs (told through the side channel that it
-is a ReAct request about the live state) can drive it.
+works, and the scripted/synthetic LLMs (its requests are ``ReactRequest``s about
+the live state, ``agents/requests.py``) can drive it.
 """
 from __future__ import annotations
 
@@ -35,11 +35,11 @@ import json
 import re
 from typing import Any, Sequence
 
-from ..llm.about import About, asking
 from ..prompts import Step, get_prompts
 from ..llm.base import LLM, BudgetExceeded, LLMError, Message
 from ..policy import AgentGaveUp, BasePolicy
 from ..registry import make_agent, register_agent
+from ..requests import ReactRequest
 
 FORMAT_INSTRUCTIONS = """You are Auto-GPT, an autonomous agent. Decide the next command yourself.
 You should only respond in JSON format as described below.
@@ -335,8 +335,7 @@ class AutoGPTPolicy(BasePolicy):
         for attempt in range(self.retries + 1):
             if attempt:
                 self.counts["json_retries"] += 1
-            with asking(About("react", self.env) if self.env is not None else None):
-                text = self.llm.complete(messages, n=1, temperature=self.temperature, seed=self.seed)[0]
+            text = ReactRequest(messages, self.env, temperature=self.temperature, seed=self.seed).send(self.llm)[0]
             cmd, problem = parse_command(text)
             if cmd is not None:
                 action = command_to_action(cmd, observation)

@@ -15,11 +15,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..llm.about import About, asking
 from ..llm.base import LLM
 from ..prompts import Step, get_prompts
 from ..policy import AgentGaveUp, BasePolicy
 from ..registry import register_agent
+from ..requests import ReactRequest
 
 
 class OraclePolicy(BasePolicy):
@@ -108,8 +108,8 @@ class ReactPolicy(BasePolicy):
         messages = self.prompts.react_messages(observation, self.history, self.reflections)
         valid = tuple(observation.get("valid_actions") or ())
         choices = valid if (self.constrain and valid) else None
-        with asking(About("react", self.env) if self.env is not None else None):
-            text = self.llm.complete(messages, n=1, temperature=self.temperature, choices=choices, seed=self.seed)[0]
+        text = ReactRequest(messages, self.env, temperature=self.temperature, choices=choices,
+                            seed=self.seed).send(self.llm)[0]
         self.transcript.append(text)
         action = self.prompts.parse_action(text, observation)
         self._pending = (action, text)

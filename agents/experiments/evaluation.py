@@ -205,7 +205,7 @@ def evaluate(
     many episodes were reused (None: silent). Raises ``ValueError``/``KeyError``
     for a bad agent or option and :class:`LLMError` when the preflight fails.
     """
-    from ..llm.spec import make_llm
+    from ..llm_specs import make_llm
     from ..registry import agent_spec, make_agent
 
     log = log or (lambda _m: None)

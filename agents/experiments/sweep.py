@@ -85,7 +85,7 @@ def run_sweep(
     for a grid that lists one experiment twice and LLMError when a preflight fails.
     """
     from ..llm.cache import CachedLLM
-    from ..llm.spec import make_llm
+    from ..llm_specs import make_llm
     from ..registry import agent_spec
 
     say = log or (lambda m: print(m, file=sys.stderr))

@@ -1,7 +1,8 @@
-"""LLM clients for agents: the ``LLM`` protocol, backends by spec string, and wrappers.
+"""LLM clients for agents: the ``LLM`` protocol (``complete(Request) -> list[str]``), backends by spec string,
+and wrappers.
 
-* ``make_llm(spec, env_id=None, **kw)``: ``openai:MODEL``, ``local``, and the simulated ``scripted`` and
-  ``synthetic:...`` (``treegym.agents.simulated``), resolved by name.
+* LLMs by spec string (``openai:MODEL``, ``local``, ``scripted``, ``synthetic:...``): ``make_llm`` in
+  ``treegym.agents.llm_specs``, above this package (it also builds the simulated models).
 * ``OpenAICompatibleLLM``: any OpenAI-compatible endpoint, with counted retries.
 * ``BudgetedLLM`` / ``CachedLLM``: call/token budget; on-disk record/replay cache.
 
@@ -14,7 +15,7 @@ from typing import Any
 from .base import LLM, BudgetExceeded, LLMAuthError, LLMError, LLMTimeout, Message, Usage, approx_tokens
 from .budget import BudgetedLLM
 from .cache import CachedLLM, ResponseCache
-from .spec import make_llm, register_llm_backend
+from .request import Request
 
 _LAZY = {"OpenAICompatibleLLM", "choices_grammar"}
 
@@ -28,9 +29,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "LLM", "Message", "Usage", "approx_tokens",
+    "LLM", "Request", "Message", "Usage", "approx_tokens",
     "LLMError", "LLMTimeout", "LLMAuthError", "BudgetExceeded",
-    "make_llm", "register_llm_backend",
     "OpenAICompatibleLLM", "choices_grammar",
     "BudgetedLLM", "CachedLLM", "ResponseCache",
 ]

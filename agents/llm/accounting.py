@@ -11,7 +11,7 @@ Optional hooks an LLM may offer (the wrappers fall back when absent):
 
 * ``last_cost() -> Usage``: what this thread's last ``complete`` spent;
 * ``calls_needed(n) -> int``: an upper bound on the model calls the next
-  ``complete(..., n=n)`` can make (default 1).
+  ``complete(request)`` with ``request.n == n`` can make (default 1).
 """
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ class CostTracker:
 
 
 def calls_needed(llm: Any, n: int) -> int:
-    """Upper bound on the model calls ``llm.complete(n=n)`` makes (1 unless the LLM says more)."""
+    """Upper bound on the model calls a ``complete`` of ``n`` completions makes (1 unless the LLM says more)."""
     hook = getattr(llm, "calls_needed", None)
     return max(1, int(hook(n))) if callable(hook) else 1
 

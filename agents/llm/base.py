@@ -1,24 +1,28 @@
 """The one LLM protocol every agent talks to, and its errors.
 
-``complete(messages, n=1, temperature=0.0, max_tokens=None, stop=None,
-choices=None, seed=None) -> list[str]`` takes OpenAI-style chat messages
-(``[{"role": "system"|"user"|"assistant", "content": str}]``) and returns
-``n`` completions. ``choices``, when given, is the finite set of strings the
-answer must be one of (valid actions, ``A``/``B``); a backend that can
-constrain decoding (grammar) does so, the others ignore it and the caller
-parses. ``usage`` counts calls and tokens for the run report.
+``complete(request: Request) -> list[str]``: a :class:`~.request.Request` holds
+the chat messages (``[{"role": "system"|"user"|"assistant", "content": str}]``)
+and the sampling settings (``n``, ``temperature``, ``max_tokens``, ``stop``,
+``choices``, ``seed``); the answer is ``request.n`` completions. ``choices``,
+when given, is the finite set of strings the answer must be one of (valid
+actions, ``A``/``B``); a backend that can constrain decoding (grammar) does so,
+the others ignore it and the caller parses. ``usage`` counts calls and tokens
+for the run report.
 
-Agents send each request with a side channel (``about.py``: its kind and the
-env states it concerns); the simulated backends (``scripted``, ``synthetic``)
-read the truth from it, every other backend ignores it.
+A request also carries an opaque ``about`` payload: agents put their typed
+request there (``treegym.agents.requests``: its kind and the env states it
+concerns). Real backends and every wrapper pass it through untouched; only the
+simulated backends (``agents/simulated``) read it, for the truth.
+
+A custom LLM is any object with ``name``, ``usage`` and this one ``complete``.
 """
 from __future__ import annotations
 
 import threading
 from dataclasses import asdict, dataclass
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-Message = dict[str, str]
+from .request import Message, Request
 
 
 class LLMError(RuntimeError):
@@ -71,21 +75,12 @@ class Usage:
 
 @runtime_checkable
 class LLM(Protocol):
-    """Chat messages in, ``n`` completions out, usage counted."""
+    """A :class:`Request` in, ``request.n`` completions out, usage counted."""
 
     name: str
     usage: Usage
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        n: int = 1,
-        temperature: float = 0.0,
-        max_tokens: int | None = None,
-        stop: Sequence[str] | None = None,
-        choices: Sequence[str] | None = None,
-        seed: int | None = None,
-    ) -> list[str]: ...
+    def complete(self, request: Request) -> list[str]: ...
 
 
 def approx_tokens(text: str) -> int:

@@ -22,10 +22,9 @@ episodes, not while requests are in flight).
 from __future__ import annotations
 
 import threading
-from typing import Sequence
-
 from .accounting import CostTracker, WrapperAccounting, calls_needed, cost_of_last, usage_snapshot
-from .base import LLM, BudgetExceeded, Message, Usage
+from .base import LLM, BudgetExceeded, Usage
+from .request import Request
 
 
 class BudgetedLLM(WrapperAccounting):
@@ -68,17 +67,8 @@ class BudgetedLLM(WrapperAccounting):
             self._cost = CostTracker()
             self.usage = self._cost.usage
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        n: int = 1,
-        temperature: float = 0.0,
-        max_tokens: int | None = None,
-        stop: Sequence[str] | None = None,
-        choices: Sequence[str] | None = None,
-        seed: int | None = None,
-    ) -> list[str]:
-        need = calls_needed(self.llm, n)
+    def complete(self, request: Request) -> list[str]:
+        need = calls_needed(self.llm, request.n)
         with self._lock:
             cost = self._cost
             if self.max_tokens is not None and cost.usage.total_tokens >= self.max_tokens:
@@ -97,9 +87,7 @@ class BudgetedLLM(WrapperAccounting):
         cost.begin()
         before = usage_snapshot(self.llm)
         try:
-            return self.llm.complete(
-                messages, n=n, temperature=temperature, max_tokens=max_tokens, stop=stop, choices=choices, seed=seed
-            )
+            return self.llm.complete(request)
         finally:
             spent = cost_of_last(self.llm, before)
             with self._lock:

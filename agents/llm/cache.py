@@ -46,38 +46,21 @@ import warnings
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Literal, Sequence
+from typing import Any, Iterator, Literal
 
 from filelock import FileLock
 
 from .accounting import CostTracker, WrapperAccounting, cost_of_last, usage_snapshot
-from .base import LLM, LLMError, Message, Usage
+from .base import LLM, LLMError, Usage
+from .request import Request
 
 CacheMode = Literal["record", "replay", "auto"]
 _MODES = ("record", "replay", "auto")
 
 
-def request_key(
-    model: str,
-    messages: Sequence[Message],
-    n: int = 1,
-    temperature: float = 0.0,
-    max_tokens: int | None = None,
-    stop: Sequence[str] | None = None,
-    choices: Sequence[str] | None = None,
-    seed: int | None = None,
-) -> str:
-    """SHA-256 hex digest of a canonical JSON form of the request (without the sample index)."""
-    payload = {
-        "model": model,
-        "messages": [dict(m) for m in messages],
-        "n": int(n),
-        "temperature": float(temperature),
-        "max_tokens": max_tokens,
-        "stop": list(stop) if stop else None,
-        "choices": list(choices) if choices else None,
-        "seed": seed,
-    }
+def request_key(model: str, request: Request) -> str:
+    """SHA-256 hex digest of a canonical JSON form of ``request`` for ``model`` (without the sample index)."""
+    payload = {"model": model, "messages": request.plain_messages(), **request.sampling()}
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -230,24 +213,15 @@ class CachedLLM(WrapperAccounting):
     def stats(self) -> dict[str, int]:
         return {"cache_hits": self.cache_hits, "cache_misses": self.cache_misses}
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        n: int = 1,
-        temperature: float = 0.0,
-        max_tokens: int | None = None,
-        stop: Sequence[str] | None = None,
-        choices: Sequence[str] | None = None,
-        seed: int | None = None,
-    ) -> list[str]:
-        key = request_key(self.llm.name, messages, n, temperature, max_tokens, stop, choices, seed)
+    def complete(self, request: Request) -> list[str]:
+        key = request_key(self.llm.name, request)
         with self._lock:
-            sample = self._samples[key] if temperature > 0 else 0
+            sample = self._samples[key] if request.temperature > 0 else 0
             self._samples[key] += 1
         self._cost.begin()
         if self.mode != "record":
             entry = self.store.lookup(key, sample)
-            if entry is not None and len(entry["completions"]) == max(1, int(n)):
+            if entry is not None and len(entry["completions"]) == request.n:
                 recorded = entry.get("usage") or {}
                 cost = [int(recorded.get(k) or 0) for k in ("calls", "prompt_tokens", "completion_tokens")]
                 with self._lock:
@@ -261,9 +235,7 @@ class CachedLLM(WrapperAccounting):
                     "run with mode='record' or 'auto' against a live model to add it"
                 )
         before = usage_snapshot(self.llm)
-        completions = self.llm.complete(
-            messages, n=n, temperature=temperature, max_tokens=max_tokens, stop=stop, choices=choices, seed=seed
-        )
+        completions = self.llm.complete(request)
         spent = cost_of_last(self.llm, before)
         self._cost.charge(spent.calls, spent.prompt_tokens, spent.completion_tokens)
         with self._lock:
@@ -272,11 +244,7 @@ class CachedLLM(WrapperAccounting):
             "key": key,
             "sample": sample,
             "model": self.llm.name,
-            "request": {
-                "messages": [dict(m) for m in messages], "n": n, "temperature": temperature,
-                "max_tokens": max_tokens, "stop": list(stop) if stop else None,
-                "choices": list(choices) if choices else None, "seed": seed,
-            },
+            "request": {"messages": request.plain_messages(), **request.sampling()},
             "completions": [str(c) for c in completions],
             "usage": spent.as_dict(),
             "time": round(time.time(), 3),

@@ -37,67 +37,30 @@ Usage: ``usage.calls`` counts successful HTTP requests to the model (an
 ``n>1`` request that the server answers in full is one call; extra requests
 made because the server ignored ``n`` are counted too). Tokens come from the
 response's ``usage``, else ``approx_tokens``.
+
+Modules: this one builds and sends requests; ``openai_retry.py`` holds the retry
+loop and the error mapping, ``grammar.py`` the GBNF grammar for ``choices``.
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
-import email.utils
 import inspect
 import os
-import random
 import threading
-import time
-from collections import Counter, deque
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from collections import deque
+from typing import Any
 
 import openai
 from openai.types.chat import ChatCompletion
 
 from .accounting import CostTracker
-from .base import LLMAuthError, LLMError, LLMTimeout, Message, Usage, approx_tokens
+from .base import LLMAuthError, LLMError, Usage, approx_tokens
 from .deadline import deadline_http_client
-from .spec import register_llm_backend
+from .grammar import choices_grammar
+from .openai_retry import RetryEvent, Retrying, check_chat_completion, count_retries, note_retry
+from .request import Request
 
-_RETRY_STATUSES = frozenset({408, 409, 429})
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 4
-
-# Where retries of the code running in a `count_retries()` block are counted.
-_RETRY_SINK: contextvars.ContextVar[Counter | None] = contextvars.ContextVar("treegym_llm_retries", default=None)
-
-
-@contextlib.contextmanager
-def count_retries() -> Iterator[Counter]:
-    """Count, by cause, the LLM retries made by this thread inside the block.
-
-    Yields a ``Counter`` of cause -> retries (causes: ``timeout``, ``connection``,
-    ``http_<status>``, ``malformed_body``, ``no_choices``, ``server_restart``).
-    Used by ``treegym run`` to put each episode's retries in its record.
-    """
-    sink: Counter = Counter()
-    token = _RETRY_SINK.set(sink)
-    try:
-        yield sink
-    finally:
-        _RETRY_SINK.reset(token)
-
-
-def note_retry(cause: str) -> None:
-    """Count one retry of ``cause`` in the enclosing :func:`count_retries` block, if any."""
-    sink = _RETRY_SINK.get()
-    if sink is not None:
-        sink[cause] += 1
-
-
-class MalformedResponse(ValueError):
-    """The server answered 200 with something that is not a usable chat completion (retried)."""
-
-    def __init__(self, message: str, cause: str = "malformed_body") -> None:
-        super().__init__(message)
-        self.cause = cause
-
 
 def _env_number(name: str, default: float, kind: type, minimum: float) -> Any:
     raw = os.environ.get(name, "").strip()
@@ -113,113 +76,7 @@ def _env_number(name: str, default: float, kind: type, minimum: float) -> Any:
     return value
 
 
-def _check_chat_completion(response: Any, base_url: str) -> Any:
-    """Raise :class:`MalformedResponse` unless ``response`` is a chat completion with at least one choice."""
-    if not hasattr(response, "choices"):
-        body = str(response).strip().replace("\n", " ")
-        kind = "an HTML page" if body[:200].lower().lstrip().startswith(("<!doctype", "<html")) else "not a chat completion"
-        raise MalformedResponse(
-            f"{base_url} answered HTTP 200 with {kind} ({body[:80]!r}); is the base URL the API root "
-            "(it usually ends in /v1)?")
-    if not response.choices:
-        raise MalformedResponse(f"{base_url} answered a chat completion with no choices", cause="no_choices")
-    return response
-
-
-def _gbnf_literal(text: str) -> str:
-    out = []
-    for ch in text:
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02X}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-def choices_grammar(choices: Sequence[str]) -> str:
-    """A GBNF grammar (llama.cpp syntax) whose language is exactly ``choices``.
-
-    ``root ::= "A" | "B"``; quotes, backslashes and control characters in a
-    choice are escaped; duplicates are dropped (first order kept).
-    """
-    unique = list(dict.fromkeys(str(c) for c in choices))
-    if not unique:
-        raise ValueError("choices_grammar needs at least one choice")
-    return "root ::= " + " | ".join(_gbnf_literal(c) for c in unique)
-
-
-@dataclass(frozen=True)
-class RetryEvent:
-    """One failed attempt that was retried: attempt number (1-based), the error, the wait in seconds."""
-
-    attempt: int
-    error: str
-    delay: float
-
-
-def _retry_after_seconds(error: BaseException) -> float | None:
-    response = getattr(error, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:  # the HTTP-date form
-        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError, OverflowError):
-        return None
-
-
-def _cause(error: BaseException) -> str:
-    """A short, countable name for why an attempt failed."""
-    if isinstance(error, MalformedResponse):
-        return error.cause
-    if isinstance(error, openai.APIStatusError):
-        return f"http_{error.status_code}"
-    if isinstance(error, openai.APITimeoutError):
-        return "timeout"
-    if isinstance(error, openai.APIConnectionError):
-        return "connection"
-    return "malformed_body"
-
-
-def _describe(error: BaseException) -> str:
-    if isinstance(error, MalformedResponse):
-        return str(error)
-    if isinstance(error, openai.APIStatusError):
-        return f"HTTP {error.status_code}: {error.message}"
-    if isinstance(error, openai.APITimeoutError):
-        return "request timed out"
-    if isinstance(error, openai.APIConnectionError):
-        cause = error.__cause__ or error.__context__
-        return f"connection error ({cause or error})"
-    if isinstance(error, (ValueError, openai.APIResponseValidationError)):
-        return f"malformed response body ({error})"
-    return f"{type(error).__name__}: {error}"
-
-
-class OpenAICompatibleLLM:
+class OpenAICompatibleLLM(Retrying):
     """An ``LLM`` on an OpenAI-compatible chat-completions endpoint (see module docstring).
 
     ``timeout`` is seconds per HTTP request; ``backoff`` is the first retry
@@ -233,9 +90,6 @@ class OpenAICompatibleLLM:
     request (``seed + k``), for servers that refuse ``n>1`` or answer it with
     copies of one sample (llama.cpp's server).
     """
-
-    RETRY_AFTER_CAP = 30.0
-    MAX_BACKOFF = 20.0
 
     def __init__(
         self,
@@ -381,32 +235,23 @@ class OpenAICompatibleLLM:
             return None
 
     # ---- the LLM protocol
-    def complete(
-        self,
-        messages: Sequence[Message],
-        n: int = 1,
-        temperature: float = 0.0,
-        max_tokens: int | None = None,
-        stop: Sequence[str] | None = None,
-        choices: Sequence[str] | None = None,
-        seed: int | None = None,
-    ) -> list[str]:
+    def complete(self, request: Request) -> list[str]:
         self._cost.begin()
-        n = max(1, int(n))
+        n, max_tokens, seed = request.n, request.max_tokens, request.seed
         params: dict[str, Any] = {
             "model": self.model,
-            "messages": [dict(m) for m in messages],
-            "temperature": temperature,
+            "messages": request.plain_messages(),
+            "temperature": request.temperature,
         }
         if max_tokens is None:
             max_tokens = self.default_max_tokens
         if max_tokens is not None:
             params["max_tokens"] = int(max_tokens)
-        if stop:
-            params["stop"] = list(stop)
-        if self.supports_grammar and choices:
-            params["grammar"] = choices_grammar(choices)  # llama.cpp / vLLM extension field
-        prompt_estimate = sum(approx_tokens(str(m.get("content") or "")) for m in messages)
+        if request.stop:
+            params["stop"] = list(request.stop)
+        if self.supports_grammar and request.choices:
+            params["grammar"] = choices_grammar(request.choices)  # llama.cpp / vLLM extension field
+        prompt_estimate = sum(approx_tokens(str(m.get("content") or "")) for m in request.messages)
 
         out: list[str] = []
         request_no = 0
@@ -446,60 +291,7 @@ class OpenAICompatibleLLM:
         response are the client's own; the body is already in the API's wire form.
         """
         response = self._client.post("/chat/completions", body=body, cast_to=ChatCompletion)
-        return _check_chat_completion(response, self.base_url)
-
-    # ---- retries and error mapping
-    def _with_retries(self, send: Callable[[], Any], what: str, max_retries: int | None = None) -> Any:
-        retries = self.max_retries if max_retries is None else max_retries
-        attempts = retries + 1
-        last: BaseException | None = None
-        for attempt in range(1, attempts + 1):
-            retry_after: float | None = None
-            try:
-                return send()
-            except (openai.AuthenticationError, openai.PermissionDeniedError) as e:
-                raise LLMAuthError(
-                    f"{self.base_url} rejected the credentials (HTTP {e.status_code}: {e.message}); "
-                    "check OPENAI_API_KEY (use EMPTY for a local server without keys)"
-                ) from e
-            except openai.NotFoundError as e:
-                raise self._not_found(e) from e
-            except openai.APITimeoutError as e:
-                last = e
-            except openai.APIConnectionError as e:
-                last = e
-            except openai.APIStatusError as e:
-                if e.status_code not in _RETRY_STATUSES and e.status_code < 500:
-                    raise LLMError(
-                        f"{self.base_url} refused the {what} request (HTTP {e.status_code}: {e.message}); "
-                        "this is not retried: fix the request (prompt too long? unsupported parameter?)"
-                    ) from e
-                last = e
-                retry_after = _retry_after_seconds(e)
-            except (ValueError, openai.APIResponseValidationError) as e:
-                last = e
-            if attempt == attempts:
-                break
-            if retry_after is not None:
-                delay = min(retry_after, self.RETRY_AFTER_CAP)
-            else:
-                delay = min(self.MAX_BACKOFF, self.backoff * 2 ** (attempt - 1)) * (1.0 + 0.25 * random.random())
-            with self._retry_lock:
-                self.retries += 1
-                self.retry_log.append(RetryEvent(attempt, _describe(last), delay))
-            note_retry(_cause(last))
-            time.sleep(delay)
-        assert last is not None
-        message = (
-            f"{self.base_url}: {what} failed after {attempts} attempt(s) "
-            f"({retries} retries); last error: {_describe(last)}"
-        )
-        if isinstance(last, openai.APITimeoutError):
-            raise LLMTimeout(f"{message}. The server may be overloaded: raise the timeout ({self.timeout:g}s; "
-                             "--timeout or TREEGYM_LLM_TIMEOUT) or --max-retries, or use a smaller model") from last
-        if isinstance(last, openai.APIConnectionError):
-            raise LLMError(f"{message}. Is the server running? Check OPENAI_BASE_URL / --base-url") from last
-        raise LLMError(f"{message}. Try again later or check the server's logs") from last
+        return check_chat_completion(response, self.base_url)
 
     def _not_found(self, error: openai.NotFoundError) -> LLMAuthError:
         served = self.served_models()
@@ -540,10 +332,12 @@ def _build(config: dict) -> OpenAICompatibleLLM:
     return OpenAICompatibleLLM(settings.pop("model"), **settings)
 
 
+__all__ = ["OpenAICompatibleLLM", "RetryEvent", "choices_grammar", "count_retries", "note_retry"]
+
 _OPTIONS = [p for p in inspect.signature(OpenAICompatibleLLM.__init__).parameters if p not in ("self", "model")]
 
 
-def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> OpenAICompatibleLLM:
+def make_openai_llm(arg: str = "", env_id: str | None = None, **kwargs: Any) -> OpenAICompatibleLLM:
     """``openai:MODEL`` (empty MODEL: TREEGYM_MODEL, else the server's first model)."""
     options = {k: v for k, v in kwargs.items() if v is not None}
     unknown = sorted(set(options) - set(_OPTIONS))
@@ -551,5 +345,3 @@ def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> OpenAICompat
         raise TypeError(f"the openai LLM backend has no option(s) {', '.join(unknown)}; it takes: {', '.join(_OPTIONS)}")
     return OpenAICompatibleLLM(arg or None, **options)
 
-
-register_llm_backend("openai", _factory)

@@ -257,7 +257,7 @@ class SearchAgent(BasePolicy):
         """After the chosen trajectory: one greedy proposal from the live state."""
         hooks = SearchConfig(self.env, self.prompts, self._llm_view or self._budgeted(), **self.hook_options)
         # A prompt-only chain of the steps played so far, ending at the live state (no snapshots:
-        # nothing restores these nodes; the side channel reads it as the live state).
+        # nothing restores these nodes; the typed request reads it as the live state).
         node = SearchNode(snapshot=None, observation=self._root_obs, info={})
         for action, obs in self._played:
             node = SearchNode(snapshot=None, observation=obs, action=action, parent=node, depth=node.depth + 1)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..llm.about import About, asking
 from ..llm.base import LLM
 from ..prompts import Step
+from ..requests import (
+    CompareRequest, ImagineRequest, ProposeRequest, ReactRequest, ReflectRequest, StateRef, ValueRequest,
+)
 from .snapshot_store import SnapshotStore, timed_step
 from .telemetry import SearchTelemetry
 
@@ -22,9 +24,9 @@ class SearchConfig:
     """What an algorithm may do (LLM-Reasoners' search config): env access through
     snapshots, LLM access through the env's prompt spec (``agents/prompts``).
 
-    Every LLM request goes out with its side channel (``agents/llm/about.py``):
-    the kind and the snapshots it concerns, which simulated models read for the
-    truth and real ones ignore.
+    Every LLM request is a typed request (``agents/requests.py``): its prompt and
+    the snapshots it concerns, which simulated models read for the truth and real
+    ones ignore.
 
     Options:
 
@@ -124,8 +126,8 @@ class SearchConfig:
             self.telemetry.expanded(self)
         return child
 
-    # ------------------------------------------------------------ the side channel
-    def _ref(self, x: "SearchNode | Sequence[Step]") -> tuple[Any, tuple[str, ...]]:
+    # ------------------------------------------------------------ what a request is about
+    def _ref(self, x: "SearchNode | Sequence[Step]") -> StateRef:
         """A state reference for ``x``: the nearest snapshot at or above a node plus the actions from
         there (the snapshot store may keep no snapshot on the node itself), or the root plus a
         trajectory's actions. A chain with no snapshot at all is a prompt-only chain ending at the
@@ -152,8 +154,8 @@ class SearchConfig:
             last = last[:300] + " … " + last[-(LLM_EXCERPT_CHARS - 300):]
         node.llm_calls.append({"kind": kind, "prompt": last, "answers": [str(a)[:LLM_EXCERPT_CHARS] for a in answers]})
 
-    def _ask(self, kind: str, *states: Any, k: int = 1, avoid: Sequence[str] = ()) -> Any:
-        return asking(About(kind, self.env, tuple(self._ref(x) for x in states), k=k, avoid=tuple(avoid)))
+    def _refs(self, *states: Any) -> tuple[StateRef, ...]:
+        return tuple(self._ref(x) for x in states)
 
     # ------------------------------------------------------------ LLM hooks
     def propose(self, node: SearchNode, k: int, avoid: Sequence[str] = (), attempt: int = 0) -> list[str]:
@@ -169,9 +171,9 @@ class SearchConfig:
             raw = self.sample_actions(node, k, avoid=avoid)
         elif self.propose_mode == "list":
             messages = self.prompts.propose_messages(obs, history, k, avoid, self.reflections)
-            with self._ask("propose", node, k=k, avoid=avoid):
-                text = self.llm.complete(messages, n=1, temperature=self.temperature if (k > 1 or attempt) else 0.0,
-                                         seed=attempt or None)[0]
+            text = ProposeRequest(messages, self.env, self._refs(node), k=k, avoid=tuple(avoid),
+                                  temperature=self.temperature if (k > 1 or attempt) else 0.0,
+                                  seed=attempt or None).send(self.llm)[0]
             self._note(node, "propose", messages, [text])
             raw = self.prompts.parse_proposals(text, obs)
         else:
@@ -192,8 +194,8 @@ class SearchConfig:
             choices = [v for v in self._valid(node.observation) if v not in avoided]
             if not choices:
                 return []
-        with self._ask("react", node, avoid=avoid):
-            texts = self.llm.complete(messages, n=k, temperature=self.temperature, choices=choices)
+        texts = ReactRequest(messages, self.env, self._refs(node), avoid=tuple(avoid), n=k,
+                             temperature=self.temperature, choices=choices).send(self.llm)
         self._note(node, "react", messages, texts)
         actions = [self.prompts.parse_action(t, node.observation) for t in texts[:k]]
         return [a for a in actions if a]
@@ -210,8 +212,8 @@ class SearchConfig:
         choices = self._valid(node.observation) if self._constrained(node.observation) else None
         messages = self.prompts.react_messages(node.observation, node.trajectory(),
                                                list(reflections) or self.reflections)
-        with self._ask("react", node):
-            text = self.llm.complete(messages, n=1, temperature=temperature, choices=choices)[0]
+        text = ReactRequest(messages, self.env, self._refs(node), temperature=temperature,
+                            choices=choices).send(self.llm)[0]
         self._note(node, "react", messages, [text])
         return self.prompts.parse_action(text, node.observation)
 
@@ -236,12 +238,10 @@ class SearchConfig:
         tb = b.trajectory() if isinstance(b, SearchNode) else list(b)
         obs = self.tree.root.observation if self.tree is not None else {}
         choices = self.prompts.compare_choices
-        with self._ask("compare", a, b):
-            m1 = self.prompts.compare_messages(obs, ta, tb)
-            t1 = self.llm.complete(m1, choices=choices)[0]
-        with self._ask("compare", b, a):
-            m2 = self.prompts.compare_messages(obs, tb, ta)
-            t2 = self.llm.complete(m2, choices=choices)[0]
+        m1 = self.prompts.compare_messages(obs, ta, tb)
+        t1 = CompareRequest(m1, self.env, self._refs(a, b), choices=choices).send(self.llm)[0]
+        m2 = self.prompts.compare_messages(obs, tb, ta)
+        t2 = CompareRequest(m2, self.env, self._refs(b, a), choices=choices).send(self.llm)[0]
         first, second = self.prompts.parse_comparison(t1), self.prompts.parse_comparison(t2)
         for node in (a, b):
             self._note(node, "compare", m1, [t1, t2])
@@ -255,13 +255,14 @@ class SearchConfig:
         """The LLM's value of ``node``'s state in [0, 1], averaged over ``value_samples`` calls."""
         messages = self.prompts.value_messages(node.observation, node.trajectory())
         choices = self.prompts.value_choices
-        with self._ask("value", node):
-            texts = list(self.llm.complete(messages, n=1, temperature=self.temperature if self.value_samples > 1
-                                           else 0.0, choices=choices))
-            scores = [self.prompts.parse_value(texts[0])]
-            for i in range(1, self.value_samples):
-                texts.append(self.llm.complete(messages, n=1, temperature=self.temperature, seed=i, choices=choices)[0])
-                scores.append(self.prompts.parse_value(texts[-1]))
+        states = self._refs(node)
+        texts = list(ValueRequest(messages, self.env, states, choices=choices,
+                                  temperature=self.temperature if self.value_samples > 1 else 0.0).send(self.llm))
+        scores = [self.prompts.parse_value(texts[0])]
+        for i in range(1, self.value_samples):
+            texts.append(ValueRequest(messages, self.env, states, temperature=self.temperature, seed=i,
+                                      choices=choices).send(self.llm)[0])
+            scores.append(self.prompts.parse_value(texts[-1]))
         self._note(node, "value", messages, texts)
         return sum(scores) / len(scores)
 
@@ -270,14 +271,13 @@ class SearchConfig:
         steps = trajectory.trajectory() if isinstance(trajectory, SearchNode) else list(trajectory)
         obs = self.tree.root.observation if self.tree is not None else {}
         start = trajectory.path()[0] if isinstance(trajectory, SearchNode) else []
-        with self._ask("reflect", start):
-            return self.llm.complete(self.prompts.reflect_messages(obs, steps, outcome))[0].strip()
+        messages = self.prompts.reflect_messages(obs, steps, outcome)
+        return ReflectRequest(messages, self.env, self._refs(start)).send(self.llm)[0].strip()
 
     def imagine(self, node: SearchNode) -> list[str]:
         """The model's imagined rest of the plan from ``node`` (A*'s h2); [] when it sees none. One LLM call."""
-        with self._ask("imagine", node):
-            messages = self.prompts.imagine_messages(node.observation, node.trajectory())
-            text = self.llm.complete(messages)[0]
+        messages = self.prompts.imagine_messages(node.observation, node.trajectory())
+        text = ImagineRequest(messages, self.env, self._refs(node)).send(self.llm)[0]
         self._note(node, "imagine", messages, [text])
         return self.prompts.parse_imagined(text, node.observation)
 

@@ -1,8 +1,8 @@
 """The truth about an LLM request, from the env's own expert (for simulated models).
 
-:func:`truth` answers an :class:`~treegym.agents.llm.about.About` (what a request
-is about: its kind and the env states it concerns) by asking the env, never by
-reading the prompt: it restores each state on a private clone of the agent's env
+:func:`truth` answers a typed request (``agents/requests.py``: its kind and the
+env states it concerns) by asking the env, never by reading the prompt: it
+restores each state on a private clone of the agent's env
 (the live env is never moved), and uses only the env-agent contract:
 ``valid_actions``, ``info["success"]``, ``expert()`` (plan, value, solvable) and
 ``canonical_action``.
@@ -17,17 +17,32 @@ reading the prompt: it restores each state on a private clone of the agent's env
 * **compare**: the better of two states: won (2) beats any other; otherwise the value.
 * **imagine**: the expert's plan from the state (a wrong claim: two wrong steps).
 * **reflect**: a lesson naming the expert's plan from the start.
+
+The truth of each request *type* is a function registered with :func:`register_kind`
+(which may also say how a perfect model words the answer, and how the synthetic
+model corrupts it); a new request kind registers its own, and :func:`examine`
+gives it the states it concerns.
+
+Memo: the truth about a state is a function of the state, so what the oracle
+learns about one (success, the expert's advice, which next actions make
+progress) is kept in a least-recently-used memo bounded in (approximate) bytes:
+:func:`set_memo_limit`, or ``TREEGYM_ORACLE_MEMO_MB`` for every process (default
+``DEFAULT_MEMO_BYTES`` = 32 MB).
 """
 from __future__ import annotations
 
+import os
 import threading
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from treegym.envs.core import clone, release, restore, snapshot
-from ..llm.about import About, StateRef
+from ..requests import (
+    AgentRequest, CompareRequest, ImagineRequest, ProposeRequest, ReactRequest, ReflectRequest, StateRef,
+    ValueRequest,
+)
+from .memo import ByteLRU
 
 
 class OracleUnavailable(ValueError):
@@ -60,8 +75,33 @@ _LOCK = threading.Lock()
 # The truth about a state is a function of the state: memoised by (env class, construction
 # kwargs, snapshot payload, steps, limit, task) when those are hashable (searches and
 # repeated runs ask about the same states again and again).
-_MEMO: "OrderedDict[Any, dict]" = OrderedDict()
-_MEMO_SIZE = 1 << 16
+DEFAULT_MEMO_BYTES = 32 << 20
+
+
+def _memo_bytes_from_env() -> int:
+    raw = os.environ.get("TREEGYM_ORACLE_MEMO_MB", "").strip()
+    if not raw:
+        return DEFAULT_MEMO_BYTES
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = -1.0
+    if mb <= 0:
+        raise ValueError(f"TREEGYM_ORACLE_MEMO_MB={raw!r} must be a positive number of megabytes (default 32)")
+    return int(mb * (1 << 20))
+
+
+_MEMO = ByteLRU(_memo_bytes_from_env())
+
+
+def set_memo_limit(max_bytes: int) -> None:
+    """Bound the oracle's memo to about ``max_bytes`` (evicting least recently used states now)."""
+    _MEMO.resize(max_bytes)
+
+
+def memo_stats() -> dict[str, int]:
+    """The memo's ``entries``, approximate ``bytes``, ``max_bytes`` and ``evictions`` so far."""
+    return _MEMO.stats()
 
 
 def _scratch(env: Any) -> Any:
@@ -73,21 +113,16 @@ def _scratch(env: Any) -> Any:
         return scratch
 
 
-def _memo_for(env: Any, snap: Any) -> dict:
+def _memo_key(env: Any, snap: Any) -> Any:
+    """The memo key of a state, or None when it is not hashable (then nothing is memoised)."""
     kwargs = getattr(env.unwrapped, "_init_kwargs", None)
     key = (snap.env_class, repr(sorted(kwargs.items())) if isinstance(kwargs, dict) else None,
            snap.payload, snap.steps, snap.max_steps, snap.task)
     try:
         hash(key)
     except TypeError:
-        return {}
-    with _LOCK:
-        entry = _MEMO.get(key)
-        if entry is None:
-            entry = _MEMO[key] = {}
-            if len(_MEMO) > _MEMO_SIZE:
-                _MEMO.popitem(last=False)
-        return entry
+        return None
+    return key
 
 
 class _State:
@@ -114,15 +149,21 @@ class _State:
                 _obs, _r, term, trunc, _info = self.env.step(action)
                 self.terminal = bool(term or trunc)
             self.snap = snapshot(self.env)
-        self.memo = _memo_for(self.env, self.snap)
+        self.key = _memo_key(self.env, self.snap)
+        self.memo = _MEMO.entry(self.key) if self.key is not None else {}
         if "advice" not in self.memo:
             obs, info = restore(self.env, self.snap)
             self.memo.update(valid=[str(a) for a in obs.get("valid_actions") or ()], success=bool(info["success"]),
                              advice=self.env.unwrapped.expert())
+            self._resized()
         self.advice = self.memo["advice"]
         if self.advice is None:
             raise OracleUnavailable(f"{type(self.env.unwrapped).__name__} has no expert(); simulated LLMs read "
                                     "the truth from it (see envs/core/contract.py). Use a real LLM on this env.")
+
+    def _resized(self) -> None:
+        if self.key is not None:
+            _MEMO.resized(self.key)
 
     @property
     def success(self) -> bool:
@@ -162,30 +203,110 @@ class _State:
                 correct.insert(0, nxt)
                 wrong = [a for a in wrong if (key(a) or a) != (key(nxt) or nxt)]
             self.memo["next"] = (tuple(correct), tuple(wrong))
+            self._resized()
         correct, wrong = self.memo["next"]
         return list(correct), list(wrong)
 
 
-def truth(about: About, malformed: Sequence[str] = ("I need to think more.",)) -> OracleAnswer:
-    """The truth about ``about``'s request (module docstring), from its env's expert."""
-    if about.kind == "compare":
-        a, b = (_State(about.env, ref).score() for ref in about.states[:2])
-        return OracleAnswer("compare", preference=1.0 if a > b else 0.0 if a < b else 0.5)
-    state = _State(about.env, about.states[0])
-    if about.kind == "value":
-        return OracleAnswer("value", value=state.value)
-    if about.kind == "reflect":
-        plan = state.advice.plan  # the request is about the start state
-        text = ("The attempt did not accomplish the task. A plan that works from the start: "
-                + "; ".join(plan) + ".") if plan else "The attempt failed, and the task cannot be accomplished from the start."
-        return OracleAnswer("reflect", text=text)
+def examine(req: AgentRequest, index: int = 0) -> "_State":
+    """State ``index`` of ``req`` examined on a private clone of its env: ``success``, ``value``,
+    ``score()``, ``advice`` (the expert's), ``next_actions()`` -> (correct, wrong), ``terminal``."""
+    return _State(req.env, req.states[index])
+
+
+TruthFn = Callable[[Any, Sequence[str]], OracleAnswer]  # (typed request, malformed examples) -> the truth
+RenderFn = Callable[[OracleAnswer, Any], str]  # (the truth, the env's PromptSpec) -> a perfect model's answer
+
+
+@dataclass(frozen=True)
+class SimulatedKind:
+    """How simulated models answer one request type: its ``truth``; how a perfect model words it
+    (``render``; default: the prompt spec's ``render_oracle``); and how the synthetic model answers
+    (``corrupt(truth, rng, model) -> str``; default: the synthetic model's rule for the kind, else ``render``)."""
+
+    truth: TruthFn
+    render: RenderFn | None = None
+    corrupt: Callable[[OracleAnswer, Any, Any], str] | None = None
+
+
+_KINDS: dict[type, SimulatedKind] = {}
+
+
+def register_kind(request_type: type, truth: TruthFn, render: RenderFn | None = None,
+                  corrupt: Callable[[OracleAnswer, Any, Any], str] | None = None) -> None:
+    """Teach the simulated models a request type (a subclass of ``AgentRequest``)."""
+    _KINDS[request_type] = SimulatedKind(truth, render, corrupt)
+
+
+def kind_of(req: Any) -> SimulatedKind | None:
+    """The registered handling of ``req``'s type (or of its nearest registered base type)."""
+    for cls in type(req).__mro__:
+        if cls in _KINDS:
+            return _KINDS[cls]
+    return None
+
+
+def knows(req: Any) -> bool:
+    """Whether a simulated model can find the truth about ``req``: a registered typed request with an env."""
+    return req is not None and getattr(req, "env", None) is not None and kind_of(req) is not None
+
+
+def truth(req: Any, malformed: Sequence[str] = ("I need to think more.",)) -> OracleAnswer:
+    """The truth about the typed request ``req`` (module docstring), from its env's expert."""
+    kind = kind_of(req)
+    if kind is None:
+        raise OracleUnavailable(f"simulated LLMs do not know the request type {type(req).__name__}; "
+                                "teach them with treegym.agents.simulated.oracle.register_kind")
+    return kind.truth(req, malformed)
+
+
+def render(req: Any, answer: OracleAnswer, prompts: Any) -> str:
+    """A perfect model's answer to ``req`` (whose truth is ``answer``), in the env's prompt format."""
+    kind = kind_of(req)
+    if kind is not None and kind.render is not None:
+        return kind.render(answer, prompts)
+    return prompts.render_oracle(answer)
+
+
+def _compare(req: Any, malformed: Sequence[str]) -> OracleAnswer:
+    a, b = (_State(req.env, ref).score() for ref in req.states[:2])
+    return OracleAnswer("compare", preference=1.0 if a > b else 0.0 if a < b else 0.5)
+
+
+def _value(req: Any, malformed: Sequence[str]) -> OracleAnswer:
+    return OracleAnswer("value", value=examine(req).value)
+
+
+def _reflect(req: Any, malformed: Sequence[str]) -> OracleAnswer:
+    plan = examine(req).advice.plan  # the request is about the start state
+    text = ("The attempt did not accomplish the task. A plan that works from the start: "
+            + "; ".join(plan) + ".") if plan else "The attempt failed, and the task cannot be accomplished from the start."
+    return OracleAnswer("reflect", text=text)
+
+
+def _imagine(req: Any, malformed: Sequence[str]) -> OracleAnswer:
+    state = examine(req)
+    _correct, wrong = state.next_actions()
+    plan = () if state.terminal else state.advice.plan
+    return OracleAnswer("imagine", correct=plan, wrong=tuple(wrong[:2]), value=1.0 if plan else 0.0)
+
+
+def _next_action(req: Any, malformed: Sequence[str]) -> OracleAnswer:
+    state = examine(req)
     correct, wrong = state.next_actions()
-    if about.kind == "imagine":
-        plan = () if state.terminal else state.advice.plan
-        return OracleAnswer("imagine", correct=plan, wrong=tuple(wrong[:2]), value=1.0 if plan else 0.0)
-    if about.kind == "propose" and about.avoid:
+    avoid = getattr(req, "avoid", ())
+    if req.kind == "propose" and avoid:
         key = state.env.unwrapped.canonical_action
-        tried = {key(a) or a for a in about.avoid}
+        tried = {key(a) or a for a in avoid}
         correct = [a for a in correct if (key(a) or a) not in tried] or correct
         wrong = [a for a in wrong if (key(a) or a) not in tried] or wrong
-    return OracleAnswer(about.kind, correct=tuple(correct), wrong=tuple(wrong), malformed=tuple(malformed), k=about.k)
+    return OracleAnswer(req.kind, correct=tuple(correct), wrong=tuple(wrong), malformed=tuple(malformed),
+                        k=getattr(req, "k", 1))
+
+
+register_kind(ReactRequest, _next_action)
+register_kind(ProposeRequest, _next_action)
+register_kind(CompareRequest, _compare)
+register_kind(ValueRequest, _value)
+register_kind(ReflectRequest, _reflect)
+register_kind(ImagineRequest, _imagine)

@@ -4,13 +4,15 @@
 consumed in order (one per completion; ``n`` completions consume ``n``
 replies; when the list runs out ``ScriptExhausted`` is raised unless
 ``cycle=True``), or a callable ``reply(messages) -> str`` that computes each
-reply from the chat messages (called once per completion). ``None`` always
+reply from the chat messages (called once per completion; a callable with
+``takes_request = True`` gets the whole :class:`Request` instead, as the
+oracle's replies do). ``None`` always
 answers ``""``; an empty list is an LLM that must never be called (e.g. behind a
 replay-only cache).
 
 Every ``complete`` call is recorded in ``calls`` (a copy of its message list)
-and ``kinds`` (the request kind the caller declared through the side channel,
-``agents/llm/about.py``, or None) and counted as one call in ``usage`` with
+and ``kinds`` (the kind of the typed request in ``request.about``,
+``agents/requests.py``, or None for a plain request) and counted as one call in ``usage`` with
 ``approx_tokens`` token estimates.
 
 The spec ``scripted`` (``make_llm("scripted", env_id=...)``) answers every
@@ -22,12 +24,11 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Sequence
 
-from ..llm.about import current_about
 from ..llm.accounting import CostTracker, PerProcessLock
 from ..llm.base import LLMError, Message, Usage, approx_tokens
-from ..llm.spec import register_llm_backend
+from ..llm.request import Request
 
-ReplyFn = Callable[[list[Message]], str]
+ReplyFn = Callable[[list[Message]], str]  # or, with `takes_request = True`, Callable[[Request], str]
 
 
 class ScriptExhausted(LLMError):
@@ -75,27 +76,18 @@ class ScriptedLLM(PerProcessLock):
             return None
         return len(self._script) - self._position
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        n: int = 1,
-        temperature: float = 0.0,
-        max_tokens: int | None = None,
-        stop: Sequence[str] | None = None,
-        choices: Sequence[str] | None = None,
-        seed: int | None = None,
-    ) -> list[str]:
+    def complete(self, request: Request) -> list[str]:
         self._cost.begin()
-        msgs = [dict(m) for m in messages]
-        n = max(1, int(n))
-        about = current_about()
+        msgs = request.plain_messages()
+        n = request.n
         with self._lock:
             self.calls.append(msgs)
-            self.kinds.append(about.kind if about is not None else None)
+            self.kinds.append(getattr(request.about, "kind", None))
             if self._reply is None:
                 replies = [self._next_scripted() for _ in range(n)]
         if self._reply is not None:
-            replies = [str(self._reply(msgs) or "") for _ in range(n)]
+            arg = request if getattr(self._reply, "takes_request", False) else msgs
+            replies = [str(self._reply(arg) or "") for _ in range(n)]
         self._cost.charge(
             calls=1,
             prompt_tokens=sum(approx_tokens(str(m.get("content") or "")) for m in msgs),
@@ -120,25 +112,27 @@ UNREADABLE_PROMPT_REPLY = "(simulated model: the caller did not say what this pr
 
 
 class OracleReply:
-    """A reply function (picklable, for process workers): the truth about the current request
-    (``current_about()``), rendered by ``prompts`` (a PromptSpec)."""
+    """A reply function (picklable, for process workers): the truth about the typed request in
+    ``request.about`` (``agents/requests.py``), rendered by ``prompts`` (a PromptSpec)."""
+
+    takes_request = True
 
     def __init__(self, prompts: Any):
         self.prompts = prompts
 
-    def __call__(self, messages: list[Message]) -> str:
-        from .oracle import truth  # lazy: the prompts package imports this one
+    def __call__(self, request: Request) -> str:
+        from .oracle import knows, render, truth  # lazy: the prompts package imports this one
 
-        about = current_about()
-        if about is None:
+        if not knows(request.about):
             return UNREADABLE_PROMPT_REPLY
-        return self.prompts.render_oracle(truth(about, self.prompts.malformed_examples))
+        answer = truth(request.about, self.prompts.malformed_examples)
+        return render(request.about, answer, self.prompts)
 
 
 oracle_reply = OracleReply
 
 
-def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> ScriptedLLM:
+def make_scripted_llm(arg: str = "", env_id: str | None = None, **kwargs: Any) -> ScriptedLLM:
     """``scripted``: the oracle's replies in ``env_id``'s prompt format."""
     if not env_id:
         raise ValueError(
@@ -149,5 +143,3 @@ def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> ScriptedLLM:
 
     return ScriptedLLM(oracle_reply(get_prompts(env_id)), name=f"scripted:{env_id}")
 
-
-register_llm_backend("scripted", _factory)

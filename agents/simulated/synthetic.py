@@ -3,8 +3,8 @@
 ``SyntheticLLM(env_id, p_correct=0.8, judge_acc=0.9, position_bias=0.1,
 value_noise=0.2, seed=0)`` answers agents' prompts the way a model of known
 quality would. For each request it takes the truth from the env's expert
-(``agents/prompts/oracle.py``: the request's kind and env states come through
-the side channel of ``agents/llm/about.py``, never from the prompt text; e.g.
+(``agents/simulated/oracle.py``: the kind and env states of the typed request
+in ``request.about``, ``agents/requests.py``, never the prompt text; e.g.
 the Game of 24 solver) and corrupts it, writing the answer in the env's prompt
 format (its prompt spec's ``render_*``):
 
@@ -19,7 +19,9 @@ format (its prompt spec's ``render_*``):
   (>= 0.25) / impossible;
 * **imagine** - the rest of a solving plan (or "impossible" when there is
   none) with probability ``p_correct``, else the opposite claim;
-* **reflect** - the oracle's lesson with probability ``p_correct``, else a vague one.
+* **reflect** - the oracle's lesson with probability ``p_correct``, else a vague one;
+* another request type registered with ``oracle.register_kind`` - its ``corrupt``
+  rule when it gives one, else a perfect model's answer.
 
 Deterministic: each completion draws from a RNG seeded by a hash of
 (``seed``, the messages, the call's ``seed`` argument, the completion index),
@@ -46,12 +48,12 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from typing import Any, Sequence
+from typing import Any
 
-from ..llm.about import current_about
 from ..llm.accounting import CostTracker
-from ..llm.base import Message, Usage, approx_tokens
-from ..llm.spec import register_llm_backend
+from ..llm.base import Usage, approx_tokens
+from ..llm.request import Request
+from ..requests import REQUEST_KINDS
 
 DEFAULTS: dict[str, float] = {"p_correct": 0.8, "judge_acc": 0.9, "position_bias": 0.1, "value_noise": 0.2, "seed": 0}
 #: Study knobs (module docstring): accepted in a spec, passed on only when given.
@@ -108,31 +110,25 @@ class SyntheticLLM:
     def last_cost(self) -> Usage:
         return self._cost.last()
 
-    def complete(
-        self,
-        messages: Sequence[Message],
-        n: int = 1,
-        temperature: float = 0.0,
-        max_tokens: int | None = None,
-        stop: Sequence[str] | None = None,
-        choices: Sequence[str] | None = None,
-        seed: int | None = None,
-    ) -> list[str]:
-        self._cost.begin()
-        msgs = [dict(m) for m in messages]
-        key = json.dumps(msgs, sort_keys=True, ensure_ascii=False)
-        about = current_about()
-        truth = None
-        if about is not None:
-            from .oracle import truth as oracle_truth
+    def complete(self, request: Request) -> list[str]:
+        from . import oracle  # lazy: the prompts package imports this one
 
-            truth = oracle_truth(about, self.prompts.malformed_examples)
-        if truth is None:
+        self._cost.begin()
+        msgs, n, seed, about = request.plain_messages(), request.n, request.seed, request.about
+        key = json.dumps(msgs, sort_keys=True, ensure_ascii=False)
+        if not oracle.knows(about):
             # A request nobody said anything about: answer as a confused model
             # would, so the caller's parser sees garbage, not a crash.
-            replies = [UNREADABLE_PROMPT_REPLY] * max(1, int(n))
+            replies = [UNREADABLE_PROMPT_REPLY] * n
         else:
-            replies = [self._reply(truth, self._rng(key, seed, i)) for i in range(max(1, int(n)))]
+            truth = oracle.truth(about, self.prompts.malformed_examples)
+            corrupt = oracle.kind_of(about).corrupt
+            if corrupt is not None:
+                replies = [corrupt(truth, self._rng(key, seed, i), self) for i in range(n)]
+            elif about.kind not in REQUEST_KINDS:  # a kind registered elsewhere, without a corrupt rule
+                replies = [oracle.render(about, truth, self.prompts)] * n
+            else:
+                replies = [self._reply(truth, self._rng(key, seed, i)) for i in range(n)]
             if self.follow_opinions and truth.kind == "react":
                 replies = self._follow_opinions(replies, msgs, key, seed)
         self._cost.charge(
@@ -216,7 +212,8 @@ def parse_spec(arg: str) -> dict[str, float]:
     return knobs
 
 
-def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> SyntheticLLM:
+def make_synthetic_llm(arg: str = "", env_id: str | None = None, **kwargs: Any) -> SyntheticLLM:
+    """``synthetic:key=value,...`` (``parse_spec``) for ``env_id``."""
     if not env_id:
         raise ValueError("the synthetic LLM simulates a model over an env's oracle and needs the env id: "
                          "make_llm('synthetic:p_correct=0.8', env_id='treegym/Game24-v0') or treegym run --env ID")
@@ -224,8 +221,6 @@ def _factory(arg: str, env_id: str | None = None, **kwargs: Any) -> SyntheticLLM
     knobs.update(kwargs)
     return SyntheticLLM(env_id, **knobs)
 
-
-register_llm_backend("synthetic", _factory)
 
 
 def _probability(name: str, value: Any) -> float:

@@ -10,11 +10,12 @@ from typing import Any, Sequence
 import gymnasium as gym
 
 from treegym.agents.experiments.episode import run_episode
-from treegym.agents.llm.spec import make_llm
+from treegym.agents.llm_specs import make_llm
 from treegym.agents.simulated.scripted import ScriptedLLM
 from treegym.agents.policy import AgentGaveUp
 from treegym.agents.registry import make_agent
 from treegym.envs import snapshot
+from treegym.agents.llm.request import Request
 
 ENV = "treegym/Game24-v0"
 TASKS = (900, 901, 902, 903, 904, 905)
@@ -69,7 +70,12 @@ def same_state(env: Any, snap: Any) -> bool:
 def recording(spec: str = ACCURATE) -> ScriptedLLM:
     """A ScriptedLLM that answers like the synthetic model ``spec`` and records every prompt."""
     model = make_llm(spec, env_id=ENV)
-    return ScriptedLLM(lambda messages: model.complete(messages)[0], name="recorded-synthetic")
+
+    def reply(request: Request) -> str:  # the prompt and its typed request, greedy and unseeded
+        return model.complete(Request(request.messages, about=request.about))[0]
+
+    reply.takes_request = True  # type: ignore[attr-defined]
+    return ScriptedLLM(reply, name="recorded-synthetic")
 
 
 def run_with_budget(agent: str, spec: str, budget: int, out: Any, tasks: Sequence[int] = TASKS[:4],

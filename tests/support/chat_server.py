@@ -10,7 +10,7 @@ manager::
     with ChatServer(reply=lambda messages: "Action: go north") as server:
         server.inject(Fault.status(500), Fault.rate_limit(retry_after=0.05))
         llm = OpenAICompatibleLLM("test-model", base_url=server.base_url, api_key="EMPTY")
-        llm.complete([{"role": "user", "content": "hi"}])   # retried twice, then answered
+        llm.complete(Request([{"role": "user", "content": "hi"}]))   # retried twice, then answered
         assert len(server.chat_requests()) == 3
 
 Contract:

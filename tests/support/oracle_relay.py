@@ -1,10 +1,10 @@
 """A chat server that answers like the env's oracle, for tests of real LLM clients.
 
-The simulated models learn what a request is about through the side channel
-(``treegym.agents.llm.about``), which lives in the agent's thread; a chat server
-answers in its own thread. :class:`OracleRelay` carries the side channel across
-the HTTP hop: ``relay.wrap(llm)`` remembers the ``About`` of each request the
-agent sends through the (real) client, and ``relay.reply`` (the server's reply
+The simulated models learn what a request is about from the typed request in
+``request.about`` (``treegym.agents.requests``), which does not cross HTTP: the
+server sees only the chat messages. :class:`OracleRelay` carries it across the
+hop: ``relay.wrap(llm)`` remembers the typed request of each request the agent
+sends through the (real) client, and ``relay.reply`` (the server's reply
 function) answers that request with the oracle's truth in the env's prompt format.
 Requests are sequential (one agent thread), so "the last request" is well defined.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from treegym.agents.llm.about import asking, current_about
 from treegym.agents.simulated.scripted import oracle_reply
 from treegym.agents.prompts import get_prompts
+from treegym.agents.llm.request import Request
 
 
 class OracleRelay:
@@ -23,8 +23,7 @@ class OracleRelay:
         self._about: Any = None
 
     def reply(self, messages: Sequence[dict]) -> str:
-        with asking(self._about):
-            return self._reply(list(messages))
+        return self._reply(Request(list(messages), about=self._about))
 
     def wrap(self, llm: Any) -> Any:
         relay = self
@@ -33,8 +32,8 @@ class OracleRelay:
             def __getattr__(self, name: str) -> Any:
                 return getattr(llm, name)
 
-            def complete(self, messages: Sequence[dict], **kwargs: Any) -> list[str]:
-                relay._about = current_about()
-                return llm.complete(messages, **kwargs)
+            def complete(self, request: Request) -> list[str]:
+                relay._about = request.about
+                return llm.complete(request)
 
         return _Relayed()

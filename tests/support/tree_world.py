@@ -25,6 +25,7 @@ from typing import Any, Sequence
 from treegym.agents.prompts import PromptSpec, Step
 from treegym.agents.simulated.scripted import ScriptedLLM
 from treegym.envs.core import ForkableEnv, action_space, text_observation_space
+from treegym.agents.llm.request import Request
 
 
 def join(path: str, action: str) -> str:
@@ -139,9 +140,9 @@ class TreeLLM(ScriptedLLM):
         self._drawn: dict[str, int] = defaultdict(int)
         super().__init__(self._reply, name="tree-scripted")
 
-    def complete(self, messages, *args, **kwargs):  # noqa: D401 - records the seed a propose asked with
-        self._seed = kwargs.get("seed")
-        return super().complete(messages, *args, **kwargs)
+    def complete(self, request: Request) -> list[str]:  # noqa: D401 - records the seed a propose asked with
+        self._seed = request.seed
+        return super().complete(request)
 
     def _reply(self, messages: list[dict]) -> str:
         kind, full = messages[0]["content"], messages[-1]["content"]

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Protocol, Sequence
 
 from .records import Cell, Runs, succeeded
+from ...llm.request import Request
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,7 @@ class LLMJudge:
         key = hashlib.sha256(json.dumps([self.name, messages], ensure_ascii=False).encode()).hexdigest()
         verdict = self.cache.get(key)
         if verdict is None:
-            text = self.llm.complete(messages, n=1, temperature=0.0)[0]
+            text = self.llm.complete(Request(messages))[0]
             self.calls += 1
             verdict = parse_preference(text)
             if verdict is None:
@@ -360,6 +361,6 @@ def make_judge(spec: str | None, cache_path: str | Path | None = None, env_id: s
         if "seed" in knobs:
             knobs["seed"] = int(knobs["seed"])
         return SimulatedJudge(**knobs)  # type: ignore[arg-type]
-    from ...llm.spec import make_llm
+    from ...llm_specs import make_llm
 
     return LLMJudge(make_llm(spec, env_id=env_id), cache_path)

@@ -1,0 +1,116 @@
+"""The requests agents send to an LLM, one type per kind: what is asked, and about which states.
+
+Each request kind (``react``, ``propose``, ``compare``, ``value``, ``reflect``,
+``imagine``) is a frozen dataclass holding
+
+* its prompt: the chat ``messages`` (built by the env's prompt spec, ``agents/prompts``);
+* the states it concerns: ``env`` (the agent's bound env) and ``states``, one
+  :data:`StateRef` per state (a compare request: trajectory A, then B).
+  ``(snapshot, actions)`` means "the state reached by playing ``actions`` from
+  ``snapshot``"; a ``None`` snapshot means the env's live state at the time of
+  the call;
+* the sampling settings the caller wants (``n``, ``temperature``, ``choices``, ``seed``),
+  and per kind what else the truth depends on (``k`` proposals, ``avoid``-ed actions).
+
+``request.to_llm()`` is the transport's :class:`~treegym.agents.llm.request.Request`
+with the typed request as its opaque ``about``; ``request.send(llm)`` sends it.
+Real backends read only the prompt; simulated ones (``agents/simulated``) read
+the kind and the states and ask the env's expert for the truth (their truth per
+request type lives in ``agents/simulated/oracle.py``).
+
+A new request kind is one subclass of :class:`AgentRequest` with its ``kind``
+and its prompt text (see ``tests/test_new_request_kind.py``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Sequence
+
+from .llm.base import LLM
+from .llm.request import Message, Request
+
+StateRef = tuple[Any, tuple[str, ...]]  # (Snapshot | None, actions played from it)
+LIVE: StateRef = (None, ())
+
+
+@dataclass(frozen=True)
+class AgentRequest:
+    """A typed LLM request (module docstring). Subclasses set ``kind``."""
+
+    kind: ClassVar[str] = ""
+
+    messages: Sequence[Message]
+    env: Any = None
+    states: tuple[StateRef, ...] = (LIVE,)
+    n: int = 1
+    temperature: float = 0.0
+    choices: Sequence[str] | None = None
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.kind:
+            raise TypeError(f"{type(self).__name__} must set the class attribute `kind` (e.g. kind = 'critique')")
+        object.__setattr__(self, "states", tuple((s, tuple(a)) for s, a in self.states) or (LIVE,))
+        if hasattr(self, "avoid"):
+            object.__setattr__(self, "avoid", tuple(self.avoid))
+
+    def to_llm(self) -> Request:
+        """The transport request: the prompt and sampling settings, with this request as ``about``
+        (``about=None`` when there is no ``env``: a request about no env is about nothing)."""
+        return Request(self.messages, n=self.n, temperature=self.temperature, choices=self.choices,
+                       seed=self.seed, about=self if self.env is not None else None)
+
+    def send(self, llm: LLM) -> list[str]:
+        """``llm.complete(self.to_llm())``: the ``n`` answers."""
+        return llm.complete(self.to_llm())
+
+
+@dataclass(frozen=True)
+class ReactRequest(AgentRequest):
+    """The next action from ``states[0]`` (``avoid``: actions the prompt says were tried)."""
+
+    kind: ClassVar[str] = "react"
+    avoid: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProposeRequest(AgentRequest):
+    """``k`` candidate next actions from ``states[0]``, in one answer (not among ``avoid``)."""
+
+    kind: ClassVar[str] = "propose"
+    k: int = 1
+    avoid: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CompareRequest(AgentRequest):
+    """Which of two trajectories is better: ``states`` = (A's end, B's end)."""
+
+    kind: ClassVar[str] = "compare"
+
+
+@dataclass(frozen=True)
+class ValueRequest(AgentRequest):
+    """How promising ``states[0]`` is, in [0, 1]."""
+
+    kind: ClassVar[str] = "value"
+
+
+@dataclass(frozen=True)
+class ReflectRequest(AgentRequest):
+    """A lesson from a failed attempt; ``states[0]`` is where the attempt started."""
+
+    kind: ClassVar[str] = "reflect"
+
+
+@dataclass(frozen=True)
+class ImagineRequest(AgentRequest):
+    """The rest of a plan from ``states[0]`` (A*'s imagined future)."""
+
+    kind: ClassVar[str] = "imagine"
+
+
+REQUEST_TYPES: tuple[type[AgentRequest], ...] = (
+    ReactRequest, ProposeRequest, CompareRequest, ValueRequest, ReflectRequest, ImagineRequest,
+)
+REQUEST_KINDS: tuple[str, ...] = tuple(t.kind for t in REQUEST_TYPES)
