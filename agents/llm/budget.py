@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from .accounting import CostTracker, WrapperAccounting, calls_needed, cost_of_last, usage_snapshot
-from .base import LLM, BudgetExceeded, Usage
+from .base import LLM, BudgetExceeded, Usage, require_request_api
 from .request import Request
 
 
@@ -33,6 +33,7 @@ class BudgetedLLM(WrapperAccounting):
     def __init__(self, llm: LLM, max_calls: int | None = None, max_tokens: int | None = None) -> None:
         if max_calls is not None and max_calls < 0 or max_tokens is not None and max_tokens < 0:
             raise ValueError(f"budgets must be >= 0 or None, got max_calls={max_calls}, max_tokens={max_tokens}")
+        require_request_api(llm)
         self.llm = llm
         self.name = llm.name
         # Agents read this to decide whether to send `choices` (constrained decoding).

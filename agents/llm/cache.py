@@ -51,7 +51,7 @@ from typing import Any, Iterator, Literal
 from filelock import FileLock
 
 from .accounting import CostTracker, WrapperAccounting, cost_of_last, usage_snapshot
-from .base import LLM, LLMError, Usage
+from .base import LLM, LLMError, Usage, require_request_api
 from .request import Request
 
 CacheMode = Literal["record", "replay", "auto"]
@@ -180,6 +180,7 @@ class CachedLLM(WrapperAccounting):
     def __init__(self, llm: LLM, path: str | os.PathLike | ResponseCache, mode: CacheMode = "auto") -> None:
         if mode not in _MODES:
             raise ValueError(f"cache mode must be one of {', '.join(_MODES)}, got {mode!r}")
+        require_request_api(llm)
         self.llm = llm
         self.name = llm.name
         # Agents read this to decide whether to send `choices` (constrained decoding).
