@@ -42,7 +42,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import tantivy
 
-from .catalog import CatalogError
+from .model import INDEX_DIR, PRODUCTS_JSONL, PRODUCTS_SQLITE, CatalogError
+from .stores import iter_products
 
 if TYPE_CHECKING:
     from .catalog import Catalog, Product
@@ -210,7 +211,6 @@ def fingerprint_from(name: str, version: str, n_products: int, content: str) -> 
 
 def catalog_fingerprint(catalog: "Catalog") -> str:
     """:func:`fingerprint_from` for a loaded catalog (product-file stats stand in for a missing hash)."""
-    from .catalog import PRODUCTS_JSONL, PRODUCTS_SQLITE
     content = str(catalog.meta.get("content_sha256") or "")
     if not content:
         h = hashlib.sha256()
@@ -245,7 +245,6 @@ def build_index_dir(catalog: "Catalog", target: Path, *, threads: int = 0,
     """
     from filelock import FileLock
 
-    from .catalog import iter_products
     fingerprint = catalog_fingerprint(catalog)
     target.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(target) + ".lock"):
@@ -270,7 +269,6 @@ def build_index_dir(catalog: "Catalog", target: Path, *, threads: int = 0,
 
 def open_or_build_index(catalog: "Catalog") -> SearchIndex:
     """The catalog's search index: beside it, in RAM (small catalogs) or in the user cache."""
-    from .catalog import INDEX_DIR, iter_products
     fingerprint = catalog_fingerprint(catalog)
     if catalog.root is not None:
         beside = catalog.root / INDEX_DIR
