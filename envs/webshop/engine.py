@@ -207,7 +207,9 @@ class WebShopEngine:
         query = query.lower()[:MAX_QUERY_CHARS]
         if not query.strip():
             return replace(s, notice="Empty search: put keywords inside the brackets, as in search[red running shoes].")
-        asins = tuple(a for a in self.catalog.search(query, SEARCH_RETURN_N) if a in self.catalog.products)
+        # The index is built from this catalog's products (its stamp is checked on open), so every hit
+        # is a product: no per-hit existence check.
+        asins = tuple(self.catalog.search(query, SEARCH_RETURN_N))
         return replace(s, page=PAGE_RESULTS, query=query, results=asins[:SEARCH_RETURN_N], page_num=1,
                        asin="", options=(), sub_page="")
 

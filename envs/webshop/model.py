@@ -165,13 +165,14 @@ def option_text(options: Iterable[tuple[str, Sequence[str]]]) -> str:
 
 def search_text(name: str, description: str, bullet_points: Iterable[str],
                 options: Iterable[tuple[str, Sequence[str]]]) -> str:
-    """What the search index holds for a product: title, description, bullets and option values.
+    """What the search index holds for a product: title, description, bullets and :func:`option_text`.
 
-    Option names ("color", "size") are left out: nearly every product has them,
-    so they only slow queries down without telling products apart.
+    As upstream (``search_engine/convert_product_file_format.py``) option names
+    are included ("color: black, white, and size: large"): instructions name
+    them ("with color: black"), so a product must hold them too, or the few
+    products whose prose happens to say "size" or "color" outrank it.
     """
-    values = " ".join(v for _, vals in options for v in vals)
-    return " ".join((name, description, " ".join(bullet_points), values))
+    return " ".join((name, description, " ".join(bullet_points), option_text(options)))
 
 
 def record_search_text(record: Mapping[str, Any]) -> str:
