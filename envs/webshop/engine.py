@@ -33,6 +33,7 @@ from typing import Any
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
 
+from .lru import ByteLRU, text_bytes
 from .model import NO_PRICE_LIMIT
 from .pages import build_page, page_asins
 from .render import OBSERVATION_MODES, render
@@ -54,7 +55,13 @@ class WebShopEngine:
     sessions are values passed in and out (its caches are memo tables).
     """
 
-    _PAGE_CACHE_SIZE = 4096  # pages kept per engine; a search tree revisits the same sessions
+    # Memo tables per engine, bounded in (estimated) bytes: a search tree revisits the same sessions.
+    # Sessions rarely recur across goals, so a few MB serve a search; memory stays flat after the
+    # first ~20 searches (scripts/bench_webshop_memory.py).
+    PAGE_CACHE_BYTES = 3 << 20      # page nodes
+    RENDER_CACHE_BYTES = 4 << 20    # rendered observations (html pages are the large ones)
+    EXPERT_CACHE_BYTES = 2 << 20    # gold paths
+    TASK_CACHE_BYTES = 1 << 20      # tasks (instructions)
 
     def __init__(self, catalog: Any, observation_mode: str = "text"):
         if observation_mode not in OBSERVATION_MODES:
@@ -62,10 +69,13 @@ class WebShopEngine:
                              f"got {observation_mode!r}")
         self.catalog = catalog
         self.observation_mode = observation_mode
-        self._pages: dict[Session, tuple[Node, ...]] = {}
-        self._renders: dict[Session, tuple[str, tuple[str, ...], bool, tuple[str, ...]]] = {}
-        self._experts: dict[Session, ExpertAdvice] = {}
-        self._tasks: dict[int, WebShopTask] = {}
+        self._pages: ByteLRU[Session, tuple[Node, ...]] = ByteLRU(
+            self.PAGE_CACHE_BYTES, lambda k, v: session_bytes(k) + nodes_bytes(v))
+        self._renders: ByteLRU[Session, tuple[str, tuple[str, ...], bool, tuple[str, ...]]] = ByteLRU(
+            self.RENDER_CACHE_BYTES, lambda k, v: session_bytes(k) + text_bytes(v))
+        self._experts: ByteLRU[Session, ExpertAdvice] = ByteLRU(
+            self.EXPERT_CACHE_BYTES, lambda k, v: session_bytes(k) + text_bytes(v.plan))
+        self._tasks: ByteLRU[int, WebShopTask] = ByteLRU(self.TASK_CACHE_BYTES, lambda k, v: 200 + len(v.instruction))
 
     # ------------------------------------------------------------------ the Engine protocol
     def splits(self) -> tuple[str, ...]:
@@ -81,7 +91,8 @@ class WebShopEngine:
             raise ValueError(f"task id {task_id!r} is not a goal index of this catalog (0..{n - 1})")
         task = self._tasks.get(task_id)
         if task is None:  # one value per goal: every reset to it shares it (tasks are immutable)
-            task = self._tasks[task_id] = WebShopTask(task_id, _clean(self.catalog.goal(task_id).instruction_text))
+            task = WebShopTask(task_id, _clean(self.catalog.goal(task_id).instruction_text))
+            self._tasks.put(task_id, task)
         return task
 
     def initial_state(self, task: WebShopTask, seed: int | None = None) -> Session:
@@ -108,12 +119,10 @@ class WebShopEngine:
         hit = self._renders.get(session)
         if hit is None:  # the engine's cache: equal sessions (a replay reaching the page again) share it
             nodes = self.page_nodes(session)
-            if len(self._renders) >= self._PAGE_CACHE_SIZE:
-                self._renders.clear()
             actions = available_actions_from_nodes(nodes)
-            hit = self._renders[session] = (render(nodes, self.observation_mode, session, self.catalog),
-                                            valid_actions_from_nodes(nodes), actions["has_search_bar"],
-                                            tuple(actions["clickables"]))
+            hit = (render(nodes, self.observation_mode, session, self.catalog), valid_actions_from_nodes(nodes),
+                   actions["has_search_bar"], tuple(actions["clickables"]))
+            self._renders.put(session, hit)
         d = _Derived(self.catalog, self.observation_mode, hit[0], self.instruction(session), *hit[1:])
         session.__dict__[_DERIVED] = d  # benign race: concurrent threads store equal values
         return d
@@ -160,9 +169,8 @@ class WebShopEngine:
         sessions are immutable values, so a restored or revisited session renders for free)."""
         nodes = self._pages.get(session)
         if nodes is None:
-            if len(self._pages) >= self._PAGE_CACHE_SIZE:
-                self._pages.clear()  # wholesale: cheap, and safe under concurrent readers
-            nodes = self._pages[session] = self._build_page(session)
+            nodes = self._build_page(session)
+            self._pages.put(session, nodes)
         return nodes
 
     def _build_page(self, session: Session) -> tuple[Node, ...]:
@@ -338,13 +346,11 @@ class WebShopEngine:
             s, _ = self.step(s, action)
             path.append(s)
         value, solvable = (s.reward, True) if s.done else (0.0, False)
-        if len(self._experts) >= self._PAGE_CACHE_SIZE:
-            self._experts.clear()
         # the gold path from each session on the way is the rest of this one (an agent following it
         # asks again after every step)
         for i, on_path in enumerate(path[:-1]):
-            self._experts[on_path] = ExpertAdvice(plan=tuple(plan[i:]), value=value, solvable=solvable)
-        return self._experts[session]
+            self._experts.put(on_path, ExpertAdvice(plan=tuple(plan[i:]), value=value, solvable=solvable))
+        return ExpertAdvice(plan=tuple(plan), value=value, solvable=solvable)
 
     def goal_fields(self, goal_index: int) -> dict[str, Any]:
         """What the goal's instruction asks for, as fields (contract.py's ``task_fields``).
@@ -385,3 +391,14 @@ class WebShopEngine:
             if best and best[0] not in dict(pairs):
                 pairs.append(best)
         return pairs
+
+
+def session_bytes(s: Session) -> int:
+    """A cheap estimate of a session's memory (a cache key), from its field sizes."""
+    return (400 + len(s.query) + len(s.notice) + 64 * (len(s.results) + len(s.visited))
+            + 120 * (len(s.options) + len(s.reward_parts)))
+
+
+def nodes_bytes(nodes: tuple[Node, ...]) -> int:
+    """A cheap estimate of a page's memory: per-node overhead plus its text."""
+    return sum(160 + len(n.text) for n in nodes)

@@ -9,8 +9,8 @@ for a bag-of-words OR query. We do the same with tantivy (a pip wheel, no Java):
   first), with
   tokenizer simple -> remove tokens > 40 bytes -> lower-case -> Lucene's
   English stop words -> English (Snowball) stemmer; one stored ``asin`` field
-  and the ASIN as a u64 fast field (:func:`encode_asin`), so results are read
-  without fetching stored documents;
+  and the ASIN's bytes in two u64 fast fields (:func:`encode_asin`), so results
+  are read without fetching stored documents;
 * queries are analysed with the same analyser; no query language is involved,
   so user text (quotes, brackets, ``AND OR NOT``, unicode, empty strings) never
   raises. Terms no product holds are dropped, and so are (when rarer ones remain)
@@ -61,11 +61,11 @@ if TYPE_CHECKING:
 
 SEARCH_RETURN_N = 50
 ANALYZER_NAME = "treegym_en"
-ANALYZER_VERSION = 3
+ANALYZER_VERSION = 4
 STAMP_FILE = "treegym_index.json"
 RAM_INDEX_MAX_PRODUCTS = 20_000
 MAX_QUERY_TERMS = 256
-MAX_DF_FRACTION = 0.05  # query terms in more than this share of the products are dropped (see query_terms)
+MAX_DF_FRACTION = 0.1   # query terms in more than this share of the products are dropped (see query_terms)
 MAX_SCORED_TERMS = 5    # at most this many distinct query terms are scored, the rarest (see query_terms)
 DF_CACHE_BYTES = 1 << 20  # memoised document frequencies of query terms
 # Lucene's default English stop set (what pyserini's analyzer removes).
@@ -92,42 +92,40 @@ def _analyzer() -> "tantivy.TextAnalyzer":
 def _schema() -> "tantivy.Schema":
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("asin", stored=True, tokenizer_name="raw", index_option="basic")
-    builder.add_unsigned_field("asin_code", fast=True)  # encode_asin(asin): results without stored-doc reads
+    # encode_asin(asin): results are read from these columns, without fetching stored documents
+    builder.add_unsigned_field("asin_hi", fast=True)
+    builder.add_unsigned_field("asin_lo", fast=True)
     builder.add_text_field("contents", stored=False, tokenizer_name=ANALYZER_NAME, index_option="freq")
     return builder.build()
 
 
-_ASIN_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-_ASIN_DIGIT = {c: i + 1 for i, c in enumerate(_ASIN_ALPHABET)}
-_ASIN_MAX_CHARS = 12  # 37**12 < 2**64
+_ASIN_BYTES = 16  # an ASIN of up to 16 ASCII characters is kept in two u64 fast fields
 
 
-def encode_asin(asin: str) -> int:
-    """``asin`` as a u64 (base 37, digit 0 = end), or 0 when it is not 1-12 of ``[0-9A-Z]``."""
-    if not 0 < len(asin) <= _ASIN_MAX_CHARS:
-        return 0
-    code = 0
-    for c in reversed(asin):
-        d = _ASIN_DIGIT.get(c)
-        if d is None:
-            return 0
-        code = code * 37 + d
-    return code
+def encode_asin(asin: str) -> tuple[int, int]:
+    """``asin`` as two u64 (its ASCII bytes, NUL-padded to 16, big-endian halves), or ``(0, 0)`` when it
+    is empty, longer than 16 characters, not ASCII or holds NUL (those are read from stored docs)."""
+    try:
+        raw = asin.encode("ascii")
+    except UnicodeEncodeError:
+        return 0, 0
+    if not 0 < len(raw) <= _ASIN_BYTES or b"\0" in raw:
+        return 0, 0
+    raw = raw.ljust(_ASIN_BYTES, b"\0")
+    return int.from_bytes(raw[:8], "big"), int.from_bytes(raw[8:], "big")
 
 
-def decode_asin(code: int) -> str:
-    """The ASIN :func:`encode_asin` turned into ``code`` (``""`` for 0)."""
-    out = []
-    while code:
-        code, d = divmod(code, 37)
-        out.append(_ASIN_ALPHABET[d - 1])
-    return "".join(out)
+def decode_asin(hi: int, lo: int) -> str:
+    """The ASIN :func:`encode_asin` turned into ``(hi, lo)`` (``""`` for ``(0, 0)``)."""
+    return (hi.to_bytes(8, "big") + lo.to_bytes(8, "big")).rstrip(b"\0").decode("ascii")
 
 
 def make_document(asin: str, text: str) -> "tantivy.Document":
     """The index document of one product (``text`` is its ``search_text``)."""
     doc = tantivy.Document(asin=asin, contents=text)
-    doc.add_unsigned("asin_code", encode_asin(asin))
+    hi, lo = encode_asin(asin)
+    doc.add_unsigned("asin_hi", hi)
+    doc.add_unsigned("asin_lo", lo)
     return doc
 
 
@@ -225,15 +223,29 @@ class SearchIndex:
         # A few extra hits so that ties at the cut are broken by ASIN, not by segment order.
         limit = max(k, SEARCH_RETURN_N) + 10
         first = self._hits(kept, limit, every=True) if len(set(kept)) > 1 else []
-        rest = self._hits(kept, limit) if kept and len(first) < limit else []
-        if common and len(rest) < limit and len(first) < limit:
-            rest = self._hits(kept + common, limit)
-        with self._lock:
-            asins = self._asins([addr for _, addr in first + rest])
-        ranked = sorted(zip((-score for score, _ in first), asins))
-        seen = {asin for _, asin in ranked}
-        ranked += sorted(x for x in zip((-score for score, _ in rest), asins[len(first):]) if x[1] not in seen)
-        return [asin for _, asin in ranked[:k]]
+        rest: list = []
+        if len(first) < limit:
+            # Fewer products than ``limit`` can hold a kept term when their counts sum below it:
+            # then score every term at once, without first running the kept-only query.
+            few = bool(common) and sum(self.doc_freq(t) for t in set(kept)) < limit
+            rest = [] if few or not kept else self._hits(kept, limit)
+            if common and len(rest) < limit:
+                rest = self._hits(kept + common, limit)
+        seen = {(a.segment_ord, a.doc) for _, a in first}
+        groups = [first, [h for h in rest if (h[1].segment_ord, h[1].doc) not in seen]]
+        out: list[str] = []
+        for group in groups:
+            if len(out) >= k:
+                break
+            group.sort(key=lambda h: -h[0])
+            # the group's hits down to its k-th score, so every product tied at the cut is ranked by ASIN
+            need = k - len(out)
+            cut = group[need - 1][0] if len(group) >= need else None
+            take = group if cut is None else [h for h in group if h[0] >= cut]
+            with self._lock:
+                asins = self._asins([addr for _, addr in take])
+            out += [asin for _, asin in sorted(zip((-score for score, _ in take), asins))]
+        return out[:k]
 
     def _hits(self, terms: list[str], limit: int, every: bool = False) -> list:
         """Top ``limit`` (score, address) pairs of the OR of ``terms`` (their AND when ``every``)."""
@@ -244,12 +256,15 @@ class SearchIndex:
             return self._searcher.search(q, limit=limit, count=False).hits
 
     def _asins(self, addrs: list) -> list[str]:
-        """The ASINs of documents ``addrs``: from the ``asin_code`` fast field, stored docs as fallback."""
+        """The ASINs of documents ``addrs``: from the ``asin_hi``/``asin_lo`` fast fields, stored docs as fallback."""
+        if not addrs:
+            return []
         try:
-            codes = self._searcher.fast_field_values("asin_code", addrs) if addrs else []
-        except (ValueError, AttributeError):  # an index without the field (older tantivy wheels lack the call)
-            codes = [0] * len(addrs)
-        return [decode_asin(c) if c else self._searcher.doc(a)["asin"][0] for c, a in zip(codes, addrs)]
+            his = self._searcher.fast_field_values("asin_hi", addrs)
+            los = self._searcher.fast_field_values("asin_lo", addrs)
+        except (ValueError, AttributeError):  # an index without the fields (older tantivy wheels lack the call)
+            his = los = [0] * len(addrs)
+        return [decode_asin(h, lo) if h else self._searcher.doc(a)["asin"][0] for h, lo, a in zip(his, los, addrs)]
 
 
 # ----------------------------------------------------------------------------------------------
