@@ -39,7 +39,7 @@ from .pages import build_page, page_asins
 from .render import OBSERVATION_MODES, render
 from .reward import FUZZY_THRESHOLD, fuzzy_score, get_reward
 # The session model and action syntax live in session.py; their names stay importable from here.
-from .session import (ACTION_TEMPLATES, BACK_TO_SEARCH, BUY_NOW, CLICKABLE_ROLES, GOLD_PATH_LIMIT,  # noqa: F401
+from .session import (ACTION_TEMPLATES, nodes_bytes, session_bytes, BACK_TO_SEARCH, BUY_NOW, CLICKABLE_ROLES, GOLD_PATH_LIMIT,  # noqa: F401
                       INSTRUCTION_LABEL, MAX_QUERY_CHARS, NEXT_PAGE, PAGE_DONE, PAGE_ITEM, PAGE_KINDS, PAGE_RESULTS,
                       PAGE_SEARCH, PAGE_SUB, PREV_PAGE, PRODUCTS_PER_PAGE, SEARCH_RETURN_N, SEARCH_TEMPLATE,
                       SUB_PAGES, TASK_SPLITS, _DERIVED, Node, Session, WebShopTask, _clean, _Derived, _short,
@@ -392,13 +392,3 @@ class WebShopEngine:
                 pairs.append(best)
         return pairs
 
-
-def session_bytes(s: Session) -> int:
-    """A cheap estimate of a session's memory (a cache key), from its field sizes."""
-    return (400 + len(s.query) + len(s.notice) + 64 * (len(s.results) + len(s.visited))
-            + 120 * (len(s.options) + len(s.reward_parts)))
-
-
-def nodes_bytes(nodes: tuple[Node, ...]) -> int:
-    """A cheap estimate of a page's memory: per-node overhead plus its text."""
-    return sum(160 + len(n.text) for n in nodes)

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import tantivy
 
+from .asin_codes import decode_asin, encode_asin  # noqa: F401 - re-exported
 from .lru import ByteLRU
 from .model import INDEX_DIR, PRODUCTS_JSONL, PRODUCTS_SQLITE, CatalogError
 from .stores import iter_products
@@ -97,27 +98,6 @@ def _schema() -> "tantivy.Schema":
     builder.add_unsigned_field("asin_lo", fast=True)
     builder.add_text_field("contents", stored=False, tokenizer_name=ANALYZER_NAME, index_option="freq")
     return builder.build()
-
-
-_ASIN_BYTES = 16  # an ASIN of up to 16 ASCII characters is kept in two u64 fast fields
-
-
-def encode_asin(asin: str) -> tuple[int, int]:
-    """``asin`` as two u64 (its ASCII bytes, NUL-padded to 16, big-endian halves), or ``(0, 0)`` when it
-    is empty, longer than 16 characters, not ASCII or holds NUL (those are read from stored docs)."""
-    try:
-        raw = asin.encode("ascii")
-    except UnicodeEncodeError:
-        return 0, 0
-    if not 0 < len(raw) <= _ASIN_BYTES or b"\0" in raw:
-        return 0, 0
-    raw = raw.ljust(_ASIN_BYTES, b"\0")
-    return int.from_bytes(raw[:8], "big"), int.from_bytes(raw[8:], "big")
-
-
-def decode_asin(hi: int, lo: int) -> str:
-    """The ASIN :func:`encode_asin` turned into ``(hi, lo)`` (``""`` for ``(0, 0)``)."""
-    return (hi.to_bytes(8, "big") + lo.to_bytes(8, "big")).rstrip(b"\0").decode("ascii")
 
 
 def make_document(asin: str, text: str) -> "tantivy.Document":

@@ -259,3 +259,14 @@ def valid_actions_from_nodes(nodes: tuple[Node, ...]) -> tuple[str, ...]:
         acts.append(f"search[{instruction.lower()[:MAX_QUERY_CHARS]}]" if instruction.strip() else SEARCH_TEMPLATE)
     acts += [f"click[{n.text}]" for n in nodes if n.role in CLICKABLE_ROLES]
     return tuple(acts)
+
+
+def session_bytes(s: Session) -> int:
+    """A cheap estimate of a session's memory (a cache key), from its field sizes."""
+    return (400 + len(s.query) + len(s.notice) + 64 * (len(s.results) + len(s.visited))
+            + 120 * (len(s.options) + len(s.reward_parts)))
+
+
+def nodes_bytes(nodes: tuple[Node, ...]) -> int:
+    """A cheap estimate of a page's memory: per-node overhead plus its text."""
+    return sum(160 + len(n.text) for n in nodes)
