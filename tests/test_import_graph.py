@@ -12,8 +12,6 @@ KNOWN_ELSEWHERE = {
     "treegym.envs.android.sim.am <-> treegym.envs.android.sim.commands <-> treegym.envs.android.sim.logcat_cmd "
     "<-> treegym.envs.android.sim.packages <-> treegym.envs.android.sim.shell",
     "treegym.envs.android.sim.phone <-> treegym.envs.android.sim.screenshot",
-    "treegym.envs.webshop.catalog <-> treegym.envs.webshop.search",
-    "treegym.envs.webshop.engine <-> treegym.envs.webshop.render <-> treegym.envs.webshop.site_urls",
 }
 
 

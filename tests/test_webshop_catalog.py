@@ -209,10 +209,12 @@ def test_huge_goal_lists_are_read_on_demand(tmp_path, monkeypatch):
 
 def test_sqlite_store_keeps_a_bounded_cache(tmp_path):
     out = build_catalog(tmp_path / "s", 50, 10, seed=1, store="sqlite", index=False)
-    store = SqliteProductStore(out / "products.sqlite", cache_size=8)
+    store = SqliteProductStore(out / "products.sqlite", cache_bytes=20_000)
     products = [store[a] for a in store]
-    assert len(products) == 50 and len(store._rows._cache) == 8
+    cache = store._rows._cache
+    assert len(products) == 50 and 0 < len(cache) < 50 and cache.nbytes <= 20_000  # bounded in bytes
     assert store[products[-1].asin] is products[-1]  # still cached
+    assert store[products[0].asin] is not products[0] and store[products[0].asin] == products[0]  # evicted, reread
     assert [p.asin for p in store.iter_products(batch=7)] == [p.asin for p in products]
 
 
@@ -276,3 +278,17 @@ def test_goals_from_another_catalog_are_rejected(tiny_dir, tmp_path):
 def test_writer_refuses_a_non_empty_folder(tiny_dir):
     with pytest.raises(CatalogError, match="not empty.*--overwrite"):
         build_catalog(tiny_dir, 10, 5)
+
+
+def test_byte_lru_evicts_by_size_not_count():
+    from treegym.envs.webshop.lru import ENTRY_OVERHEAD, ByteLRU
+    lru = ByteLRU(3 * (1000 + ENTRY_OVERHEAD), lambda k, v: len(v))
+    for i in range(3):
+        lru.put(i, "x" * 1000)
+    assert len(lru) == 3 and lru.get(0) is not None  # 0 is now the most recent
+    lru.put(3, "y" * 1000)
+    assert 1 not in lru and 0 in lru and lru.nbytes <= lru.max_bytes
+    lru.put(4, "z" * 2500)  # a big entry pushes out two small ones
+    assert len(lru) == 1 and 4 in lru and lru.nbytes <= lru.max_bytes
+    lru.put(5, "w" * 10_000)  # larger than the budget: not kept, nothing else lost
+    assert 5 not in lru and 4 in lru

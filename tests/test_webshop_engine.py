@@ -273,3 +273,23 @@ def test_valid_actions_suggest_the_instruction_as_search(engine):
     assert engine.valid_actions(s) == (f"search[{engine.instruction(s).lower()}]",)
     s, _ = engine.step(s, engine.valid_actions(s)[0])
     assert s.page == "results"
+
+
+def test_memo_tables_stay_within_their_byte_bounds(catalog):
+    class Small(WebShopEngine):
+        PAGE_CACHE_BYTES = RENDER_CACHE_BYTES = 60_000
+        EXPERT_CACHE_BYTES = 20_000
+
+    eng = Small(catalog, observation_mode="html")
+    seen = 0
+    for goal in range(40):
+        s = eng.new_session(goal)
+        for action in (f"search[{catalog.goal(goal).query}]", "click[Next >]", "click[< Prev]"):
+            s = eng.step(s, action).state
+            eng.observe(s)
+            eng.expert(s)
+            seen += 1
+    for table, bound in ((eng._pages, 60_000), (eng._renders, 60_000), (eng._experts, 20_000)):
+        assert 0 < table.nbytes <= bound and len(table) < seen
+    fresh = WebShopEngine(catalog, observation_mode="html")
+    assert eng.observe(s)[0] == fresh.observe(s)[0]  # evictions never change what an agent sees

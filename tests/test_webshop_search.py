@@ -130,3 +130,39 @@ def test_in_memory_catalog_and_direct_index():
     index = build_index(products)
     assert isinstance(index, SearchIndex) and index.search(products[3].name)[0] == products[3].asin
     assert index.terms("The Running SHOES") == ["run", "shoe"]
+
+
+def _mini(asin: str, name: str, description: str = "") -> Product:
+    return Product(asin=asin, name=name, category="beauty", query="q", product_category="c", price=1.0,
+                   price_range=(1.0, 1.0), price_text="$1.00", description=description)
+
+
+def test_asin_codes_round_trip_and_odd_asins_fall_back_to_stored_docs():
+    for asin in ("B0ABCDEF12", "0", "Z" * 16, "A1", "b0lower-case", "12345678"):
+        assert search_mod.decode_asin(*search_mod.encode_asin(asin)) == asin
+    assert search_mod.encode_asin("X" * 17) == search_mod.encode_asin("") == search_mod.encode_asin("B0\u00e9") == (0, 0)
+    odd = [_mini("B0\u00e9t\u00e9", "violet teapot"), _mini("X" * 17, "violet kettle"), _mini("B0PLAIN", "violet mug")]
+    assert sorted(build_index(odd).search("violet")) == sorted(p.asin for p in odd)
+
+
+def test_products_holding_every_scored_term_rank_first():
+    # The short product says "ceramic" four times, so plain BM25 ranks it first; the
+    # product holding both query words comes first all the same.
+    products = [_mini("B0TF1", "ceramic ceramic ceramic ceramic"),
+                _mini("B0BOTH", "ceramic teapot with a long description " + "word " * 40),
+                _mini("B0TP", "teapot")] + [_mini(f"B0F{i}", f"filler item {i}") for i in range(40)]
+    index = build_index(products)
+    assert index.search("ceramic teapot", k=3) == ["B0BOTH", "B0TF1", "B0TP"]
+    assert build_index(products[:1] + products[2:]).search("ceramic teapot", k=2) == ["B0TF1", "B0TP"]
+
+
+def test_common_terms_are_dropped_only_when_rarer_ones_fill_the_results():
+    # "filler" is in 40 of 43 products (> MAX_DF_FRACTION), "teapot" in 2: scoring only teapot
+    # would return 2 products, so the common term is scored too and the list is full.
+    products = [_mini("B0TP", "teapot"), _mini("B0TP2", "teapot filler")] + \
+        [_mini(f"B0F{i}", f"filler item {i}") for i in range(41)]
+    index = build_index(products)
+    kept, common = index.query_terms("teapot filler")
+    assert kept == ["teapot"] and common == ["filler"]
+    results = index.search("teapot filler", k=10)
+    assert len(results) == 10 and set(results[:2]) == {"B0TP", "B0TP2"}

@@ -28,131 +28,23 @@ the site is the generic session server plus pages for people.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, replace
-from typing import Any, Mapping, NamedTuple
+from dataclasses import replace
+from typing import Any
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
 
-from .catalog import NO_PRICE_LIMIT
-from .reward import fuzzy_score, get_reward, FUZZY_THRESHOLD
-
-SEARCH_RETURN_N = 50      # products a search returns
-PRODUCTS_PER_PAGE = 10    # products per result page
-MAX_QUERY_CHARS = 500     # longer search text is cut (a query, not a document)
-
-PAGE_SEARCH, PAGE_RESULTS, PAGE_ITEM, PAGE_SUB, PAGE_DONE = "search", "results", "item", "item_sub", "done"
-PAGE_KINDS = (PAGE_SEARCH, PAGE_RESULTS, PAGE_ITEM, PAGE_SUB, PAGE_DONE)
-BACK_TO_SEARCH, NEXT_PAGE, PREV_PAGE, BUY_NOW = "Back to Search", "Next >", "< Prev", "Buy Now"
-SUB_PAGES = ("Description", "Features", "Reviews")
-INSTRUCTION_LABEL = "Instruction: "  # upstream's #instruction-text h4 reads "Instruction: <goal>"
-SEARCH_TEMPLATE = "search[...]"   # how valid_actions lists the search bar
-ACTION_TEMPLATES = ("search[<query>]",)  # the free-text action (contract.py's action_templates)
-GOLD_PATH_LIMIT = 30      # actions the expert plans at most (a gold path takes 3-8)
-
-_ACTION_RE = re.compile(r"^\s*(search|click)\s*\[(.*)\]\s*$", re.IGNORECASE | re.DOTALL)
-
-
-def _clean(text: Any) -> str:
-    """Page text as one line: whitespace runs collapsed, so every rendering agrees."""
-    return " ".join(str(text).split())
-
-
-def _short(text: str, n: int = 80) -> str:
-    return text if len(text) <= n else text[: n - 3] + "..."
-
-
-@dataclass(frozen=True)
-class Node:
-    """One visible element of a page: ``role`` says what it is, ``text`` what it shows.
-
-    Roles: ``heading``, ``label``, ``instruction``, ``notice``, ``text``, ``searchbox``
-    (the search bar's button), ``button``, ``product`` (a product link, text = ASIN),
-    ``option_name``, ``option`` (an option value button). ``clicked`` marks selected
-    options and visited products; ``group`` is a layout hint for the HTML page only.
-    """
-
-    role: str
-    text: str
-    clicked: bool = False
-    group: str = ""
-
-
-CLICKABLE_ROLES = ("button", "product", "option")
-
-
-@dataclass(frozen=True)
-class Session:
-    """The whole state of one shopping episode (immutable; JSON-able via ``to_json``).
-
-    ``goal_index`` indexes ``catalog.goals``. ``page`` is one of ``PAGE_KINDS``.
-    ``query`` is the last search text (lower-case), ``results`` its top-50 ASINs
-    (kept so restoring never re-queries the index), ``page_num`` the 1-based result
-    page. ``asin`` is the open product; ``options`` the selected ``(name, value)``
-    pairs in the product's option order; ``sub_page`` one of ``SUB_PAGES`` or "".
-    ``visited`` lists opened products in order. ``done``/``reward``/``reward_parts``
-    are set by Buy Now. ``notice`` explains why the last action did nothing ("" if it worked).
-    """
-
-    goal_index: int
-    page: str = PAGE_SEARCH
-    query: str = ""
-    results: tuple[str, ...] = ()
-    page_num: int = 1
-    asin: str = ""
-    options: tuple[tuple[str, str], ...] = ()
-    sub_page: str = ""
-    visited: tuple[str, ...] = ()
-    done: bool = False
-    reward: float = 0.0
-    reward_parts: tuple[tuple[str, Any], ...] = ()
-    notice: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        """A plain-JSON dict (lists for tuples) that :meth:`WebShopEngine.session_from_json` reads back."""
-        return {
-            "goal_index": self.goal_index, "page": self.page, "query": self.query,
-            "results": list(self.results), "page_num": self.page_num, "asin": self.asin,
-            "options": [list(o) for o in self.options], "sub_page": self.sub_page,
-            "visited": list(self.visited), "done": self.done, "reward": self.reward,
-            "reward_parts": [[k, v] for k, v in self.reward_parts], "notice": self.notice,
-        }
-
-    # What an engine derives from a session (its page, rendering, actions) is memoised on the session
-    # object itself (:meth:`WebShopEngine._derived`): never pickled or copied, and not a field, so it
-    # takes no part in equality, hashing, ``replace`` or ``to_json``.
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state.pop(_DERIVED, None)
-        return state
-
-
-_DERIVED = "_derived"  # the attribute holding a session's memoised _Derived
-
-
-class _Derived(NamedTuple):
-    """Everything ``observe``/``info`` read off one session's page, for one catalog and observation
-    mode (all immutable: callers get fresh containers built from it; the parts are shared with the
-    engine's page cache, so dropping a session frees little)."""
-
-    catalog: Any
-    mode: str
-    text: str
-    instruction: str
-    valid_actions: tuple[str, ...]
-    has_search_bar: bool
-    clickables: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class WebShopTask:
-    """The goal an episode is on: its index in the catalog and its instruction."""
-
-    goal_index: int
-    instruction: str
-
-
-TASK_SPLITS = ("test", "dev", "train", "all")
+from .lru import ByteLRU, text_bytes
+from .model import NO_PRICE_LIMIT
+from .pages import build_page, page_asins
+from .render import OBSERVATION_MODES, render
+from .reward import FUZZY_THRESHOLD, fuzzy_score, get_reward
+# The session model and action syntax live in session.py; their names stay importable from here.
+from .session import (ACTION_TEMPLATES, nodes_bytes, session_bytes, BACK_TO_SEARCH, BUY_NOW, CLICKABLE_ROLES, GOLD_PATH_LIMIT,  # noqa: F401
+                      INSTRUCTION_LABEL, MAX_QUERY_CHARS, NEXT_PAGE, PAGE_DONE, PAGE_ITEM, PAGE_KINDS, PAGE_RESULTS,
+                      PAGE_SEARCH, PAGE_SUB, PREV_PAGE, PRODUCTS_PER_PAGE, SEARCH_RETURN_N, SEARCH_TEMPLATE,
+                      SUB_PAGES, TASK_SPLITS, _DERIVED, Node, Session, WebShopTask, _clean, _Derived, _short,
+                      available_actions_from_nodes, bounded_action, canonical_action, format_reward,
+                      parse_action, session_from_json, valid_actions_from_nodes)
 
 
 class WebShopEngine:
@@ -163,20 +55,27 @@ class WebShopEngine:
     sessions are values passed in and out (its caches are memo tables).
     """
 
-    _PAGE_CACHE_SIZE = 4096  # pages kept per engine; a search tree revisits the same sessions
+    # Memo tables per engine, bounded in (estimated) bytes: a search tree revisits the same sessions.
+    # Sessions rarely recur across goals, so a few MB serve a search; memory stays flat after the
+    # first ~20 searches (scripts/bench_webshop_memory.py).
+    PAGE_CACHE_BYTES = 3 << 20      # page nodes
+    RENDER_CACHE_BYTES = 4 << 20    # rendered observations (html pages are the large ones)
+    EXPERT_CACHE_BYTES = 2 << 20    # gold paths
+    TASK_CACHE_BYTES = 1 << 20      # tasks (instructions)
 
     def __init__(self, catalog: Any, observation_mode: str = "text"):
-        from .render import OBSERVATION_MODES
-
         if observation_mode not in OBSERVATION_MODES:
             raise ValueError(f"observation_mode must be one of {', '.join(OBSERVATION_MODES)}, "
                              f"got {observation_mode!r}")
         self.catalog = catalog
         self.observation_mode = observation_mode
-        self._pages: dict[Session, tuple[Node, ...]] = {}
-        self._renders: dict[Session, tuple[str, tuple[str, ...], bool, tuple[str, ...]]] = {}
-        self._experts: dict[Session, ExpertAdvice] = {}
-        self._tasks: dict[int, WebShopTask] = {}
+        self._pages: ByteLRU[Session, tuple[Node, ...]] = ByteLRU(
+            self.PAGE_CACHE_BYTES, lambda k, v: session_bytes(k) + nodes_bytes(v))
+        self._renders: ByteLRU[Session, tuple[str, tuple[str, ...], bool, tuple[str, ...]]] = ByteLRU(
+            self.RENDER_CACHE_BYTES, lambda k, v: session_bytes(k) + text_bytes(v))
+        self._experts: ByteLRU[Session, ExpertAdvice] = ByteLRU(
+            self.EXPERT_CACHE_BYTES, lambda k, v: session_bytes(k) + text_bytes(v.plan))
+        self._tasks: ByteLRU[int, WebShopTask] = ByteLRU(self.TASK_CACHE_BYTES, lambda k, v: 200 + len(v.instruction))
 
     # ------------------------------------------------------------------ the Engine protocol
     def splits(self) -> tuple[str, ...]:
@@ -192,7 +91,8 @@ class WebShopEngine:
             raise ValueError(f"task id {task_id!r} is not a goal index of this catalog (0..{n - 1})")
         task = self._tasks.get(task_id)
         if task is None:  # one value per goal: every reset to it shares it (tasks are immutable)
-            task = self._tasks[task_id] = WebShopTask(task_id, _clean(self.catalog.goal(task_id).instruction_text))
+            task = WebShopTask(task_id, _clean(self.catalog.goal(task_id).instruction_text))
+            self._tasks.put(task_id, task)
         return task
 
     def initial_state(self, task: WebShopTask, seed: int | None = None) -> Session:
@@ -218,15 +118,11 @@ class WebShopEngine:
             return d
         hit = self._renders.get(session)
         if hit is None:  # the engine's cache: equal sessions (a replay reaching the page again) share it
-            from .render import render
-
             nodes = self.page_nodes(session)
-            if len(self._renders) >= self._PAGE_CACHE_SIZE:
-                self._renders.clear()
             actions = available_actions_from_nodes(nodes)
-            hit = self._renders[session] = (render(nodes, self.observation_mode, session, self.catalog),
-                                            valid_actions_from_nodes(nodes), actions["has_search_bar"],
-                                            tuple(actions["clickables"]))
+            hit = (render(nodes, self.observation_mode, session, self.catalog), valid_actions_from_nodes(nodes),
+                   actions["has_search_bar"], tuple(actions["clickables"]))
+            self._renders.put(session, hit)
         d = _Derived(self.catalog, self.observation_mode, hit[0], self.instruction(session), *hit[1:])
         session.__dict__[_DERIVED] = d  # benign race: concurrent threads store equal values
         return d
@@ -263,57 +159,9 @@ class WebShopEngine:
         return self.task(session.goal_index).instruction
 
     def session_from_json(self, data: Any) -> Session:
-        """Validate a JSON session record (from a client) and rebuild the :class:`Session`.
-
-        Raises ``ValueError`` naming the first bad field.
-        """
-        if not isinstance(data, Mapping):
-            raise ValueError("session state must be a JSON object (as returned by the snapshot endpoint)")
-
-        def need(name: str, typ: type | tuple[type, ...]) -> Any:
-            if name not in data:
-                raise ValueError(f"session state lacks {name!r}")
-            v = data[name]
-            if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
-                raise ValueError(f"session state field {name!r} has the wrong type ({type(v).__name__})")
-            return v
-
-        gi = need("goal_index", int)
-        if not 0 <= gi < len(self.catalog.goals):
-            raise ValueError(f"goal_index {gi} out of range (0..{len(self.catalog.goals) - 1})")
-        page = need("page", str)
-        if page not in PAGE_KINDS:
-            raise ValueError(f"page {page!r} is not one of {', '.join(PAGE_KINDS)}")
-        results = need("results", list)
-        if len(results) > SEARCH_RETURN_N or not all(isinstance(a, str) and a in self.catalog.products for a in results):
-            raise ValueError("results must be at most 50 ASINs of this catalog")
-        asin = need("asin", str)
-        if asin and asin not in self.catalog.products:
-            raise ValueError(f"asin {asin!r} is not in this catalog")
-        if page in (PAGE_ITEM, PAGE_SUB, PAGE_DONE) and not asin:
-            raise ValueError(f"page {page!r} needs an asin")
-        options = need("options", list)
-        if not all(isinstance(o, list) and len(o) == 2 and all(isinstance(x, str) for x in o) for o in options):
-            raise ValueError("options must be a list of [name, value] string pairs")
-        sub_page = need("sub_page", str)
-        if sub_page not in ("",) + SUB_PAGES:
-            raise ValueError(f"sub_page must be one of {SUB_PAGES} or empty")
-        visited = need("visited", list)
-        if not all(isinstance(a, str) for a in visited):
-            raise ValueError("visited must be a list of ASIN strings")
-        parts = need("reward_parts", list)
-        if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in parts):
-            raise ValueError("reward_parts must be a list of [name, value] pairs")
-        page_num = need("page_num", int)
-        if not 1 <= page_num <= max(1, -(-len(results) // PRODUCTS_PER_PAGE)):
-            raise ValueError(f"page_num {page_num} out of range for {len(results)} results")
-        return Session(
-            goal_index=gi, page=page, query=need("query", str)[:MAX_QUERY_CHARS], results=tuple(results),
-            page_num=page_num, asin=asin, options=tuple((n, v) for n, v in options),
-            sub_page=sub_page, visited=tuple(visited), done=bool(need("done", bool)),
-            reward=float(need("reward", (int, float))), reward_parts=tuple((k, v) for k, v in parts),
-            notice=need("notice", str)[:1000],
-        )
+        """Validate a JSON session record (from a client) and rebuild the :class:`Session`
+        (:func:`~.session.session_from_json`; ``ValueError`` naming the first bad field)."""
+        return session_from_json(data, self.catalog)
 
     # ------------------------------------------------------------------ pages
     def page_nodes(self, session: Session) -> tuple[Node, ...]:
@@ -321,99 +169,15 @@ class WebShopEngine:
         sessions are immutable values, so a restored or revisited session renders for free)."""
         nodes = self._pages.get(session)
         if nodes is None:
-            if len(self._pages) >= self._PAGE_CACHE_SIZE:
-                self._pages.clear()  # wholesale: cheap, and safe under concurrent readers
-            nodes = self._pages[session] = self._build_page(session)
+            nodes = self._build_page(session)
+            self._pages.put(session, nodes)
         return nodes
 
     def _build_page(self, session: Session) -> tuple[Node, ...]:
-        nodes: list[Node] = []
-        if session.notice:
-            nodes.append(Node("notice", session.notice))
-        if session.page == PAGE_DONE:
-            nodes.extend(self._done_nodes(session))
-            return tuple(nodes)
-        if session.page == PAGE_SEARCH:
-            nodes.append(Node("heading", "WebShop"))
-        nodes.append(Node("label", INSTRUCTION_LABEL, group="instruction"))
-        nodes.append(Node("instruction", self.instruction(session), group="instruction"))
-        if session.page == PAGE_SEARCH:
-            nodes.append(Node("searchbox", "Search"))
-        elif session.page == PAGE_RESULTS:
-            nodes.extend(self._results_nodes(session))
-        elif session.page == PAGE_ITEM:
-            nodes.extend(self._item_nodes(session))
-        elif session.page == PAGE_SUB:
-            nodes.extend(self._sub_nodes(session))
-        return tuple(nodes)
-
-    def _n_pages(self, session: Session) -> int:
-        return max(1, -(-len(session.results) // PRODUCTS_PER_PAGE))
+        return build_page(self.catalog, session, self.instruction(session))
 
     def page_asins(self, session: Session) -> tuple[str, ...]:
-        start = (session.page_num - 1) * PRODUCTS_PER_PAGE
-        return session.results[start:start + PRODUCTS_PER_PAGE]
-
-    def _results_nodes(self, s: Session) -> list[Node]:
-        nodes = [Node("button", BACK_TO_SEARCH, group="nav"),
-                 Node("text", f"Page {s.page_num} (Total results: {len(s.results)})", group="nav")]
-        if s.page_num > 1:
-            nodes.append(Node("button", PREV_PAGE, group="nav"))
-        if s.page_num < self._n_pages(s):
-            nodes.append(Node("button", NEXT_PAGE, group="nav"))
-        if not s.results:
-            nodes.append(Node("text", f"No products match {s.query!r}. Go back and try other keywords."))
-        for i, asin in enumerate(self.page_asins(s)):
-            p = self.catalog.product(asin)
-            g = f"card-{i}"
-            nodes.append(Node("product", asin, clicked=asin in s.visited, group=g))
-            nodes.append(Node("text", _clean(p.name), group=g))
-            nodes.append(Node("text", _clean(p.price_text), group=g))
-        return nodes
-
-    def _item_nodes(self, s: Session) -> list[Node]:
-        p = self.catalog.product(s.asin)
-        selected = dict(s.options)
-        nodes = [Node("button", BACK_TO_SEARCH, group="nav"), Node("button", PREV_PAGE, group="nav")]
-        for name, values in p.options:
-            g = f"opt-{name}"
-            nodes.append(Node("option_name", _clean(name), group=g))
-            for v in values:
-                nodes.append(Node("option", _clean(v), clicked=selected.get(name) == v, group=g))
-        rating = "N.A." if p.rating is None else f"{p.rating:.1f}"
-        nodes += [Node("text", _clean(p.name), group="info"),
-                  Node("text", f"Price: {_clean(p.price_text)}", group="info"),
-                  Node("text", f"Rating: {rating}", group="info")]
-        nodes += [Node("button", label, group="tabs") for label in SUB_PAGES]
-        nodes.append(Node("button", BUY_NOW, group="buy"))
-        return nodes
-
-    def _sub_nodes(self, s: Session) -> list[Node]:
-        p = self.catalog.product(s.asin)
-        nodes = [Node("button", BACK_TO_SEARCH, group="nav"), Node("button", PREV_PAGE, group="nav")]
-        if s.sub_page == "Description":
-            if _clean(p.description):
-                nodes.append(Node("text", _clean(p.description), group="sub"))
-        elif s.sub_page == "Features":
-            nodes += [Node("text", _clean(b), group="sub") for b in p.bullet_points if _clean(b)]
-        else:
-            for i, (score, title, body) in enumerate(p.reviews):
-                g = f"review-{i}"
-                nodes += [Node("text", _clean(title) or "(no title)", group=g),
-                          Node("text", f"{score} out of 5 stars", group=g),
-                          Node("text", _clean(body) or "(no text)", group=g)]
-        return nodes
-
-    def _done_nodes(self, s: Session) -> list[Node]:
-        p = self.catalog.product(s.asin)
-        nodes = [Node("heading", "Thank you for shopping with us!"),
-                 Node("label", "Purchased:", group="bought"), Node("text", s.asin, group="bought"),
-                 Node("text", _clean(p.name), group="bought")]
-        for name, value in s.options:
-            nodes.append(Node("text", f"{_clean(name)}: {_clean(value)}", group="bought"))
-        nodes += [Node("label", "Your score (min 0.0, max 1.0)", group="score"),
-                  Node("text", format_reward(s.reward), group="score")]
-        return nodes
+        return page_asins(session)
 
     # ------------------------------------------------------------------ actions
     def available_actions(self, session: Session) -> dict[str, Any]:
@@ -451,7 +215,9 @@ class WebShopEngine:
         query = query.lower()[:MAX_QUERY_CHARS]
         if not query.strip():
             return replace(s, notice="Empty search: put keywords inside the brackets, as in search[red running shoes].")
-        asins = tuple(a for a in self.catalog.search(query, SEARCH_RETURN_N) if a in self.catalog.products)
+        # The index is built from this catalog's products (its stamp is checked on open), so every hit
+        # is a product: no per-hit existence check.
+        asins = tuple(self.catalog.search(query, SEARCH_RETURN_N))
         return replace(s, page=PAGE_RESULTS, query=query, results=asins[:SEARCH_RETURN_N], page_num=1,
                        asin="", options=(), sub_page="")
 
@@ -580,13 +346,11 @@ class WebShopEngine:
             s, _ = self.step(s, action)
             path.append(s)
         value, solvable = (s.reward, True) if s.done else (0.0, False)
-        if len(self._experts) >= self._PAGE_CACHE_SIZE:
-            self._experts.clear()
         # the gold path from each session on the way is the rest of this one (an agent following it
         # asks again after every step)
         for i, on_path in enumerate(path[:-1]):
-            self._experts[on_path] = ExpertAdvice(plan=tuple(plan[i:]), value=value, solvable=solvable)
-        return self._experts[session]
+            self._experts.put(on_path, ExpertAdvice(plan=tuple(plan[i:]), value=value, solvable=solvable))
+        return ExpertAdvice(plan=tuple(plan), value=value, solvable=solvable)
 
     def goal_fields(self, goal_index: int) -> dict[str, Any]:
         """What the goal's instruction asks for, as fields (contract.py's ``task_fields``).
@@ -628,76 +392,3 @@ class WebShopEngine:
                 pairs.append(best)
         return pairs
 
-
-
-def parse_action(action: Any) -> tuple[str, str] | None:
-    """The engine's parser: ``(verb, argument)`` with the verb lower-case (``search`` or
-    ``click``) and the argument's whitespace collapsed, or None when malformed."""
-    m = _ACTION_RE.match(action if isinstance(action, str) else str(action))
-    if not m:
-        return None
-    return m.group(1).lower(), _clean(m.group(2))
-
-
-def canonical_action(action: Any) -> str | None:
-    """The canonical form of an action (contract.py's ``canonical_action``), or None when malformed.
-
-    Two actions with the same canonical form do the same thing on every page:
-    the verb and argument are lower-cased (search text is lower-cased, click
-    labels match case-insensitively) and whitespace runs collapsed. An empty
-    argument is malformed (an empty search and an empty label do nothing).
-    """
-    parsed = parse_action(bounded_action(action))
-    if parsed is None or not parsed[1]:
-        return None
-    verb, arg = parsed
-    if verb == "search":
-        arg = arg[:MAX_QUERY_CHARS]
-    return f"{verb}[{arg.lower()}]"
-
-
-def bounded_action(action: Any) -> str:
-    """An action of at most ~1,000 characters that the engine treats exactly like ``action``.
-
-    Search text is cut at ``MAX_QUERY_CHARS`` and no label is that long, so a
-    longer argument can be trimmed; an action that does not parse keeps the
-    characters its notice quotes and stays unparseable. The HTTP client sends
-    this, so huge actions behave the same in-process and over HTTP.
-    """
-    text = action if isinstance(action, str) else str(action)
-    if len(text) <= 1000:
-        return text
-    m = _ACTION_RE.match(text)
-    if m:
-        return f"{m.group(1)}[{_clean(m.group(2))[: 2 * MAX_QUERY_CHARS]}]"
-    return text[:100] + "\x00"  # "\x00" ends it, so it cannot parse; the notice quotes the first 77 characters
-
-
-def format_reward(reward: float) -> str:
-    """The score as the done page shows it: Python's ``str`` of the float, as upstream's page, so a
-    client reading it back with ``float()`` gets exactly the reward."""
-    return str(float(reward))
-
-
-def available_actions_from_nodes(nodes: tuple[Node, ...]) -> dict[str, Any]:
-    """Upstream's ``get_available_actions`` over the page: the buttons' texts (the search button's
-    ``search`` included) lower-cased in page order, then the product links' lower-cased, then the
-    option values as they are; a text seen before keeps its first place (upstream keys a dict by it)."""
-    has_search_bar = any(n.role == "searchbox" for n in nodes)
-    keys: dict[str, None] = {}
-    for roles, lower in ((("searchbox", "button"), True), (("product",), True), (("option",), False)):
-        for n in nodes:
-            if n.role in roles:
-                keys[n.text.lower() if lower else n.text] = None
-    return {"has_search_bar": has_search_bar, "clickables": list(keys)}
-
-
-def valid_actions_from_nodes(nodes: tuple[Node, ...]) -> tuple[str, ...]:
-    """Commands for a page: where there is a search bar, one suggested search (the instruction's
-    text; any ``search[...]`` is allowed there), then ``click[x]`` for every clickable."""
-    acts = []
-    if any(n.role == "searchbox" for n in nodes):
-        instruction = next((n.text for n in nodes if n.role == "instruction"), "")
-        acts.append(f"search[{instruction.lower()[:MAX_QUERY_CHARS]}]" if instruction.strip() else SEARCH_TEMPLATE)
-    acts += [f"click[{n.text}]" for n in nodes if n.role in CLICKABLE_ROLES]
-    return tuple(acts)

@@ -31,7 +31,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from .engine import Node, Session
+from .session import Node, Session
 
 OBSERVATION_MODES = ("text", "text_rich", "html")
 SEP = " [SEP] "

@@ -25,11 +25,14 @@ import ast
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from .engine import (BACK_TO_SEARCH, BUY_NOW, NEXT_PAGE, PAGE_DONE, PAGE_ITEM, PAGE_RESULTS, PAGE_SEARCH,
-                     PAGE_SUB, PREV_PAGE, PRODUCTS_PER_PAGE, SUB_PAGES, Node, Session, WebShopEngine)
+from .session import (BACK_TO_SEARCH, BUY_NOW, NEXT_PAGE, PAGE_DONE, PAGE_ITEM, PAGE_RESULTS, PAGE_SEARCH,
+                      PAGE_SUB, PREV_PAGE, PRODUCTS_PER_PAGE, SUB_PAGES, Node, Session)
+
+if TYPE_CHECKING:
+    from .engine import WebShopEngine
 
 LOCAL_SID = "local"       # the session id in links of pages rendered outside the site (the env's html mode)
 MAX_SEGMENT_CHARS = 4000  # a keywords or options segment longer than this is refused, never parsed
@@ -199,7 +202,7 @@ def parse_address(kind: str, rest: str = "", asin: str = "") -> PageAddress:
 
 
 # ---------------------------------------------------------------------------------------------- the session at a URL
-def session_at(engine: WebShopEngine, current: Session, address: PageAddress) -> Session:
+def session_at(engine: "WebShopEngine", current: Session, address: PageAddress) -> Session:
     """The session the env would be in on the page ``address`` names, for ``current``'s goal.
 
     Upstream's pages are functions of the URL, so any page can be visited at any

@@ -81,9 +81,9 @@ class CatalogWriter:
         if index:
             import tantivy
 
-            from .search import ANALYZER_NAME, _analyzer, _schema
+            from .search import ANALYZER_NAME, _analyzer, _schema, make_document
             (self.out / INDEX_DIR).mkdir()
-            self._tantivy = tantivy
+            self._make_document = make_document
             self._index = tantivy.Index(_schema(), path=str(self.out / INDEX_DIR), reuse=False)
             self._index.register_tokenizer(ANALYZER_NAME, _analyzer())
             threads = index_threads or (1 if (expected_products or 0) <= SQLITE_THRESHOLD else 2)
@@ -120,7 +120,7 @@ class CatalogWriter:
             if len(self._rows) >= _BATCH:
                 self._flush_rows()
         if self._index_writer is not None:
-            self._index_writer.add_document(self._tantivy.Document(asin=asin, contents=record_search_text(record)))
+            self._index_writer.add_document(self._make_document(asin, record_search_text(record)))
         self.n_products += 1
         if self._progress is not None and self.n_products % 10_000 == 0:
             self._progress(self.n_products)
