@@ -5,8 +5,8 @@ synthetic LLM; one decision of the agent = one search of ``--budget`` expansions
 on the shipped catalog in one process, each on goal ``seed = i``, and prints the
 resident set size (VmRSS) after the first 10 and after all of them, with the
 byte totals of the engine's bounded caches. Target: RSS after 100 within 10% of
-RSS after 10. The synthetic LLM keeps its own memo of states (up to 65,536,
-each holding a session and its rendered page); ``--forget-oracle-memo`` clears
+RSS after 10. The synthetic LLM keeps its own memo of states (bounded in bytes,
+32 MB by default: ``TREEGYM_ORACLE_MEMO_MB``); ``--forget-oracle-memo`` clears
 it after each search, to see the env's own memory alone.
 
     python -m treegym.scripts.bench_webshop_memory [--searches 100] [--agent lats] [--budget 20] [--forget-oracle-memo]
@@ -51,8 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=int, default=20)
     ap.add_argument("--catalog", default=None, help="catalog directory (default: the shipped one)")
     ap.add_argument("--forget-oracle-memo", action="store_true",
-                    help="clear the synthetic LLM's per-process memo of states after each search (it holds up "
-                         "to 65,536 states, sessions included), to see the env's own memory alone")
+                    help="clear the synthetic LLM's per-process memo of states after each search (bounded at "
+                         "32 MB by default, sessions included), to see the env's own memory alone")
     args = ap.parse_args(argv)
 
     env = gym.make(ENV_ID, catalog=args.catalog, split="all")
