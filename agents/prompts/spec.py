@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Sequence
 
 from ..llm.base import Message
+from .memo import TaskMemo, template_verbs
 
 _BRACKET = re.compile(r"\b([A-Za-z_]\w*)\s*\[([^\]\n]*)\]")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
@@ -45,6 +47,7 @@ def one_line(text: Any, n: int) -> str:
     return t if len(t) <= n else t[: n - 3] + "..."
 
 
+@lru_cache(maxsize=1024)
 def template_regex(template: str) -> re.Pattern:
     """``"search[<query>]"`` -> a regex matching a whole action that fills the template's slots."""
     parts = re.split(r"<[^<>]+>", template)
@@ -72,14 +75,21 @@ class PromptSpec:
     # constrain its output (the embedded model) is held to them.
     compare_choices: tuple[str, ...] = ("A", "B")
     value_choices: tuple[str, ...] = ("sure", "likely", "impossible")
+    # The env's contract answers that depend on its current task only, never on the state, which the
+    # spec then asks once per task (``memo.py``): a subset of {"task_fields", "action_templates",
+    # "canonical_action"}. The generic spec assumes nothing; an env's spec declares what its env keeps.
+    per_task: frozenset[str] = frozenset()
 
     def __init__(self) -> None:
         self.env: Any = None
         self._templates: tuple[str, ...] = ()  # every template the env declared so far
+        self._template_verbs: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
+        self._memo_store = TaskMemo()
 
     def bind(self, env: Any) -> "PromptSpec":
         """Use ``env``'s contract methods (task fields, templates, canonical actions) from now on."""
         self.env = env
+        self._memo_store = TaskMemo()
         self.templates()  # remember the templates the env declares in its current state
         return self
 
@@ -87,22 +97,47 @@ class PromptSpec:
     def _env(self) -> Any:
         return getattr(self.env, "unwrapped", self.env)
 
+    def _memo(self) -> TaskMemo:
+        """The per-task memo of the bound env, emptied when its task changed."""
+        return self._memo_store.check(self._env())
+
     def task_fields(self) -> dict:
-        return dict(self._env().task_fields()) if self.env is not None else {}
+        if self.env is None:
+            return {}
+        if "task_fields" not in self.per_task:
+            return dict(self._env().task_fields())
+        values = self._memo().values
+        if "task_fields" not in values:
+            values["task_fields"] = dict(self._env().task_fields())
+        return dict(values["task_fields"])
 
     def templates(self) -> tuple[str, ...]:
         """The env's action templates: those it declares now and any it declared before (an env may
         offer a template on some pages only; :meth:`is_listed_or_templated` checks the page)."""
         if self.env is not None:
-            now = tuple(self._env().action_templates())
-            self._templates += tuple(t for t in now if t not in self._templates)
+            if "action_templates" in self.per_task:
+                values = self._memo().values
+                now = values.get("action_templates")
+                if now is None:
+                    now = values["action_templates"] = tuple(self._env().action_templates())
+            else:
+                now = tuple(self._env().action_templates())
+            if any(t not in self._templates for t in now):
+                self._templates += tuple(t for t in now if t not in self._templates)
         return self._templates
 
     def canonical(self, action: str) -> str | None:
         """The env's canonical form of ``action`` (None: malformed); unbound: the stripped text."""
         if self.env is None:
             return action.strip() or None
-        return self._env().canonical_action(action)
+        if "canonical_action" not in self.per_task:
+            return self._env().canonical_action(action)
+        memo = self._memo().canonical
+        try:
+            return memo[action]
+        except KeyError:
+            memo[action] = found = self._env().canonical_action(action)
+            return found
 
     def fits_template(self, action: str) -> str | None:
         """The action template ``action`` fills, or None."""
@@ -211,23 +246,30 @@ class PromptSpec:
         """``line`` as the env's listed action when it means one (exactly, by a bracketed
         label, or by the env's canonical form), else as written (the env judges it)."""
         line = _BULLET.sub("", str(line)).strip().strip("`").strip()
-        valid = [str(v) for v in obs.get("valid_actions") or ()]
-        low = {v.lower(): v for v in valid}
-        if line.lower() in low:
-            return low[line.lower()]
-        for v in valid:  # a bare label: click[Buy Now] for "Buy Now"
-            m = _BRACKET.fullmatch(v)
-            if m and m.group(2).strip().lower() == line.lower():
-                return v
+        index = self._index(obs)
+        low = line.lower()
+        if low in index.lower:
+            return index.lower[low]
+        if low in index.labels:  # a bare label: click[Buy Now] for "Buy Now"
+            return index.labels[low]
         canon = self.canonical(line)
         if canon is not None:
-            return next((v for v in valid if self.canonical(v) == canon), line)
+            if "canonical_action" in self.per_task:
+                return index.by_canonical(self.canonical).get(canon, line)
+            return next((v for v in index.valid if self.canonical(v) == canon), line)
         return line
 
-    def _verbs(self, obs: dict) -> set[str]:
+    def _index(self, obs: dict) -> Any:
+        """The :class:`~.memo.ActionIndex` of ``obs``'s valid actions (built once per list and task)."""
+        valid = obs.get("valid_actions") if isinstance(obs, dict) else None
+        return self._memo().index(tuple(str(v) for v in valid or ()))
+
+    def _verbs(self, obs: dict) -> frozenset[str]:
         """Verbs of bracketed actions the env lists or templates (``search``, ``click``)."""
-        found = (_BRACKET.match(str(a)) for a in list(obs.get("valid_actions") or ()) + list(self.templates()))
-        return {m.group(1).lower() for m in found if m}
+        templates = self.templates()
+        if self._template_verbs[0] != templates:
+            self._template_verbs = (templates, template_verbs(templates))
+        return self._index(obs).verbs | self._template_verbs[1]
 
     def extract(self, line: str, obs: dict) -> str | None:
         """The action one line of an answer states, or None when it states none."""
