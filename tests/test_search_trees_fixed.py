@@ -21,3 +21,31 @@ def test_seeded_search_grows_the_recorded_tree(env_key: str, agent: str) -> None
         [(n["value"], n["visits"], n["stats"]) for n in expected["nodes"]]
     assert (got["prompt_calls"], got["prompt_digest"]) == (expected["prompt_calls"], expected["prompt_digest"])
     assert json.loads(json.dumps(got, sort_keys=True)) == expected
+
+
+def test_elo_choice_index_draws_as_numpy_choice() -> None:
+    import numpy as np
+
+    from treegym.agents.search.elo import choice_index, selection_probabilities
+
+    gen = np.random.default_rng(7)
+    for n in range(1, 9):
+        for _ in range(200):
+            probs = selection_probabilities(list(gen.normal(0, 300, n)), float(gen.uniform(10, 400)),
+                                            0.0 if n % 2 else None)
+            a, b = np.random.default_rng(n), np.random.default_rng(n)
+            for _ in range(3):
+                assert choice_index(a, probs) == int(b.choice(len(probs), p=probs))
+            assert a.random() == b.random()  # the same draws consumed
+
+
+@pytest.mark.parametrize("algorithm", ["elo", "astar", "mcts", "lats", "dfsdt", "bfs", "dfs", "other"])
+def test_telemetry_value_reader_is_search_value(algorithm: str) -> None:
+    from treegym.agents.search.telemetry import _value_reader, search_value
+    from treegym.agents.search.tree import SearchNode
+
+    read = _value_reader(algorithm)
+    for visits in (0, 2):
+        for stats in ({}, {"elo_updates": 1}, {"g": 1.0}, {"prior": 0.25}, {"judged": 1.0}, {"prior": None}):
+            node = SearchNode(snapshot=None, observation={}, value=0.75, visits=visits, stats=dict(stats))
+            assert read(node) == search_value(algorithm, node.value, node.visits, node.stats)

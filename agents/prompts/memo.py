@@ -52,27 +52,44 @@ class TaskMemo:
 
     def __init__(self) -> None:
         self._key: tuple[int, Any] | None = None
-        self.values: dict[str, Any] = {}
+        self._task: Any = None  # the task object last seen (held, so its identity is never reused)
+        self._env: Any = None
+        self.values: dict[Any, Any] = {}
         self.canonical: dict[str, str | None] = {}
         self.indexes: dict[tuple[str, ...], ActionIndex] = {}
+        self.lines: dict[Any, list[str]] = {}
+        self._last: tuple[Any, ActionIndex] | None = None
 
     def check(self, env: Any) -> "TaskMemo":
         """This memo, emptied first when ``env`` (unwrapped) holds another task than when it was filled."""
         task = getattr(env, "task", None)
+        if task is self._task and env is self._env and task is not None:
+            return self
         key = (id(env), getattr(task, "task_id", task))
+        self._task, self._env = task, env
         if key != self._key:
             self._key = key
             self.values.clear()
             self.canonical.clear()
             self.indexes.clear()
+            self.lines.clear()
+            self._last = None
         return self
 
-    def index(self, valid: tuple[str, ...]) -> ActionIndex:
+    def index(self, valid_actions: Any) -> ActionIndex:
+        """The :class:`ActionIndex` of an observation's ``valid_actions`` (the same list object as last
+        time is answered without reading it)."""
+        last = self._last
+        if last is not None and last[0] is valid_actions and valid_actions is not None:
+            return last[1]
+        valid = tuple(str(v) for v in valid_actions or ())
         found = self.indexes.get(valid)
         if found is None:
             if len(self.indexes) >= MAX_INDEXES:
                 self.indexes.clear()
             found = self.indexes[valid] = ActionIndex(valid)
+        if isinstance(valid_actions, tuple):  # immutable: its identity stands for its content
+            self._last = (valid_actions, found)
         return found
 
 

@@ -28,6 +28,7 @@ from ..llm.base import Message
 from .memo import TaskMemo, template_verbs
 
 _BRACKET = re.compile(r"\b([A-Za-z_]\w*)\s*\[([^\]\n]*)\]")
+MAX_REMEMBERED_LINES = 4096  # history lines remembered per task before the memo starts over
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
 
@@ -174,7 +175,30 @@ class PromptSpec:
         return lines
 
     def history_lines(self, history: Sequence[Step]) -> list[str]:
-        return [ln for i, s in enumerate(history, 1) for ln in self.step_lines(i, s)]
+        lines = self._memo().lines  # a step's lines are a function of (i, step): remembered per task
+        if len(lines) > MAX_REMEMBERED_LINES:
+            lines.clear()
+        out: list[str] = []
+        for i, step in enumerate(history, 1):
+            key = (i, step.action, step.observation, step.reward, step.thought)
+            got = lines.get(key)
+            if got is None:
+                got = lines[key] = list(self.step_lines(i, step))
+            out += got
+        return out
+
+    def cached_task_lines(self, obs: dict) -> list[str]:
+        """:meth:`task_lines`, remembered per task and instruction when the env's task fields depend on
+        its task only (``"task_fields"`` in :attr:`per_task`; a spec declaring so must build its task
+        lines from the task fields and the instruction only)."""
+        if "task_fields" not in self.per_task or self.env is None or not isinstance(obs, dict):
+            return self.task_lines(obs)
+        key = ("task_lines", str(obs.get("instruction", "")))
+        lines = self._memo().lines
+        got = lines.get(key)
+        if got is None:
+            got = lines[key] = list(self.task_lines(obs))
+        return list(got)
 
     def state_lines(self, obs: dict) -> list[str]:
         lines = [f"{self.observation_label}: {one_line(obs.get('text', ''), self.page_chars)}"]
@@ -194,10 +218,17 @@ class PromptSpec:
         return ["These actions were already tried from here; choose different ones:"] + [f"- {a}" for a in avoid]
 
     def context(self, obs: dict, history: Sequence[Step]) -> list[str]:
-        return self.task_lines(obs) + self.history_lines(history) + self.state_lines(obs)
+        return self.cached_task_lines(obs) + self.history_lines(history) + self.state_lines(obs)
 
     def _system(self, *parts: str) -> str:
-        return "\n\n".join(p.strip() for p in (self.task,) + parts if p and p.strip()) + "\n"
+        key = (self.task,) + parts
+        cache = self.__dict__.setdefault("_system_cache", {})
+        got = cache.get(key)
+        if got is None:
+            if len(cache) > 64:
+                cache.clear()
+            got = cache[key] = "\n\n".join(p.strip() for p in key if p and p.strip()) + "\n"
+        return got
 
     @staticmethod
     def _messages(system: str, user: Sequence[str]) -> list[Message]:
@@ -225,7 +256,7 @@ class PromptSpec:
     def compare_messages(self, obs: dict, traj_a: Sequence[Step], traj_b: Sequence[Step]) -> list[Message]:
         system = self._system("You compare two attempts at the same task.", self.compare_rubric,
                               'Answer "Answer: A" or "Answer: B".')
-        user = self.task_lines(obs)
+        user = self.cached_task_lines(obs)
         for name, traj in (("A", traj_a), ("B", traj_b)):
             user += [f"Trajectory {name}:"] + (self.history_lines(traj) or ["(no actions yet)"])
         return self._messages(system, user + ["Which attempt is better? Answer: A or Answer: B"])
@@ -238,7 +269,7 @@ class PromptSpec:
 
     def reflect_messages(self, obs: dict, trajectory: Sequence[Step], outcome: str) -> list[Message]:
         system = self._system("You review a failed attempt and write a short plan for the next attempt.")
-        user = self.task_lines(obs) + self.history_lines(trajectory)
+        user = self.cached_task_lines(obs) + self.history_lines(trajectory)
         return self._messages(system, user + [f"Outcome: {outcome}", f"In two sentences, say {self.reflect_focus}."])
 
     # ------------------------------------------------------------ parsers
@@ -261,15 +292,16 @@ class PromptSpec:
 
     def _index(self, obs: dict) -> Any:
         """The :class:`~.memo.ActionIndex` of ``obs``'s valid actions (built once per list and task)."""
-        valid = obs.get("valid_actions") if isinstance(obs, dict) else None
-        return self._memo().index(tuple(str(v) for v in valid or ()))
+        return self._memo().index(obs.get("valid_actions") if isinstance(obs, dict) else None)
 
     def _verbs(self, obs: dict) -> frozenset[str]:
         """Verbs of bracketed actions the env lists or templates (``search``, ``click``)."""
         templates = self.templates()
-        if self._template_verbs[0] != templates:
+        if self._template_verbs[0] is not templates:
             self._template_verbs = (templates, template_verbs(templates))
-        return self._index(obs).verbs | self._template_verbs[1]
+        extra = self._template_verbs[1]
+        index = self._index(obs)
+        return index.verbs | extra if extra else index.verbs
 
     def extract(self, line: str, obs: dict) -> str | None:
         """The action one line of an answer states, or None when it states none."""

@@ -77,8 +77,24 @@ class SearchNode:
         return [n.action for n in self.path()[1:] if n.action is not None]
 
     def trajectory(self) -> list[Step]:
-        """The path as prompt ``Step`` values."""
-        return [Step(n.action or "", n.text, n.reward, n.thought) for n in self.path()[1:]]
+        """The path as prompt ``Step`` values (each node's own step is built once, and rebuilt when
+        its action, observation, reward or thought was reassigned)."""
+        steps: list[Step] = []
+        node = self
+        while node.parent is not None:
+            steps.append(node._step())
+            node = node.parent
+        steps.reverse()
+        return steps
+
+    def _step(self) -> Step:
+        src = (self.action, self.observation, self.reward, self.thought)
+        cached = self.__dict__.get("_step_cache")
+        if cached is not None and all(a is b for a, b in zip(cached[0], src)):
+            return cached[1]
+        step = Step(self.action or "", self.text, self.reward, self.thought)
+        self.__dict__["_step_cache"] = (src, step)
+        return step
 
     def child(self, action: str) -> "SearchNode | None":
         return next((c for c in self.children if c.action == action), None)
