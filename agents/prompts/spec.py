@@ -308,8 +308,10 @@ class PromptSpec:
         line = _BULLET.sub("", line.strip()).strip()
         if line.lower().lstrip("*# ").startswith("action") and ":" in line:
             line = line.split(":", 1)[1].strip()
-        verbs = self._verbs(obs)
-        found = [m for m in _BRACKET.finditer(line) if m.group(1).lower() in verbs]
+        found = []
+        if "[" in line:  # only a bracketed action can name a verb
+            verbs = self._verbs(obs)
+            found = [m for m in _BRACKET.finditer(line) if m.group(1).lower() in verbs]
         if found:
             return f"{found[-1].group(1).lower()}[{found[-1].group(2).strip()}]"
         action = self.normalise(line, obs)
