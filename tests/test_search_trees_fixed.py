@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from treegym.agents.prompts.memo import _BRACKET
 from tests.support.tree_fixtures import AGENTS, ENVS, fixture_path, search_tree
 
 
@@ -49,3 +50,43 @@ def test_telemetry_value_reader_is_search_value(algorithm: str) -> None:
         for stats in ({}, {"elo_updates": 1}, {"g": 1.0}, {"prior": 0.25}, {"judged": 1.0}, {"prior": None}):
             node = SearchNode(snapshot=None, observation={}, value=0.75, visits=visits, stats=dict(stats))
             assert read(node) == search_value(algorithm, node.value, node.visits, node.stats)
+
+
+def _reference_normalise(spec, line: str, obs: dict) -> str:
+    """``PromptSpec.normalise`` as it was before the memo (issue 26 item 2), for comparison."""
+    from treegym.agents.prompts.spec import _BULLET
+
+    line = _BULLET.sub("", str(line)).strip().strip("`").strip()
+    valid = [str(v) for v in obs.get("valid_actions") or ()]
+    low = {v.lower(): v for v in valid}
+    if line.lower() in low:
+        return low[line.lower()]
+    for v in valid:
+        m = _BRACKET.fullmatch(v)
+        if m and m.group(2).strip().lower() == line.lower():
+            return v
+    canon = spec.canonical(line)
+    if canon is not None:
+        return next((v for v in valid if spec.canonical(v) == canon), line)
+    return line
+
+
+@pytest.mark.parametrize("env_id", ["treegym/Game24-v0", "treegym/ToolTasks-v0", "treegym/WebShop-v0"])
+def test_normalise_and_extract_answer_as_before_the_memo(env_id: str) -> None:
+    import gymnasium as gym
+
+    from treegym.agents.prompts import get_prompts
+
+    env = gym.make(env_id)
+    try:
+        obs, _ = env.reset(seed=1)
+        spec = get_prompts(env_id).bind(env)
+        valid = [str(v) for v in obs.get("valid_actions") or ()]
+        lines = valid[:6] + [v.upper() for v in valid[:3]] + [f"- {v}  " for v in valid[:3]] + [
+            "search[red shoes]", "click[Next >]", "Buy Now", "nothing here", "", "set_location('Boston')",
+            'set_location( "Boston" )', "1 + 2 = 3", "Action: " + (valid[0] if valid else "x")]
+        for obs_now in (obs, {**obs, "valid_actions": list(obs.get("valid_actions") or ())}, {**obs, "valid_actions": ()}):
+            for line in lines:
+                assert spec.normalise(line, obs_now) == _reference_normalise(spec, line, obs_now), line
+    finally:
+        env.close()

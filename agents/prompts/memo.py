@@ -12,38 +12,54 @@ MAX_INDEXES = 512  # valid-action lists remembered per task (a search visits a f
 
 
 class ActionIndex:
-    """Lookups over one list of valid actions, built once: ``lower`` (lower-cased text -> the listed
-    action, the last one listed winning as a dict comprehension does), ``labels`` (the lower-cased label of
-    a bracketed action ``click[Buy Now]`` -> the first such action), ``verbs`` (the lower-cased verbs of
-    bracketed actions) and, filled lazily by :meth:`by_canonical`, canonical form -> the first action."""
+    """Lookups over one list of valid actions, each built on first use: ``lower`` (lower-cased text ->
+    the listed action, the last one listed winning as a dict comprehension does), ``labels`` (the
+    lower-cased label of a bracketed action ``click[Buy Now]`` -> the first such action), ``verbs``
+    (the lower-cased verbs of bracketed actions) and :meth:`find_canonical` (canonical form -> the
+    first listed action with it, reading the list only as far as needed)."""
 
-    __slots__ = ("valid", "lower", "labels", "verbs", "_canonical")
+    __slots__ = ("valid", "lower", "_labels", "_verbs", "_canonical", "_scanned")
 
     def __init__(self, valid: Sequence[str]):
         self.valid = tuple(valid)
         self.lower = {v.lower(): v for v in self.valid}
-        self.labels: dict[str, str] = {}
-        verbs = set()
-        for v in self.valid:
-            m = _BRACKET.fullmatch(v)
-            if m:
-                self.labels.setdefault(m.group(2).strip().lower(), v)
-            m = _BRACKET.match(v)
-            if m:
-                verbs.add(m.group(1).lower())
-        self.verbs = frozenset(verbs)
-        self._canonical: dict[str, str] | None = None
+        self._labels: dict[str, str] | None = None
+        self._verbs: frozenset[str] | None = None
+        self._canonical: dict[str, str] = {}
+        self._scanned = 0
 
-    def by_canonical(self, canonical: Callable[[str], str | None]) -> dict[str, str]:
-        """Canonical form -> the first listed action with it (``canonical`` must not depend on the state)."""
-        if self._canonical is None:
-            out: dict[str, str] = {}
+    @property
+    def labels(self) -> dict[str, str]:
+        if self._labels is None:
+            labels: dict[str, str] = {}
             for v in self.valid:
-                c = canonical(v)
-                if c is not None:
-                    out.setdefault(c, v)
-            self._canonical = out
-        return self._canonical
+                m = _BRACKET.fullmatch(v) if "[" in v else None
+                if m:
+                    labels.setdefault(m.group(2).strip().lower(), v)
+            self._labels = labels
+        return self._labels
+
+    @property
+    def verbs(self) -> frozenset[str]:
+        if self._verbs is None:
+            self._verbs = frozenset(m.group(1).lower() for m in map(_BRACKET.match, self.valid) if m)
+        return self._verbs
+
+    def find_canonical(self, canon: str, canonical: Callable[[str], str | None]) -> str | None:
+        """The first listed action whose ``canonical(action)`` is ``canon`` (``canonical`` must not depend
+        on the state: its answers are kept), or None."""
+        found = self._canonical.get(canon)
+        if found is not None:
+            return found
+        while self._scanned < len(self.valid):
+            v = self.valid[self._scanned]
+            self._scanned += 1
+            c = canonical(v)
+            if c is not None:
+                self._canonical.setdefault(c, v)
+                if c == canon:
+                    return self._canonical[c]
+        return None
 
 
 class TaskMemo:

@@ -286,7 +286,7 @@ class PromptSpec:
         canon = self.canonical(line)
         if canon is not None:
             if "canonical_action" in self.per_task:
-                return index.by_canonical(self.canonical).get(canon, line)
+                return index.find_canonical(canon, self.canonical) or line
             return next((v for v in index.valid if self.canonical(v) == canon), line)
         return line
 
