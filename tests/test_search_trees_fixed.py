@@ -90,3 +90,14 @@ def test_normalise_and_extract_answer_as_before_the_memo(env_id: str) -> None:
                 assert spec.normalise(line, obs_now) == _reference_normalise(spec, line, obs_now), line
     finally:
         env.close()
+
+
+def test_astar_memory_scores_follow_added_plans() -> None:
+    from treegym.agents.search.astar import LongTermMemory
+
+    memory = LongTermMemory([("a", "b", "c")])
+    assert memory.h1("b") == memory.h1("b") == pytest.approx(2 / 3)
+    assert memory.g1(["a", "x"]) == 0.5
+    memory.add(("x", "b"))  # a new plan changes both answers: nothing stale is served
+    assert memory.h1("b") == pytest.approx((2 / 3 + 1.0) / 2)
+    assert memory.g1(["a", "x"]) == 0.5 and memory.g1(["x"]) == 1.0
