@@ -155,7 +155,6 @@ class PromptSpec:
         """Legal-looking: listed in ``valid_actions``, or a free-text action the page offers."""
         return action in [str(v) for v in obs.get("valid_actions") or ()] or self.is_templated(action, obs)
 
-
     # ------------------------------------------------------------ prompt pieces (override per env)
     def action_help(self) -> str:
         if self.action_syntax:

@@ -88,12 +88,12 @@ class SearchNode:
         return steps
 
     def _step(self) -> Step:
-        src = (self.action, self.observation, self.reward, self.thought)
         cached = self.__dict__.get("_step_cache")
-        if cached is not None and all(a is b for a, b in zip(cached[0], src)):
-            return cached[1]
+        if (cached is not None and cached[0] is self.action and cached[1] is self.observation
+                and cached[2] is self.reward and cached[3] is self.thought):
+            return cached[4]
         step = Step(self.action or "", self.text, self.reward, self.thought)
-        self.__dict__["_step_cache"] = (src, step)
+        self.__dict__["_step_cache"] = (self.action, self.observation, self.reward, self.thought, step)
         return step
 
     def child(self, action: str) -> "SearchNode | None":
