@@ -101,3 +101,25 @@ def test_astar_memory_scores_follow_added_plans() -> None:
     memory.add(("x", "b"))  # a new plan changes both answers: nothing stale is served
     assert memory.h1("b") == pytest.approx((2 / 3 + 1.0) / 2)
     assert memory.g1(["a", "x"]) == 0.5 and memory.g1(["x"]) == 1.0
+
+
+def test_per_task_answers_follow_the_env_to_another_task() -> None:
+    import gymnasium as gym
+
+    from treegym.agents.prompts import get_prompts
+
+    env = gym.make("treegym/ToolTasks-v0")
+    try:
+        spec = get_prompts("treegym/ToolTasks-v0").bind(env)
+        seen = set()
+        for seed in range(4):
+            obs, _ = env.reset(seed=seed)
+            assert spec.task_fields() == env.unwrapped.task_fields()
+            assert spec.cached_task_lines(obs) == spec.task_lines(obs)
+            first = next(iter(obs.get("valid_actions") or ()), None)
+            if first is not None:
+                assert spec.canonical(first) == env.unwrapped.canonical_action(first)
+            seen.add(str(spec.task_fields()["query"]))
+        assert len(seen) > 1  # the tasks differed, and the spec followed
+    finally:
+        env.close()

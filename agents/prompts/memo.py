@@ -83,7 +83,11 @@ class TaskMemo:
             return self
         key = (id(env), getattr(task, "task_id", task))
         self._task, self._env = task, env
-        if key != self._key:
+        try:
+            same = bool(key == self._key)
+        except Exception:  # noqa: BLE001 - a task that does not compare plainly (an array): start over
+            same = False
+        if not same:
             self._key = key
             self.values.clear()
             self.canonical.clear()
