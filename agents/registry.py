@@ -7,11 +7,22 @@ a parameter after ``@`` (``cot@3``, ``sc@5``): the factory receives it as
     @register_agent("myagent", needs_llm=True, help="one line")
     def make(env_id, llm, **options): return MyPolicy(...)
 
-Modules listed in ``_AGENT_MODULES`` are imported lazily on first lookup.
+Agents are discovered lazily, on the first lookup: every module of the
+``treegym.agents.search`` and ``treegym.agents.baselines`` packages is imported
+(``pkgutil``), then every entry point of the group ``treegym.agents``
+(:data:`ENTRY_POINT_GROUP`), so a third-party package adds agents by declaring,
+in its ``pyproject.toml``::
+
+    [project.entry-points."treegym.agents"]
+    myagent = "mypackage.agents"          # a module that calls @register_agent
+
+An entry point that names a function (not a module or class) is also called.
 """
 from __future__ import annotations
 
 import importlib
+import pkgutil
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -27,18 +38,11 @@ class AgentSpec:
 
 
 _AGENTS: dict[str, AgentSpec] = {}
-# Modules that register agents when imported.
-_AGENT_MODULES: list[str] = [
-    "treegym.agents.baselines.react",
-    "treegym.agents.baselines.webshop_rule",
-    "treegym.agents.search.elo",
-    "treegym.agents.search.astar",
-    "treegym.agents.search.mcts",
-    "treegym.agents.search.dfsdt",
-    "treegym.agents.search.tot",
-    "treegym.agents.baselines.attempts",
-    "treegym.agents.baselines.autogpt",
-]
+ENTRY_POINT_GROUP = "treegym.agents"
+# Packages whose every module may register agents when imported (in this order).
+AGENT_PACKAGES: tuple[str, ...] = ("treegym.agents.baselines", "treegym.agents.search")
+_loaded = False
+_load_lock = threading.RLock()
 
 
 def register_agent(name: str, *, needs_llm: bool, help: str = "") -> Callable:
@@ -49,13 +53,49 @@ def register_agent(name: str, *, needs_llm: bool, help: str = "") -> Callable:
     return deco
 
 
-def _load_all() -> None:
-    for mod in _AGENT_MODULES:
+def _package_modules(package: str) -> list[str]:
+    """The module names of ``package`` (not its subpackages' modules), sorted; [] when it is not installed."""
+    try:
+        pkg = importlib.import_module(package)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and package.startswith(exc.name):
+            return []
+        raise
+    return sorted(info.name for info in pkgutil.iter_modules(getattr(pkg, "__path__", []), package + "."))
+
+
+def _load_entry_points() -> None:
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
         try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name is None or not exc.name.startswith("treegym."):
-                raise
+            obj = ep.load()
+        except Exception as exc:  # noqa: BLE001 - a broken plugin is named, not a bare traceback
+            raise ImportError(f"the {ENTRY_POINT_GROUP} entry point {ep.name!r} ({ep.value}) failed to load: "
+                              f"{type(exc).__name__}: {exc}") from exc
+        if callable(obj) and not isinstance(obj, type):
+            obj()
+
+
+def _load_all() -> None:
+    """Import the agent modules and entry points once (see the module docstring)."""
+    global _loaded
+    if _loaded:
+        return
+    with _load_lock:
+        if _loaded:
+            return
+        for package in AGENT_PACKAGES:
+            for mod in _package_modules(package):
+                importlib.import_module(mod)
+        _load_entry_points()
+        _loaded = True
+
+
+def agents() -> list[AgentSpec]:
+    """Every registered agent, by name (``cot@`` for a name taking ``@K``)."""
+    _load_all()
+    return [_AGENTS[n] for n in sorted(_AGENTS)]
 
 
 def split_name(name: str) -> tuple[str, int | None]:

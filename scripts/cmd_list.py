@@ -1,5 +1,6 @@
 """``treegym list``: every registered id (what the env families declare, ``envs/<family>/__init__.py``)
-with its short name, snapshot kind and task count per split."""
+with its short name, snapshot kind and task count per split; then every registered agent (the modules of
+``treegym.agents.search`` / ``baselines`` and the ``treegym.agents`` entry points) with its help line."""
 from __future__ import annotations
 
 import argparse
@@ -8,7 +9,7 @@ import gymnasium as gym
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("list", help="list environments, their short names, task counts per split and snapshot kinds")
+    p = sub.add_parser("list", help="list environments (short names, task counts per split, snapshot kinds) and agents")
     p.set_defaults(func=run)
 
 
@@ -39,10 +40,24 @@ def rows() -> list[tuple[str, str, str, str, str]]:
     return out
 
 
+def agent_rows() -> list[tuple[str, str, str]]:
+    """(name, "llm" or "-", help line) per registered agent; a name taking ``@K`` is shown as ``name@K``."""
+    from treegym.agents.registry import agents
+
+    return [(a.name + "K" if a.name.endswith("@") else a.name, "llm" if a.needs_llm else "-",
+             (a.help or "").strip().splitlines()[0] if (a.help or "").strip() else "") for a in agents()]
+
+
 def run(args: argparse.Namespace) -> int:
     table = [("id", "name", "snapshot", "tasks per split", "about")] + rows()
     widths = [max(len(r[i]) for r in table) for i in range(4)]
     for r in table:
         print("  ".join(r[i].ljust(widths[i]) for i in range(4)) + f"  {r[4]}")
     print("\nserve any of them over HTTP: treegym serve <id or name>")
+    agents = [("agent", "needs", "about")] + agent_rows()
+    width = max(len(r[0]) for r in agents)
+    print()
+    for name, needs, about in agents:
+        print(f"{name.ljust(width)}  {needs.ljust(5)}  {about}")
+    print("\nrun one: treegym run --env <id> --agent <agent> [--llm ...]")
     return 0

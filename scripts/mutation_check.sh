@@ -3,7 +3,7 @@
 #
 #   scripts/mutation_check.sh [MODULE ...]
 #
-# MODULE: elo astar mcts tot dfsdt sequences (agents/search/<MODULE>.py; lats lives in mcts.py),
+# MODULE: elo astar mcts lats tot dfsdt sequences (agents/search/<MODULE>.py),
 # baselines attempt_baselines (agents/<MODULE>.py); default: all eight, one after the other.
 # On a shared machine run one module at a time (each run replaces $WORK's results; REPORT
 # names the report file), e.g.  REPORT=mutation_mcts.txt scripts/mutation_check.sh mcts
@@ -34,12 +34,12 @@ REPORT="${REPORT:-$REPO/mutation_report.txt}"
 WORK="${WORK:-/tmp/treegym-mutation}"
 CHILDREN="${CHILDREN:-1}"
 MODULES=("$@")
-[ ${#MODULES[@]} -gt 0 ] || MODULES=(dfsdt tot sequences astar mcts elo baselines attempt_baselines)
+[ ${#MODULES[@]} -gt 0 ] || MODULES=(dfsdt tot sequences astar mcts lats elo baselines attempt_baselines)
 module_path() {  # the module's path under the repository (and under treegym/ in the copy)
     case "$1" in
-        elo|astar|mcts|tot|dfsdt|sequences) echo "agents/search/$1.py" ;;
+        elo|astar|mcts|lats|tot|dfsdt|sequences) echo "agents/search/$1.py" ;;
         baselines|attempt_baselines) echo "agents/$1.py" ;;
-        *) echo "mutation_check.sh: unknown module $1 (elo astar mcts tot dfsdt sequences baselines attempt_baselines)" >&2; return 1 ;;
+        *) echo "mutation_check.sh: unknown module $1 (elo astar mcts lats tot dfsdt sequences baselines attempt_baselines)" >&2; return 1 ;;
     esac
 }
 for m in "${MODULES[@]}"; do module_path "$m" > /dev/null || exit 1; done

@@ -164,12 +164,16 @@ def test_lcs_scores_on_edge_cases_and_the_character_score():
 def test_the_character_score_is_the_same_with_and_without_rapidfuzz(rapidfuzz, monkeypatch):
     from treegym.agents.search.astar import _char_lcs_score
 
+    from treegym.agents.search import astar
+
+    monkeypatch.setattr(astar, "_RAPIDFUZZ", [])  # looked up afresh (it is looked up once per process)
     if rapidfuzz == "missing":
         monkeypatch.setitem(sys.modules, "rapidfuzz.distance", None)  # the import fails: the pure-Python LCS
     else:
         pytest.importorskip("rapidfuzz")
     assert _char_lcs_score("abcd", "axcy") == 0.5 and _char_lcs_score("ab", "xaby") == 1.0
     assert _char_lcs_score("kitten", "sitting") == pytest.approx(4 / 6)
+    assert astar._RAPIDFUZZ == [None] if rapidfuzz == "missing" else astar._RAPIDFUZZ[0] is not None
 
 
 _DEMOS = {0: ["a", "a2", "z"], 1: ["b", "b1"], 2: ["c", "x", "a1"]}

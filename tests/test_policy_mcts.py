@@ -12,7 +12,8 @@ import pytest
 
 from support.tree_world import TreeLLM, run
 from treegym.agents.search.tree import SearchNode, SearchTree
-from treegym.agents.search.mcts import LATSAgent, MCTSAgent
+from treegym.agents.search.lats import LATSAgent
+from treegym.agents.search.mcts import MCTSAgent
 
 SMALL = {"": ["a", "b"], "a": ["a1", "a2"], "b": ["b1"]}
 SMALL_VALUES = {"a": 0.8, "b": 0.2, "a/a1": 0.4, "a/a2": 0.6, "b/b1": 0.1}

@@ -8,7 +8,8 @@ from support.tree_world import TreePrompts, TreeLLM
 from treegym.agents.search.astar import AStarSearchAgent
 from treegym.agents.search.dfsdt import DFSDTAgent
 from treegym.agents.search.elo import ELO_K, ELO_R, EloSearchAgent, rejection_value_from_p
-from treegym.agents.search.mcts import LATSAgent, MCTSAgent, make_mcts
+from treegym.agents.search.lats import LATSAgent
+from treegym.agents.search.mcts import MCTSAgent, make_mcts
 from treegym.agents.search.tot import ToTBFSAgent, ToTDFSAgent
 
 

@@ -16,7 +16,7 @@ import pytest
 from treegym.agents.baselines.attempts import AttemptsAgent, ReflexionAgent, SelfConsistencyAgent
 from treegym.agents.baselines.autogpt import _make_autogpt
 from treegym.agents.baselines.react import RandomPolicy, ReactPolicy
-from treegym.agents.search import mcts, tot, dfsdt
+from treegym.agents.search import lats, mcts, tot, dfsdt
 from treegym.agents.search.astar import AStarSearchAgent
 from treegym.agents.search.agent import SearchAgent
 from treegym.agents.search.dfsdt import DFSDTAgent
@@ -27,7 +27,7 @@ README = Path(mcts.__file__).resolve().parent / "README.md"  # agents/search/REA
 #: table label -> the function whose own keyword defaults the rows document
 CONSTRUCTORS = {
     "search": SearchAgent.__init__, "elo": EloSearchAgent.__init__, "astar": AStarSearchAgent.__init__,
-    "mcts": mcts.MCTSAgent.__init__, "lats": mcts.LATSAgent.__init__, "tot": tot._ToTAgent.__init__,
+    "mcts": mcts.MCTSAgent.__init__, "lats": lats.LATSAgent.__init__, "tot": tot._ToTAgent.__init__,
     "bfs": tot.ToTBFSAgent.__init__, "dfs": tot.ToTDFSAgent.__init__, "dfsdt": DFSDTAgent.__init__,
     "cot": AttemptsAgent.__init__, "reflexion": ReflexionAgent.__init__, "sc": SelfConsistencyAgent.__init__,
     "react": ReactPolicy.__init__, "random": RandomPolicy.__init__, "autogpt": _make_autogpt,
@@ -88,10 +88,10 @@ def test_every_default_of_every_agent_is_documented_with_its_value():
 
 def test_lats_iterations_per_benchmark_are_the_documented_ones():
     cell = {(a, o): d for a, o, d, _ in _rows()}[("lats", "n_iters")]
-    assert _own_defaults(mcts.LATSAgent.__init__)["n_iters"] is None  # resolved per env
+    assert _own_defaults(lats.LATSAgent.__init__)["n_iters"] is None  # resolved per env
     pairs = dict(re.findall(r"(\w+) (\d+)", cell.split(":", 1)[1]))
-    assert pairs.pop("else") == str(mcts.LATS_DEFAULT_ITERATIONS)
-    assert pairs == {k: str(v) for k, v in mcts.LATS_ITERATIONS.items()}
+    assert pairs.pop("else") == str(lats.LATS_DEFAULT_ITERATIONS)
+    assert pairs == {k: str(v) for k, v in lats.LATS_ITERATIONS.items()}
 
 
 @pytest.mark.parametrize("row", _rows(), ids=lambda r: f"{r[0]}.{r[1]}")

@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Sequence
 
 from ..llm.base import Message
+from .memo import TaskMemo, template_verbs
 
 _BRACKET = re.compile(r"\b([A-Za-z_]\w*)\s*\[([^\]\n]*)\]")
+MAX_REMEMBERED_LINES = 4096  # history lines remembered per task before the memo starts over
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
 
@@ -45,6 +48,7 @@ def one_line(text: Any, n: int) -> str:
     return t if len(t) <= n else t[: n - 3] + "..."
 
 
+@lru_cache(maxsize=1024)
 def template_regex(template: str) -> re.Pattern:
     """``"search[<query>]"`` -> a regex matching a whole action that fills the template's slots."""
     parts = re.split(r"<[^<>]+>", template)
@@ -72,14 +76,21 @@ class PromptSpec:
     # constrain its output (the embedded model) is held to them.
     compare_choices: tuple[str, ...] = ("A", "B")
     value_choices: tuple[str, ...] = ("sure", "likely", "impossible")
+    # The env's contract answers that depend on its current task only, never on the state, which the
+    # spec then asks once per task (``memo.py``): a subset of {"task_fields", "action_templates",
+    # "canonical_action"}. The generic spec assumes nothing; an env's spec declares what its env keeps.
+    per_task: frozenset[str] = frozenset()
 
     def __init__(self) -> None:
         self.env: Any = None
         self._templates: tuple[str, ...] = ()  # every template the env declared so far
+        self._template_verbs: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
+        self._memo_store = TaskMemo()
 
     def bind(self, env: Any) -> "PromptSpec":
         """Use ``env``'s contract methods (task fields, templates, canonical actions) from now on."""
         self.env = env
+        self._memo_store = TaskMemo()
         self.templates()  # remember the templates the env declares in its current state
         return self
 
@@ -87,22 +98,47 @@ class PromptSpec:
     def _env(self) -> Any:
         return getattr(self.env, "unwrapped", self.env)
 
+    def _memo(self) -> TaskMemo:
+        """The per-task memo of the bound env, emptied when its task changed."""
+        return self._memo_store.check(self._env())
+
     def task_fields(self) -> dict:
-        return dict(self._env().task_fields()) if self.env is not None else {}
+        if self.env is None:
+            return {}
+        if "task_fields" not in self.per_task:
+            return dict(self._env().task_fields())
+        values = self._memo().values
+        if "task_fields" not in values:
+            values["task_fields"] = dict(self._env().task_fields())
+        return dict(values["task_fields"])
 
     def templates(self) -> tuple[str, ...]:
         """The env's action templates: those it declares now and any it declared before (an env may
         offer a template on some pages only; :meth:`is_listed_or_templated` checks the page)."""
         if self.env is not None:
-            now = tuple(self._env().action_templates())
-            self._templates += tuple(t for t in now if t not in self._templates)
+            if "action_templates" in self.per_task:
+                values = self._memo().values
+                now = values.get("action_templates")
+                if now is None:
+                    now = values["action_templates"] = tuple(self._env().action_templates())
+            else:
+                now = tuple(self._env().action_templates())
+            if any(t not in self._templates for t in now):
+                self._templates += tuple(t for t in now if t not in self._templates)
         return self._templates
 
     def canonical(self, action: str) -> str | None:
         """The env's canonical form of ``action`` (None: malformed); unbound: the stripped text."""
         if self.env is None:
             return action.strip() or None
-        return self._env().canonical_action(action)
+        if "canonical_action" not in self.per_task:
+            return self._env().canonical_action(action)
+        memo = self._memo().canonical
+        try:
+            return memo[action]
+        except KeyError:
+            memo[action] = found = self._env().canonical_action(action)
+            return found
 
     def fits_template(self, action: str) -> str | None:
         """The action template ``action`` fills, or None."""
@@ -118,7 +154,6 @@ class PromptSpec:
     def is_listed_or_templated(self, action: str, obs: dict) -> bool:
         """Legal-looking: listed in ``valid_actions``, or a free-text action the page offers."""
         return action in [str(v) for v in obs.get("valid_actions") or ()] or self.is_templated(action, obs)
-
 
     # ------------------------------------------------------------ prompt pieces (override per env)
     def action_help(self) -> str:
@@ -139,7 +174,30 @@ class PromptSpec:
         return lines
 
     def history_lines(self, history: Sequence[Step]) -> list[str]:
-        return [ln for i, s in enumerate(history, 1) for ln in self.step_lines(i, s)]
+        lines = self._memo().lines  # a step's lines are a function of (i, step): remembered per task
+        if len(lines) > MAX_REMEMBERED_LINES:
+            lines.clear()
+        out: list[str] = []
+        for i, step in enumerate(history, 1):
+            key = (i, step.action, step.observation, step.reward, step.thought)
+            got = lines.get(key)
+            if got is None:
+                got = lines[key] = list(self.step_lines(i, step))
+            out += got
+        return out
+
+    def cached_task_lines(self, obs: dict) -> list[str]:
+        """:meth:`task_lines`, remembered per task and instruction when the env's task fields depend on
+        its task only (``"task_fields"`` in :attr:`per_task`; a spec declaring so must build its task
+        lines from the task fields and the instruction only)."""
+        if "task_fields" not in self.per_task or self.env is None or not isinstance(obs, dict):
+            return self.task_lines(obs)
+        key = ("task_lines", str(obs.get("instruction", "")))
+        lines = self._memo().lines
+        got = lines.get(key)
+        if got is None:
+            got = lines[key] = list(self.task_lines(obs))
+        return list(got)
 
     def state_lines(self, obs: dict) -> list[str]:
         lines = [f"{self.observation_label}: {one_line(obs.get('text', ''), self.page_chars)}"]
@@ -159,10 +217,17 @@ class PromptSpec:
         return ["These actions were already tried from here; choose different ones:"] + [f"- {a}" for a in avoid]
 
     def context(self, obs: dict, history: Sequence[Step]) -> list[str]:
-        return self.task_lines(obs) + self.history_lines(history) + self.state_lines(obs)
+        return self.cached_task_lines(obs) + self.history_lines(history) + self.state_lines(obs)
 
     def _system(self, *parts: str) -> str:
-        return "\n\n".join(p.strip() for p in (self.task,) + parts if p and p.strip()) + "\n"
+        key = (self.task,) + parts
+        cache = self.__dict__.setdefault("_system_cache", {})
+        got = cache.get(key)
+        if got is None:
+            if len(cache) > 64:
+                cache.clear()
+            got = cache[key] = "\n\n".join(p.strip() for p in key if p and p.strip()) + "\n"
+        return got
 
     @staticmethod
     def _messages(system: str, user: Sequence[str]) -> list[Message]:
@@ -190,7 +255,7 @@ class PromptSpec:
     def compare_messages(self, obs: dict, traj_a: Sequence[Step], traj_b: Sequence[Step]) -> list[Message]:
         system = self._system("You compare two attempts at the same task.", self.compare_rubric,
                               'Answer "Answer: A" or "Answer: B".')
-        user = self.task_lines(obs)
+        user = self.cached_task_lines(obs)
         for name, traj in (("A", traj_a), ("B", traj_b)):
             user += [f"Trajectory {name}:"] + (self.history_lines(traj) or ["(no actions yet)"])
         return self._messages(system, user + ["Which attempt is better? Answer: A or Answer: B"])
@@ -203,7 +268,7 @@ class PromptSpec:
 
     def reflect_messages(self, obs: dict, trajectory: Sequence[Step], outcome: str) -> list[Message]:
         system = self._system("You review a failed attempt and write a short plan for the next attempt.")
-        user = self.task_lines(obs) + self.history_lines(trajectory)
+        user = self.cached_task_lines(obs) + self.history_lines(trajectory)
         return self._messages(system, user + [f"Outcome: {outcome}", f"In two sentences, say {self.reflect_focus}."])
 
     # ------------------------------------------------------------ parsers
@@ -211,31 +276,41 @@ class PromptSpec:
         """``line`` as the env's listed action when it means one (exactly, by a bracketed
         label, or by the env's canonical form), else as written (the env judges it)."""
         line = _BULLET.sub("", str(line)).strip().strip("`").strip()
-        valid = [str(v) for v in obs.get("valid_actions") or ()]
-        low = {v.lower(): v for v in valid}
-        if line.lower() in low:
-            return low[line.lower()]
-        for v in valid:  # a bare label: click[Buy Now] for "Buy Now"
-            m = _BRACKET.fullmatch(v)
-            if m and m.group(2).strip().lower() == line.lower():
-                return v
+        index = self._index(obs)
+        low = line.lower()
+        if low in index.lower:
+            return index.lower[low]
+        if low in index.labels:  # a bare label: click[Buy Now] for "Buy Now"
+            return index.labels[low]
         canon = self.canonical(line)
         if canon is not None:
-            return next((v for v in valid if self.canonical(v) == canon), line)
+            if "canonical_action" in self.per_task:
+                return index.find_canonical(canon, self.canonical) or line
+            return next((v for v in index.valid if self.canonical(v) == canon), line)
         return line
 
-    def _verbs(self, obs: dict) -> set[str]:
+    def _index(self, obs: dict) -> Any:
+        """The :class:`~.memo.ActionIndex` of ``obs``'s valid actions (built once per list and task)."""
+        return self._memo().index(obs.get("valid_actions") if isinstance(obs, dict) else None)
+
+    def _verbs(self, obs: dict) -> frozenset[str]:
         """Verbs of bracketed actions the env lists or templates (``search``, ``click``)."""
-        found = (_BRACKET.match(str(a)) for a in list(obs.get("valid_actions") or ()) + list(self.templates()))
-        return {m.group(1).lower() for m in found if m}
+        templates = self.templates()
+        if self._template_verbs[0] is not templates:
+            self._template_verbs = (templates, template_verbs(templates))
+        extra = self._template_verbs[1]
+        index = self._index(obs)
+        return index.verbs | extra if extra else index.verbs
 
     def extract(self, line: str, obs: dict) -> str | None:
         """The action one line of an answer states, or None when it states none."""
         line = _BULLET.sub("", line.strip()).strip()
         if line.lower().lstrip("*# ").startswith("action") and ":" in line:
             line = line.split(":", 1)[1].strip()
-        verbs = self._verbs(obs)
-        found = [m for m in _BRACKET.finditer(line) if m.group(1).lower() in verbs]
+        found = []
+        if "[" in line:  # only a bracketed action can name a verb
+            verbs = self._verbs(obs)
+            found = [m for m in _BRACKET.finditer(line) if m.group(1).lower() in verbs]
         if found:
             return f"{found[-1].group(1).lower()}[{found[-1].group(2).strip()}]"
         action = self.normalise(line, obs)

@@ -110,6 +110,8 @@ class LongTermMemory:
     def __init__(self, plans: Sequence[Sequence[str]] = ()):
         self._lock = threading.Lock()
         self.plans: list[tuple[str, ...]] = []
+        # g1 / h1 answers by (argument, number of plans): plans are only ever appended
+        self._scores: dict[tuple[str, Any, int], float] = {}
         for p in plans:
             self.add(p)
 
@@ -126,19 +128,33 @@ class LongTermMemory:
         """The best LCS score of ``plan`` against a memory plan."""
         with self._lock:
             plans = list(self.plans)
-        return max((lcs_score(plan, m) for m in plans), default=0.0)
+        key = ("g1", tuple(plan), len(plans))
+        found = self._scores.get(key)
+        if found is None:
+            found = self._remember(key, max((lcs_score(plan, m) for m in plans), default=0.0))
+        return found
+
+    def _remember(self, key: tuple[str, Any, int], value: float) -> float:
+        if len(self._scores) > 50_000:
+            self._scores.clear()
+        self._scores[key] = value
+        return value
 
     def h1(self, action: str) -> float:
         """Mean relative position (1-based pos / length) of the memory action lexically closest to
         ``action`` (character LCS score), over the plans that contain it."""
         with self._lock:
             plans = list(self.plans)
+        key = ("h1", action, len(plans))
+        found = self._scores.get(key)
+        if found is not None:
+            return found
         actions = {a for m in plans for a in m}
         if not actions:
             return 0.0
         closest = max(sorted(actions), key=lambda a: _char_lcs_score(action, a))
         positions = [(m.index(closest) + 1) / len(m) for m in plans if closest in m]
-        return sum(positions) / len(positions)
+        return self._remember(key, sum(positions) / len(positions))
 
 
 def _char_lcs_score(a: str, b: str) -> float:
@@ -146,11 +162,25 @@ def _char_lcs_score(a: str, b: str) -> float:
     the pure-Python :func:`lcs_length` (same number, slower)."""
     if not a or not b:
         return 0.0
-    try:
-        from rapidfuzz.distance import LCSseq
-    except ImportError:
+    similarity = _lcs_similarity()
+    if similarity is None:
         return lcs_length(a, b) / min(len(a), len(b))
-    return LCSseq.similarity(a, b) / min(len(a), len(b))
+    return similarity(a, b) / min(len(a), len(b))
+
+
+_RAPIDFUZZ: list[Any] = []  # [rapidfuzz's LCSseq.similarity or None] once looked up
+
+
+def _lcs_similarity() -> Any:
+    """rapidfuzz's ``LCSseq.similarity`` (None without rapidfuzz), imported once."""
+    if not _RAPIDFUZZ:
+        try:
+            from rapidfuzz.distance import LCSseq
+        except ImportError:
+            _RAPIDFUZZ.append(None)
+        else:
+            _RAPIDFUZZ.append(LCSseq.similarity)
+    return _RAPIDFUZZ[0]
 
 
 _MEMORIES: dict[tuple[str, str], LongTermMemory] = {}

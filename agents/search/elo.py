@@ -50,6 +50,8 @@ difference is an option (``--agent-opt key=value``):
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
+from itertools import accumulate
 from typing import Any, Sequence
 
 from ..registry import register_agent
@@ -86,6 +88,15 @@ def softmax(values: Sequence[float], tau: float) -> list[float]:
 def aggregate_elo(child_values: Sequence[float], tau: float) -> float:
     """Eq. 7: an intermediate step's Elo, sum_j alpha_j v_j with alpha = softmax(v / tau)."""
     return sum(a * v for a, v in zip(softmax(child_values, tau), child_values))
+
+
+def choice_index(rng: Any, probs: Sequence[float]) -> int:
+    """``int(rng.choice(len(probs), p=probs))`` for a numpy ``Generator`` with the same draw and the
+    same answer (cumulative sums normalised by the last, one ``rng.random()``, the first index whose
+    cumulative share exceeds it), without numpy's per-call array set-up."""
+    cdf = list(accumulate(float(p) for p in probs))
+    total = cdf[-1]
+    return bisect_right([c / total for c in cdf], rng.random())
 
 
 def selection_probabilities(child_values: Sequence[float], tau: float,
@@ -219,7 +230,7 @@ class EloSearchAgent(SearchAgent):
                 return None
             probs = selection_probabilities([c.value for c in children], self.tau(node),
                                             self.rejection_elo if can_reject else None)
-            pick = int(self.rng.choice(len(probs), p=probs))
+            pick = choice_index(self.rng, probs)
             if pick == len(children):
                 return node
             node = children[pick]

@@ -1,4 +1,4 @@
-"""Monte Carlo tree search over LLM proposals: agents ``mcts`` and ``lats``.
+"""Monte Carlo tree search over LLM proposals: agents ``mcts`` and ``radagent-mcts@N`` (``lats`` is in ``lats.py``).
 
 One iteration (LLM-Reasoners ``MCTS`` phases):
 
@@ -45,18 +45,8 @@ without ``@N``); plain ``mcts@N`` grows one tree from the start with N
 simulations in all. ``rollout_depth=none`` rolls out until the env ends the
 episode (bounded by ``depth_limit``), ToolChain*'s MCTS baseline.
 
-``lats`` (Zhou et al. 2023, Language Agent Tree Search) is the same loop with
-the authors' settings (lapisrocks/LanguageAgentTreeSearch, ``hotpot/lats.py``
-and ``webshop/lats.sh``): w_exp = sqrt(2) (its ``value/visits + sqrt(2 ln N /
-n)``), 5 children per expansion (``n_generate_sample``), depth limit 7, and
-rollouts that sample 5 children per step, keep the best-valued one and go on
-until the episode ends or depth 7 (its ``rollout(..., max_depth=7)``, n = 5);
-``n_iters`` is the benchmark's (30 on WebShop, 50 on HotPotQA, 30 elsewhere:
-ours). It adds **self-reflection**: every rollout that ends without a win gets
-a reflection (one LLM call, ``SearchConfig.reflect``); the latest
-``max_reflections`` are shown in every later proposal prompt (the search
-config's ``reflections``, which the prompt spec shows in its propose and
-ReAct prompts).
+``lats`` (Zhou et al. 2023, Language Agent Tree Search) is this loop with the authors' settings and
+self-reflection (``reflect``): see ``lats.py``.
 
 Defaults (each overridable with ``--agent-opt key=value``; ``mcts@40`` /
 ``lats@40`` set ``n_iters``); their sources are in agents/search/README.md:
@@ -355,37 +345,12 @@ class MCTSAgent(SearchAgent):
         return out
 
 
-#: LATS's iterations per benchmark (the paper; the authors' webshop/lats.sh runs 30, hotpot's
-#: lats_search 50), by a word in the env id; other envs take WebShop's 30 (ours).
-LATS_ITERATIONS = {"webshop": 30, "hotpot": 50}
-LATS_DEFAULT_ITERATIONS = 30
-
-
-def lats_iterations(env_id: str) -> int:
-    """LATS's ``n_iters`` for ``env_id`` (see :data:`LATS_ITERATIONS`)."""
-    low = env_id.lower()
-    return next((n for word, n in LATS_ITERATIONS.items() if word in low), LATS_DEFAULT_ITERATIONS)
-
-
-class LATSAgent(MCTSAgent):
-    """Language Agent Tree Search: MCTS with LLM values, rollouts and self-reflection (the authors' settings)."""
-
-    name = "lats"
-
-    def __init__(self, env_id: str, llm: Any, *, n_iters: int | None = None, w_exp: float = math.sqrt(2.0),
-                 depth_limit: int = 7, simulate: str = "rollout", rollout_depth: Any = "none",
-                 rollout_width: int = 5, reflect: bool = True, **options: Any):
-        n_iters = lats_iterations(env_id) if n_iters is None else n_iters
-        super().__init__(env_id, llm, n_iters=n_iters, w_exp=w_exp, depth_limit=depth_limit, simulate=simulate,
-                         rollout_depth=rollout_depth, rollout_width=rollout_width, reflect=reflect, **options)
-
-
 #: RaDAgent 6.6's smaller MCTS baseline, MCTS@40 (the other is MCTS@100)
 RADAGENT_SIMULATIONS = 40
 
 
-def _iterations(options: dict[str, Any]) -> dict[str, Any]:
-    """``mcts@40`` (RaDAgent's MCTS@40 naming) means ``n_iters=40``."""
+def iterations_option(options: dict[str, Any]) -> dict[str, Any]:
+    """``mcts@40`` (RaDAgent's MCTS@40 naming), ``lats@40``: ``n_iters=40`` (``options`` without ``at``)."""
     at = options.pop("at", None)
     if at is not None:
         if "n_iters" in options and int(options["n_iters"]) != int(at):
@@ -396,12 +361,7 @@ def _iterations(options: dict[str, Any]) -> dict[str, Any]:
 
 @register_agent("mcts", needs_llm=True, help="MCTS/UCT with LLM proposals and ToT value (LLM-Reasoners defaults; mcts@N: N iterations)")
 def make_mcts(env_id: str, llm: Any, **options: Any) -> MCTSAgent:
-    return build_search_agent(MCTSAgent, env_id, llm, _iterations(options))
-
-
-@register_agent("lats", needs_llm=True, help="LATS: MCTS with LLM value, rollouts to the end and self-reflection (lats@N: N iterations)")
-def make_lats(env_id: str, llm: Any, **options: Any) -> LATSAgent:
-    return build_search_agent(LATSAgent, env_id, llm, _iterations(options))
+    return build_search_agent(MCTSAgent, env_id, llm, iterations_option(options))
 
 
 @register_agent("radagent-mcts@", needs_llm=True, help="RaDAgent's MCTS@N baseline: N simulations with ToT's value before every decision (default 40)")
@@ -409,6 +369,6 @@ def make_radagent_mcts(env_id: str, llm: Any, **options: Any) -> MCTSAgent:
     if "per_step" in options and not _as_bool(options["per_step"]):
         raise ValueError("radagent-mcts runs its simulations per decision step (per_step=true); "
                          "use mcts@N for one tree grown from the start")
-    options = _iterations({**options, "per_step": True})
+    options = iterations_option({**options, "per_step": True})
     options.setdefault("n_iters", RADAGENT_SIMULATIONS)
     return build_search_agent(MCTSAgent, env_id, llm, options)

@@ -68,6 +68,25 @@ def search_value(algorithm: str, value: float, visits: int, stats: Mapping[str, 
     return float(value) if visits else None
 
 
+def _value_reader(algorithm: str) -> Callable[[Any], float | None]:
+    """``node -> search_value(algorithm, node.value, node.visits, node.stats)``, the algorithm's branch
+    chosen once (``_best`` reads every node of the tree)."""
+    if algorithm == "elo":
+        return lambda n: float(n.value) if n.stats.get("elo_updates") else None
+    if algorithm == "astar":
+        return lambda n: -float(n.value) if "g" in n.stats else None
+    if algorithm in ("mcts", "lats"):
+        def mcts(n: Any) -> float | None:
+            if n.visits:
+                return float(n.value)
+            prior = n.stats.get("prior")
+            return float(prior) if prior is not None else None
+        return mcts
+    if algorithm == "dfsdt":
+        return lambda n: search_value(algorithm, n.value, n.visits, n.stats)
+    return lambda n: float(n.value) if n.visits else None
+
+
 class SearchTelemetry:
     """Counters of one search (see module docstring); ``patience`` None or 0 means never stop early."""
 
@@ -75,6 +94,7 @@ class SearchTelemetry:
         if patience is not None and int(patience) < 0:
             raise ValueError(f"patience must be a number of expansions >= 0, got {patience}")
         self.algorithm = algorithm
+        self._value_of = _value_reader(algorithm)
         self.patience = int(patience) if patience else None
         self.nodes = 1
         self.expansions = 0
@@ -100,7 +120,8 @@ class SearchTelemetry:
             best = self._best(tree.nodes)
             if best is not None and (self.best_value is None or best > self.best_value + 1e-12):
                 self.best_value, self.best_at_expansion, self.since_improvement = best, self.expansions, 0
-        _notify(self.as_dict())
+        if _LISTENERS:  # figures are built only for someone listening
+            _notify(self.as_dict())
         if self.patience and self.since_improvement >= self.patience:
             raise PatienceExhausted(f"the best value has not improved for {self.since_improvement} expansions")
 
@@ -115,8 +136,9 @@ class SearchTelemetry:
 
     def _best(self, nodes: list[Any]) -> float | None:
         best = None
+        value_of = self._value_of
         for n in nodes:
-            v = search_value(self.algorithm, n.value, n.visits, n.stats)
+            v = value_of(n)
             if v is not None and (best is None or v > best):
                 best = v
         return best

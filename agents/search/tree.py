@@ -77,8 +77,24 @@ class SearchNode:
         return [n.action for n in self.path()[1:] if n.action is not None]
 
     def trajectory(self) -> list[Step]:
-        """The path as prompt ``Step`` values."""
-        return [Step(n.action or "", n.text, n.reward, n.thought) for n in self.path()[1:]]
+        """The path as prompt ``Step`` values (each node's own step is built once, and rebuilt when
+        its action, observation, reward or thought was reassigned)."""
+        steps: list[Step] = []
+        node = self
+        while node.parent is not None:
+            steps.append(node._step())
+            node = node.parent
+        steps.reverse()
+        return steps
+
+    def _step(self) -> Step:
+        cached = self.__dict__.get("_step_cache")
+        if (cached is not None and cached[0] is self.action and cached[1] is self.observation
+                and cached[2] is self.reward and cached[3] is self.thought):
+            return cached[4]
+        step = Step(self.action or "", self.text, self.reward, self.thought)
+        self.__dict__["_step_cache"] = (self.action, self.observation, self.reward, self.thought, step)
+        return step
 
     def child(self, action: str) -> "SearchNode | None":
         return next((c for c in self.children if c.action == action), None)

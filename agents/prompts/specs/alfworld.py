@@ -116,6 +116,7 @@ Observation: You put the cellphone 2 in/on the drawer 1.""",
 
 @register_spec("treegym/ALFWorld-v0")
 class ALFWorldPrompts(PromptSpec):
+    per_task = frozenset({"task_fields", "action_templates", "canonical_action"})  # the env's answers depend on its task only
     task = ("You are in a household text game (ALFWorld). Reach the goal of the task by moving between "
             "receptacles and using objects.")
     action_syntax = ("Act with exactly one admissible command, written as the game lists it: go to <receptacle>, "

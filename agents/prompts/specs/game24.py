@@ -52,6 +52,7 @@ impossible"""
 
 @register_spec("treegym/Game24-v0")
 class Game24Prompts(PromptSpec):
+    per_task = frozenset({"task_fields", "action_templates", "canonical_action"})  # the env's answers depend on its task only
     task = ("You are playing the Game of 24: use each of the four puzzle numbers exactly once with + - * / to "
             "obtain 24.\nEach turn, combine two of the numbers left into one; the game is won when the last "
             "number left is 24.")

@@ -36,6 +36,7 @@ def _function_lines(functions: list, max_chars: int = 220) -> list[str]:
 
 @register_spec("treegym/ToolBench-v0")
 class ToolBenchPrompts(PromptSpec):
+    per_task = frozenset({"task_fields", "action_templates", "canonical_action"})  # the env's answers depend on its task only
     task = ("You are AutoGPT, and you solve the user's query with the functions below, one function call per "
             "step. Calls act on real services: bookings, orders, transfers and messages happen as soon as you "
             "make them and are not undone. Look things up before you change anything, and call Finish at the end.")
@@ -64,6 +65,7 @@ class ToolBenchPrompts(PromptSpec):
 
 @register_spec("treegym/RestBench-v0")
 class RestBenchPrompts(PromptSpec):
+    per_task = frozenset({"task_fields", "action_templates", "canonical_action"})  # the env's answers depend on its task only
     task = ("You answer the user's instruction by calling a REST API (RestGPT's setting), one HTTP request per "
             "step, and finish with the answer. Requests that change data (POST, PUT, DELETE) take effect at once.")
     action_syntax = ("Action: one request, e.g. GET /search/person?query=Sofia Coppola, or POST /path {JSON body}; "
@@ -85,6 +87,7 @@ class RestBenchPrompts(PromptSpec):
 
 @register_spec("treegym/ToolTasks-v0")
 class ToolTasksPrompts(PromptSpec):
+    per_task = frozenset({"task_fields", "action_templates", "canonical_action"})  # the env's answers depend on its task only
     task = ("You accomplish the task by calling the functions below one at a time. Only the final state counts: "
             "when everything is set, call the finishing function (search() or done()).")
     action_syntax = ("Action: one call, e.g. set_location(\"Boston\") or put(\"cup\", \"sink\"); literal arguments "

@@ -26,6 +26,7 @@ Action: click[Buy Now]"""
 
 @register_spec("treegym/WebShop-v0")
 class WebShopPrompts(PromptSpec):
+    per_task = frozenset({"task_fields", "canonical_action"})  # its templates depend on the page (a search bar)
     task = ("You are a shopping assistant on the WebShop website. Find and buy the product the instruction "
             "describes.")
     action_syntax = ("Actions: search[keywords] (only on the page with the search bar) or click[label], where "

@@ -1,0 +1,118 @@
+"""What a prompt spec remembers so that building prompts and parsing answers stay cheap in a search
+(issue 26 item 2): per list of valid actions, the lookups ``normalise`` and ``extract`` need
+(:class:`ActionIndex`), and per task, the contract answers that depend on the task only
+(:class:`TaskMemo`). Both are pure caches: a spec answers the same with or without them."""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Sequence
+
+_BRACKET = re.compile(r"\b([A-Za-z_]\w*)\s*\[([^\]\n]*)\]")
+MAX_INDEXES = 512  # valid-action lists remembered per task (a search visits a few hundred states)
+
+
+class ActionIndex:
+    """Lookups over one list of valid actions, each built on first use: ``lower`` (lower-cased text ->
+    the listed action, the last one listed winning as a dict comprehension does), ``labels`` (the
+    lower-cased label of a bracketed action ``click[Buy Now]`` -> the first such action), ``verbs``
+    (the lower-cased verbs of bracketed actions) and :meth:`find_canonical` (canonical form -> the
+    first listed action with it, reading the list only as far as needed)."""
+
+    __slots__ = ("valid", "lower", "_labels", "_verbs", "_canonical", "_scanned")
+
+    def __init__(self, valid: Sequence[str]):
+        self.valid = tuple(valid)
+        self.lower = {v.lower(): v for v in self.valid}
+        self._labels: dict[str, str] | None = None
+        self._verbs: frozenset[str] | None = None
+        self._canonical: dict[str, str] = {}
+        self._scanned = 0
+
+    @property
+    def labels(self) -> dict[str, str]:
+        if self._labels is None:
+            labels: dict[str, str] = {}
+            for v in self.valid:
+                m = _BRACKET.fullmatch(v) if "[" in v else None
+                if m:
+                    labels.setdefault(m.group(2).strip().lower(), v)
+            self._labels = labels
+        return self._labels
+
+    @property
+    def verbs(self) -> frozenset[str]:
+        if self._verbs is None:
+            self._verbs = frozenset(m.group(1).lower() for m in map(_BRACKET.match, self.valid) if m)
+        return self._verbs
+
+    def find_canonical(self, canon: str, canonical: Callable[[str], str | None]) -> str | None:
+        """The first listed action whose ``canonical(action)`` is ``canon`` (``canonical`` must not depend
+        on the state: its answers are kept), or None."""
+        found = self._canonical.get(canon)
+        if found is not None:
+            return found
+        while self._scanned < len(self.valid):
+            v = self.valid[self._scanned]
+            self._scanned += 1
+            c = canonical(v)
+            if c is not None:
+                self._canonical.setdefault(c, v)
+                if c == canon:
+                    return self._canonical[c]
+        return None
+
+
+class TaskMemo:
+    """Answers remembered for one task of one env: cleared when the env or its task changes
+    (a task is told apart by its ``task_id``, or the ``task`` attribute itself)."""
+
+    def __init__(self) -> None:
+        self._key: tuple[int, Any] | None = None
+        self._task: Any = None  # the task object last seen (held, so its identity is never reused)
+        self._env: Any = None
+        self.values: dict[Any, Any] = {}
+        self.canonical: dict[str, str | None] = {}
+        self.indexes: dict[tuple[str, ...], ActionIndex] = {}
+        self.lines: dict[Any, list[str]] = {}
+        self._last: tuple[Any, ActionIndex] | None = None
+
+    def check(self, env: Any) -> "TaskMemo":
+        """This memo, emptied first when ``env`` (unwrapped) holds another task than when it was filled."""
+        task = getattr(env, "task", None)
+        if task is self._task and env is self._env and task is not None:
+            return self
+        key = (id(env), getattr(task, "task_id", task))
+        self._task, self._env = task, env
+        try:
+            same = bool(key == self._key)
+        except Exception:  # noqa: BLE001 - a task that does not compare plainly (an array): start over
+            same = False
+        if not same:
+            self._key = key
+            self.values.clear()
+            self.canonical.clear()
+            self.indexes.clear()
+            self.lines.clear()
+            self._last = None
+        return self
+
+    def index(self, valid_actions: Any) -> ActionIndex:
+        """The :class:`ActionIndex` of an observation's ``valid_actions`` (the same list object as last
+        time is answered without reading it)."""
+        last = self._last
+        if last is not None and last[0] is valid_actions and valid_actions is not None:
+            return last[1]
+        valid = tuple(str(v) for v in valid_actions or ())
+        found = self.indexes.get(valid)
+        if found is None:
+            if len(self.indexes) >= MAX_INDEXES:
+                self.indexes.clear()
+            found = self.indexes[valid] = ActionIndex(valid)
+        if isinstance(valid_actions, tuple):  # immutable: its identity stands for its content
+            self._last = (valid_actions, found)
+        return found
+
+
+def template_verbs(templates: Sequence[str]) -> frozenset[str]:
+    """The lower-cased verbs of bracketed templates (``search[<query>]`` -> ``search``)."""
+    return frozenset(m.group(1).lower() for m in map(_BRACKET.match, templates) if m)
