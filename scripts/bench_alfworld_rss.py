@@ -32,7 +32,7 @@ def one_search(agent: str, task_id: str, seed: int, budget: int) -> int:
     """One search from reset on ``task_id``; returns its expansions."""
     import gymnasium as gym
 
-    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.llm_specs import make_llm
     from treegym.agents.registry import make_agent
 
     env = gym.make(ENV_ID)

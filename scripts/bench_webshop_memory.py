@@ -42,7 +42,7 @@ def cache_bytes(env: gym.Env) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.llm_specs import make_llm
     from treegym.agents.registry import make_agent
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

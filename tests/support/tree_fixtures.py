@@ -52,7 +52,7 @@ def search_tree(env_key: str, agent: str) -> dict[str, Any]:
     """The JSON of the tree ``agent`` grows from ``reset(seed=SEED)`` of the env, LLM budget ``BUDGET``,
     with ``prompt_digest``/``prompt_calls``: a hash of every prompt the search sent, and their count."""
     import treegym.envs  # noqa: F401 - registers the ids
-    from treegym.agents.llm.spec import make_llm
+    from treegym.agents.llm_specs import make_llm
     from treegym.agents.registry import make_agent
 
     env_id = ENVS[env_key]
