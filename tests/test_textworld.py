@@ -106,8 +106,9 @@ def test_after_the_end_and_step_limit():
         snap = te.snapshot(e)
         out = play(e, ["look", "look", "look"])
         assert out[3] is True and out[2] is False and out[0]["valid_actions"] == ()
-        obs, _r, _term, trunc, _i = e.step("look")
-        assert trunc and "step limit" in obs["text"]
+        obs, _r, _term, trunc, info = e.step("look")
+        assert trunc and "step limit" in info["message"] and info["invalid_action"]  # EngineEnv's convention
+        assert obs["text"] == out[0]["text"]                                       # nothing changed
         te.restore(e, snap)                    # the counter is part of the state
         assert e.unwrapped.steps == 0 and not e.step("look")[3]
         assert e.unwrapped.expert().solvable is False   # the 5-step walkthrough no longer fits in 2 steps
@@ -179,3 +180,48 @@ def test_textworld_make_generates_a_playable_game(tmp_path):
         assert info["won"]
     finally:
         e.close()
+
+
+def test_steps_copy_nothing_snapshots_copy_once(monkeypatch):
+    # issue 26: "copy on snapshot, not on step" (EngineEnv's LiveRunner over TextWorldEngine's LiveEngine)
+    from textworld.generator.game import GameProgression
+
+    copies = []
+    real = GameProgression.copy
+    monkeypatch.setattr(GameProgression, "copy", lambda self: copies.append(1) or real(self))
+    e = gym.make(ENV_ID, split="all")
+    try:
+        e.reset(options={"task_id": "cooking_1"})
+        plan = e.unwrapped.expert().plan
+        copies.clear()
+        play(e, plan[:3])
+        assert copies == []
+        snap = te.snapshot(e)
+        assert len(copies) == 1
+        te.restore(e, snap)
+        assert len(copies) == 2
+    finally:
+        e.close()
+
+
+def test_engine_step_is_pure_and_agrees_with_the_live_env(env):
+    from treegym.envs.core.contract import LiveEngine
+
+    engine = env.unwrapped.engine
+    assert isinstance(engine, LiveEngine)
+    obs, _ = env.reset(options={"task_id": "coin_1"})
+    plan = env.unwrapped.expert().plan
+    state = engine.initial_state(engine.task("coin_1"), None)
+    before = pickle.dumps(state)
+    for action in plan:
+        result = engine.step(state, action)
+        obs_live, reward_live, term_live, _t, _i = env.step(action)
+        assert engine.observe(result.state)[0]["text"] == obs_live["text"]
+        assert (result.reward, result.terminated) == (reward_live, term_live)
+        state = result.state
+    assert pickle.dumps(engine.initial_state(engine.task("coin_1"), None)) == before
+    assert state.won and engine.is_terminal(state)
+    data = engine.state_to_json(state)
+    assert engine.state_from_json(data).won
+    with pytest.raises(ValueError, match="not made by this server"):
+        engine.state_from_json(dict(data, mac="0" * 64))
