@@ -5,8 +5,10 @@ as a :class:`~treegym.envs.core.contract.Engine` and a
 Pure ``step(state, action)`` (what the session server uses) thaws a copy of the state,
 steps it and freezes the result: the input is never changed. In-process, ``EngineEnv``
 steps a live value instead (``step_live``), so a step costs what textworld's own
-``env.step`` costs plus building the observation, and the ``GameProgression`` is copied
-only by ``freeze`` (a snapshot) and ``thaw`` (a restore).
+``env.step`` costs plus building the observation. The ``GameProgression`` is copied on
+write: ``thaw`` (a restore) and ``freeze`` (a snapshot) share it with the state they
+take or make, and the first step after them copies it; steps in a row copy nothing, a
+snapshot or restore copies nothing, and a search's restore-step-snapshot copies once.
 
 The engine keeps one textworld stack (``textworld.start``) per game file, loaded on first
 use (~0.5 s; at most :data:`MAX_STACKS`, least recently used closed first) and time-shared
@@ -137,6 +139,7 @@ class TextWorldEngine:
         """The stack of ``live``'s game, holding ``live`` (loaded into it unless it already holds it)."""
         stack = self._stack(live.game_path)
         if stack.holder() is live:
+            stack.tracking._game_progression = live.progression  # (a copy on write replaced it)
             return stack
         stack.release()
         stack.jericho.set_state(live.jericho)
@@ -205,7 +208,7 @@ class TextWorldEngine:
 
     # ------------------------------------------------------------------ LiveEngine
     def thaw(self, state: TextWorldState) -> TextWorldLive:
-        return TextWorldLive(**{**_fields(state), "progression": state.progression.copy()})
+        return TextWorldLive(**_fields(state), base=state)  # shares state's progression until it steps
 
     def step_live(self, live: TextWorldLive, action: str) -> StepResult[TextWorldLive]:
         command = clean_command(action)
@@ -215,6 +218,8 @@ class TextWorldEngine:
             live.text = (f"{verb!r} is turned off here: the interpreter's file commands (save, restore, script) "
                          "are not part of the game.")
             return StepResult(live, 0.0, bool(live.won or live.lost))
+        if live.base is not None:  # copy on write: the progression is shared with a state
+            live.progression, live.base = live.progression.copy(), None
         with self._lock:
             stack = self._hold(live)
             gs, _score, _done = stack.tw.step(command)
@@ -230,13 +235,17 @@ class TextWorldEngine:
         return TextWorldState(**_fields(live))
 
     def freeze(self, live: TextWorldLive) -> TextWorldState:
+        """The state ``live`` is in; shares its progression with ``live`` until ``live`` steps again."""
+        if live.base is not None:
+            return live.base
         with self._lock:
             jericho = live.jericho
             if jericho is None:
                 jericho = self._stacks[live.game_path].jericho.get_state()
-            return TextWorldState(**{**_fields(live), "jericho": jericho, "progression": live.progression.copy(),
-                                     "previous_policy": _tuple(live.previous_policy),
-                                     "current_policy": _tuple(live.current_policy)})
+            live.base = TextWorldState(**{**_fields(live), "jericho": jericho,
+                                          "previous_policy": _tuple(live.previous_policy),
+                                          "current_policy": _tuple(live.current_policy)})
+            return live.base
 
     def close(self) -> None:
         with self._lock:

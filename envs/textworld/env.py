@@ -52,7 +52,7 @@ _SLOT = re.compile(r"\{(\w+)\}")
 class TextWorldEnv(EngineEnv):
     """TextWorld games through Jericho (see the module docstring)."""
 
-    snapshot_cost_seconds = 1e-3  # measured 0.6-6 ms (scripts/bench_textworld.py); mostly GameProgression.copy()
+    snapshot_cost_seconds = 1e-3  # snapshot+restore copy nothing; the next step copies the progression (0.3-3 ms)
     server_hint = "start a session server (treegym serve textworld --port PORT)"
 
     def __init__(self, split: str | None = None, task_ids: Sequence[str] | str | None = None,

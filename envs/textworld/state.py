@@ -77,8 +77,10 @@ class TextWorldState:
 class TextWorldLive:
     """The mutable working copy of a :class:`TextWorldState` (``TextWorldEngine.thaw``).
 
-    It owns its ``progression`` (the engine's game stack mutates it in place while the
-    stack holds this value); ``jericho`` is None while the stack's Z-machine holds the
+    Copy on write: while ``base`` is a state (right after ``thaw`` or ``freeze``), the value
+    equals ``base`` and shares its ``progression``; the next step copies it first. Otherwise
+    it owns its ``progression`` (the engine's game stack mutates it in place while the
+    stack holds this value). ``jericho`` is None while the stack's Z-machine holds the
     machine state (the engine saves it here when the stack turns to another value).
     """
 
@@ -97,6 +99,7 @@ class TextWorldLive:
     lost: bool
     score: int
     moves: int
+    base: Any = None
 
 
 FIELDS = tuple(TextWorldState.__dataclass_fields__)
