@@ -75,6 +75,7 @@ class EngineEnv(ForkableEnv):
     metadata = {"render_modes": ["ansi"]}
     snapshot_kind = "native"
     pure_observe = True  # _observe reads the state only (restore_as)
+    takes_server_url = True  # server_url= is this class's own remote mode
     #: What the remote-mode error says to do when the server cannot be reached.
     server_hint = "start a session server (treegym serve <env id> --port PORT)"
     #: The make-kwarg whose value picks the server's engine variant (``variant=``), and the values a
