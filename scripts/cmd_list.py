@@ -1,5 +1,6 @@
 """``treegym list``: every registered id (what the env families declare, ``envs/<family>/__init__.py``)
-with its short name, snapshot kind and task count per split."""
+with its short name, snapshot kind and task count per split; then the servers the families declare
+(``SERVERS``: ``treegym serve <server>``)."""
 from __future__ import annotations
 
 import argparse
@@ -45,4 +46,12 @@ def run(args: argparse.Namespace) -> int:
     for r in table:
         print("  ".join(r[i].ljust(widths[i]) for i in range(4)) + f"  {r[4]}")
     print("\nserve any of them over HTTP: treegym serve <id or name>")
+    import treegym.envs as tenvs
+
+    servers = tenvs.servers()
+    if servers:
+        print("servers the families offer (treegym serve <server>):")
+        width = max(len(e.name) for e in servers)
+        for e in servers:
+            print(f"  {e.name.ljust(width)}  {e.env_id or '-'}  port {e.default_port}  {e.about}")
     return 0
