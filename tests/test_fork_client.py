@@ -73,3 +73,10 @@ def test_server_side_kwargs_are_refused_on_the_client(server):
     env = BMoCAEnv(server_url=server.url, split="test")  # the class itself answers the same way
     assert isinstance(env, ForkClientEnv)
     env.close()
+
+
+def test_check_rollback_passes_remotely(server):
+    env = gym.make(ENV_ID, server_url=server.url)
+    env.reset(options={"task_id": TASK})
+    assert te.check_rollback(env, n_trajectories=2, max_depth=4).kind == "native"
+    env.close()

@@ -231,3 +231,23 @@ def test_engine_step_is_pure_and_agrees_with_the_live_env(env):
     assert engine.state_from_json(data).won
     with pytest.raises(ValueError, match="not made by this server"):
         engine.state_from_json(dict(data, mac="0" * 64))
+
+
+def test_served_textworld_is_an_engine_and_rolls_back_remotely():
+    from treegym.servers.env_server import create_env_app, session_engines
+    from treegym.servers.run import serve_in_thread
+
+    assert type(session_engines(ENV_ID)["default"]).__name__ == "TextWorldEngine"  # not a ForkEngine
+    with serve_in_thread(create_env_app(ENV_ID, {"split": "all"})) as srv:
+        remote = gym.make(ENV_ID, server_url=srv.url)
+        local = gym.make(ENV_ID, split="all")
+        try:
+            assert remote.reset(options={"task_id": "coin_1"})[0] == local.reset(options={"task_id": "coin_1"})[0]
+            for action in local.unwrapped.expert().plan:
+                out_r, out_l = remote.step(action), local.step(action)
+                assert out_r[:4] == out_l[:4] and out_r[4]["won"] == out_l[4]["won"]
+            assert out_r[2] and out_r[4]["success"]
+            assert te.check_rollback(remote, n_trajectories=2, max_depth=4).kind == "native"
+        finally:
+            remote.close()
+            local.close()
