@@ -80,3 +80,9 @@ def test_check_rollback_passes_remotely(server):
     env.reset(options={"task_id": TASK})
     assert te.check_rollback(env, n_trajectories=2, max_depth=4).kind == "native"
     env.close()
+
+
+def test_positional_make_kwargs_reach_the_client_by_name(server):
+    env = BMoCAEnv("test", server_url=server.url)  # split given positionally
+    assert isinstance(env, ForkClientEnv) and env.reset(seed=0)[1]["task_id"] == BMoCAEnv.split_task_ids("test")[0]
+    env.close()

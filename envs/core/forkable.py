@@ -16,6 +16,7 @@ are registered without a TimeLimit and a restored branch is never cut early.
 from __future__ import annotations
 
 import copy
+import inspect
 from typing import Any, Callable, ClassVar
 
 import gymnasium as gym
@@ -60,7 +61,10 @@ class ForkableEnv(gym.Env):
         if kwargs.get("server_url") is not None and not cls.takes_server_url:
             if not _REMOTE_CLIENT:
                 raise RuntimeError("treegym.envs.core.fork_client is not imported; import treegym.envs")
-            return _REMOTE_CLIENT[0](cls, *args, **kwargs)
+            if args:  # the served class's positional make-kwargs, by name
+                named = list(inspect.signature(cls.__init__).bind_partial(None, *args).arguments.items())[1:]
+                kwargs = {**dict(named), **kwargs}
+            return _REMOTE_CLIENT[0](cls, **kwargs)
         return super().__new__(cls)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
