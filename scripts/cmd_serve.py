@@ -174,10 +174,10 @@ def _serve_tcp(site: Any, factory: Callable[..., Any], options: dict[str, Any], 
     except Exception as exc:  # noqa: BLE001 - e.g. an unknown configuration id
         print(f"{site.failure}: {exc}", file=sys.stderr)
         return 1
-    if args.host not in LOOPBACK_NAMES:
-        print(f"warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
-    print(_banner(site, f"tcp://{args.host}:{srv.port}", args, srv.port), flush=True)
-    try:
+    try:  # (from here on, Ctrl-C stops the server cleanly)
+        if args.host not in LOOPBACK_NAMES:
+            print(f"warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
+        print(_banner(site, f"tcp://{args.host}:{srv.port}", args, srv.port), flush=True)
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:

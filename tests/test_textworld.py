@@ -237,7 +237,9 @@ def test_served_textworld_is_an_engine_and_rolls_back_remotely():
     from treegym.servers.env_server import create_env_app, session_engines
     from treegym.servers.run import serve_in_thread
 
-    assert type(session_engines(ENV_ID)["default"]).__name__ == "TextWorldEngine"  # not a ForkEngine
+    engine = session_engines(ENV_ID)["default"]
+    assert type(engine).__name__ == "TextWorldEngine"  # not a ForkEngine
+    engine.close()
     with serve_in_thread(create_env_app(ENV_ID, {"split": "all"})) as srv:
         remote = gym.make(ENV_ID, server_url=srv.url)
         local = gym.make(ENV_ID, split="all")
@@ -251,3 +253,4 @@ def test_served_textworld_is_an_engine_and_rolls_back_remotely():
         finally:
             remote.close()
             local.close()
+

@@ -73,6 +73,12 @@ class _Stack:
     def holder(self) -> TextWorldLive | None:
         return None if self.owner is None else self.owner()
 
+    def close(self) -> None:
+        """Save the held value's machine state, then close textworld's env (Jericho's library with it)."""
+        self.release()
+        self.tw.close()
+        self.jericho = self.tracking = self.data = self.reset_state = None
+
     def release(self) -> None:
         """Save the machine state into the value the stack holds (so another one can be loaded)."""
         held = self.holder()
@@ -96,6 +102,10 @@ class TextWorldEngine:
         self._initial: dict[str, TextWorldState] = {}
         self._lock = threading.RLock()
         self._signer = StateSigner("TextWorld state")
+        # Close the stacks when the engine goes away unclosed (a server's engine, an env never closed): left to
+        # the cycle collector, Jericho's FrotzEnv may be finalized (its library unloaded) before textworld's
+        # JerichoEnv, whose __del__ then calls into the unloaded library (a segfault).
+        self._finalizer = weakref.finalize(self, _close_stacks, self._stacks)
 
     # ------------------------------------------------------------------ tasks
     def splits(self) -> tuple[str, ...]:
@@ -129,8 +139,7 @@ class TextWorldEngine:
         if stack is None:
             while len(self._stacks) >= MAX_STACKS:
                 _path, old = self._stacks.popitem(last=False)
-                old.release()
-                old.tw.close()
+                old.close()
             stack = self._stacks[path] = _Stack(path)
         self._stacks.move_to_end(path)
         return stack
@@ -248,11 +257,15 @@ class TextWorldEngine:
             return live.base
 
     def close(self) -> None:
+        """Close every game stack (a later step loads its game again)."""
         with self._lock:
-            for stack in self._stacks.values():
-                stack.release()
-                stack.tw.close()
-            self._stacks.clear()
+            _close_stacks(self._stacks)
+
+
+def _close_stacks(stacks: "OrderedDict[str, _Stack]") -> None:
+    while stacks:
+        _path, stack = stacks.popitem()
+        stack.close()
 
 
 def _fields(value: Any) -> dict[str, Any]:
