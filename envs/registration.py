@@ -11,7 +11,9 @@ Self-registration: an env family declares its ids in its own package, as a
 module-level ``ENV_SPECS`` tuple of :class:`~treegym.envs.core.env_entry.EnvEntry`
 in ``envs/<family>/__init__.py``; :func:`discover` finds every sub-package that
 has one, so adding a family touches only its own folder. ``ENVS`` (id ->
-entry point, default kwargs, extra) and :func:`entries` are what was found.
+entry point, default kwargs, extra) and :func:`entries` are what was found. A family's
+other servers (``SERVERS``, :class:`~treegym.envs.core.env_entry.ServerEntry`) are found
+the same way: :func:`servers`, :func:`server` (what ``treegym serve <name>`` runs).
 
 Users' envs reach the command line (``treegym run``/``check``) two ways
 (:func:`ensure_registered`): as ``module:EnvId`` (Gymnasium's own syntax: the
@@ -32,28 +34,50 @@ from typing import Any
 
 import gymnasium as gym
 
-from .core.env_entry import EnvEntry
+from .core.env_entry import EnvEntry, ServerEntry
 
 NAMESPACE = "treegym"
 ENTRY_POINT_GROUP = "treegym.envs"
 _PACKAGE = __name__.rpartition(".")[0]  # treegym.envs
 
 
-def discover() -> tuple[EnvEntry, ...]:
-    """Every :class:`EnvEntry` declared by a sub-package of ``treegym.envs`` (its ``ENV_SPECS``),
-    in ``order``. A sub-package that fails to import is skipped with a warning naming it and the error
-    (one broken family must not stop the others from registering)."""
+def _families() -> list[Any]:
+    """The importable sub-packages of ``treegym.envs`` (not ``core``/``examples``); one that fails to
+    import is skipped with a warning naming it and the error (one broken family must not stop the others)."""
     package = sys.modules[_PACKAGE]
-    found: list[EnvEntry] = []
+    modules = []
     for info in pkgutil.iter_modules(package.__path__):
         if not info.ispkg or info.name in ("core", "examples"):
             continue
         try:
-            module = importlib.import_module(f"{_PACKAGE}.{info.name}")
+            modules.append(importlib.import_module(f"{_PACKAGE}.{info.name}"))
         except ImportError as exc:
             warnings.warn(f"{_PACKAGE}.{info.name} failed to import, its env ids are not registered: "
-                          f"{type(exc).__name__}: {exc}", stacklevel=2)
-            continue
+                          f"{type(exc).__name__}: {exc}", stacklevel=3)
+    return modules
+
+
+def discover_servers(families: list[Any] | None = None) -> tuple[ServerEntry, ...]:
+    """Every :class:`ServerEntry` declared by a sub-package of ``treegym.envs`` (its ``SERVERS``), by name."""
+    found: list[ServerEntry] = []
+    for module in _families() if families is None else families:
+        for entry in getattr(module, "SERVERS", ()):
+            if not isinstance(entry, ServerEntry):
+                raise TypeError(f"{module.__name__}.SERVERS holds {entry!r}, not a ServerEntry")
+            found.append(entry)
+    names = [e.name for e in found]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"server names declared twice under {_PACKAGE}: {repeated}")
+    return tuple(sorted(found, key=lambda e: e.name))
+
+
+def discover(families: list[Any] | None = None) -> tuple[EnvEntry, ...]:
+    """Every :class:`EnvEntry` declared by a sub-package of ``treegym.envs`` (its ``ENV_SPECS``),
+    in ``order``. A sub-package that fails to import is skipped with a warning naming it and the error
+    (one broken family must not stop the others from registering)."""
+    found: list[EnvEntry] = []
+    for module in _families() if families is None else families:
         for entry in getattr(module, "ENV_SPECS", ()):
             if not isinstance(entry, EnvEntry):
                 raise TypeError(f"{module.__name__}.ENV_SPECS holds {entry!r}, not an EnvEntry")
@@ -68,6 +92,19 @@ def discover() -> tuple[EnvEntry, ...]:
 _ENTRIES: tuple[EnvEntry, ...] = ()
 # id -> (entry point, default kwargs, extra needed to import it); filled by register_all()
 ENVS: dict[str, tuple[str, dict[str, Any], str | None]] = {}
+
+
+_SERVERS: tuple[ServerEntry, ...] = ()
+
+
+def servers() -> tuple[ServerEntry, ...]:
+    """The servers the families offer besides the session server (:func:`discover_servers`), by name."""
+    return _SERVERS
+
+
+def server(name: str) -> ServerEntry | None:
+    """The declared server called ``name`` (case-insensitive), or None."""
+    return next((e for e in _SERVERS if e.name == name.lower()), None)
 
 
 def entries() -> tuple[EnvEntry, ...]:
@@ -90,10 +127,12 @@ def resolve(name: str) -> str | None:
 def register_all() -> None:
     """Discover the families (:func:`discover`) and register every id not registered yet. Run on
     ``import treegym.envs``; run it again after adding a family folder in a live process."""
-    global _ENTRIES
+    global _ENTRIES, _SERVERS
     from .core.vector import make_vector_env
 
-    _ENTRIES = discover()
+    families = _families()
+    _ENTRIES = discover(families)
+    _SERVERS = discover_servers(families)
     ENVS.clear()  # the same dict object: modules that imported ENVS see the update
     ENVS.update({e.id: (e.entry_point, dict(e.kwargs), e.extra) for e in _ENTRIES})
     for env_id, (entry_point, kwargs, _extra) in ENVS.items():

@@ -1,5 +1,6 @@
 """``treegym list``: every registered id (what the env families declare, ``envs/<family>/__init__.py``)
-with its short name, snapshot kind and task count per split; then every registered agent (the modules of
+with its short name, snapshot kind and task count per split; then the servers the families declare
+(``SERVERS``: ``treegym serve <server>``); then every registered agent (the modules of
 ``treegym.agents.search`` / ``baselines`` and the ``treegym.agents`` entry points) with its help line."""
 from __future__ import annotations
 
@@ -54,6 +55,14 @@ def run(args: argparse.Namespace) -> int:
     for r in table:
         print("  ".join(r[i].ljust(widths[i]) for i in range(4)) + f"  {r[4]}")
     print("\nserve any of them over HTTP: treegym serve <id or name>")
+    import treegym.envs as tenvs
+
+    servers = tenvs.servers()
+    if servers:
+        print("servers the families offer (treegym serve <server>):")
+        width = max(len(e.name) for e in servers)
+        for e in servers:
+            print(f"  {e.name.ljust(width)}  {e.env_id or '-'}  port {e.default_port}  {e.about}")
     agents = [("agent", "needs", "about")] + agent_rows()
     width = max(len(r[0]) for r in agents)
     print()

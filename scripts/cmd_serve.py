@@ -1,6 +1,7 @@
-"""``treegym serve <env id or name>|webshop|tools|openenv [--port P] [--host 127.0.0.1]``: the session server
-of any registered env (``servers/env_server.py``), the WebShop site, the ToolBench tool server, or an
-OpenEnv-compatible server for any env (``--env ID``)."""
+"""``treegym serve <env id or name>|<server>|openenv [--port P] [--host 127.0.0.1]``: the session server of
+any registered env (``servers/env_server.py``), a server a family declares (``SERVERS`` in
+``envs/<family>/__init__.py``: the WebShop site, the tool APIs, the fake adb, ...; looked up, never listed
+here), or an OpenEnv-compatible server for any env (``--env ID``)."""
 from __future__ import annotations
 
 import argparse
@@ -9,26 +10,39 @@ from typing import Any, Callable
 
 from .options import parse_options, positive_float, positive_int
 
-SITES = ("webshop", "tools", "openenv")
-DEFAULT_PORTS = {"webshop": 3000, "tools": 8080, "openenv": 8000}
+BUILTIN = ("openenv",)        # servers for any env, not declared by a family
+OPENENV_PORT = 8000
 DEFAULT_ENV_PORT = 8100
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+GENERIC_OPTIONS = ("ttl", "max_sessions")  # passed to a declared server's factory when it accepts them
+
+
+def _declared() -> tuple[Any, ...]:
+    import treegym.envs as te
+
+    return te.servers()
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("serve", help="serve any env over HTTP (treegym serve <env id>), or a site (the WebShop "
-                                           "shop, the ToolBench tool server, OpenEnv)",
+    declared = _declared()
+    listing = "; ".join(f"{e.name} ({e.about}, port {e.default_port})" for e in declared)
+    p = subparsers.add_parser("serve", help="serve any env over HTTP (treegym serve <env id>), or a family's server "
+                                           f"({', '.join(e.name for e in declared)}) or openenv",
                               description="Serve an env's sessions (reset/step/snapshot/restore/fork over JSON under "
                                           "/api/, what gym.make(id, server_url=...) drives): give its id or short name "
-                                          "(treegym list). Or a site: webshop (pages to shop on and the same API), "
-                                          "tools (ToolBench/StableToolBench routes), openenv (--env ID).")
-    p.add_argument("site", metavar="ENV_OR_SITE",
-                   help=f"a registered env id or short name (treegym list), or one of the sites {', '.join(SITES)}")
+                                          f"(treegym list). Or a server a family offers: {listing}. Or openenv "
+                                          "(OpenEnv's routes for --env ID).")
+    p.add_argument("site", metavar="ENV_OR_SERVER",
+                   help="a registered env id or short name (treegym list), or one of the servers "
+                        f"{', '.join([e.name for e in declared] + list(BUILTIN))}")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1; anything else exposes the site to your network)")
     p.add_argument("--port", type=int, default=None,
-                   help="port (default 3000 for webshop, upstream WebShop's; 8080 for tools, StableToolBench's; 0 = any free port)")
-    p.add_argument("--catalog", default=None, help="catalog directory (default: the shipped catalog)")
+                   help=f"port (default: the server's own, e.g. {', '.join(f'{e.name} {e.default_port}' for e in declared)}; "
+                        f"an env {DEFAULT_ENV_PORT}; 0 = any free port)")
+    p.add_argument("--catalog", default=None, help="webshop: catalog directory (default: the shipped catalog)")
+    p.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="a server's own option (repeatable), e.g. fake-adb --opt config=test_env_104")
     p.add_argument("--ttl", type=positive_float, default=3600.0, help="seconds an unused session lives (default 3600)")
     p.add_argument("--max-sessions", type=positive_int, default=10_000, help="live sessions at most (default 10000)")
     p.add_argument("--quiet", action="store_true", help="no access log line per request")
@@ -71,42 +85,106 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"treegym serve: {problem}", file=sys.stderr)
         return 2
-    env_id = None
-    if args.site not in SITES:
-        import treegym.envs as te
+    import treegym.envs as te
 
+    site = None if args.site in BUILTIN else te.server(args.site)
+    env_id = None
+    if site is None and args.site not in BUILTIN:
         env_id = te.resolve(args.site)
         if env_id is None:
             names = ", ".join(e.name or e.id for e in te.entries())
+            servers = ", ".join([e.name for e in te.servers()] + list(BUILTIN))
             print(f"treegym serve: {args.site!r} is neither a registered env ({names}; or a full id, see treegym list) "
-                  f"nor a site ({', '.join(SITES)})", file=sys.stderr)
+                  f"nor a server ({servers})", file=sys.stderr)
             return 2
     if args.port is None:
-        args.port = DEFAULT_PORTS.get(args.site, DEFAULT_ENV_PORT)
+        args.port = site.default_port if site is not None else OPENENV_PORT if env_id is None else DEFAULT_ENV_PORT
     if not 0 <= args.port <= 65535:
         print(f"--port must be in 0..65535, got {args.port}", file=sys.stderr)
         return 2
     if env_id is not None:
+        if args.opt:
+            print("treegym serve <env>: give make-kwargs with --env-opt, not --opt", file=sys.stderr)
+            return 2
         return run_env(args, env_id)
     if args.env_opt:
-        print(f"treegym serve {args.site}: --env-opt applies to an env id, not to a site", file=sys.stderr)
+        print(f"treegym serve {args.site}: --env-opt applies to an env id, not to a server (use --opt)", file=sys.stderr)
         return 2
-    if args.site == "openenv":
+    if site is None:
         return run_openenv(args)
-    if args.site == "tools":
-        return run_tools(args)
+    return run_declared(site, args)
+
+
+def _site_options(factory: Callable[..., Any], args: argparse.Namespace, site: Any) -> dict[str, Any] | str:
+    """The keyword options ``factory`` is called with, or what is wrong with the user's ``--opt``."""
+    import inspect
+
+    params = inspect.signature(factory).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    options = {k: getattr(args, k) for k in GENERIC_OPTIONS if takes_any or k in params}
+    given = parse_options(args.opt)
+    if args.catalog is not None:
+        given["catalog"] = args.catalog
+    unknown = [k for k in given if not takes_any and k not in params]
+    if unknown:
+        known = ", ".join(k for k in params if k not in ("host", "port", *GENERIC_OPTIONS)) or "none"
+        return f"{site.name} takes no option {', '.join(unknown)} (its options: {known})"
+    return {**options, **given}
+
+
+def run_declared(site: Any, args: argparse.Namespace) -> int:
+    """``treegym serve <name>`` for a server a family declares (``ServerEntry``)."""
+    import importlib
+
+    module_name, _, attr = site.factory.partition(":")
     try:
-        from treegym.envs.webshop.catalog import CatalogError
-        from treegym.servers.webshop import create_app
+        factory = getattr(importlib.import_module(module_name), attr)
     except ImportError as exc:
-        print(f"treegym serve webshop needs the webshop extra: pip install 'treegym[webshop]' ({exc})", file=sys.stderr)
+        need = f"pip install 'treegym[{site.extra}]'" if site.extra else "its dependencies"
+        print(f"treegym serve {site.name} needs {need} ({exc})", file=sys.stderr)
         return 2
+    options = _site_options(factory, args, site)
+    if isinstance(options, str):
+        print(f"treegym serve: {options}", file=sys.stderr)
+        return 2
+    if site.kind == "tcp":
+        return _serve_tcp(site, factory, options, args)
     try:
-        app = create_app(args.catalog, ttl=args.ttl, max_sessions=args.max_sessions)
-    except (CatalogError, OSError, ValueError) as exc:
-        print(f"cannot load the catalog: {exc}", file=sys.stderr)
+        app = factory(**options)
+    except Exception as exc:  # noqa: BLE001 - a catalog that does not load, a bad option value: one line, exit 1
+        print(f"{site.failure}: {exc}", file=sys.stderr)
         return 1
-    return serve_until_interrupted(app, args, lambda url: f"WebShop at {url}/  (JSON API under {url}/api/; Ctrl-C to stop)")
+    return serve_until_interrupted(app, args, lambda url: _banner(site, url, args))
+
+
+def _banner(site: Any, url: str, args: argparse.Namespace, port: int | None = None) -> str:
+    port = port if port is not None else int(url.rsplit(":", 1)[1])
+    return site.banner.format(name=site.name, url=url, host=args.host, port=port)
+
+
+def _serve_tcp(site: Any, factory: Callable[..., Any], options: dict[str, Any], args: argparse.Namespace) -> int:
+    """A non-HTTP server (``kind="tcp"``): ``factory(host=, port=, ...).start()`` until Ctrl-C."""
+    import time
+
+    try:
+        srv = factory(host=args.host, port=args.port, **options).start()
+    except OSError as exc:
+        print(f"cannot listen on {args.host}:{args.port} ({exc}); pick another --port", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - e.g. an unknown configuration id
+        print(f"{site.failure}: {exc}", file=sys.stderr)
+        return 1
+    try:  # (from here on, Ctrl-C stops the server cleanly)
+        if args.host not in LOOPBACK_NAMES:
+            print(f"warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
+        print(_banner(site, f"tcp://{args.host}:{srv.port}", args, srv.port), flush=True)
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        srv.stop()
+    return 0
 
 
 def serve_until_interrupted(app: Any, args: argparse.Namespace, banner: Callable[[str], str]) -> int:
@@ -146,19 +224,6 @@ def run_env(args: argparse.Namespace, env_id: str) -> int:
     return serve_until_interrupted(
         app, args, lambda url: f"{env_id} sessions at {url}/api/  (play them with server_url={url!r}; "
                                "Ctrl-C to stop)")
-
-
-def run_tools(args: argparse.Namespace) -> int:
-    """``treegym serve tools``: the ToolBench-compatible tool server (``/rapidapi``, ``/virtual``, ``/rest``, ``/api/sessions``)."""
-    create_app = _factory("treegym.servers.toolbench", "create_app",
-                          "treegym serve tools needs Flask: pip install 'treegym[tools]'")
-    if create_app is None:
-        return 2
-    return serve_until_interrupted(
-        create_app(ttl=args.ttl, max_sessions=args.max_sessions), args,
-        lambda url: f"tool server at {url}  (ToolBench: {url}/rapidapi, StableToolBench: SERVICE_URL={url}/virtual, "
-                    f"a world per client: {url}/s/<session>/virtual, sessions: {url}/api/sessions, "
-                    f"RestBench: {url}/rest/tmdb|spotify/... (RestGPT's spec: {url}/rest/tmdb/openapi.json); Ctrl-C to stop)")
 
 
 def run_openenv(args: argparse.Namespace) -> int:

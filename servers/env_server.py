@@ -18,13 +18,7 @@ shop's pages, ``treegym serve tools`` StableToolBench's routes).
 """
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import pickle
-import secrets
 import threading
-import zlib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -35,6 +29,7 @@ from treegym.envs import registration
 from treegym.envs.core.contract import Engine, ExpertAdvice, StepResult
 from treegym.envs.core.engine_env import EngineEnv
 from treegym.envs.core.forkable import ForkableEnv
+from treegym.envs.core.signed import StateSigner
 from treegym.envs.core.snapshot import Snapshot
 
 from .sessions import create_session_app
@@ -84,7 +79,7 @@ class ForkEngine:
 
     One env does the work (a lock makes requests take turns on it): each request restores
     the session's snapshot, acts, and snapshots again. State JSON is the pickled snapshot
-    signed with a key of this server process (HMAC-SHA256), so a client can hand back only
+    signed with a key of this server process (HMAC-SHA256, ``envs/core/signed.py``), so a client can hand back only
     states this server made: nothing a client sends is unpickled unchecked. Envs with
     ``external`` snapshots are refused (a server cannot know when to release them).
     """
@@ -103,7 +98,7 @@ class ForkEngine:
         self.env = env
         self.pool = pool
         self._lock = threading.Lock()
-        self._key = secrets.token_bytes(32)
+        self._signer = StateSigner("state")
 
     # ------------------------------------------------------------------ tasks
     @property
@@ -146,25 +141,12 @@ class ForkEngine:
             self.env.restore(state.snapshot)
             return self.env.expert()
 
-    # ------------------------------------------------------------------ JSON (signed)
-    def _mac(self, blob: bytes) -> str:
-        return hmac.new(self._key, blob, hashlib.sha256).hexdigest()
-
+    # ------------------------------------------------------------------ JSON (signed, envs/core/signed.py)
     def state_to_json(self, state: ForkState) -> dict[str, str]:
-        blob = zlib.compress(pickle.dumps((state.snapshot, state.terminated), protocol=pickle.HIGHEST_PROTOCOL), 1)
-        return {"snapshot": base64.b64encode(blob).decode("ascii"), "mac": self._mac(blob)}
+        return self._signer.dumps((state.snapshot, state.terminated))
 
     def state_from_json(self, data: Any) -> ForkState:
-        if not isinstance(data, dict) or not isinstance(data.get("snapshot"), str) or not isinstance(data.get("mac"), str):
-            raise ValueError("a state is {\"snapshot\": ..., \"mac\": ...} as this server's snapshot endpoint returned it")
-        try:
-            blob = base64.b64decode(data["snapshot"], validate=True)
-        except ValueError:
-            raise ValueError("snapshot is not base64") from None
-        if not hmac.compare_digest(self._mac(blob), data["mac"]):
-            raise ValueError("this state was not made by this server process (bad mac); take snapshots and "
-                             "restore them on the same running server")
-        snap, terminated = pickle.loads(zlib.decompress(blob))  # signed by us: a value this process pickled
+        snap, terminated = self._signer.loads(data)
         with self._lock:
             obs, info = self.env.restore(snap)
             return self._here(obs, info, terminated)
@@ -202,7 +184,9 @@ def create_env_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None, **a
     env_kwargs = dict(env_kwargs or {})
     engines = session_engines(env_id, **env_kwargs)
     app_options.setdefault("default_split", env_kwargs.get("split"))  # what the served env was made to play
-    if any(isinstance(e, ForkEngine) for e in engines.values()):
-        # a state is a whole snapshot (a TextWorld game's Z-machine memory): restores need room
-        app_options.setdefault("max_content_length", FORK_STATE_LIMIT)
+    limits = [FORK_STATE_LIMIT if isinstance(e, ForkEngine) else getattr(e, "state_json_limit", None)
+              for e in engines.values()]
+    if any(limits):
+        # a state is a whole snapshot (a game's Z-machine memory): restores need room
+        app_options.setdefault("max_content_length", max(x for x in limits if x))
     return create_session_app(engines, health=lambda: {"env_id": resolved}, **app_options)

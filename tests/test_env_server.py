@@ -7,7 +7,7 @@ import gymnasium as gym
 import pytest
 
 import treegym.envs as te
-from treegym.envs.core import EngineEnv
+from treegym.envs.core import EngineEnv, ForkClientEnv
 from treegym.envs.examples.number_walk import NumberWalkEnv
 from treegym.servers.env_server import ForkEngine, create_env_app, session_engines
 from treegym.servers.run import serve_in_thread
@@ -36,12 +36,12 @@ class Listed(NumberWalkEnv):
 
 
 def _client(env_id: str, url: str) -> gym.Env:
-    """What a user plays a served env with: its own class with server_url= where it has that mode
-    (an EngineEnv), else the generic remote EngineEnv over the server's task list."""
+    """What a user plays a served env with: gym.make(id, server_url=URL) for every family (an EngineEnv
+    family's own remote mode, else a ForkClientEnv on the server's ForkEngine)."""
+    env = gym.make(env_id, server_url=url)
     cls = te.env_class(env_id)
-    if issubclass(cls, EngineEnv):
-        return gym.make(env_id, server_url=url)
-    return EngineEnv(None, server_url=url, max_steps=None)
+    assert isinstance(env.unwrapped, cls if issubclass(cls, EngineEnv) else ForkClientEnv)
+    return env
 
 
 def _actions(env: gym.Env, obs: dict) -> str:

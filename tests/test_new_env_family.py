@@ -1,7 +1,8 @@
 """Adding an env family touches only its own folder: a new package with an Engine, a small
-EngineEnv and ENV_SPECS in its __init__.py is found by registration, listed, made with gym.make
-(tasks by split, seed and options), served by the generic session server and played through it,
-and passes the import-graph check; nothing central is edited."""
+EngineEnv and ENV_SPECS (plus SERVERS for a server of its own) in its __init__.py is found by
+registration, listed, made with gym.make (tasks by split, seed and options), served by the generic
+session server and played through it, its own server looked up by ``treegym serve``, and passes the
+import-graph check; nothing central is edited (two files: __init__.py and env.py; a third for a site)."""
 from __future__ import annotations
 
 import sys
@@ -18,9 +19,21 @@ from treegym.scripts import import_graph
 FAMILY = {
     "__init__.py": '''
         """treegym/Countdown-v0: count a number down to zero."""
-        from ..core.env_entry import EnvEntry
+        from ..core.env_entry import EnvEntry, ServerEntry
 
         ENV_SPECS = (EnvEntry("treegym/Countdown-v0", "treegym.envs.countdown.env:CountdownEnv", name="countdown"),)
+        SERVERS = (ServerEntry("countdown-board", "treegym.envs.countdown.board:create_app",
+                               env_id="treegym/Countdown-v0", about="a scoreboard page", default_port=8765),)
+        ''',
+    "board.py": '''
+        """A page a family offers beside its env (declared in SERVERS)."""
+
+
+        def create_app(title="Countdown"):
+            def app(environ, start_response):  # a WSGI app
+                start_response("200 OK", [("Content-Type", "text/plain")])
+                return [title.encode()]
+            return app
         ''',
     "env.py": '''
         """Count down: the engine (pure, immutable int states) and its Gym class."""
@@ -117,5 +130,15 @@ def test_a_new_family_is_registered_listed_made_and_served_from_its_folder_alone
         steps = [remote.step("down") for _ in range(3)]
         assert obs["text"] == "at 3" and steps[-1][1] == 1.0 and steps[-1][2] and steps[-1][4]["success"]
         remote.close()
+    # the family's own server: looked up by treegym serve, shown by treegym list and serve --help
+    site = te.server("countdown-board")
+    assert site is not None and site.env_id == "treegym/Countdown-v0"
+    assert main(["list"]) == 0
+    assert any("countdown-board" in line and "a scoreboard page" in line for line in capsys.readouterr().out.splitlines())
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    assert "countdown-board" in capsys.readouterr().out
+    assert main(["serve", "countdown-board", "--opt", "colour=red", "--port", "0"]) == 2
+    assert "countdown-board takes no option colour (its options: title)" in capsys.readouterr().err
     lines, clean = import_graph.report(["countdown"], countdown_family.parent)
     assert clean, lines

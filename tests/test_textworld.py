@@ -106,8 +106,9 @@ def test_after_the_end_and_step_limit():
         snap = te.snapshot(e)
         out = play(e, ["look", "look", "look"])
         assert out[3] is True and out[2] is False and out[0]["valid_actions"] == ()
-        obs, _r, _term, trunc, _i = e.step("look")
-        assert trunc and "step limit" in obs["text"]
+        obs, _r, _term, trunc, info = e.step("look")
+        assert trunc and "step limit" in info["message"] and info["invalid_action"]  # EngineEnv's convention
+        assert obs["text"] == out[0]["text"]                                       # nothing changed
         te.restore(e, snap)                    # the counter is part of the state
         assert e.unwrapped.steps == 0 and not e.step("look")[3]
         assert e.unwrapped.expert().solvable is False   # the 5-step walkthrough no longer fits in 2 steps
@@ -179,3 +180,77 @@ def test_textworld_make_generates_a_playable_game(tmp_path):
         assert info["won"]
     finally:
         e.close()
+
+
+def test_steps_copy_nothing_snapshots_copy_once(monkeypatch):
+    # issue 26: "copy on snapshot, not on step" (EngineEnv's LiveRunner over TextWorldEngine's LiveEngine)
+    from textworld.generator.game import GameProgression
+
+    copies = []
+    real = GameProgression.copy
+    monkeypatch.setattr(GameProgression, "copy", lambda self: copies.append(1) or real(self))
+    e = gym.make(ENV_ID, split="all")
+    try:
+        e.reset(options={"task_id": "cooking_1"})
+        plan = e.unwrapped.expert().plan
+        play(e, plan[:1])                       # (the first step copies the game's start: copy on write)
+        copies.clear()
+        play(e, plan[1:3])
+        assert copies == []                     # steps in a row copy nothing
+        snap = te.snapshot(e)
+        te.restore(e, snap)
+        assert copies == []                     # snapshot and restore share the progression...
+        blob = pickle.dumps(snap)
+        play(e, plan[3:4])
+        assert len(copies) == 1                 # ...until the next step copies it (copy on write)
+        assert pickle.dumps(snap) == blob       # so the snapshot is unchanged
+        play(e, plan[4:5])
+        assert len(copies) == 1
+    finally:
+        e.close()
+
+
+def test_engine_step_is_pure_and_agrees_with_the_live_env(env):
+    from treegym.envs.core.contract import LiveEngine
+
+    engine = env.unwrapped.engine
+    assert isinstance(engine, LiveEngine)
+    obs, _ = env.reset(options={"task_id": "coin_1"})
+    plan = env.unwrapped.expert().plan
+    state = engine.initial_state(engine.task("coin_1"), None)
+    before = pickle.dumps(state)
+    for action in plan:
+        result = engine.step(state, action)
+        obs_live, reward_live, term_live, _t, _i = env.step(action)
+        assert engine.observe(result.state)[0]["text"] == obs_live["text"]
+        assert (result.reward, result.terminated) == (reward_live, term_live)
+        state = result.state
+    assert pickle.dumps(engine.initial_state(engine.task("coin_1"), None)) == before
+    assert state.won and engine.is_terminal(state)
+    data = engine.state_to_json(state)
+    assert engine.state_from_json(data).won
+    with pytest.raises(ValueError, match="not made by this server"):
+        engine.state_from_json(dict(data, mac="0" * 64))
+
+
+def test_served_textworld_is_an_engine_and_rolls_back_remotely():
+    from treegym.servers.env_server import create_env_app, session_engines
+    from treegym.servers.run import serve_in_thread
+
+    engine = session_engines(ENV_ID)["default"]
+    assert type(engine).__name__ == "TextWorldEngine"  # not a ForkEngine
+    engine.close()
+    with serve_in_thread(create_env_app(ENV_ID, {"split": "all"})) as srv:
+        remote = gym.make(ENV_ID, server_url=srv.url)
+        local = gym.make(ENV_ID, split="all")
+        try:
+            assert remote.reset(options={"task_id": "coin_1"})[0] == local.reset(options={"task_id": "coin_1"})[0]
+            for action in local.unwrapped.expert().plan:
+                out_r, out_l = remote.step(action), local.step(action)
+                assert out_r[:4] == out_l[:4] and out_r[4]["won"] == out_l[4]["won"]
+            assert out_r[2] and out_r[4]["success"]
+            assert te.check_rollback(remote, n_trajectories=2, max_depth=4).kind == "native"
+        finally:
+            remote.close()
+            local.close()
+

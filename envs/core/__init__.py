@@ -2,6 +2,7 @@
 from .api import clone, release, restore, snapshot, snapshot_cost, snapshot_kind
 from .contract import Engine, ExpertAdvice, StepResult
 from .engine_env import EngineEnv
+from .fork_client import ForkClientEnv
 from .check import RollbackCheckError, RollbackReport, check_rollback, first_difference
 from .forkable import ForkableEnv
 from .replay import ReplayForkable, ReplayRecord, WithReplaySnapshots, observation_digest
@@ -10,7 +11,7 @@ from .spaces import UnicodeText, action_space, text_observation_space, valid_act
 from .task_pool import TaskPool
 
 __all__ = [
-    "ForkableEnv", "EngineEnv", "Engine", "ExpertAdvice", "StepResult", "ReplayForkable", "WithReplaySnapshots", "ReplayRecord", "Snapshot",
+    "ForkableEnv", "EngineEnv", "ForkClientEnv", "Engine", "ExpertAdvice", "StepResult", "ReplayForkable", "WithReplaySnapshots", "ReplayRecord", "Snapshot",
     "SnapshotError", "SnapshotDivergence", "SNAPSHOT_KINDS", "SNAPSHOT_COST_SECONDS",
     "snapshot", "restore", "release", "clone", "snapshot_kind", "snapshot_cost", "check_rollback", "RollbackCheckError",
     "RollbackReport", "first_difference", "observation_digest", "UnicodeText", "action_space",

@@ -39,6 +39,16 @@ A family whose simulator is a pure function of an immutable state implements
 :class:`treegym.envs.core.engine_env.EngineEnv` (in-process, or with
 ``server_url=`` against the generic session server ``treegym.servers.sessions``
 that exposes the same engine over HTTP, with the same observations).
+
+Live engines (copy on snapshot, not on step)
+--------------------------------------------
+A simulator whose state is large and mutable (TextWorld: a Z-machine plus
+TextWorld's ``GameProgression``) pays a copy on every pure ``step``. Such an
+engine also implements :class:`LiveEngine` (``thaw``, ``step_live``, ``peek``,
+``freeze``): ``EngineEnv`` in-process then keeps one mutable *live* value,
+steps it in place, and copies only when a snapshot is taken (``freeze``) or
+restored (``thaw``). Its pure ``step`` is :func:`live_step` (thaw, step, freeze),
+which the session server and any other caller of ``Engine.step`` use.
 """
 from __future__ import annotations
 
@@ -94,6 +104,9 @@ class StepResult(Generic[State]):
         return iter((self.state, self.reward))
 
 
+Live = TypeVar("Live")
+
+
 @runtime_checkable
 class Engine(Protocol[State]):
     """A pure simulator core (one per env family), shared by its Gym env and its server.
@@ -145,3 +158,39 @@ class Engine(Protocol[State]):
     def state_to_json(self, state: State) -> Any: ...
 
     def state_from_json(self, data: Any) -> State: ...
+
+
+@runtime_checkable
+class LiveEngine(Protocol[State, Live]):
+    """Optional, beside :class:`Engine`: a mutable working copy for in-process play (module docstring).
+
+    * ``thaw(state) -> live``: a mutable working copy of ``state``; ``state`` is never changed later.
+    * ``step_live(live, action) -> StepResult``: steps ``live`` in place; ``result.state`` is ``live``.
+      Must agree with ``step`` exactly (same next state, reward, terminated).
+    * ``peek(live) -> state``: a state view of ``live`` for ``observe``, ``is_terminal`` and ``expert``;
+      valid only until the next ``step_live`` of ``live`` (no copy: never keep it).
+    * ``freeze(live) -> state``: an immutable copy (what a snapshot holds); later steps of ``live``
+      never change it.
+
+    ``EngineEnv`` uses these when all four exist; ``check_rollback`` proves they agree.
+    """
+
+    def thaw(self, state: State) -> Live: ...
+
+    def step_live(self, live: Live, action: str) -> StepResult[Live]: ...
+
+    def peek(self, live: Live) -> State: ...
+
+    def freeze(self, live: Live) -> State: ...
+
+
+def is_live_engine(engine: Any) -> bool:
+    """True when ``engine`` has the four :class:`LiveEngine` methods."""
+    return all(callable(getattr(engine, m, None)) for m in ("thaw", "step_live", "peek", "freeze"))
+
+
+def live_step(engine: Any, state: Any, action: str) -> StepResult:
+    """The pure ``Engine.step`` of a :class:`LiveEngine`: thaw a copy, step it, freeze the result."""
+    live = engine.thaw(state)
+    result = engine.step_live(live, action)
+    return StepResult(engine.freeze(live), result.reward, result.terminated, result.truncated)

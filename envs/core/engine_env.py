@@ -14,7 +14,9 @@ and, once its id is declared (``ENV_SPECS``, ``envs/core/env_entry.py``), serves
 ``treegym.servers.sessions.create_session_app(MyEngine())`` directly).
 
 * **Two modes, one class, same observations.** Without ``server_url`` the env
-  holds the engine state itself (:class:`InProcessRunner`). With
+  holds the engine state itself (:class:`InProcessRunner`; for a
+  :class:`~treegym.envs.core.contract.LiveEngine`, :class:`LiveRunner`: one mutable live
+  value stepped in place, copied only by snapshot and restore). With
   ``server_url="http://127.0.0.1:PORT"`` it owns one session on a running
   session server and every reset/step/snapshot/restore is one HTTP request
   (:class:`RemoteRunner`); the server runs the same engine, so observations,
@@ -44,14 +46,14 @@ and, once its id is declared (``ENV_SPECS``, ``envs/core/env_entry.py``), serves
 """
 from __future__ import annotations
 
-import copy
 import json
 import numbers
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .contract import Engine, ExpertAdvice
+from .contract import Engine, ExpertAdvice, is_live_engine
 from .forkable import ForkableEnv
+from .runners import InProcessRunner, LiveRunner, RemoteRunner, RemoteState, RemoteTasks
 from .session_client import SessionClient, SessionServerError
 from .snapshot import SnapshotError
 from .spaces import action_space, text_observation_space
@@ -66,128 +68,6 @@ class EngineTask:
     spec: Any
 
 
-@dataclass(frozen=True)
-class RemoteState:
-    """The snapshot payload of a remote-mode env: the server's state JSON, as text (immutable)."""
-
-    json: str
-
-
-# ---------------------------------------------------------------------------- runners
-class InProcessRunner:
-    """Holds one episode's engine state and asks the engine directly."""
-
-    def __init__(self, engine: Engine):
-        self.engine = engine
-        self.state: Any = None
-
-    def start(self, task: EngineTask, seed: int | None) -> None:
-        self.state = self.engine.initial_state(task.spec, seed)
-
-    def step(self, action: str) -> tuple[float, bool, bool]:
-        result = self.engine.step(self.state, action)
-        self.state = result.state
-        return float(result.reward), bool(result.terminated), bool(getattr(result, "truncated", False))
-
-    def observe(self) -> tuple[dict, dict]:
-        return self.engine.observe(self.state)
-
-    def is_terminal(self) -> bool:
-        return bool(self.engine.is_terminal(self.state))
-
-    def get_state(self) -> Any:
-        return self.state
-
-    def set_state(self, payload: Any) -> None:
-        if isinstance(payload, RemoteState):
-            raise SnapshotError("this snapshot was taken in remote mode (server_url=); restore it on an env "
-                                "of the same server, not on an in-process one")
-        self.state = payload
-
-    def expert(self) -> ExpertAdvice | None:
-        return self.engine.expert(self.state)
-
-    def close(self) -> None:
-        pass
-
-
-def _tuples(value: Any) -> Any:
-    """JSON lists back to the tuples engines put in observations (fresh containers throughout)."""
-    if isinstance(value, list):
-        return tuple(_tuples(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _tuples(v) for k, v in value.items()}
-    return value
-
-
-class RemoteRunner:
-    """Owns one session on a session server; keeps the last answer so observing costs no request."""
-
-    def __init__(self, client: SessionClient):
-        self.client = client
-        self._last: dict | None = None
-
-    def start(self, task: EngineTask, seed: int | None) -> None:
-        self._last = self.client.start(task.task_id, seed)
-
-    def step(self, action: str) -> tuple[float, bool, bool]:
-        self._last = self.client.step(action)
-        return float(self._last["reward"]), bool(self._last["terminated"]), bool(self._last.get("truncated"))
-
-    def observe(self) -> tuple[dict, dict]:
-        return _tuples(self._last["observation"]), copy.deepcopy(self._last["info"])
-
-    def is_terminal(self) -> bool:
-        return bool(self._last["terminated"])
-
-    def get_state(self) -> RemoteState:
-        return RemoteState(json.dumps(self.client.snapshot(), sort_keys=True))
-
-    def set_state(self, payload: Any) -> None:
-        if not isinstance(payload, RemoteState):
-            raise SnapshotError("this env runs against a session server (server_url=); restore a snapshot "
-                                "taken in remote mode, not an in-process one")
-        self._last = self.client.restore(json.loads(payload.json))
-
-    def expert(self) -> ExpertAdvice | None:
-        answer = self.client.expert()
-        if not answer.get("available"):
-            return None
-        return ExpertAdvice(plan=tuple(answer["plan"]), value=answer["value"], solvable=bool(answer["solvable"]))
-
-    def close(self) -> None:
-        self.client.close()
-        self._last = None
-
-
-class RemoteTasks:
-    """The task list of a session server, for a remote env without a local engine (specs are the ids)."""
-
-    def __init__(self, client: SessionClient):
-        self.client = client
-        self._splits: dict[str, tuple] | None = None
-        self.default_split: str | None = None
-
-    def _all(self) -> dict[str, tuple]:
-        if self._splits is None:
-            answer = self.client.tasks()
-            self._splits = {k: tuple(v) for k, v in answer["splits"].items()}
-            default = answer.get("default_split")
-            self.default_split = default if default in self._splits else None
-        return self._splits
-
-    def splits(self) -> Sequence[str]:
-        return tuple(self._all())  # (also reads the server's default_split)
-
-    def task_ids(self, split: str) -> Sequence[Any]:
-        return self._all()[split]
-
-    def task(self, task_id: Any) -> Any:
-        if not any(task_id in ids for ids in self._all().values()):
-            raise ValueError(f"task id {task_id!r} is not a task of the server at {self.client.base_url}")
-        return task_id
-
-
 # ---------------------------------------------------------------------------- the env
 class EngineEnv(ForkableEnv):
     """Runs an :class:`Engine` in-process or against a session server (see the module docstring)."""
@@ -195,6 +75,7 @@ class EngineEnv(ForkableEnv):
     metadata = {"render_modes": ["ansi"]}
     snapshot_kind = "native"
     pure_observe = True  # _observe reads the state only (restore_as)
+    takes_server_url = True  # server_url= is this class's own remote mode
     #: What the remote-mode error says to do when the server cannot be reached.
     server_hint = "start a session server (treegym serve <env id> --port PORT)"
     #: The make-kwarg whose value picks the server's engine variant (``variant=``), and the values a
@@ -226,7 +107,8 @@ class EngineEnv(ForkableEnv):
         if server_url is None:
             if engine is None:
                 raise ValueError("EngineEnv needs an engine, or server_url= of a session server that runs one")
-            self.runner: InProcessRunner | RemoteRunner = InProcessRunner(engine)
+            live = is_live_engine(engine)
+            self.runner: InProcessRunner | LiveRunner | RemoteRunner = (LiveRunner if live else InProcessRunner)(engine)
         else:
             client = SessionClient(server_url, variant=variant, start_hint=self.server_hint)
             self.runner = RemoteRunner(client)
@@ -360,5 +242,5 @@ class EngineEnv(ForkableEnv):
         return canonical(action) if canonical is not None else super().canonical_action(action)
 
 
-__all__ = ["EngineEnv", "EngineTask", "RemoteState", "InProcessRunner", "RemoteRunner", "RemoteTasks",
+__all__ = ["EngineEnv", "EngineTask", "RemoteState", "InProcessRunner", "LiveRunner", "RemoteRunner", "RemoteTasks",
            "SessionServerError"]

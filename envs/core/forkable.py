@@ -16,6 +16,7 @@ are registered without a TimeLimit and a restored branch is never cut early.
 from __future__ import annotations
 
 import copy
+import inspect
 from typing import Any, Callable, ClassVar
 
 import gymnasium as gym
@@ -25,6 +26,15 @@ from . import api
 from .contract import ExpertAdvice
 from .snapshot import Snapshot, SnapshotError
 from .task_pool import TaskPool
+
+
+#: The client class of families without a server mode of their own (set by ``fork_client.py``).
+_REMOTE_CLIENT: list[Any] = []
+
+
+def set_remote_client(factory: Any) -> None:
+    """Install the class :meth:`ForkableEnv.__new__` builds for ``server_url=`` (``fork_client.py`` does)."""
+    _REMOTE_CLIENT[:] = [factory]
 
 
 class ForkableEnv(gym.Env):
@@ -40,6 +50,22 @@ class ForkableEnv(gym.Env):
     #: ``module:qualname`` of the class: the ``env_class`` its snapshots record (set per subclass,
     #: once, because snapshot and restore read it thousands of times a second).
     snapshot_class_key: ClassVar[str] = f"{__module__}:ForkableEnv"
+
+    #: True when the class's constructor takes ``server_url=`` itself (``EngineEnv``). Any other
+    #: family made with ``server_url=URL`` (``gym.make(id, server_url=URL)``) is played through the
+    #: generic session server instead: the constructor returns a ``ForkClientEnv``
+    #: (``envs/core/fork_client.py``) on ``treegym serve <id>``, whose ``ForkEngine`` runs the family.
+    takes_server_url: ClassVar[bool] = False
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("server_url") is not None and not cls.takes_server_url:
+            if not _REMOTE_CLIENT:
+                raise RuntimeError("treegym.envs.core.fork_client is not imported; import treegym.envs")
+            if args:  # the served class's positional make-kwargs, by name
+                named = list(inspect.signature(cls.__init__).bind_partial(None, *args).arguments.items())[1:]
+                kwargs = {**dict(named), **kwargs}
+            return _REMOTE_CLIENT[0](cls, **kwargs)
+        return super().__new__(cls)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -4,10 +4,14 @@ Light to import (``import treegym.envs`` reads :data:`ENV_SPECS` here): the data
 model, the reward, the env, the engine, the search index and the catalog generator
 load on first use.
 """
-from ..core.env_entry import EnvEntry
+from ..core.env_entry import EnvEntry, ServerEntry
 
 ENV_SPECS = (EnvEntry("treegym/WebShop-v0", "treegym.envs.webshop.env:WebShopEnv", extra="webshop",
                       name="webshop", order=1),)
+SERVERS = (ServerEntry("webshop", "treegym.servers.webshop:create_app", env_id="treegym/WebShop-v0",
+                       about="the shop's pages for people and the same JSON API (upstream WebShop's port)",
+                       default_port=3000, extra="webshop", failure="cannot load the catalog",
+                       banner="WebShop at {url}/  (JSON API under {url}/api/; Ctrl-C to stop)"),)
 
 _LAZY = {
     **{name: ("catalog", name) for name in ("Catalog", "CatalogError", "Goal", "Product", "load_catalog",

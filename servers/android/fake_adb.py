@@ -313,6 +313,14 @@ class FakeAdbServer:
         return fail(sock, f"unknown service {req!r}")
 
 
+def create_server(host: str = "127.0.0.1", port: int = 0, config: str = "test_env_100", console_port: int = 0,
+                  max_file_bytes: int = DEFAULT_MAX_BYTES) -> FakeAdbServer:
+    """A fake adb server (not started: call ``start()``) on a phone in configuration ``config``;
+    what ``treegym serve fake-adb`` runs (declared in ``envs/android/__init__.py``)."""
+    return FakeAdbServer(SimPhone(config), host=host, port=port, console_port=console_port,
+                         max_file_bytes=max_file_bytes)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Serve the simulated phone over the adb host protocol.")
     ap.add_argument("--config", default="test_env_100", help="device configuration id (default test_env_100)")
