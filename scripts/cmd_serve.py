@@ -80,7 +80,23 @@ def apply_server_policy(args: argparse.Namespace) -> str | None:
     return None
 
 
+def stop_on_signals() -> None:
+    """Ctrl-C (SIGINT) and ``kill`` (SIGTERM) both stop the server cleanly (exit status 0).
+
+    A process started in the background by a non-interactive shell inherits SIGINT as
+    *ignored*, and Python then installs no KeyboardInterrupt handler: ``kill -INT`` would
+    be silently dropped and whoever waits for the server would hang."""
+    import signal
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGINT, interrupt)
+    signal.signal(signal.SIGTERM, interrupt)
+
+
 def run(args: argparse.Namespace) -> int:
+    stop_on_signals()
     problem = apply_server_policy(args)
     if problem:
         print(f"treegym serve: {problem}", file=sys.stderr)

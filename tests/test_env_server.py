@@ -230,3 +230,31 @@ def test_alfworlds_helpers_read_the_served_state():
         remote.close()
     with pytest.raises(ValueError, match="planner expert"):
         gym.make("treegym/ALFWorld-v0", server_url="http://127.0.0.1:9", expert="handcoded")
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_treegym_serve_stops_on_a_signal_even_when_started_with_sigint_ignored(sig):
+    """A background job of a non-interactive shell starts with SIGINT ignored (inherited through
+    exec); `treegym serve` must still stop on Ctrl-C / kill, or whoever waits for it hangs."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    exe = os.path.join(os.path.dirname(sys.executable), "treegym")
+    proc = subprocess.Popen([exe, "serve", "game24", "--port", "0", "--quiet"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        banner = proc.stdout.readline()
+        assert "sessions at http://127.0.0.1:" in banner, (banner, proc.stderr.read())
+        proc.send_signal(getattr(signal, sig))
+        try:
+            proc.wait(timeout=60)  # a guard against hanging the suite, not a speed limit
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"treegym serve ignored {sig}")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, proc.stderr.read()
