@@ -86,6 +86,7 @@ class PromptSpec:
         self._templates: tuple[str, ...] = ()  # every template the env declared so far
         self._template_verbs: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
         self._memo_store = TaskMemo()
+        self._unwrapped: tuple[Any, Any] = (None, None)  # (env, env.unwrapped), read once per env
 
     def bind(self, env: Any) -> "PromptSpec":
         """Use ``env``'s contract methods (task fields, templates, canonical actions) from now on."""
@@ -96,7 +97,13 @@ class PromptSpec:
 
     # ------------------------------------------------------------ the contract, through the bound env
     def _env(self) -> Any:
-        return getattr(self.env, "unwrapped", self.env)
+        """The bound env unwrapped (looked up once per bound env: Gymnasium walks every wrapper)."""
+        env, unwrapped = self._unwrapped
+        if env is not self.env or env is None:
+            env = self.env
+            unwrapped = getattr(env, "unwrapped", env)
+            self._unwrapped = (env, unwrapped)
+        return unwrapped
 
     def _memo(self) -> TaskMemo:
         """The per-task memo of the bound env, emptied when its task changed."""
