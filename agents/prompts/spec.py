@@ -25,11 +25,12 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from ..llm.base import Message
-from .memo import TaskMemo, template_verbs
+from .memo import MAX_EXTRACTED, TaskMemo, template_verbs
 
 _BRACKET = re.compile(r"\b([A-Za-z_]\w*)\s*\[([^\]\n]*)\]")
 MAX_REMEMBERED_LINES = 4096  # history lines remembered per task before the memo starts over
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_PURE_EXTRACT = frozenset({"action_templates", "canonical_action"})  # per_task answers that make extract pure
 
 
 @dataclass(frozen=True)
@@ -310,7 +311,23 @@ class PromptSpec:
         return index.verbs | extra if extra else index.verbs
 
     def extract(self, line: str, obs: dict) -> str | None:
-        """The action one line of an answer states, or None when it states none."""
+        """The action one line of an answer states, or None when it states none.
+
+        When the env's templates and canonical forms depend on its task only (``per_task``), the
+        answer is a function of the line, the valid actions and the templates known so far, and is
+        remembered per list of valid actions (``ActionIndex.extracted``)."""
+        if self.env is None or not _PURE_EXTRACT <= self.per_task:
+            return self._extract(line, obs)
+        memo = self._index(obs).extracted
+        hit = memo.get(line)
+        if hit is not None and hit[0] is self._templates:
+            return hit[1]
+        found = self._extract(line, obs)
+        if len(memo) < MAX_EXTRACTED:
+            memo[line] = (self._templates, found)
+        return found
+
+    def _extract(self, line: str, obs: dict) -> str | None:
         line = _BULLET.sub("", line.strip()).strip()
         if line.lower().lstrip("*# ").startswith("action") and ":" in line:
             line = line.split(":", 1)[1].strip()
