@@ -311,11 +311,8 @@ class PromptSpec:
         return index.verbs | extra if extra else index.verbs
 
     def extract(self, line: str, obs: dict) -> str | None:
-        """The action one line of an answer states, or None when it states none.
-
-        When the env's templates and canonical forms depend on its task only (``per_task``), the
-        answer is a function of the line, the valid actions and the templates known so far, and is
-        remembered per list of valid actions (``ActionIndex.extracted``)."""
+        """The action one line of an answer states, or None; remembered per list of valid actions when
+        templates and canonical forms are per task (then a function of line, list and templates)."""
         if self.env is None or not _PURE_EXTRACT <= self.per_task:
             return self._extract(line, obs)
         memo = self._index(obs).extracted
@@ -324,7 +321,7 @@ class PromptSpec:
             return hit[1]
         found = self._extract(line, obs)
         if len(memo) < MAX_EXTRACTED:
-            memo[line] = (self._templates, found)
+            memo[line] = (self._templates, found)  # the templates as they are after reading the line
         return found
 
     def _extract(self, line: str, obs: dict) -> str | None:
