@@ -50,9 +50,18 @@ class AgentRequest:
     def __post_init__(self) -> None:
         if not self.kind:
             raise TypeError(f"{type(self).__name__} must set the class attribute `kind` (e.g. kind = 'critique')")
-        object.__setattr__(self, "states", tuple((s, tuple(a)) for s, a in self.states) or (LIVE,))
-        if hasattr(self, "avoid"):
-            object.__setattr__(self, "avoid", tuple(self.avoid))
+        states = self.states
+        plain = type(states) is tuple and len(states) > 0  # already (snapshot, tuple of actions) pairs?
+        if plain:
+            for ref in states:
+                if type(ref) is not tuple or len(ref) != 2 or type(ref[1]) is not tuple:
+                    plain = False
+                    break
+        if not plain:
+            object.__setattr__(self, "states", tuple((s, tuple(a)) for s, a in states) or (LIVE,))
+        avoid = getattr(self, "avoid", None)
+        if avoid is not None and type(avoid) is not tuple:
+            object.__setattr__(self, "avoid", tuple(avoid))
 
     def to_llm(self) -> Request:
         """The transport request: the prompt and sampling settings, with this request as ``about``

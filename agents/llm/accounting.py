@@ -37,25 +37,28 @@ class CostTracker:
 
     def begin(self) -> None:
         """Start a new request on this thread (resets ``last()``)."""
-        self._local.cost = Usage()
+        self._local.cost = [0, 0, 0]  # this thread's alone: plain counters, no lock
 
     def charge(self, calls: int = 0, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
         """Add to the cumulative usage and to this thread's current request."""
         self.usage.add(calls, prompt_tokens, completion_tokens)
-        self._current().add(calls, prompt_tokens, completion_tokens)
+        self.note(calls, prompt_tokens, completion_tokens)
 
     def note(self, calls: int = 0, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
         """Add to this thread's current request only (a cache hit's recorded cost)."""
-        self._current().add(calls, prompt_tokens, completion_tokens)
+        cost = self._current()
+        cost[0] += calls
+        cost[1] += prompt_tokens
+        cost[2] += completion_tokens
 
     def last(self) -> Usage:
-        """What this thread's most recent request spent (zero before any)."""
-        return self._current()
+        """What this thread's most recent request spent (zero before any), as a new ``Usage``."""
+        return Usage(*self._current())
 
-    def _current(self) -> Usage:
+    def _current(self) -> list[int]:
         cost = getattr(self._local, "cost", None)
         if cost is None:
-            cost = self._local.cost = Usage()
+            cost = self._local.cost = [0, 0, 0]
         return cost
 
 

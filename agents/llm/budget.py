@@ -22,7 +22,9 @@ episodes, not while requests are in flight).
 from __future__ import annotations
 
 import threading
-from .accounting import CostTracker, WrapperAccounting, calls_needed, cost_of_last, usage_snapshot
+from typing import Any
+
+from .accounting import CostTracker, WrapperAccounting, cost_of_last, usage_snapshot
 from .base import LLM, BudgetExceeded, Usage, require_request_api
 from .request import Request
 
@@ -44,6 +46,26 @@ class BudgetedLLM(WrapperAccounting):
         self.usage: Usage = self._cost.usage
         self._reserved = 0
         self._lock = threading.Lock()
+        self._hooks: tuple[Any, Any, Any] | None = None
+
+    def _hooks_of_llm(self) -> tuple[Any, Any, Any]:
+        """``(llm, calls_needed, last_cost)``: the wrapped LLM's optional hooks (accounting.py, None when
+        absent), looked up once per wrapped LLM object rather than on every request."""
+        hooks = self._hooks
+        if hooks is None or hooks[0] is not self.llm:
+            llm = self.llm
+            need, last = getattr(llm, "calls_needed", None), getattr(llm, "last_cost", None)
+            hooks = self._hooks = (llm, need if callable(need) else None, last if callable(last) else None)
+        return hooks
+
+    def __getstate__(self) -> dict:
+        state = super().__getstate__()
+        state.pop("_hooks", None)  # bound methods of the wrapped LLM: looked up again after unpickling
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        self._hooks = None
 
     def __repr__(self) -> str:
         return f"BudgetedLLM({self.llm!r}, max_calls={self.max_calls}, max_tokens={self.max_tokens})"
@@ -69,7 +91,8 @@ class BudgetedLLM(WrapperAccounting):
             self.usage = self._cost.usage
 
     def complete(self, request: Request) -> list[str]:
-        need = calls_needed(self.llm, request.n)
+        llm, hook, last_cost = self._hooks_of_llm()
+        need = max(1, int(hook(request.n))) if hook is not None else 1
         with self._lock:
             cost = self._cost
             if self.max_tokens is not None and cost.usage.total_tokens >= self.max_tokens:
@@ -86,11 +109,11 @@ class BudgetedLLM(WrapperAccounting):
                 )
             self._reserved += need
         cost.begin()
-        before = usage_snapshot(self.llm)
+        before = usage_snapshot(llm) if last_cost is None else None
         try:
-            return self.llm.complete(request)
+            return llm.complete(request)
         finally:
-            spent = cost_of_last(self.llm, before)
+            spent = last_cost() if last_cost is not None else cost_of_last(llm, before)
             with self._lock:
                 self._reserved -= need
                 cost.charge(spent.calls, spent.prompt_tokens, spent.completion_tokens)

@@ -42,7 +42,9 @@ class Request:
         messages = self.messages
         if type(messages) is not tuple:
             messages = (messages,) if isinstance(messages, (str, bytes)) else tuple(messages)
-        if not all(type(m) is dict or isinstance(m, dict) for m in messages):
+        for m in messages:
+            if type(m) is dict or isinstance(m, dict):
+                continue
             raise TypeError("Request.messages must be a sequence of chat messages "
                             "({'role': ..., 'content': ...} dicts), e.g. [{'role': 'user', 'content': 'hi'}]")
         setattr_ = object.__setattr__

@@ -9,6 +9,7 @@ from typing import Any, Callable, Sequence
 
 _BRACKET = re.compile(r"\b([A-Za-z_]\w*)\s*\[([^\]\n]*)\]")
 MAX_INDEXES = 512  # valid-action lists remembered per task (a search visits a few hundred states)
+MAX_EXTRACTED = 256  # answer lines remembered per list of valid actions
 
 
 class ActionIndex:
@@ -16,9 +17,10 @@ class ActionIndex:
     the listed action, the last one listed winning as a dict comprehension does), ``labels`` (the
     lower-cased label of a bracketed action ``click[Buy Now]`` -> the first such action), ``verbs``
     (the lower-cased verbs of bracketed actions) and :meth:`find_canonical` (canonical form -> the
-    first listed action with it, reading the list only as far as needed)."""
+    first listed action with it, reading the list only as far as needed). ``extracted`` is free for
+    the spec to remember what it read from answer lines against this list (``PromptSpec.extract``)."""
 
-    __slots__ = ("valid", "lower", "_labels", "_verbs", "_canonical", "_scanned")
+    __slots__ = ("valid", "lower", "_labels", "_verbs", "_canonical", "_scanned", "extracted")
 
     def __init__(self, valid: Sequence[str]):
         self.valid = tuple(valid)
@@ -27,6 +29,7 @@ class ActionIndex:
         self._verbs: frozenset[str] | None = None
         self._canonical: dict[str, str] = {}
         self._scanned = 0
+        self.extracted: dict[str, tuple[Any, str | None]] = {}
 
     @property
     def labels(self) -> dict[str, str]:

@@ -25,11 +25,12 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from ..llm.base import Message
-from .memo import TaskMemo, template_verbs
+from .memo import MAX_EXTRACTED, TaskMemo, template_verbs
 
 _BRACKET = re.compile(r"\b([A-Za-z_]\w*)\s*\[([^\]\n]*)\]")
 MAX_REMEMBERED_LINES = 4096  # history lines remembered per task before the memo starts over
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_PURE_EXTRACT = frozenset({"action_templates", "canonical_action"})  # per_task answers that make extract pure
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ class PromptSpec:
         self._templates: tuple[str, ...] = ()  # every template the env declared so far
         self._template_verbs: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
         self._memo_store = TaskMemo()
+        self._unwrapped: tuple[Any, Any] = (None, None)  # (env, env.unwrapped), read once per env
 
     def bind(self, env: Any) -> "PromptSpec":
         """Use ``env``'s contract methods (task fields, templates, canonical actions) from now on."""
@@ -96,7 +98,13 @@ class PromptSpec:
 
     # ------------------------------------------------------------ the contract, through the bound env
     def _env(self) -> Any:
-        return getattr(self.env, "unwrapped", self.env)
+        """The bound env unwrapped (looked up once per bound env: Gymnasium walks every wrapper)."""
+        env, unwrapped = self._unwrapped
+        if env is not self.env or env is None:
+            env = self.env
+            unwrapped = getattr(env, "unwrapped", env)
+            self._unwrapped = (env, unwrapped)
+        return unwrapped
 
     def _memo(self) -> TaskMemo:
         """The per-task memo of the bound env, emptied when its task changed."""
@@ -303,7 +311,20 @@ class PromptSpec:
         return index.verbs | extra if extra else index.verbs
 
     def extract(self, line: str, obs: dict) -> str | None:
-        """The action one line of an answer states, or None when it states none."""
+        """The action one line of an answer states, or None; remembered per list of valid actions when
+        templates and canonical forms are per task (then a function of line, list and templates)."""
+        if self.env is None or not _PURE_EXTRACT <= self.per_task:
+            return self._extract(line, obs)
+        memo = self._index(obs).extracted
+        hit = memo.get(line)
+        if hit is not None and hit[0] is self._templates:
+            return hit[1]
+        found = self._extract(line, obs)
+        if len(memo) < MAX_EXTRACTED:
+            memo[line] = (self._templates, found)  # the templates as they are after reading the line
+        return found
+
+    def _extract(self, line: str, obs: dict) -> str | None:
         line = _BULLET.sub("", line.strip()).strip()
         if line.lower().lstrip("*# ").startswith("action") and ":" in line:
             line = line.split(":", 1)[1].strip()

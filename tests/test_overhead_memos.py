@@ -1,0 +1,73 @@
+"""The second overhead pass's caches answer as the uncached code does (issue 26 item 2)."""
+from __future__ import annotations
+
+import gymnasium as gym
+
+import treegym.envs  # noqa: F401 - registers the envs
+from treegym.agents.llm.accounting import CostTracker
+from treegym.agents.llm.base import Usage
+from treegym.agents.llm.budget import BudgetedLLM
+from treegym.agents.llm.request import Request
+from treegym.agents.prompts import get_prompts
+
+
+def test_extract_remembers_per_valid_list_what_uncached_reading_answers() -> None:
+    env = gym.make("treegym/Game24-v0")
+    obs, _ = env.reset(seed=0)
+    spec = get_prompts("treegym/Game24-v0").bind(env)
+    valid = list(obs["valid_actions"])
+    lines = valid[:5] + [f"- {valid[0]}", valid[1].upper(), "Action: " + valid[2], "no action here", "", "12 * 2 = 24"]
+    first = [spec.extract(ln, obs) for ln in lines]
+    assert first == [spec._extract(ln, obs) for ln in lines]
+    assert first[:3] == valid[:3] and first[8] is None
+    assert set(spec._index(obs).extracted) >= set(lines)
+    assert [spec.extract(ln, obs) for ln in lines] == first  # answered from memory, the same
+    other = dict(obs, valid_actions=tuple(valid[1:]))  # another list: its own memory
+    assert spec.extract(valid[0], other) == spec._extract(valid[0], other)
+    env.close()
+
+
+class _Counting:
+    name = "counting"
+
+    def __init__(self, calls_per_request: int = 1) -> None:
+        self._cost = CostTracker()
+        self.usage = self._cost.usage
+        self.per = calls_per_request
+
+    def last_cost(self) -> Usage:
+        return self._cost.last()
+
+    def calls_needed(self, n: int) -> int:
+        return self.per
+
+    def complete(self, request: Request) -> list[str]:
+        self._cost.begin()
+        self._cost.charge(self.per, 3, 1)
+        return ["ok"] * request.n
+
+
+def test_budget_reads_the_hooks_of_the_llm_it_wraps_now() -> None:
+    budget = BudgetedLLM(_Counting(), max_calls=10)
+    assert budget.complete(Request([{"role": "user", "content": "hi"}])) == ["ok"]
+    assert (budget.usage.calls, budget.usage.total_tokens, budget.last_cost().calls) == (1, 4, 1)
+    budget.llm = _Counting(calls_per_request=3)  # swapped: its own hooks, not the first LLM's
+    budget.complete(Request([{"role": "user", "content": "hi"}]))
+    assert (budget.usage.calls, budget.last_cost().calls) == (4, 3)
+    import pickle
+
+    again = pickle.loads(pickle.dumps(budget))
+    again.complete(Request([{"role": "user", "content": "hi"}]))
+    assert again.usage.calls == 7
+
+
+def test_cost_tracker_last_is_this_requests_cost() -> None:
+    t = CostTracker()
+    assert t.last().calls == 0
+    t.begin()
+    t.charge(1, 10, 2)
+    t.note(0, 5, 0)
+    assert (t.last().calls, t.last().prompt_tokens, t.last().completion_tokens) == (1, 15, 2)
+    assert (t.usage.calls, t.usage.prompt_tokens) == (1, 10)
+    t.begin()
+    assert t.last().total_tokens == 0
