@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from ..llm.base import Message
+from .answers import AnswerForms
 from .memo import MAX_EXTRACTED, TaskMemo, template_verbs
 
 _BRACKET = re.compile(r"\b([A-Za-z_]\w*)\s*\[([^\]\n]*)\]")
@@ -56,7 +57,7 @@ def template_regex(template: str) -> re.Pattern:
     return re.compile("^" + ".+?".join(re.escape(p) for p in parts) + "$", re.IGNORECASE | re.DOTALL)
 
 
-class PromptSpec:
+class PromptSpec(AnswerForms):
     """The generic prompts (see module docstring); env prompt specs subclass it and set text."""
 
     env_id: str = ""
@@ -364,59 +365,7 @@ class PromptSpec:
             return []
         return self.parse_proposals(text, obs or {})
 
-    def parse_comparison(self, text: str) -> float:
-        """1.0 when the answer picks A, 0.0 for B, 0.5 when it picks neither or both.
-
-        Reads the last ``A``/``B`` verdict: ``Answer: B``, ``preference: A``,
-        ``**B**`` or a bare letter, so a reasoning preamble does not count as a vote.
-        """
-        verdicts = re.findall(r"(?:answer|preference|choice|better|winner|trajectory)\W{0,3}\s*(?:is\s+)?\W?([AB])\b",
-                              str(text or ""), flags=re.IGNORECASE)
-        if not verdicts:
-            verdicts = re.findall(r"(?<![A-Za-z])([AB])(?![A-Za-z])", str(text or "").strip()[:3], flags=re.IGNORECASE)
-        if not verdicts:
-            return 0.5
-        return 1.0 if verdicts[-1].upper() == "A" else 0.0
-
-    def parse_value(self, text: str) -> float:
-        t = text.strip().lower().splitlines()[-1] if str(text or "").strip() else ""
-        for word, v in (("sure", 1.0), ("likely", 0.5), ("impossible", 0.0)):
-            if word in t:
-                return v
-        return 0.25
-
     def answer_key(self, obs: dict) -> str:
         """What a finished attempt answered, for self-consistency votes: the last line of its final text."""
         lines = [ln.strip() for ln in str(obs.get("text", "") if isinstance(obs, dict) else obs).splitlines() if ln.strip()]
         return lines[-1] if lines else ""
-
-    # ------------------------------------------------------------ renderings of oracle answers
-    def render_react(self, action: str, thought: str = "") -> str:
-        return f"Thought: {thought or 'This is the next step.'}\nAction: {action}"
-
-    def render_proposals(self, actions: Sequence[str]) -> str:
-        return "\n".join(actions)
-
-    def render_comparison(self, preference: float) -> str:
-        return "Answer: A" if preference >= 0.75 else "Answer: B" if preference <= 0.25 else "Answer: tie"
-
-    def render_value(self, value: float) -> str:
-        return "sure" if value >= 0.75 else "likely" if value >= 0.25 else "impossible"
-
-    def render_plan(self, actions: Sequence[str]) -> str:
-        """An imagined rest-of-plan; no actions means "the task cannot be completed from here"."""
-        return "\n".join(actions) if actions else "impossible"
-
-    def render_oracle(self, answer: Any) -> str:
-        """What a perfect model answers to the request ``answer`` (an ``OracleAnswer``) describes."""
-        if answer.kind == "react":
-            return self.render_react(answer.correct[0] if answer.correct else (answer.wrong or ("",))[0])
-        if answer.kind == "propose":
-            return self.render_proposals(list(answer.correct[: answer.k]) or list(answer.wrong[: answer.k]))
-        if answer.kind == "compare":
-            return self.render_comparison(0.5 if answer.preference is None else answer.preference)
-        if answer.kind == "value":
-            return self.render_value(0.0 if answer.value is None else answer.value)
-        if answer.kind == "imagine":
-            return self.render_plan(answer.correct)
-        return answer.text
