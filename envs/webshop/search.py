@@ -66,8 +66,8 @@ ANALYZER_VERSION = 4
 STAMP_FILE = "treegym_index.json"
 RAM_INDEX_MAX_PRODUCTS = 20_000
 MAX_QUERY_TERMS = 256
-MAX_DF_FRACTION = 0.1   # query terms in more than this share of the products are dropped (see query_terms)
-MAX_SCORED_TERMS = 5    # at most this many distinct query terms are scored, the rarest (see query_terms)
+MAX_DF_FRACTION = 0.2   # query terms in more than this share of the products are dropped (see query_terms)
+MAX_SCORED_TERMS = 8    # at most this many distinct query terms are scored, the rarest (see query_terms)
 DF_CACHE_BYTES = 1 << 20  # memoised document frequencies of query terms
 # Lucene's default English stop set (what pyserini's analyzer removes).
 LUCENE_STOP_WORDS = (
@@ -114,7 +114,7 @@ def backend_info() -> dict[str, Any]:
     return {"backend": "tantivy", "tantivy": _TANTIVY_VERSION, "bm25": {"k1": 1.2, "b": 0.75},
             "analyzer": f"simple+lowercase+lucene_stop+english_stem v{ANALYZER_VERSION}",
             "fields": "title description bullet_points option_text", "top_n": SEARCH_RETURN_N,
-            "max_df_fraction": MAX_DF_FRACTION}
+            "max_df_fraction": MAX_DF_FRACTION, "max_scored_terms": MAX_SCORED_TERMS}
 
 
 class SearchIndex:
