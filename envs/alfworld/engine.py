@@ -84,16 +84,16 @@ class ALFWorldEngine:
         if state.won:
             return ExpertAdvice(plan=(), value=1.0, solvable=True)
         key = (state.game.source, state.game.style)
-        plan = self._plans.get((key, state.facts))
+        plan = self._plans.get((key, state.removed, state.added))
         if plan is None:
             plan = plan_from(state)
             if plan is not None:
                 # remember the plan's suffix for every state along it (the oracle replays it step by step)
                 s = state
                 for i, cmd in enumerate(plan):
-                    self._plans[(key, s.facts)] = tuple(plan[i:])
+                    self._plans[(key, s.removed, s.added)] = tuple(plan[i:])
                     s = step_state(s, cmd)
-                if len(self._plans) > 20_000:  # bounded: each entry keeps a fact set alive
+                if len(self._plans) > 20_000:  # bounded: each entry keeps a fact difference alive
                     self._plans.clear()
         if plan is None:
             return ExpertAdvice(plan=(), value=0.0, solvable=False)

@@ -25,12 +25,21 @@ from .rules import Action, applicable, changes, feedback, intro_text
 NOTHING_HAPPENS = "Nothing happens."
 
 
-@dataclass(frozen=True)
+_EMPTY: frozenset = frozenset()
+
+
+@dataclass(frozen=True, init=False)
 class ALFWorldState:
-    """Everything that changes within an episode (see the module docstring)."""
+    """Everything that changes within an episode (see the module docstring).
+
+    The fluent facts are held as their difference from the game's initial facts (``removed``,
+    ``added``: small sets after a few steps), so a state owns a handful of references and dropping
+    one (a fork replacing a sub-env's state) frees little; :attr:`facts` builds the full frozenset
+    when asked. Built with ``facts=`` (a full set) or with ``removed=``/``added=``."""
 
     game: Game = field(repr=False, compare=False, hash=False)
-    facts: frozenset
+    removed: frozenset  # initial facts that no longer hold
+    added: frozenset    # facts that hold and are not initial
     text: str
     won: bool = False
     moves: int = 0
@@ -39,21 +48,54 @@ class ALFWorldState:
     # (command, feedback) of every step so far (what an agent has seen; the handcoded expert's memory)
     history: tuple = field(default=(), compare=False, hash=False, repr=False)
 
+    def __init__(self, game: Game, facts: frozenset | None = None, text: str = "", won: bool = False,
+                 moves: int = 0, last_command: str | None = None, valid: bool = True, history: tuple = (),
+                 removed: frozenset | None = None, added: frozenset | None = None):
+        if facts is not None:  # wins over removed/added (dataclasses.replace(state, facts=...) passes all three)
+            init = game.init_facts
+            if facts is init:
+                removed = added = _EMPTY
+            else:
+                facts = frozenset(facts)
+                removed, added = init - facts, facts - init
+        d = self.__dict__
+        d["game"] = game
+        d["removed"] = _EMPTY if not removed else frozenset(removed)
+        d["added"] = _EMPTY if not added else frozenset(added)
+        d["text"] = text
+        d["won"] = won
+        d["moves"] = moves
+        d["last_command"] = last_command
+        d["valid"] = valid
+        d["history"] = history
+
+    @property
+    def facts(self) -> frozenset:
+        """The fluent facts that hold (a frozenset of tuples, :mod:`.rules`), built from the game's
+        initial facts and this state's difference (the initial set itself when there is none)."""
+        removed, added = self.removed, self.added
+        init = self.game.init_facts
+        if removed:
+            return init.difference(removed).union(added) if added else init.difference(removed)
+        return init.union(added) if added else init
+
     def __getstate__(self) -> dict:
         """The game (pickled by its loader key), the facts as a diff from its initial facts, the rest."""
-        init = self.game.init_facts
         data = {k: getattr(self, k) for k in ("game", "text", "won", "moves", "last_command", "valid", "history")}
-        data["facts_removed"] = tuple(sorted(init - self.facts))
-        data["facts_added"] = tuple(sorted(self.facts - init))
+        data["facts_removed"] = tuple(sorted(self.removed))
+        data["facts_added"] = tuple(sorted(self.added))
         return data
 
     def __setstate__(self, data: dict) -> None:
         data = dict(data)
         object.__setattr__(self, "history", ())
-        if "facts" not in data:
-            removed, added = data.pop("facts_removed"), data.pop("facts_added")
-            facts = data["game"].init_facts
-            data["facts"] = facts.difference(removed).union(added) if removed or added else facts
+        if "facts" in data:  # pickled before the facts were held as a difference
+            facts = data.pop("facts")
+            init = data["game"].init_facts
+            data["facts_removed"], data["facts_added"] = init - facts, facts - init
+        removed, added = data.pop("facts_removed"), data.pop("facts_added")
+        object.__setattr__(self, "removed", frozenset(removed) if removed else _EMPTY)
+        object.__setattr__(self, "added", frozenset(added) if added else _EMPTY)
         for k, v in data.items():
             object.__setattr__(self, k, v)
 
@@ -139,18 +181,21 @@ def step_state(state: ALFWorldState, command: str) -> ALFWorldState:
     command = str(command).strip()
     action = action_of(state, command)
     if action is None:
-        return ALFWorldState(game=state.game, facts=state.facts, text=NOTHING_HAPPENS, won=state.won,
-                             moves=state.moves, last_command=command, valid=False,
+        return ALFWorldState(game=state.game, removed=state.removed, added=state.added, text=NOTHING_HAPPENS,
+                             won=state.won, moves=state.moves, last_command=command, valid=False,
                              history=state.history + ((command, NOTHING_HAPPENS),))
     game = state.game
-    rem, add = changes(game, state.facts, action)
+    old = state.facts
+    rem, add = changes(game, old, action)
     if rem or add:
-        facts = state.facts.difference(rem).union(add)
+        facts = old.difference(rem).union(add)
         won = goal_checker(game).after(state.won, facts, (*rem, *add))
+        init = game.init_facts
+        # the new difference from the initial facts, from the old one and the change
+        removed = state.removed.union([f for f in rem if f in init]).difference(add)
+        added = state.added.difference(rem).union([f for f in add if f not in init])
     else:
-        facts, won = state.facts, state.won
-    text = feedback(game, state.facts, facts, action)
-    return ALFWorldState(game=game, facts=facts, text=text, won=won, moves=state.moves + 1,
+        facts, won, removed, added = old, state.won, state.removed, state.added
+    text = feedback(game, old, facts, action)
+    return ALFWorldState(game=game, removed=removed, added=added, text=text, won=won, moves=state.moves + 1,
                          last_command=command, history=state.history + ((command, text),))
-
-

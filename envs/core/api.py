@@ -269,14 +269,26 @@ def restore_twins(envs: Sequence[gym.Env], snap: Snapshot, peer: gym.Env) -> lis
     left: list[int] = []
     wrappers = snap.wrappers
     source = _stack(peer).core
+    ready: list[Any] = []  # cores whose stacks allow the shortcut, and their positions
+    where: list[int] = []
     for i, env in enumerate(envs):
         stack = _stack(env)
         constant = stack.constant
         # constant: settled wrappers only (no state to set); a snapshot of a twin has an equal tuple
-        restore_as = getattr(stack.core, "restore_as", None)
-        if (not stack.settled or constant is None or (wrappers is not constant and wrappers != constant)
-                or restore_as is None or not restore_as(snap, source)):
+        if not stack.settled or constant is None or (wrappers is not constant and wrappers != constant):
             left.append(i)
+        else:
+            ready.append(stack.core)
+            where.append(i)
+    batch = getattr(source, "restore_twins_as", None)  # one pass over all twins (EngineEnv)
+    if batch is not None:
+        left.extend(where[j] for j in batch(snap, ready))
+    else:
+        for core, i in zip(ready, where):
+            restore_as = getattr(core, "restore_as", None)
+            if restore_as is None or not restore_as(snap, source):
+                left.append(i)
+    left.sort()
     return left
 
 
