@@ -58,7 +58,7 @@ class ALFWorldEngine:
     def step(self, state: ALFWorldState, action: str) -> StepResult:
         if state.won:
             return StepResult(state, 0.0, True)
-        nxt = step_state(state, action)
+        nxt = step_state(state, action, with_commands=True)  # observed next: its facts are built once
         return StepResult(nxt, 1.0 if nxt.won else 0.0, nxt.won)
 
     def is_terminal(self, state: ALFWorldState) -> bool:

@@ -106,13 +106,14 @@ class ALFWorldState:
 _SHARED_COMMANDS: "weakref.WeakKeyDictionary[Game, dict[str, tuple[str, Action]]]" = weakref.WeakKeyDictionary()
 
 
-def _memoise(state: ALFWorldState) -> tuple[str, ...]:
+def _memoise(state: ALFWorldState, facts: frozenset | None = None) -> tuple[str, ...]:
+    """Compute and memoise ``state``'s sorted commands (``facts``: its facts, when the caller has them)."""
     game = state.game
     shared = _SHARED_COMMANDS.get(game)
     if shared is None:
         shared = _SHARED_COMMANDS[game] = {}
     first: dict[str, Action] = {}
-    for cmd, action in applicable(game, state.facts):
+    for cmd, action in applicable(game, state.facts if facts is None else facts):
         if cmd not in first:
             first[cmd] = action
     names = []
@@ -176,14 +177,22 @@ def initial_state(game: Game) -> ALFWorldState:
     return ALFWorldState(game=game, facts=facts, text=intro_text(game, facts), won=is_won(game, facts))
 
 
-def step_state(state: ALFWorldState, command: str) -> ALFWorldState:
-    """The state after ``command`` (an inadmissible one answers "Nothing happens." and changes no fact)."""
+def step_state(state: ALFWorldState, command: str, with_commands: bool = False) -> ALFWorldState:
+    """The state after ``command`` (an inadmissible one answers "Nothing happens." and changes no fact).
+    ``with_commands``: also memoise the new state's admissible commands now, from the facts the step
+    built (what the env does, since it observes every state it steps to: the facts are built once)."""
     command = str(command).strip()
     action = action_of(state, command)
     if action is None:
-        return ALFWorldState(game=state.game, removed=state.removed, added=state.added, text=NOTHING_HAPPENS,
-                             won=state.won, moves=state.moves, last_command=command, valid=False,
-                             history=state.history + ((command, NOTHING_HAPPENS),))
+        nxt = ALFWorldState(game=state.game, removed=state.removed, added=state.added, text=NOTHING_HAPPENS,
+                            won=state.won, moves=state.moves, last_command=command, valid=False,
+                            history=state.history + ((command, NOTHING_HAPPENS),))
+        # the same facts: the same admissible commands (and overrides), memoised already
+        memo = state.__dict__
+        for key in ("_sorted", "_overrides"):
+            if key in memo:
+                object.__setattr__(nxt, key, memo[key])
+        return nxt
     game = state.game
     old = state.facts
     rem, add = changes(game, old, action)
@@ -197,5 +206,8 @@ def step_state(state: ALFWorldState, command: str) -> ALFWorldState:
     else:
         facts, won, removed, added = old, state.won, state.removed, state.added
     text = feedback(game, old, facts, action)
-    return ALFWorldState(game=game, removed=removed, added=added, text=text, won=won, moves=state.moves + 1,
-                         last_command=command, history=state.history + ((command, text),))
+    nxt = ALFWorldState(game=game, removed=removed, added=added, text=text, won=won, moves=state.moves + 1,
+                        last_command=command, history=state.history + ((command, text),))
+    if with_commands:
+        _memoise(nxt, facts)
+    return nxt
