@@ -1,7 +1,7 @@
 """``ALFWorldEngine``: ALFWorld's text games as a pure :class:`~treegym.envs.core.contract.Engine`.
 
-A state (:class:`ALFWorldState`) is immutable: the fluent facts (a frozenset of
-tuples, see :mod:`.rules`), the last observation text, the won flag and the
+A state (:class:`ALFWorldState`) is immutable: the fluent facts (tuples, see :mod:`.rules`;
+held as a difference from the game's initial facts, ``state.facts`` builds the frozenset), the last observation text, the won flag and the
 number of valid moves (:mod:`.state`). A snapshot is a reference; states are
 hashable and pickle to 1-2 KB (the game by its loader key, the facts as a
 diff from the game's initial facts). The :class:`~.game.Game` (static facts,

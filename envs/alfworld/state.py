@@ -3,9 +3,10 @@
 Shared by the engine (:mod:`.engine`), the experts (:mod:`.expert`, :mod:`.handcoded`) and the
 generator; it imports none of them.
 
-A state is immutable: the fluent facts (a frozenset of tuples, see :mod:`.rules`), the last
-observation text, the won flag, the number of valid moves, the last command and the episode's
-(command, feedback) history. It refers to its :class:`~.game.Game` (shared, static) but never
+A state is immutable: the fluent facts (tuples, see :mod:`.rules`; held as the difference from the
+game's initial facts, so a state owns a few references and dropping one is cheap;
+:attr:`~ALFWorldState.facts` builds the frozenset), the last observation text, the won flag, the
+number of valid moves, the last command and the episode's (command, feedback) history. It refers to its :class:`~.game.Game` (shared, static) but never
 pickles it: a pickled state holds the game's loader key (:meth:`~.game.Game.__reduce__`) and its
 facts as a diff from the game's initial facts, so it is 1-2 KB (mostly the history) and loads in a fresh process.
 
