@@ -172,8 +172,10 @@ class EngineEnv(ForkableEnv):
         sets them. Returns the positions in ``twins`` left untouched (another class, overridden hooks,
         a snapshot this env would refuse): restore those with ``restore``."""
         cls = type(self)
+        if cls.restore_as is not ForkableEnv.restore_as:  # a class of its own way: one by one
+            return [i for i, env in enumerate(twins) if not env.restore_as(snapshot, self)]
         if (not self.pure_observe or type(snapshot) is not Snapshot or snapshot.env_class != self.snapshot_class_key
-                or cls.restore is not ForkableEnv.restore or cls.restore_as is not ForkableEnv.restore_as
+                or cls.restore is not ForkableEnv.restore
                 or cls._put_state is not ForkableEnv._put_state or cls._set_state is not EngineEnv._set_state):
             return list(range(len(twins)))
         payload, steps, max_steps, task = snapshot.payload, snapshot.steps, snapshot.max_steps, snapshot.task
