@@ -96,9 +96,9 @@ class ForkVectorEnv(SyncVectorEnv):
 
     def _plans(self) -> list[Any]:
         """The sub-envs' snapshot plans (``api.stack_plans``), worked out once per list of sub-envs."""
-        envs = self.envs
+        envs = self.envs if type(self.envs) is list else list(self.envs)
         kept = self.__dict__.get("_fork_plans")
-        if kept is None or len(kept[0]) != len(envs) or any(a is not b for a, b in zip(kept[0], envs)):
+        if kept is None or kept[0] != envs:  # the same env objects (gym.Env compares by identity)
             kept = self._fork_plans = (list(envs), stack_plans(envs))
         return kept[1]
 
