@@ -1,7 +1,7 @@
 """``ALFWorldEngine``: ALFWorld's text games as a pure :class:`~treegym.envs.core.contract.Engine`.
 
-A state (:class:`ALFWorldState`) is immutable: the fluent facts (a frozenset of
-tuples, see :mod:`.rules`), the last observation text, the won flag and the
+A state (:class:`ALFWorldState`) is immutable: the fluent facts (tuples, see :mod:`.rules`;
+held as a difference from the game's initial facts, ``state.facts`` builds the frozenset), the last observation text, the won flag and the
 number of valid moves (:mod:`.state`). A snapshot is a reference; states are
 hashable and pickle to 1-2 KB (the game by its loader key, the facts as a
 diff from the game's initial facts). The :class:`~.game.Game` (static facts,
@@ -58,7 +58,7 @@ class ALFWorldEngine:
     def step(self, state: ALFWorldState, action: str) -> StepResult:
         if state.won:
             return StepResult(state, 0.0, True)
-        nxt = step_state(state, action)
+        nxt = step_state(state, action, with_commands=True)  # observed next: its facts are built once
         return StepResult(nxt, 1.0 if nxt.won else 0.0, nxt.won)
 
     def is_terminal(self, state: ALFWorldState) -> bool:
@@ -84,16 +84,16 @@ class ALFWorldEngine:
         if state.won:
             return ExpertAdvice(plan=(), value=1.0, solvable=True)
         key = (state.game.source, state.game.style)
-        plan = self._plans.get((key, state.facts))
+        plan = self._plans.get((key, state.removed, state.added))
         if plan is None:
             plan = plan_from(state)
             if plan is not None:
                 # remember the plan's suffix for every state along it (the oracle replays it step by step)
                 s = state
                 for i, cmd in enumerate(plan):
-                    self._plans[(key, s.facts)] = tuple(plan[i:])
+                    self._plans[(key, s.removed, s.added)] = tuple(plan[i:])
                     s = step_state(s, cmd)
-                if len(self._plans) > 20_000:  # bounded: each entry keeps a fact set alive
+                if len(self._plans) > 20_000:  # bounded: each entry keeps a fact difference alive
                     self._plans.clear()
         if plan is None:
             return ExpertAdvice(plan=(), value=0.0, solvable=False)

@@ -3,9 +3,10 @@
 Shared by the engine (:mod:`.engine`), the experts (:mod:`.expert`, :mod:`.handcoded`) and the
 generator; it imports none of them.
 
-A state is immutable: the fluent facts (a frozenset of tuples, see :mod:`.rules`), the last
-observation text, the won flag, the number of valid moves, the last command and the episode's
-(command, feedback) history. It refers to its :class:`~.game.Game` (shared, static) but never
+A state is immutable: the fluent facts (tuples, see :mod:`.rules`; held as the difference from the
+game's initial facts, so a state owns a few references and dropping one is cheap;
+:attr:`~ALFWorldState.facts` builds the frozenset), the last observation text, the won flag, the
+number of valid moves, the last command and the episode's (command, feedback) history. It refers to its :class:`~.game.Game` (shared, static) but never
 pickles it: a pickled state holds the game's loader key (:meth:`~.game.Game.__reduce__`) and its
 facts as a diff from the game's initial facts, so it is 1-2 KB (mostly the history) and loads in a fresh process.
 
@@ -25,12 +26,21 @@ from .rules import Action, applicable, changes, feedback, intro_text
 NOTHING_HAPPENS = "Nothing happens."
 
 
-@dataclass(frozen=True)
+_EMPTY: frozenset = frozenset()
+
+
+@dataclass(frozen=True, init=False)
 class ALFWorldState:
-    """Everything that changes within an episode (see the module docstring)."""
+    """Everything that changes within an episode (see the module docstring).
+
+    The fluent facts are held as their difference from the game's initial facts (``removed``,
+    ``added``: small sets after a few steps), so a state owns a handful of references and dropping
+    one (a fork replacing a sub-env's state) frees little; :attr:`facts` builds the full frozenset
+    when asked. Built with ``facts=`` (a full set) or with ``removed=``/``added=``."""
 
     game: Game = field(repr=False, compare=False, hash=False)
-    facts: frozenset
+    removed: frozenset  # initial facts that no longer hold
+    added: frozenset    # facts that hold and are not initial
     text: str
     won: bool = False
     moves: int = 0
@@ -39,21 +49,54 @@ class ALFWorldState:
     # (command, feedback) of every step so far (what an agent has seen; the handcoded expert's memory)
     history: tuple = field(default=(), compare=False, hash=False, repr=False)
 
+    def __init__(self, game: Game, facts: frozenset | None = None, text: str = "", won: bool = False,
+                 moves: int = 0, last_command: str | None = None, valid: bool = True, history: tuple = (),
+                 removed: frozenset | None = None, added: frozenset | None = None):
+        if facts is not None:  # wins over removed/added (dataclasses.replace(state, facts=...) passes all three)
+            init = game.init_facts
+            if facts is init:
+                removed = added = _EMPTY
+            else:
+                facts = frozenset(facts)
+                removed, added = init - facts, facts - init
+        d = self.__dict__
+        d["game"] = game
+        d["removed"] = _EMPTY if not removed else frozenset(removed)
+        d["added"] = _EMPTY if not added else frozenset(added)
+        d["text"] = text
+        d["won"] = won
+        d["moves"] = moves
+        d["last_command"] = last_command
+        d["valid"] = valid
+        d["history"] = history
+
+    @property
+    def facts(self) -> frozenset:
+        """The fluent facts that hold (a frozenset of tuples, :mod:`.rules`), built from the game's
+        initial facts and this state's difference (the initial set itself when there is none)."""
+        removed, added = self.removed, self.added
+        init = self.game.init_facts
+        if removed:
+            return init.difference(removed).union(added) if added else init.difference(removed)
+        return init.union(added) if added else init
+
     def __getstate__(self) -> dict:
         """The game (pickled by its loader key), the facts as a diff from its initial facts, the rest."""
-        init = self.game.init_facts
         data = {k: getattr(self, k) for k in ("game", "text", "won", "moves", "last_command", "valid", "history")}
-        data["facts_removed"] = tuple(sorted(init - self.facts))
-        data["facts_added"] = tuple(sorted(self.facts - init))
+        data["facts_removed"] = tuple(sorted(self.removed))
+        data["facts_added"] = tuple(sorted(self.added))
         return data
 
     def __setstate__(self, data: dict) -> None:
         data = dict(data)
         object.__setattr__(self, "history", ())
-        if "facts" not in data:
-            removed, added = data.pop("facts_removed"), data.pop("facts_added")
-            facts = data["game"].init_facts
-            data["facts"] = facts.difference(removed).union(added) if removed or added else facts
+        if "facts" in data:  # pickled before the facts were held as a difference
+            facts = data.pop("facts")
+            init = data["game"].init_facts
+            data["facts_removed"], data["facts_added"] = init - facts, facts - init
+        removed, added = data.pop("facts_removed"), data.pop("facts_added")
+        object.__setattr__(self, "removed", frozenset(removed) if removed else _EMPTY)
+        object.__setattr__(self, "added", frozenset(added) if added else _EMPTY)
         for k, v in data.items():
             object.__setattr__(self, k, v)
 
@@ -64,13 +107,14 @@ class ALFWorldState:
 _SHARED_COMMANDS: "weakref.WeakKeyDictionary[Game, dict[str, tuple[str, Action]]]" = weakref.WeakKeyDictionary()
 
 
-def _memoise(state: ALFWorldState) -> tuple[str, ...]:
+def _memoise(state: ALFWorldState, facts: frozenset | None = None) -> tuple[str, ...]:
+    """Compute and memoise ``state``'s sorted commands (``facts``: its facts, when the caller has them)."""
     game = state.game
     shared = _SHARED_COMMANDS.get(game)
     if shared is None:
         shared = _SHARED_COMMANDS[game] = {}
     first: dict[str, Action] = {}
-    for cmd, action in applicable(game, state.facts):
+    for cmd, action in applicable(game, state.facts if facts is None else facts):
         if cmd not in first:
             first[cmd] = action
     names = []
@@ -134,23 +178,37 @@ def initial_state(game: Game) -> ALFWorldState:
     return ALFWorldState(game=game, facts=facts, text=intro_text(game, facts), won=is_won(game, facts))
 
 
-def step_state(state: ALFWorldState, command: str) -> ALFWorldState:
-    """The state after ``command`` (an inadmissible one answers "Nothing happens." and changes no fact)."""
+def step_state(state: ALFWorldState, command: str, with_commands: bool = False) -> ALFWorldState:
+    """The state after ``command`` (an inadmissible one answers "Nothing happens." and changes no fact).
+    ``with_commands``: also memoise the new state's admissible commands now, from the facts the step
+    built (what the env does, since it observes every state it steps to: the facts are built once)."""
     command = str(command).strip()
     action = action_of(state, command)
     if action is None:
-        return ALFWorldState(game=state.game, facts=state.facts, text=NOTHING_HAPPENS, won=state.won,
-                             moves=state.moves, last_command=command, valid=False,
-                             history=state.history + ((command, NOTHING_HAPPENS),))
+        nxt = ALFWorldState(game=state.game, removed=state.removed, added=state.added, text=NOTHING_HAPPENS,
+                            won=state.won, moves=state.moves, last_command=command, valid=False,
+                            history=state.history + ((command, NOTHING_HAPPENS),))
+        # the same facts: the same admissible commands (and overrides), memoised already
+        memo = state.__dict__
+        for key in ("_sorted", "_overrides"):
+            if key in memo:
+                object.__setattr__(nxt, key, memo[key])
+        return nxt
     game = state.game
-    rem, add = changes(game, state.facts, action)
+    old = state.facts
+    rem, add = changes(game, old, action)
     if rem or add:
-        facts = state.facts.difference(rem).union(add)
+        facts = old.difference(rem).union(add)
         won = goal_checker(game).after(state.won, facts, (*rem, *add))
+        init = game.init_facts
+        # the new difference from the initial facts, from the old one and the change
+        removed = state.removed.union([f for f in rem if f in init]).difference(add)
+        added = state.added.difference(rem).union([f for f in add if f not in init])
     else:
-        facts, won = state.facts, state.won
-    text = feedback(game, state.facts, facts, action)
-    return ALFWorldState(game=game, facts=facts, text=text, won=won, moves=state.moves + 1,
-                         last_command=command, history=state.history + ((command, text),))
-
-
+        facts, won, removed, added = old, state.won, state.removed, state.added
+    text = feedback(game, old, facts, action)
+    nxt = ALFWorldState(game=game, removed=removed, added=added, text=text, won=won, moves=state.moves + 1,
+                        last_command=command, history=state.history + ((command, text),))
+    if with_commands:
+        _memoise(nxt, facts)
+    return nxt

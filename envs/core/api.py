@@ -260,23 +260,42 @@ def restore(env: gym.Env, snap: Snapshot) -> tuple[Any, dict]:
     return obs, info
 
 
-def restore_twins(envs: Sequence[gym.Env], snap: Snapshot, peer: gym.Env) -> list[int]:
+def stack_plans(envs: Sequence[gym.Env]) -> list[Any]:
+    """The cached snapshot plan of each of ``envs`` (what :func:`restore_twins` reads per env); a caller
+    restoring into the same envs again and again (``ForkVectorEnv``) keeps the list and passes it back."""
+    return [_stack(env) for env in envs]
+
+
+def restore_twins(envs: Sequence[gym.Env], snap: Snapshot, peer: gym.Env,
+                  plans: Sequence[Any] | None = None) -> list[int]:
     """Restore ``snap`` into each of ``envs`` without observing it, where ``peer`` (their twin: same
     class, same wrapper stack) has just been restored to ``snap`` by :func:`restore`, whose
     ``(observation, info)`` then holds for them too. Returns the positions in ``envs`` where that
     shortcut does not apply (wrapper states to set, an env whose observing has side effects, see
-    ``ForkableEnv.restore_as``), left untouched: restore those with :func:`restore`."""
+    ``ForkableEnv.restore_as``), left untouched: restore those with :func:`restore`. ``plans``: the
+    :func:`stack_plans` of ``envs``, when the caller keeps them."""
     left: list[int] = []
     wrappers = snap.wrappers
     source = _stack(peer).core
-    for i, env in enumerate(envs):
-        stack = _stack(env)
+    ready: list[Any] = []  # cores whose stacks allow the shortcut, and their positions
+    where: list[int] = []
+    for i, stack in enumerate(stack_plans(envs) if plans is None else plans):
         constant = stack.constant
         # constant: settled wrappers only (no state to set); a snapshot of a twin has an equal tuple
-        restore_as = getattr(stack.core, "restore_as", None)
-        if (not stack.settled or constant is None or (wrappers is not constant and wrappers != constant)
-                or restore_as is None or not restore_as(snap, source)):
+        if not stack.settled or constant is None or (wrappers is not constant and wrappers != constant):
             left.append(i)
+        else:
+            ready.append(stack.core)
+            where.append(i)
+    batch = getattr(source, "restore_twins_as", None)  # one pass over all twins (EngineEnv)
+    if batch is not None:
+        left.extend(where[j] for j in batch(snap, ready))
+    else:
+        for core, i in zip(ready, where):
+            restore_as = getattr(core, "restore_as", None)
+            if restore_as is None or not restore_as(snap, source):
+                left.append(i)
+    left.sort()
     return left
 
 

@@ -55,7 +55,7 @@ from .contract import Engine, ExpertAdvice, is_live_engine
 from .forkable import ForkableEnv
 from .runners import InProcessRunner, LiveRunner, RemoteRunner, RemoteState, RemoteTasks
 from .session_client import SessionClient, SessionServerError
-from .snapshot import SnapshotError
+from .snapshot import Snapshot, SnapshotError
 from .spaces import action_space, text_observation_space
 from .task_pool import TaskPool, engine_pool
 
@@ -162,6 +162,42 @@ class EngineEnv(ForkableEnv):
 
     def _set_state(self, state: Any) -> None:
         self.runner.set_state(state)
+
+    def restore_twins_as(self, snapshot: Snapshot, twins: Sequence[ForkableEnv]) -> list[int]:
+        """:meth:`~ForkableEnv.restore_as` of ``snapshot`` into each of ``twins`` with this env as their
+        peer, in one pass (a group start restores one snapshot into many envs): this env has just been
+        restored to ``snapshot`` and observed. Each twin of this exact class whose hooks are this
+        class's own gets the snapshot's state (its runner's ``set_state``, a reference in-process), step
+        counter, limit, task, pending RNG state and this env's last text, exactly as ``restore_as``
+        sets them. Returns the positions in ``twins`` left untouched (another class, overridden hooks,
+        a snapshot this env would refuse): restore those with ``restore``."""
+        cls = type(self)
+        if cls.restore_as is not ForkableEnv.restore_as:  # a class of its own way: one by one
+            return [i for i, env in enumerate(twins) if not env.restore_as(snapshot, self)]
+        if (not self.pure_observe or type(snapshot) is not Snapshot or snapshot.env_class != self.snapshot_class_key
+                or cls.restore is not ForkableEnv.restore
+                or cls._put_state is not ForkableEnv._put_state or cls._set_state is not EngineEnv._set_state):
+            return list(range(len(twins)))
+        payload, steps, max_steps, task = snapshot.payload, snapshot.steps, snapshot.max_steps, snapshot.task
+        rng, text = snapshot.rng_state, self._last_text
+        local = not isinstance(payload, RemoteState)
+        left: list[int] = []
+        for i, env in enumerate(twins):
+            if type(env) is not cls:
+                left.append(i)
+                continue
+            runner = env.runner
+            if local and type(runner) is InProcessRunner:
+                runner.state = payload  # InProcessRunner.set_state of a local payload
+            else:
+                runner.set_state(payload)
+            d = env.__dict__
+            d["steps"] = steps
+            d["max_steps"] = max_steps
+            d["task"] = task
+            d["_pending_rng"] = rng  # applied on the next use of np_random, as ForkableEnv._put_state does
+            d["_last_text"] = text
+        return left
 
     def _observe(self) -> tuple[dict, dict]:
         obs, info = self.runner.observe()

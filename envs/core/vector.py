@@ -41,7 +41,7 @@ from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 from gymnasium.vector.utils import concatenate
 
 from .api import restore as restore_env
-from .api import restore_twins
+from .api import restore_twins, stack_plans
 from .api import snapshot as snapshot_env
 from .snapshot import Snapshot
 
@@ -76,7 +76,8 @@ class ForkVectorEnv(SyncVectorEnv):
             rest = targets[1:]
             for i in rest:
                 env_obs[i] = obs  # read only by the batching below, which copies or shares immutables
-            for j in restore_twins([envs[i] for i in rest], snap, first):
+            plans = self._plans()
+            for j in restore_twins([envs[i] for i in rest], snap, first, [plans[i] for i in rest]):
                 env_obs[rest[j]], shared = restore_env(envs[rest[j]], snap)[0], False
         if every:
             for flags in (self._autoreset_envs, self._rewards, self._terminations, self._truncations):
@@ -92,6 +93,14 @@ class ForkVectorEnv(SyncVectorEnv):
         if batch is None:
             batch = self._batch_obs = _Batcher(self.single_observation_space)
         return batch(self, self.copy, obs if shared else None), infos
+
+    def _plans(self) -> list[Any]:
+        """The sub-envs' snapshot plans (``api.stack_plans``), worked out once per list of sub-envs."""
+        envs = self.envs if type(self.envs) is list else list(self.envs)
+        kept = self.__dict__.get("_fork_plans")
+        if kept is None or kept[0] != envs:  # the same env objects (gym.Env compares by identity)
+            kept = self._fork_plans = (list(envs), stack_plans(envs))
+        return kept[1]
 
     def copy_state(self, src: int, dst: Sequence[int] | None = None) -> tuple[Any, dict[str, Any]]:
         """Copy sub-env ``src``'s state into ``dst`` (default: every other sub-env); see :meth:`restore`."""
