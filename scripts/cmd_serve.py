@@ -87,6 +87,10 @@ def stop_on_signals() -> None:
     *ignored*, and Python then installs no KeyboardInterrupt handler: ``kill -INT`` would
     be silently dropped and whoever waits for the server would hang."""
     import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return  # only the main thread receives signals (and may set their handlers)
 
     def interrupt(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt(f"signal {signum}")
