@@ -216,10 +216,10 @@ def serve_until_interrupted(app: Any, args: argparse.Namespace, banner: Callable
     except OSError as exc:
         print(f"cannot listen on {args.host}:{args.port} ({exc}); pick another --port", file=sys.stderr)
         return 1
-    if args.host not in LOOPBACK_NAMES:
-        print(f"warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
-    print(banner(srv.url), flush=True)
-    try:
+    try:  # the banner inside: a Ctrl-C right after it (a client read it and stops us) is a clean stop
+        if args.host not in LOOPBACK_NAMES:
+            print(f"warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
+        print(banner(srv.url), flush=True)
         srv.server.serve_forever()
     except KeyboardInterrupt:
         pass
