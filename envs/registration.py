@@ -57,18 +57,26 @@ def _families() -> list[Any]:
     return modules
 
 
+def _declared(families: list[Any] | None, attr: str, kind: type, key: str, what: str) -> list[Any]:
+    """The ``kind`` entries every family module lists in ``attr``; ``TypeError`` for anything else,
+    ``ValueError`` when two entries share ``key`` (``what`` names it in the message)."""
+    found: list[Any] = []
+    for module in _families() if families is None else families:
+        for entry in getattr(module, attr, ()):
+            if not isinstance(entry, kind):
+                article = "an" if kind.__name__[0] in "AEIOU" else "a"
+                raise TypeError(f"{module.__name__}.{attr} holds {entry!r}, not {article} {kind.__name__}")
+            found.append(entry)
+    keys = [getattr(e, key) for e in found]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise ValueError(f"{what} declared twice under {_PACKAGE}: {repeated}")
+    return found
+
+
 def discover_servers(families: list[Any] | None = None) -> tuple[ServerEntry, ...]:
     """Every :class:`ServerEntry` declared by a sub-package of ``treegym.envs`` (its ``SERVERS``), by name."""
-    found: list[ServerEntry] = []
-    for module in _families() if families is None else families:
-        for entry in getattr(module, "SERVERS", ()):
-            if not isinstance(entry, ServerEntry):
-                raise TypeError(f"{module.__name__}.SERVERS holds {entry!r}, not a ServerEntry")
-            found.append(entry)
-    names = [e.name for e in found]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise ValueError(f"server names declared twice under {_PACKAGE}: {repeated}")
+    found = _declared(families, "SERVERS", ServerEntry, "name", "server names")
     return tuple(sorted(found, key=lambda e: e.name))
 
 
@@ -76,16 +84,7 @@ def discover(families: list[Any] | None = None) -> tuple[EnvEntry, ...]:
     """Every :class:`EnvEntry` declared by a sub-package of ``treegym.envs`` (its ``ENV_SPECS``),
     in ``order``. A sub-package that fails to import is skipped with a warning naming it and the error
     (one broken family must not stop the others from registering)."""
-    found: list[EnvEntry] = []
-    for module in _families() if families is None else families:
-        for entry in getattr(module, "ENV_SPECS", ()):
-            if not isinstance(entry, EnvEntry):
-                raise TypeError(f"{module.__name__}.ENV_SPECS holds {entry!r}, not an EnvEntry")
-            found.append(entry)
-    ids = [e.id for e in found]
-    repeated = sorted({i for i in ids if ids.count(i) > 1})
-    if repeated:
-        raise ValueError(f"env ids declared twice under {_PACKAGE}: {repeated}")
+    found = _declared(families, "ENV_SPECS", EnvEntry, "id", "env ids")
     return tuple(sorted(found, key=lambda e: (e.order, e.id)))
 
 

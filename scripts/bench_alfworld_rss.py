@@ -18,14 +18,10 @@ import os
 import sys
 import time
 
+from treegym.scripts.bench_support import rss_mb
+
 ENV_ID = "treegym/ALFWorld-v0"
 LLM_SPEC = "synthetic:p_correct=0.7,judge_acc=0.8,value_noise=0.3,seed={seed}"
-
-
-def rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        kb = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
-    return kb / 1024
 
 
 def one_search(agent: str, task_id: str, seed: int, budget: int) -> int:

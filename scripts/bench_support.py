@@ -35,6 +35,18 @@ def spread(values: Sequence[float]) -> dict[str, float | int]:
             "min": ordered[0], "max": ordered[-1], "n": n}
 
 
+def rss_mb() -> float:
+    """This process's resident set size in MB (VmRSS from /proc; NaN where there is no /proc)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
 def load_average() -> list[float]:
     """The 1, 5 and 15 minute load averages (``os.getloadavg``); NaNs where the OS has none."""
     try:

@@ -22,17 +22,10 @@ import time
 import gymnasium as gym
 
 import treegym.envs  # noqa: F401 - registers the env ids
+from treegym.scripts.bench_support import rss_mb
 
 LLM_SPEC = "synthetic:p_correct=0.5,judge_acc=0.8,value_noise=0.3,seed=0"
 ENV_ID = "treegym/WebShop-v0"
-
-
-def rss_mb() -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def cache_bytes(env: gym.Env) -> dict[str, int]:

@@ -33,19 +33,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from treegym.scripts.bench_support import rss_mb
+
 FULL_SIZE = 1_181_436
 QUICK_SIZE = 50_000
 BASELINE_SLICE = 50_000
 UPSTREAM_PUBLISHED = {"rss_gb": 15.0, "load_s": 450.0,
                       "source": "published: ~15 GB (THUDM/AgentBench #32), 7-8 min load (princeton-nlp/WebShop #7)"}
-
-
-def _rss_mb() -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def _peak_mb() -> float:
@@ -88,7 +82,7 @@ def phase_coldstart(catalog_dir: str, n_queries: int) -> dict:
     first = cat.search("long lasting lip gloss")
     cat.product(first[0])
     cold = time.perf_counter() - t0
-    rss_cold = _rss_mb()
+    rss_cold = rss_mb()
 
     rng = random.Random(7)
     goal_ids = [rng.randrange(len(cat.goals)) for _ in range(n_queries)]
@@ -107,11 +101,11 @@ def phase_coldstart(catalog_dir: str, n_queries: int) -> dict:
     results = [cat.search(q) for q in long_q]
     hits = sum(cat.goal(i).asin in r for i, r in zip(goal_ids, results))
     ceiling = _recall_ceiling(cat, [cat.goal(i) for i in goal_ids], results)
-    rss_queries = _rss_mb()
+    rss_queries = rss_mb()
     perfect = sum(_perfect_purchase_listed(cat, cat.goal(i), r) for i, r in zip(goal_ids, results))
     return {"cold_start_in_process_s": cold, "rss_after_first_query_mb": rss_cold, "latency": lat,
             "target_in_top50": hits / len(goal_ids), **ceiling, "perfect_purchase_in_top50": perfect / len(goal_ids),
-            "rss_after_queries_mb": rss_queries, "rss_after_reading_products_mb": _rss_mb(),
+            "rss_after_queries_mb": rss_queries, "rss_after_reading_products_mb": rss_mb(),
             "peak_rss_mb": _peak_mb(), "products": len(cat.products), "goals": len(cat.goals)}
 
 
@@ -162,13 +156,13 @@ def _perfect_purchase_listed(cat, goal, results: list[str]) -> bool:
 
 def phase_baseline(path: str) -> dict:
     """Runs in a fresh process: upstream-style json.load of a product list into Python dicts."""
-    rss0 = _rss_mb()
+    rss0 = rss_mb()
     t0 = time.perf_counter()
     with open(path, encoding="utf-8") as fh:
         products = json.load(fh)
     by_asin = {p["asin"]: p for p in products}
     t = time.perf_counter() - t0
-    return {"n": len(by_asin), "load_s": t, "rss_delta_mb": _rss_mb() - rss0}
+    return {"n": len(by_asin), "load_s": t, "rss_delta_mb": rss_mb() - rss0}
 
 
 def _fresh(args: list[str]) -> tuple[dict, float]:

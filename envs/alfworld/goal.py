@@ -23,7 +23,7 @@ import weakref
 from typing import Iterable
 
 from .game import FLUENT_PREDICATES, Game
-from .pddl import _flatten, holds, index_facts
+from .pddl import _flatten, holds, index_facts, unify
 
 MAX_DISJUNCTS = 20_000
 
@@ -140,7 +140,7 @@ class _Grounder:
             if f[0] == "atom" and not _is_fluent(f[1]):
                 others = rest[:i] + rest[i + 1:]
                 for values in self.static.get(f[1], ()):
-                    added = _unify(f[2], values, binding)
+                    added = unify(f[2], values, binding)
                     if added is not None:
                         self._conj(others, binding, free, pos, neg, out)
                         for a in added:
@@ -181,26 +181,6 @@ def _free_vars(f: tuple) -> set[str]:
     if op == "exists":
         return _free_vars(f[2]) - {v for v, _t in f[1]}
     return set().union(*(_free_vars(g) for g in f[1:])) if len(f) > 1 else set()
-
-
-def _unify(args: tuple, values: tuple, binding: dict) -> list | None:
-    """Bind ``args`` to ``values`` in place; the variables added, or None (binding unchanged) on a clash."""
-    if len(args) != len(values):
-        return None
-    added = []
-    for a, v in zip(args, values):
-        if a.startswith("?"):
-            cur = binding.get(a)
-            if cur is None:
-                binding[a] = v
-                added.append(a)
-                continue
-            a = cur
-        if a != v:
-            for x in added:
-                del binding[x]
-            return None
-    return added
 
 
 class GoalChecker:

@@ -166,6 +166,26 @@ def _subst(arg: str, binding: Mapping[str, str]) -> str | None:
     return arg
 
 
+def unify(args: tuple, values: tuple, binding: dict) -> list | None:
+    """Bind ``args`` to ``values`` in place; the variables added, or None (binding unchanged) on a clash."""
+    if len(args) != len(values):
+        return None
+    added = []
+    for a, v in zip(args, values):
+        if a.startswith("?"):
+            cur = binding.get(a)
+            if cur is None:
+                binding[a] = v
+                added.append(a)
+                continue
+            a = cur
+        if a != v:
+            for x in added:
+                del binding[x]
+            return None
+    return added
+
+
 def _solve(conjuncts: list, binding: dict, index: Mapping[str, list], objects_by_type: Mapping[str, list],
            free: list) -> bool:
     """True when some extension of ``binding`` satisfies every conjunct (backtracking join)."""
@@ -188,28 +208,14 @@ def _solve(conjuncts: list, binding: dict, index: Mapping[str, list], objects_by
             rest = conjuncts[:i] + conjuncts[i + 1:]
             _, pred, args = f
             for values in index.get(pred, ()):
-                if len(values) != len(args):
+                added = unify(args, values, binding)
+                if added is None:
                     continue
-                added = []
-                ok = True
-                for a, v in zip(args, values):
-                    if a.startswith("?"):
-                        cur = binding.get(a)
-                        if cur is None:
-                            binding[a] = v
-                            added.append(a)
-                        elif cur != v:
-                            ok = False
-                            break
-                    elif a != v:
-                        ok = False
-                        break
-                if ok and _solve(rest, binding, index, objects_by_type, free):
-                    for a in added:
-                        del binding[a]
-                    return True
+                found = _solve(rest, binding, index, objects_by_type, free)
                 for a in added:
                     del binding[a]
+                if found:
+                    return True
             return False
     # no atoms left: bind the remaining free variables, then test the rest
     unbound = [(v, t) for v, t in free if v not in binding]
