@@ -53,7 +53,7 @@ from treegym.envs.android.sim.phone import SimPhone
 from treegym.envs.android.sim.window import render
 from treegym.envs.android.ui import to_xml
 from treegym.envs.core.check import first_difference
-from treegym.scripts.bench_support import percentile
+from treegym.scripts.bench_support import percentile, rss_mb
 
 # tasks with long step limits, on configurations of different devices and languages (one RTL)
 TASKS = ("test_env_101/turn_off_the_call_in_process", "test_env_100/create_alarm_at_10:30_am",
@@ -147,14 +147,6 @@ def _burst(port: int, clients: int) -> list[float]:
         return list(pool.map(lambda _i: _request(port), range(clients)))
 
 
-def _rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def _push(port: int, path: str, size: int) -> bool:
     """Push ``size`` bytes to ``path`` over the sync protocol; True when the phone kept it."""
     import socket
@@ -195,9 +187,9 @@ def bench_server(rounds: int = 5, clients: int = 32) -> int:
         print(f"  backlog {backlog:3d}: p50 {p50 * 1e3:7.1f} ms  p99 {p99s[backlog] * 1e3:7.1f} ms")
     print(f"  p99 ratio backlog 5 / 128: {p99s[5] / max(1e-9, p99s[128]):.1f}x")
     with FakeAdbServer(SimPhone("test_env_100")) as srv:
-        before = _rss_mb()
+        before = rss_mb()
         kept = [_push(srv.port, f"/sdcard/Download/big{i}.bin", 50 * 1024 * 1024) for i in range(3)]
-        after = _rss_mb()
+        after = rss_mb()
         print(f"  3 x 50 MB pushes: kept {sum(kept)} (store bound {srv.phone.files.max_bytes >> 20} MB, holds "
               f"{srv.phone.files.used >> 20} MB), RSS {before:.0f} -> {after:.0f} MB (+{after - before:.0f} MB); "
               f"request log {srv.requests.bytes} bytes")
