@@ -115,8 +115,8 @@ def test_snapshot_is_a_reference_and_restores_exactly():
     assert obs_a == obs_b
     assert pickle.loads(pickle.dumps(snap)).payload.facts == snap.payload.facts
     # the commands memoised on the state are computed once, never pickled, and handed out as copies
-    assert snap.payload.__dict__["_sorted"] is env.restore(snap)[0]["valid_actions"]
-    assert "_sorted" not in pickle.loads(pickle.dumps(snap)).payload.__dict__
+    assert snap.payload._sorted is env.restore(snap)[0]["valid_actions"]
+    assert pickle.loads(pickle.dumps(snap)).payload._sorted is None
     info["admissible_commands"].append("mine")
     assert "mine" not in env.restore(snap)[1]["admissible_commands"] and "mine" not in env.admissible()
 

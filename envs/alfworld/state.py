@@ -29,25 +29,29 @@ NOTHING_HAPPENS = "Nothing happens."
 _EMPTY: frozenset = frozenset()
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True, init=False, slots=True)
 class ALFWorldState:
     """Everything that changes within an episode (see the module docstring).
 
     The fluent facts are held as their difference from the game's initial facts (``removed``,
     ``added``: small sets after a few steps), so a state owns a handful of references and dropping
     one (a fork replacing a sub-env's state) frees little; :attr:`facts` builds the full frozenset
-    when asked. Built with ``facts=`` (a full set) or with ``removed=``/``added=``."""
+    when asked. Built with ``facts=`` (a full set) or with ``removed=``/``added=``. Slotted (no
+    instance dict): one object fewer to make per step and to free per dropped state."""
 
     game: Game = field(repr=False, compare=False, hash=False)
     removed: frozenset  # initial facts that no longer hold
     added: frozenset    # facts that hold and are not initial
     text: str
-    won: bool = False
-    moves: int = 0
-    last_command: str | None = None
-    valid: bool = True
+    won: bool
+    moves: int
+    last_command: str | None
+    valid: bool
     # (command, feedback) of every step so far (what an agent has seen; the handcoded expert's memory)
-    history: tuple = field(default=(), compare=False, hash=False, repr=False)
+    history: tuple = field(compare=False, hash=False, repr=False)
+    # memo (sorted_commands): the admissible commands, and the actions where they differ from the game's shared ones
+    _sorted: tuple | None = field(init=False, compare=False, hash=False, repr=False)
+    _overrides: dict | None = field(init=False, compare=False, hash=False, repr=False)
 
     def __init__(self, game: Game, facts: frozenset | None = None, text: str = "", won: bool = False,
                  moves: int = 0, last_command: str | None = None, valid: bool = True, history: tuple = (),
@@ -59,16 +63,18 @@ class ALFWorldState:
             else:
                 facts = frozenset(facts)
                 removed, added = init - facts, facts - init
-        d = self.__dict__
-        d["game"] = game
-        d["removed"] = _EMPTY if not removed else frozenset(removed)
-        d["added"] = _EMPTY if not added else frozenset(added)
-        d["text"] = text
-        d["won"] = won
-        d["moves"] = moves
-        d["last_command"] = last_command
-        d["valid"] = valid
-        d["history"] = history
+        put = object.__setattr__
+        put(self, "game", game)
+        put(self, "removed", _EMPTY if not removed else frozenset(removed))
+        put(self, "added", _EMPTY if not added else frozenset(added))
+        put(self, "text", text)
+        put(self, "won", won)
+        put(self, "moves", moves)
+        put(self, "last_command", last_command)
+        put(self, "valid", valid)
+        put(self, "history", history)
+        put(self, "_sorted", None)
+        put(self, "_overrides", None)
 
     @property
     def facts(self) -> frozenset:
@@ -80,25 +86,37 @@ class ALFWorldState:
             return init.difference(removed).union(added) if added else init.difference(removed)
         return init.union(added) if added else init
 
-    def __getstate__(self) -> dict:
-        """The game (pickled by its loader key), the facts as a diff from its initial facts, the rest."""
-        data = {k: getattr(self, k) for k in ("game", "text", "won", "moves", "last_command", "valid", "history")}
-        data["facts_removed"] = tuple(sorted(self.removed))
-        data["facts_added"] = tuple(sorted(self.added))
-        return data
 
-    def __setstate__(self, data: dict) -> None:
-        data = dict(data)
-        object.__setattr__(self, "history", ())
-        if "facts" in data:  # pickled before the facts were held as a difference
-            facts = data.pop("facts")
-            init = data["game"].init_facts
-            data["facts_removed"], data["facts_added"] = init - facts, facts - init
-        removed, added = data.pop("facts_removed"), data.pop("facts_added")
-        object.__setattr__(self, "removed", frozenset(removed) if removed else _EMPTY)
-        object.__setattr__(self, "added", frozenset(added) if added else _EMPTY)
-        for k, v in data.items():
-            object.__setattr__(self, k, v)
+def _pickled(self: ALFWorldState) -> dict:
+    """The game (pickled by its loader key), the facts as a diff from its initial facts, the rest."""
+    data = {k: getattr(self, k) for k in ("game", "text", "won", "moves", "last_command", "valid", "history")}
+    data["facts_removed"] = tuple(sorted(self.removed))
+    data["facts_added"] = tuple(sorted(self.added))
+    return data
+
+
+def _unpickled(self: ALFWorldState, data: dict) -> None:
+    """Rebuild a state from :func:`_pickled`'s dict (or an older pickle holding the full facts)."""
+    data = dict(data)
+    put = object.__setattr__
+    put(self, "history", ())
+    put(self, "_sorted", None)
+    put(self, "_overrides", None)
+    if "facts" in data:  # pickled before the facts were held as a difference
+        facts = data.pop("facts")
+        init = data["game"].init_facts
+        data["facts_removed"], data["facts_added"] = init - facts, facts - init
+    removed, added = data.pop("facts_removed"), data.pop("facts_added")
+    put(self, "removed", frozenset(removed) if removed else _EMPTY)
+    put(self, "added", frozenset(added) if added else _EMPTY)
+    for k, v in data.items():
+        put(self, k, v)
+
+
+# Set after the class is made: dataclass(slots=True) would otherwise give a frozen class its own
+# pickling methods (Python 3.10 always does).
+ALFWorldState.__getstate__ = _pickled  # type: ignore[method-assign]
+ALFWorldState.__setstate__ = _unpickled  # type: ignore[method-assign]
 
 
 # Per game, command -> (command, action): a command string names one action in a game (the display
@@ -140,7 +158,7 @@ def sorted_commands(state: ALFWorldState) -> tuple[str, ...]:
     compared: a state restored many times (a search node, a group of forks) or observed and then stepped
     computes them once. The strings are shared with the game's other states, so dropping a state (a fork
     replacing it) frees one tuple of references."""
-    valid = state.__dict__.get("_sorted")
+    valid = state._sorted
     return _memoise(state) if valid is None else valid
 
 
@@ -151,7 +169,7 @@ def action_of(state: ALFWorldState, command: str) -> Action | None:
     i = bisect_left(valid, command)
     if i == len(valid) or valid[i] != command:
         return None
-    overrides = state.__dict__.get("_overrides")
+    overrides = state._overrides
     if overrides is not None and command in overrides:
         return overrides[command]
     return _SHARED_COMMANDS[state.game][command][1]
@@ -189,10 +207,8 @@ def step_state(state: ALFWorldState, command: str, with_commands: bool = False) 
                             won=state.won, moves=state.moves, last_command=command, valid=False,
                             history=state.history + ((command, NOTHING_HAPPENS),))
         # the same facts: the same admissible commands (and overrides), memoised already
-        memo = state.__dict__
-        for key in ("_sorted", "_overrides"):
-            if key in memo:
-                object.__setattr__(nxt, key, memo[key])
+        object.__setattr__(nxt, "_sorted", state._sorted)
+        object.__setattr__(nxt, "_overrides", state._overrides)
         return nxt
     game = state.game
     old = state.facts

@@ -287,16 +287,48 @@ def restore_twins(envs: Sequence[gym.Env], snap: Snapshot, peer: gym.Env,
         else:
             ready.append(stack.core)
             where.append(i)
-    batch = getattr(source, "restore_twins_as", None)  # one pass over all twins (EngineEnv)
-    if batch is not None:
-        left.extend(where[j] for j in batch(snap, ready))
-    else:
-        for core, i in zip(ready, where):
-            restore_as = getattr(core, "restore_as", None)
-            if restore_as is None or not restore_as(snap, source):
-                left.append(i)
+    left.extend(where[j] for j in _core_twin_restorer(source, ready)(snap))
     left.sort()
     return left
+
+
+def _core_twin_restorer(source: Any, cores: list[Any]) -> Callable[[Snapshot], Sequence[int]]:
+    """``source.twin_restorer(cores)`` (one pass, ``ForkableEnv``), else each core's ``restore_as``."""
+    maker = getattr(source, "twin_restorer", None)
+    if maker is not None:
+        return maker(cores)
+
+    def restore_each(snap: Snapshot) -> list[int]:
+        return [i for i, core in enumerate(cores)
+                if getattr(core, "restore_as", None) is None or not core.restore_as(snap, source)]
+    return restore_each
+
+
+def twin_restorer(envs: Sequence[gym.Env], peer: gym.Env) -> Callable[[Snapshot], Sequence[int]]:
+    """:func:`restore_twins` for a fixed list of ``envs`` and their ``peer``, as a function of the
+    snapshot that returns the positions left to restore (with :func:`restore`). What can be worked out
+    once is, on the first call where every stack is settled (restore settles them) and holds the
+    peer's settled wrappers: from then on a snapshot taken on such a stack goes straight to the
+    cores' own :meth:`~ForkableEnv.twin_restorer`. A caller starting group after group in the same
+    envs (``ForkVectorEnv``) keeps it; call it right after ``restore(peer, snap)``."""
+    plans = stack_plans(envs)
+    peer_plan = _stack(peer)
+    ready: list[Any] = []  # [constant wrapper states, the cores' twin restorer], once worked out
+
+    def restore_all(snap: Snapshot) -> Sequence[int]:
+        if not ready:
+            constant = peer_plan.constant
+            if (constant is None or not peer_plan.settled
+                    or any(not p.settled or p.constant != constant for p in plans)):
+                return restore_twins(envs, snap, peer, plans)
+            ready[:] = [constant, _core_twin_restorer(peer_plan.core, [p.core for p in plans])]
+        constant, batch = ready
+        wrappers = snap.wrappers
+        if wrappers is not constant and wrappers != constant:
+            return restore_twins(envs, snap, peer, plans)
+        return batch(snap)
+
+    return restore_all
 
 
 def release(env: gym.Env, snap: Snapshot) -> None:

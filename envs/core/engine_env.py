@@ -49,7 +49,7 @@ from __future__ import annotations
 import json
 import numbers
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .contract import Engine, ExpertAdvice, is_live_engine
 from .forkable import ForkableEnv
@@ -66,6 +66,9 @@ class EngineTask:
 
     task_id: Any
     spec: Any
+
+
+_TASK_MEMO_SIZE = 1024  # tasks remembered per env (EngineEnv._engine_task)
 
 
 # ---------------------------------------------------------------------------- the env
@@ -163,41 +166,40 @@ class EngineEnv(ForkableEnv):
     def _set_state(self, state: Any) -> None:
         self.runner.set_state(state)
 
-    def restore_twins_as(self, snapshot: Snapshot, twins: Sequence[ForkableEnv]) -> list[int]:
-        """:meth:`~ForkableEnv.restore_as` of ``snapshot`` into each of ``twins`` with this env as their
-        peer, in one pass (a group start restores one snapshot into many envs): this env has just been
-        restored to ``snapshot`` and observed. Each twin of this exact class whose hooks are this
-        class's own gets the snapshot's state (its runner's ``set_state``, a reference in-process), step
-        counter, limit, task, pending RNG state and this env's last text, exactly as ``restore_as``
-        sets them. Returns the positions in ``twins`` left untouched (another class, overridden hooks,
-        a snapshot this env would refuse): restore those with ``restore``."""
+    def twin_restorer(self, twins: Sequence[ForkableEnv]) -> Callable[[Snapshot], Sequence[int]]:
+        """:meth:`~ForkableEnv.twin_restorer` in one pass: each twin of this exact class gets the
+        snapshot's state (its runner's ``set_state``, a reference in-process), step counter, limit,
+        task, pending RNG state and this env's last text, exactly as ``restore_as`` sets them (a
+        class that overrides a restore hook is restored twin by twin through its hooks). Positions
+        left untouched: twins of another class, and all of them when this class does not observe
+        purely (``pure_observe``) or the snapshot is not one of this class's."""
         cls = type(self)
-        if cls.restore_as is not ForkableEnv.restore_as:  # a class of its own way: one by one
-            return [i for i, env in enumerate(twins) if not env.restore_as(snapshot, self)]
-        if (not self.pure_observe or type(snapshot) is not Snapshot or snapshot.env_class != self.snapshot_class_key
-                or cls.restore is not ForkableEnv.restore
+        if (cls.restore_as is not ForkableEnv.restore_as or cls.restore is not ForkableEnv.restore
                 or cls._put_state is not ForkableEnv._put_state or cls._set_state is not EngineEnv._set_state):
-            return list(range(len(twins)))
-        payload, steps, max_steps, task = snapshot.payload, snapshot.steps, snapshot.max_steps, snapshot.task
-        rng, text = snapshot.rng_state, self._last_text
-        local = not isinstance(payload, RemoteState)
-        left: list[int] = []
-        for i, env in enumerate(twins):
-            if type(env) is not cls:
-                left.append(i)
-                continue
-            runner = env.runner
-            if local and type(runner) is InProcessRunner:
-                runner.state = payload  # InProcessRunner.set_state of a local payload
-            else:
-                runner.set_state(payload)
-            d = env.__dict__
-            d["steps"] = steps
-            d["max_steps"] = max_steps
-            d["task"] = task
-            d["_pending_rng"] = rng  # applied on the next use of np_random, as ForkableEnv._put_state does
-            d["_last_text"] = text
-        return left
+            return super().twin_restorer(twins)
+        holders = [env.__dict__ for env in twins if type(env) is cls and "runner" in env.__dict__]
+        others = tuple(i for i, env in enumerate(twins) if type(env) is not cls or "runner" not in env.__dict__)
+        everyone = tuple(range(len(twins)))
+        key = self.snapshot_class_key
+
+        def restore_all(snapshot: Snapshot) -> Sequence[int]:
+            if not self.pure_observe or type(snapshot) is not Snapshot or snapshot.env_class != key:
+                return everyone
+            payload = snapshot.payload
+            plain = not isinstance(payload, RemoteState)
+            fields = {"steps": snapshot.steps, "max_steps": snapshot.max_steps, "task": snapshot.task,
+                      # the RNG state is applied on the next use of np_random, as ForkableEnv._put_state does
+                      "_pending_rng": snapshot.rng_state, "_last_text": self._last_text}
+            for d in holders:
+                runner = d["runner"]
+                if plain and type(runner) is InProcessRunner:
+                    runner.state = payload  # InProcessRunner.set_state of a local payload
+                else:
+                    runner.set_state(payload)
+                d.update(fields)
+            return others
+
+        return restore_all
 
     def _observe(self) -> tuple[dict, dict]:
         obs, info = self.runner.observe()
@@ -217,10 +219,24 @@ class EngineEnv(ForkableEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
         task_id = self._choose_task_id(seed, dict(options or {}))
-        self.task = EngineTask(task_id, self.engine.task(task_id))
+        self.task = self._engine_task(task_id)
         self.steps = 0
         self.runner.start(self.task, seed)
         return self._observe()
+
+    def _engine_task(self, task_id: Any) -> EngineTask:
+        """The :class:`EngineTask` of ``task_id``, made once per env and task (a bounded memo): episodes
+        of one task share it, so ending an episode (a reset, a fork replacing it) frees no task."""
+        memo = self.__dict__.setdefault("_task_memo", {})
+        try:
+            task = memo.get(task_id)
+        except TypeError:  # an unhashable id: no memo
+            return EngineTask(task_id, self.engine.task(task_id))
+        if task is None:
+            if len(memo) >= _TASK_MEMO_SIZE:
+                memo.clear()
+            task = memo[task_id] = EngineTask(task_id, self.engine.task(task_id))
+        return task
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
         if self.task is None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 import inspect
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Sequence
 
 import gymnasium as gym
 import numpy as np
@@ -207,6 +207,16 @@ class ForkableEnv(gym.Env):
         self._put_state(snapshot)
         self._last_text = peer._last_text
         return True
+
+    def twin_restorer(self, twins: Sequence["ForkableEnv"]) -> Callable[[Snapshot], Sequence[int]]:
+        """How to :meth:`restore_as` a snapshot into each of ``twins`` with this env as their peer, again
+        and again (a vector env starting group after group in the same sub-envs): a function of the
+        snapshot, called right after this env was restored to it and observed, that returns the
+        positions in ``twins`` it left untouched (restore those with ``restore``). This one asks each
+        twin's ``restore_as``; classes that can do it in one pass override it (``EngineEnv``)."""
+        def restore_each(snapshot: Snapshot) -> list[int]:
+            return [i for i, env in enumerate(twins) if not env.restore_as(snapshot, self)]
+        return restore_each
 
     def _put_state(self, snapshot: Snapshot) -> None:
         if type(snapshot) is not Snapshot or snapshot.env_class != self.snapshot_class_key:

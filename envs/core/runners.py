@@ -32,7 +32,10 @@ class RemoteState:
 
 # ---------------------------------------------------------------------------- runners
 class InProcessRunner:
-    """Holds one episode's engine state and asks the engine directly (``task``: an ``EngineTask``)."""
+    """Holds one episode's engine state and asks the engine directly (``task``: an ``EngineTask``).
+    Slotted: setting ``state`` (a restore, a fork) touches this one object."""
+
+    __slots__ = ("engine", "state")
 
     def __init__(self, engine: Engine):
         self.engine = engine

@@ -32,18 +32,17 @@ fork-aware (its workers track autoreset privately); fork in the sync one.
 """
 from __future__ import annotations
 
-from copy import copy
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
-from gymnasium.vector.utils import concatenate
 
 from .api import restore as restore_env
-from .api import restore_twins, stack_plans
+from .api import restore_twins, stack_plans, twin_restorer
 from .api import snapshot as snapshot_env
 from .snapshot import Snapshot
+from .vector_batch import Batcher, batch_info, group_info
 
 
 class ForkVectorEnv(SyncVectorEnv):
@@ -61,12 +60,16 @@ class ForkVectorEnv(SyncVectorEnv):
     def restore(self, snap: Snapshot, indices: Iterable[int] | None = None) -> tuple[Any, dict[str, Any]]:
         """Restore ``snap`` into the sub-envs ``indices`` (default: all); returns every sub-env's
         batched ``(observations, infos)`` (the others' as they were, with empty infos). Every
-        sub-env gets containers of its own: changing one's observation or info changes no other's."""
-        targets = list(range(self.num_envs)) if indices is None else [self._check_index(i) for i in indices]
+        sub-env gets containers of its own: changing one's observation or info changes no other's.
+        Restoring into every sub-env (a group start) returns the info masks as one shared read-only
+        array (``vector_batch.group_info``)."""
+        if indices is None:
+            return self._start_group(snap)
+        targets = [self._check_index(i) for i in indices]
+        if len(targets) == self.num_envs and len(set(targets)) == self.num_envs:
+            return self._start_group(snap)
         env_obs, envs = self._env_obs, self.envs
         info: dict[str, Any] = {}
-        every = indices is None or len(set(targets)) == self.num_envs
-        shared = every  # every sub-env holds the one observation (a group start)
         if targets:
             # one snapshot, one observation: the first target observes it, the others (twins made
             # by one maker) take the state without observing again where the env allows it
@@ -78,21 +81,42 @@ class ForkVectorEnv(SyncVectorEnv):
                 env_obs[i] = obs  # read only by the batching below, which copies or shares immutables
             plans = self._plans()
             for j in restore_twins([envs[i] for i in rest], snap, first, [plans[i] for i in rest]):
-                env_obs[rest[j]], shared = restore_env(envs[rest[j]], snap)[0], False
-        if every:
-            for flags in (self._autoreset_envs, self._rewards, self._terminations, self._truncations):
-                flags.fill(0)
-        else:
+                env_obs[rest[j]] = restore_env(envs[rest[j]], snap)[0]
             self._autoreset_envs[targets] = False
             self._rewards[targets] = 0.0
             self._terminations[targets] = False
             self._truncations[targets] = False
         # one snapshot gives one info: batched once, with a copy of each mutable value per sub-env
-        infos = _batch_info(info, targets, self.num_envs) if targets else {}
+        infos = batch_info(info, targets, self.num_envs) if targets else {}
+        return self._batcher()(self, self.copy), infos
+
+    def _start_group(self, snap: Snapshot) -> tuple[Any, dict[str, Any]]:
+        """:meth:`restore` into every sub-env: the first observes ``snap``, the others are its twins."""
+        envs, n = self.envs, self.num_envs
+        obs, info = restore_env(envs[0], snap)
+        env_obs = [obs] * n  # read only by the batching below, which copies or shares immutables
+        left = self._twins()(snap) if n > 1 else ()
+        for j in left:
+            env_obs[j + 1] = restore_env(envs[j + 1], snap)[0]
+        self._env_obs = env_obs
+        for flags in (self._autoreset_envs, self._rewards, self._terminations, self._truncations):
+            flags.fill(0)
+        return self._batcher()(self, self.copy, None if left else obs), group_info(info, n)
+
+    def _batcher(self) -> Batcher:
         batch = self.__dict__.get("_batch_obs")
         if batch is None:
-            batch = self._batch_obs = _Batcher(self.single_observation_space)
-        return batch(self, self.copy, obs if shared else None), infos
+            batch = self._batch_obs = Batcher(self.single_observation_space)
+        return batch
+
+    def _twins(self) -> Callable[[Snapshot], Sequence[int]]:
+        """Restores a snapshot into sub-envs 1.. as twins of sub-env 0 (``api.twin_restorer``), worked
+        out once per list of sub-envs; returns the positions (in ``envs[1:]``) it left to restore."""
+        envs = self.envs if type(self.envs) is list else list(self.envs)
+        kept = self.__dict__.get("_twin_restorer")
+        if kept is None or kept[0] != envs:  # the same env objects (gym.Env compares by identity)
+            kept = self._twin_restorer = (list(envs), twin_restorer(envs[1:], envs[0]))
+        return kept[1]
 
     def _plans(self) -> list[Any]:
         """The sub-envs' snapshot plans (``api.stack_plans``), worked out once per list of sub-envs."""
@@ -112,159 +136,6 @@ class ForkVectorEnv(SyncVectorEnv):
         self._terminations[targets] = self._terminations[src]
         self._truncations[targets] = self._truncations[src]
         return out
-
-
-def _batch_info(info: dict[str, Any], targets: list[int], n: int) -> dict[str, Any]:
-    """``info`` of every sub-env in ``targets`` batched as Gymnasium's ``_add_info`` would batch the
-    same info added once per target (same arrays, dtypes and ``_key`` masks), built in one go.
-    The first target gets ``info``'s own values; each other gets a copy of every mutable value
-    (lists, dicts, sets, other objects), so no two sub-envs share one."""
-    if len(targets) == n and len(set(targets)) == n:
-        return _batch_info_all(info, n)
-    out: dict[str, Any] = {}
-    for key, value in info.items():
-        kind = type(value)
-        if kind is dict:
-            array: Any = _batch_info(value, targets, n)
-        elif kind is bool or kind is int or kind is float or issubclass(kind, np.number):
-            array = np.zeros(n, dtype=kind)
-            array[targets] = value
-        elif kind is np.ndarray:
-            array = np.zeros((n, *value.shape), dtype=value.dtype)
-            array[targets] = value
-        else:  # an object array, as Gymnasium's (final_obs included)
-            array = np.full(n, None, dtype=object)
-            array[targets[0]] = value
-            rest = targets[1:]
-            if kind in _SHARED or key == "final_obs":  # immutable (final_obs: Gymnasium does not copy it)
-                for i in rest:
-                    array[i] = value
-            else:
-                make = _maker(kind)
-                for i in rest:
-                    array[i] = make(value)
-        out[key] = array
-        mask = out["_" + key] = np.zeros(n, dtype=np.bool_)
-        mask[targets] = True
-    return out
-
-
-def _batch_info_all(info: dict[str, Any], n: int) -> dict[str, Any]:
-    """:func:`_batch_info` for every sub-env (a group start): the same arrays, built by filling."""
-    ones = _ONES.get(n)
-    if ones is None:
-        ones = _ONES[n] = np.ones(n, dtype=np.bool_)
-    out: dict[str, Any] = {}
-    for key, value in info.items():
-        kind = type(value)
-        if kind is dict:
-            array: Any = _batch_info_all(value, n)
-        elif kind is bool or kind is int or kind is float or issubclass(kind, np.number):
-            array = np.empty(n, dtype=kind)
-            array.fill(value)
-        elif kind is np.ndarray:
-            array = np.empty((n, *value.shape), dtype=value.dtype)
-            array[:] = value
-        else:  # an object array, as Gymnasium's (final_obs included)
-            array = np.empty(n, dtype=object)
-            if kind in _SHARED or key == "final_obs":  # immutable (final_obs: Gymnasium does not copy it)
-                array.fill(value)
-            else:
-                make = _maker(kind)
-                array[0] = value
-                for i in range(1, n):  # item by item: numpy would read a list of lists as rows
-                    array[i] = make(value)
-        out[key] = array
-        out["_" + key] = ones.copy()
-    return out
-
-
-def _maker(kind: type) -> Any:
-    """How to copy a mutable info value of type ``kind`` (shallow, as Gymnasium keeps each sub-env's own)."""
-    return list if kind is list else dict if kind is dict else set if kind is set else copy
-
-
-_ONES: dict[int, np.ndarray] = {}
-_SHARED = {str, bytes, int, float, bool, tuple, type(None), frozenset}
-
-
-class _Batcher:
-    """Batches the sub-envs' observations into ``vec._observations`` as Gymnasium's ``concatenate``
-    does, and returns them copied as ``deepcopy`` would (when ``copy``), except that immutable parts
-    are shared. Spaces whose batches are tuples (Text, Sequence without stacking, nested in Dicts)
-    take a direct path; any other space goes through Gymnasium's ``concatenate``."""
-
-    def __init__(self, space: gym.Space):
-        self.space = space
-        self.tuple_keys = _tuple_batched(space)
-        self.copier = _copier(space)
-
-    def __call__(self, vec: SyncVectorEnv, copy: bool, same: Any = None) -> Any:
-        """The batch of ``vec._env_obs``; ``same``: the one observation every sub-env holds, if so."""
-        keys = self.tuple_keys
-        if keys is None:
-            vec._observations = concatenate(self.space, vec._env_obs, vec._observations)
-            return self.copier(vec._observations) if copy else vec._observations
-        if same is not None:
-            batched = vec._observations = _repeated(keys, same, vec.num_envs)
-        else:
-            batched = vec._observations = _tuples_of(keys, vec._env_obs)
-        return _fresh_dicts(keys, batched) if copy else batched
-
-
-def _tuple_batched(space: gym.Space) -> Any:
-    """For a space whose batches Gymnasium makes as tuples of immutable items (Text, a flat
-    Sequence): True; for a Dict of such spaces the {key: sub-plan}. None otherwise (Box, Discrete,
-    Graph, ... batch into arrays or need deep copies)."""
-    if isinstance(space, gym.spaces.Dict):
-        plans = {k: _tuple_batched(sub) for k, sub in space.spaces.items()}
-        return None if any(p is None for p in plans.values()) else plans
-    if isinstance(space, gym.spaces.Text) or _flat_sequence(space):
-        return True
-    return None
-
-
-def _flat_sequence(space: gym.Space) -> bool:
-    """A Sequence batched as a tuple of items that are themselves immutable (strings or numbers)."""
-    return (isinstance(space, gym.spaces.Sequence) and not space.stack
-            and isinstance(space.feature_space, (gym.spaces.Text, gym.spaces.Discrete, gym.spaces.Box))
-            and (not isinstance(space.feature_space, gym.spaces.Box) or space.feature_space.shape == ()))
-
-
-def _copier(space: gym.Space) -> Any:
-    """A function copying batched values of ``space`` as ``deepcopy`` would, except that immutable parts
-    (batched Text and flat Sequence values are tuples of strings or numbers) are shared, not walked."""
-    from copy import deepcopy
-
-    if isinstance(space, gym.spaces.Dict):
-        parts = {k: _copier(sub) for k, sub in space.spaces.items()}
-        return lambda x: {k: parts[k](v) if k in parts else deepcopy(v) for k, v in x.items()}
-    if isinstance(space, gym.spaces.Text) or _flat_sequence(space):
-        return lambda x: x if isinstance(x, tuple) else deepcopy(x)
-    if isinstance(space, gym.spaces.Box):
-        return lambda x: x.copy() if isinstance(x, np.ndarray) else deepcopy(x)
-    return deepcopy
-
-
-def _tuples_of(plan: Any, items: list[Any]) -> Any:
-    """Gymnasium's ``concatenate`` for a :func:`_tuple_batched` space."""
-    if plan is True:
-        return tuple(items)
-    return {k: _tuples_of(sub, [item[k] for item in items]) for k, sub in plan.items()}
-
-
-def _repeated(plan: Any, item: Any, n: int) -> Any:
-    """:func:`_tuples_of` for ``n`` items that are all ``item``."""
-    if plan is True:
-        return (item,) * n
-    return {k: _repeated(sub, item[k], n) for k, sub in plan.items()}
-
-
-def _fresh_dicts(plan: Any, batched: Any) -> Any:
-    """A copy of a :func:`_tuple_batched` batch: new dicts, the (immutable) tuples shared."""
-    if plan is True:
-        return batched
-    return {k: _fresh_dicts(sub, batched[k]) for k, sub in plan.items()}
 
 
 def make_vector_env(id: str | None = None, num_envs: int = 1, *, asynchronous: bool = False,
