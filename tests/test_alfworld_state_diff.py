@@ -41,8 +41,10 @@ def test_the_difference_rebuilds_the_facts_a_full_set_would_hold():
             again = step_state(rebuilt, after.last_command)
             assert again.facts == after.facts and again == after
             init = after.game.init_facts
-            assert after.removed == init - after.facts and after.added == after.facts - init
-            assert after.removed <= init and not (after.added & init)
+            assert frozenset(after.removed) == init - after.facts and frozenset(after.added) == after.facts - init
+            # canonical: sorted tuples of the game's own fact tuples (equal sets, equal states)
+            assert list(after.removed) == sorted(after.removed) and list(after.added) == sorted(after.added)
+            assert all(f in init for f in after.removed) and not any(f in init for f in after.added)
 
 
 def test_commands_memoised_by_the_step_are_the_commands_of_the_facts():

@@ -4,9 +4,10 @@ Shared by the engine (:mod:`.engine`), the experts (:mod:`.expert`, :mod:`.handc
 generator; it imports none of them.
 
 A state is immutable: the fluent facts (tuples, see :mod:`.rules`; held as the difference from the
-game's initial facts, so a state owns a few references and dropping one is cheap;
-:attr:`~ALFWorldState.facts` builds the frozenset), the last observation text, the won flag, the
-number of valid moves, the last command and the episode's (command, feedback) history. It refers to its :class:`~.game.Game` (shared, static) but never
+game's initial facts, two small sorted tuples of facts shared per game, so a state owns a few
+references and dropping one is cheap; :attr:`~ALFWorldState.facts` builds the frozenset), the last
+observation text, the won flag, the number of valid moves, the last command and the episode's
+(command, feedback) history. It refers to its :class:`~.game.Game` (shared, static) but never
 pickles it: a pickled state holds the game's loader key (:meth:`~.game.Game.__reduce__`) and its
 facts as a diff from the game's initial facts, so it is 1-2 KB (mostly the history) and loads in a fresh process.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import weakref
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from typing import Iterable
 
 from .game import Game
 from .goal import goal_checker
@@ -26,7 +28,24 @@ from .rules import Action, applicable, changes, feedback, intro_text
 NOTHING_HAPPENS = "Nothing happens."
 
 
-_EMPTY: frozenset = frozenset()
+_EMPTY: tuple = ()
+
+
+def _difference(facts: Iterable[tuple] | None) -> tuple:
+    """A fact difference as a state holds it: a sorted tuple (equal sets give equal tuples)."""
+    return tuple(sorted(facts)) if facts else _EMPTY
+
+
+# Per game, fact -> the one tuple standing for it (the game's initial facts, then every fact a step
+# adds): the differences states hold refer to these, so dropping a state frees no fact.
+_FACTS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
+
+
+def _fact_pool(game: Game) -> dict[tuple, tuple]:
+    pool = _FACTS.get(game)
+    if pool is None:
+        pool = _FACTS[game] = {f: f for f in game.init_facts}
+    return pool
 
 
 @dataclass(frozen=True, init=False, slots=True)
@@ -34,14 +53,14 @@ class ALFWorldState:
     """Everything that changes within an episode (see the module docstring).
 
     The fluent facts are held as their difference from the game's initial facts (``removed``,
-    ``added``: small sets after a few steps), so a state owns a handful of references and dropping
-    one (a fork replacing a sub-env's state) frees little; :attr:`facts` builds the full frozenset
-    when asked. Built with ``facts=`` (a full set) or with ``removed=``/``added=``. Slotted (no
-    instance dict): one object fewer to make per step and to free per dropped state."""
+    ``added``: sorted tuples, a few facts after a few steps), so a state owns a handful of references
+    and dropping one (a fork replacing a sub-env's state) frees little; :attr:`facts` builds the full
+    frozenset when asked. Built with ``facts=`` (a full set) or with ``removed=``/``added=`` (any
+    iterables of facts). Slotted (no instance dict): one object fewer per state."""
 
     game: Game = field(repr=False, compare=False, hash=False)
-    removed: frozenset  # initial facts that no longer hold
-    added: frozenset    # facts that hold and are not initial
+    removed: tuple  # initial facts that no longer hold, sorted
+    added: tuple    # facts that hold and are not initial, sorted
     text: str
     won: bool
     moves: int
@@ -55,7 +74,7 @@ class ALFWorldState:
 
     def __init__(self, game: Game, facts: frozenset | None = None, text: str = "", won: bool = False,
                  moves: int = 0, last_command: str | None = None, valid: bool = True, history: tuple = (),
-                 removed: frozenset | None = None, added: frozenset | None = None):
+                 removed: Iterable[tuple] | None = None, added: Iterable[tuple] | None = None):
         if facts is not None:  # wins over removed/added (dataclasses.replace(state, facts=...) passes all three)
             init = game.init_facts
             if facts is init:
@@ -65,8 +84,8 @@ class ALFWorldState:
                 removed, added = init - facts, facts - init
         put = object.__setattr__
         put(self, "game", game)
-        put(self, "removed", _EMPTY if not removed else frozenset(removed))
-        put(self, "added", _EMPTY if not added else frozenset(added))
+        put(self, "removed", _difference(removed))
+        put(self, "added", _difference(added))
         put(self, "text", text)
         put(self, "won", won)
         put(self, "moves", moves)
@@ -90,8 +109,8 @@ class ALFWorldState:
 def _pickled(self: ALFWorldState) -> dict:
     """The game (pickled by its loader key), the facts as a diff from its initial facts, the rest."""
     data = {k: getattr(self, k) for k in ("game", "text", "won", "moves", "last_command", "valid", "history")}
-    data["facts_removed"] = tuple(sorted(self.removed))
-    data["facts_added"] = tuple(sorted(self.added))
+    data["facts_removed"] = self.removed
+    data["facts_added"] = self.added
     return data
 
 
@@ -107,8 +126,8 @@ def _unpickled(self: ALFWorldState, data: dict) -> None:
         init = data["game"].init_facts
         data["facts_removed"], data["facts_added"] = init - facts, facts - init
     removed, added = data.pop("facts_removed"), data.pop("facts_added")
-    put(self, "removed", frozenset(removed) if removed else _EMPTY)
-    put(self, "added", frozenset(added) if added else _EMPTY)
+    put(self, "removed", _difference(removed))
+    put(self, "added", _difference(added))
     for k, v in data.items():
         put(self, k, v)
 
@@ -217,9 +236,14 @@ def step_state(state: ALFWorldState, command: str, with_commands: bool = False) 
         facts = old.difference(rem).union(add)
         won = goal_checker(game).after(state.won, facts, (*rem, *add))
         init = game.init_facts
-        # the new difference from the initial facts, from the old one and the change
-        removed = state.removed.union([f for f in rem if f in init]).difference(add)
-        added = state.added.difference(rem).union([f for f in add if f not in init])
+        pool = _fact_pool(game)
+        # the new difference from the initial facts, from the old one and the change (the game's own fact tuples)
+        removed = set(state.removed)
+        removed.update([pool[f] for f in rem if f in init])
+        removed.difference_update(add)
+        added = set(state.added)
+        added.difference_update(rem)
+        added.update([pool.setdefault(f, f) for f in add if f not in init])
     else:
         facts, won, removed, added = old, state.won, state.removed, state.added
     text = feedback(game, old, facts, action)

@@ -177,7 +177,10 @@ class EngineEnv(ForkableEnv):
         if (cls.restore_as is not ForkableEnv.restore_as or cls.restore is not ForkableEnv.restore
                 or cls._put_state is not ForkableEnv._put_state or cls._set_state is not EngineEnv._set_state):
             return super().twin_restorer(twins)
-        holders = [env.__dict__ for env in twins if type(env) is cls and "runner" in env.__dict__]
+        # the twins' runners, made once in __init__, and their instance dicts: worked out here, once
+        mine = [env for env in twins if type(env) is cls and "runner" in env.__dict__]
+        direct = [(env.runner, env.__dict__) for env in mine if type(env.runner) is InProcessRunner]
+        hooked = [(env.runner, env.__dict__) for env in mine if type(env.runner) is not InProcessRunner]
         others = tuple(i for i, env in enumerate(twins) if type(env) is not cls or "runner" not in env.__dict__)
         everyone = tuple(range(len(twins)))
         key = self.snapshot_class_key
@@ -186,16 +189,19 @@ class EngineEnv(ForkableEnv):
             if not self.pure_observe or type(snapshot) is not Snapshot or snapshot.env_class != key:
                 return everyone
             payload = snapshot.payload
-            plain = not isinstance(payload, RemoteState)
             fields = {"steps": snapshot.steps, "max_steps": snapshot.max_steps, "task": snapshot.task,
                       # the RNG state is applied on the next use of np_random, as ForkableEnv._put_state does
                       "_pending_rng": snapshot.rng_state, "_last_text": self._last_text}
-            for d in holders:
-                runner = d["runner"]
-                if plain and type(runner) is InProcessRunner:
+            if isinstance(payload, RemoteState):
+                for runner, d in direct:
+                    runner.set_state(payload)  # refuses a remote state, as restore would
+                    d.update(fields)
+            else:
+                for runner, d in direct:
                     runner.state = payload  # InProcessRunner.set_state of a local payload
-                else:
-                    runner.set_state(payload)
+                    d.update(fields)
+            for runner, d in hooked:
+                runner.set_state(payload)
                 d.update(fields)
             return others
 

@@ -32,14 +32,14 @@ fork-aware (its workers track autoreset privately); fork in the sync one.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
 from .api import restore as restore_env
-from .api import restore_twins, stack_plans, twin_restorer
+from .api import restore_twins, restorer, stack_plans, twin_restorer
 from .api import snapshot as snapshot_env
 from .snapshot import Snapshot
 from .vector_batch import Batcher, batch_info, group_info
@@ -92,31 +92,41 @@ class ForkVectorEnv(SyncVectorEnv):
 
     def _start_group(self, snap: Snapshot) -> tuple[Any, dict[str, Any]]:
         """:meth:`restore` into every sub-env: the first observes ``snap``, the others are its twins."""
-        envs, n = self.envs, self.num_envs
-        obs, info = restore_env(envs[0], snap)
+        group = self.__dict__.get("_group")
+        if group is None or group.envs != self.envs:  # the same env objects (gym.Env compares by identity)
+            group = self._group = _GroupStart(self.envs, self.single_observation_space)
+        obs, info = group.first(snap)
+        n = self.num_envs
         env_obs = [obs] * n  # read only by the batching below, which copies or shares immutables
-        left = self._twins()(snap) if n > 1 else ()
+        left = group.twins(snap) if n > 1 else ()
         for j in left:
-            env_obs[j + 1] = restore_env(envs[j + 1], snap)[0]
+            env_obs[j + 1] = restore_env(self.envs[j + 1], snap)[0]
         self._env_obs = env_obs
-        for flags in (self._autoreset_envs, self._rewards, self._terminations, self._truncations):
-            flags.fill(0)
-        return self._batcher()(self, self.copy, None if left else obs), group_info(info, n)
+        self._zero_flags()
+        return group.batch(self, self.copy, None if left else obs), group_info(info, n)
+
+    def _zero_flags(self) -> None:
+        """Zero Gymnasium's per-sub-env rewards, terminations, truncations and pending autoresets.
+        The four arrays are views of one buffer of this env's, zeroed in one copy (a group start
+        is short: four numpy fills were a tenth of it); Gymnasium's reset replaces some of them
+        with arrays of its own, so the views are put back each time."""
+        views = self.__dict__.get("_flag_views")
+        if views is None:
+            n = self.num_envs
+            buf = np.zeros(11 * n, dtype=np.uint8)  # n float64 rewards, then 3 x n bools
+            views = self._flag_views = (memoryview(buf), bytes(buf.nbytes), buf[:8 * n].view(np.float64),
+                                        buf[8 * n:9 * n].view(np.bool_), buf[9 * n:10 * n].view(np.bool_),
+                                        buf[10 * n:].view(np.bool_))
+        memory, zeros, rewards, terminations, truncations, autoresets = views
+        memory[:] = zeros
+        self._rewards, self._terminations, self._truncations = rewards, terminations, truncations
+        self._autoreset_envs = autoresets
 
     def _batcher(self) -> Batcher:
         batch = self.__dict__.get("_batch_obs")
         if batch is None:
             batch = self._batch_obs = Batcher(self.single_observation_space)
         return batch
-
-    def _twins(self) -> Callable[[Snapshot], Sequence[int]]:
-        """Restores a snapshot into sub-envs 1.. as twins of sub-env 0 (``api.twin_restorer``), worked
-        out once per list of sub-envs; returns the positions (in ``envs[1:]``) it left to restore."""
-        envs = self.envs if type(self.envs) is list else list(self.envs)
-        kept = self.__dict__.get("_twin_restorer")
-        if kept is None or kept[0] != envs:  # the same env objects (gym.Env compares by identity)
-            kept = self._twin_restorer = (list(envs), twin_restorer(envs[1:], envs[0]))
-        return kept[1]
 
     def _plans(self) -> list[Any]:
         """The sub-envs' snapshot plans (``api.stack_plans``), worked out once per list of sub-envs."""
@@ -136,6 +146,19 @@ class ForkVectorEnv(SyncVectorEnv):
         self._terminations[targets] = self._terminations[src]
         self._truncations[targets] = self._truncations[src]
         return out
+
+
+class _GroupStart:
+    """What a group start into one list of sub-envs works out once: sub-env 0's restorer
+    (``api.restorer``), the others' as its twins (``api.twin_restorer``) and the batcher."""
+
+    __slots__ = ("envs", "first", "twins", "batch")
+
+    def __init__(self, envs: Sequence[gym.Env], space: gym.Space):
+        self.envs = list(envs)
+        self.first = restorer(envs[0])
+        self.twins = twin_restorer(envs[1:], envs[0])
+        self.batch = Batcher(space)
 
 
 def make_vector_env(id: str | None = None, num_envs: int = 1, *, asynchronous: bool = False,
