@@ -320,31 +320,46 @@ def _core_twin_restorer(source: Any, cores: list[Any]) -> Callable[[Snapshot], S
     return restore_each
 
 
-def twin_restorer(envs: Sequence[gym.Env], peer: gym.Env) -> Callable[[Snapshot], Sequence[int]]:
-    """:func:`restore_twins` for a fixed list of ``envs`` and their ``peer``, as a function of the
-    snapshot that returns the positions left to restore (with :func:`restore`). What can be worked out
-    once is, on the first call where every stack is settled (restore settles them) and holds the
-    peer's settled wrappers: from then on a snapshot taken on such a stack goes straight to the
-    cores' own :meth:`~ForkableEnv.twin_restorer`. A caller starting group after group in the same
-    envs (``ForkVectorEnv``) keeps it; call it right after ``restore(peer, snap)``."""
+def group_restorer(envs: Sequence[gym.Env]) -> Callable[[Snapshot], tuple[Any, dict, Sequence[int]]]:
+    """Restore a snapshot into every env of ``envs`` (twins: one class, one wrapper stack) and observe
+    it once, again and again (``ForkVectorEnv``'s group start): a function of the snapshot returning
+    ``envs[0]``'s ``(observation, info)``, which holds for all of them, and the positions in
+    ``envs[1:]`` it left untouched (restore those with :func:`restore`). Once every stack is settled
+    (restore settles them) with the same settled wrappers, a snapshot taken on such a stack goes
+    straight to the cores' :meth:`~ForkableEnv.group_restorer`; otherwise :func:`restore` and
+    :func:`restore_twins`."""
+    envs = list(envs)
     plans = stack_plans(envs)
-    peer_plan = _stack(peer)
-    ready: list[Any] = []  # [constant wrapper states, the cores' twin restorer], once worked out
+    first = restorer(envs[0])
+    ready: list[Any] = []  # [the constant wrapper states, the cores' group restorer], once worked out
 
-    def restore_all(snap: Snapshot) -> Sequence[int]:
+    def restore_group(snap: Snapshot) -> tuple[Any, dict, Sequence[int]]:
         if not ready:
-            constant = peer_plan.constant
-            if (constant is None or not peer_plan.settled
-                    or any(not p.settled or p.constant != constant for p in plans)):
-                return restore_twins(envs, snap, peer, plans)
-            ready[:] = [constant, _core_twin_restorer(peer_plan.core, [p.core for p in plans])]
+            constant = plans[0].constant
+            if constant is None or any(not p.settled or p.constant != constant for p in plans):
+                obs, info = first(snap)
+                return obs, info, restore_twins(envs[1:], snap, envs[0], plans[1:])
+            ready[:] = [constant, _core_group_restorer(plans[0].core, [p.core for p in plans[1:]])]
         constant, batch = ready
-        wrappers = snap.wrappers
-        if wrappers is not constant and wrappers != constant:
-            return restore_twins(envs, snap, peer, plans)
+        if not isinstance(snap, Snapshot) or (snap.wrappers is not constant and snap.wrappers != constant):
+            obs, info = first(snap)  # says what is wrong, or sets the snapshot's wrapper states
+            return obs, info, restore_twins(envs[1:], snap, envs[0], plans[1:])
         return batch(snap)
 
-    return restore_all
+    return restore_group
+
+
+def _core_group_restorer(core: Any, cores: list[Any]) -> Callable[[Snapshot], tuple[Any, dict, Sequence[int]]]:
+    """``core.group_restorer(cores)`` (``ForkableEnv``), else a restore of ``core`` and its twins'."""
+    maker = getattr(core, "group_restorer", None)
+    if maker is not None:
+        return maker(cores)
+    twins = _core_twin_restorer(core, cores)
+
+    def restore_group(snap: Snapshot) -> tuple[Any, dict, Sequence[int]]:
+        obs, info = core.restore(snap)
+        return obs, info, twins(snap)
+    return restore_group
 
 
 def release(env: gym.Env, snap: Snapshot) -> None:

@@ -71,6 +71,26 @@ class EngineTask:
 _TASK_MEMO_SIZE = 1024  # tasks remembered per env (EngineEnv._engine_task)
 
 
+def _put_everywhere(snapshot: Snapshot, holders: Sequence[tuple[Any, dict]], text: str) -> None:
+    """Put ``snapshot``'s state into each (runner, env instance dict) of ``holders`` as
+    ``ForkableEnv._put_state`` would (the RNG state applied on the next use of ``np_random``), and
+    ``text`` as the env's last text. In-process runners take the (immutable) payload itself."""
+    payload = snapshot.payload
+    fields = {"steps": snapshot.steps, "max_steps": snapshot.max_steps, "task": snapshot.task,
+              "_pending_rng": snapshot.rng_state, "_last_text": text}
+    if isinstance(payload, RemoteState):
+        for runner, d in holders:
+            runner.set_state(payload)
+            d.update(fields)
+        return
+    for runner, d in holders:
+        if type(runner) is InProcessRunner:
+            runner.state = payload  # InProcessRunner.set_state of a local payload
+        else:
+            runner.set_state(payload)
+        d.update(fields)
+
+
 # ---------------------------------------------------------------------------- the env
 class EngineEnv(ForkableEnv):
     """Runs an :class:`Engine` in-process or against a session server (see the module docstring)."""
@@ -173,39 +193,59 @@ class EngineEnv(ForkableEnv):
         class that overrides a restore hook is restored twin by twin through its hooks). Positions
         left untouched: twins of another class, and all of them when this class does not observe
         purely (``pure_observe``) or the snapshot is not one of this class's."""
-        cls = type(self)
-        if (cls.restore_as is not ForkableEnv.restore_as or cls.restore is not ForkableEnv.restore
-                or cls._put_state is not ForkableEnv._put_state or cls._set_state is not EngineEnv._set_state):
+        if not self._one_pass_restores():
             return super().twin_restorer(twins)
-        # the twins' runners, made once in __init__, and their instance dicts: worked out here, once
-        mine = [env for env in twins if type(env) is cls and "runner" in env.__dict__]
-        direct = [(env.runner, env.__dict__) for env in mine if type(env.runner) is InProcessRunner]
-        hooked = [(env.runner, env.__dict__) for env in mine if type(env.runner) is not InProcessRunner]
-        others = tuple(i for i, env in enumerate(twins) if type(env) is not cls or "runner" not in env.__dict__)
+        holders, others = self._state_holders(twins)
         everyone = tuple(range(len(twins)))
-        key = self.snapshot_class_key
 
         def restore_all(snapshot: Snapshot) -> Sequence[int]:
-            if not self.pure_observe or type(snapshot) is not Snapshot or snapshot.env_class != key:
+            if not self._takes_as_twins(snapshot):
                 return everyone
-            payload = snapshot.payload
-            fields = {"steps": snapshot.steps, "max_steps": snapshot.max_steps, "task": snapshot.task,
-                      # the RNG state is applied on the next use of np_random, as ForkableEnv._put_state does
-                      "_pending_rng": snapshot.rng_state, "_last_text": self._last_text}
-            if isinstance(payload, RemoteState):
-                for runner, d in direct:
-                    runner.set_state(payload)  # refuses a remote state, as restore would
-                    d.update(fields)
-            else:
-                for runner, d in direct:
-                    runner.state = payload  # InProcessRunner.set_state of a local payload
-                    d.update(fields)
-            for runner, d in hooked:
-                runner.set_state(payload)
-                d.update(fields)
+            _put_everywhere(snapshot, holders, self._last_text)
             return others
 
         return restore_all
+
+    def group_restorer(self, twins: Sequence[ForkableEnv]) -> Callable[[Snapshot], tuple[dict, dict, Sequence[int]]]:
+        """:meth:`~ForkableEnv.group_restorer` in one pass: this env and each twin of this exact class
+        get the snapshot's state as :meth:`twin_restorer` gives it, then this env observes it once
+        and its text goes to every twin. Falls back as :meth:`twin_restorer` does."""
+        if not self._one_pass_restores():
+            return super().group_restorer(twins)
+        holders, others = self._state_holders([self, *twins])
+        others = tuple(i - 1 for i in others)  # this env is always one of its own class
+        everyone = tuple(range(len(twins)))
+
+        def restore_group(snapshot: Snapshot) -> tuple[dict, dict, Sequence[int]]:
+            if not self._takes_as_twins(snapshot):
+                obs, info = self.restore(snapshot)
+                return obs, info, everyone
+            _put_everywhere(snapshot, holders, "")
+            obs, info = self._observe()
+            text = self._last_text
+            for _runner, d in holders:  # just written: warm
+                d["_last_text"] = text
+            return obs, info, others
+
+        return restore_group
+
+    def _one_pass_restores(self) -> bool:
+        """Whether this class restores through the base hooks only (then a snapshot's state can be
+        set on many envs of it in one pass, :func:`_put_everywhere`)."""
+        cls = type(self)
+        return (cls.restore_as is ForkableEnv.restore_as and cls.restore is ForkableEnv.restore
+                and cls._put_state is ForkableEnv._put_state and cls._set_state is EngineEnv._set_state)
+
+    def _takes_as_twins(self, snapshot: Snapshot) -> bool:
+        return bool(self.pure_observe) and type(snapshot) is Snapshot and snapshot.env_class == self.snapshot_class_key
+
+    def _state_holders(self, envs: Sequence[ForkableEnv]) -> tuple[list, tuple[int, ...]]:
+        """The (runner, instance dict) of each of ``envs`` of this exact class (runners are made once, in
+        ``__init__``), and the positions of the others."""
+        cls = type(self)
+        mine = [type(env) is cls and "runner" in env.__dict__ for env in envs]
+        return ([(env.runner, env.__dict__) for env, ok in zip(envs, mine) if ok],
+                tuple(i for i, ok in enumerate(mine) if not ok))
 
     def _observe(self) -> tuple[dict, dict]:
         obs, info = self.runner.observe()

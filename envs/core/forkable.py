@@ -218,6 +218,19 @@ class ForkableEnv(gym.Env):
             return [i for i, env in enumerate(twins) if not env.restore_as(snapshot, self)]
         return restore_each
 
+    def group_restorer(self, twins: Sequence["ForkableEnv"]) -> Callable[[Snapshot], tuple[dict, dict, Sequence[int]]]:
+        """How to restore a snapshot into this env and each of ``twins`` (a group start), again and
+        again: a function of the snapshot returning this env's ``(observation, info)`` there, which
+        holds for the twins too, and the positions in ``twins`` it left untouched (restore those with
+        ``restore``). This one restores this env, then uses :meth:`twin_restorer`; ``EngineEnv``
+        sets every state first and observes once."""
+        twin = self.twin_restorer(twins)
+
+        def restore_group(snapshot: Snapshot) -> tuple[dict, dict, Sequence[int]]:
+            obs, info = self.restore(snapshot)
+            return obs, info, twin(snapshot)
+        return restore_group
+
     def _put_state(self, snapshot: Snapshot) -> None:
         if type(snapshot) is not Snapshot or snapshot.env_class != self.snapshot_class_key:
             self._check_snapshot(snapshot)  # the slow path says what is wrong

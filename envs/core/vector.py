@@ -39,7 +39,7 @@ import numpy as np
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
 from .api import restore as restore_env
-from .api import restore_twins, restorer, stack_plans, twin_restorer
+from .api import group_restorer, restore_twins, stack_plans
 from .api import snapshot as snapshot_env
 from .snapshot import Snapshot
 from .vector_batch import Batcher, batch_info, group_info
@@ -95,10 +95,9 @@ class ForkVectorEnv(SyncVectorEnv):
         group = self.__dict__.get("_group")
         if group is None or group.envs != self.envs:  # the same env objects (gym.Env compares by identity)
             group = self._group = _GroupStart(self.envs, self.single_observation_space)
-        obs, info = group.first(snap)
+        obs, info, left = group.restore(snap)
         n = self.num_envs
         env_obs = [obs] * n  # read only by the batching below, which copies or shares immutables
-        left = group.twins(snap) if n > 1 else ()
         for j in left:
             env_obs[j + 1] = restore_env(self.envs[j + 1], snap)[0]
         self._env_obs = env_obs
@@ -149,15 +148,14 @@ class ForkVectorEnv(SyncVectorEnv):
 
 
 class _GroupStart:
-    """What a group start into one list of sub-envs works out once: sub-env 0's restorer
-    (``api.restorer``), the others' as its twins (``api.twin_restorer``) and the batcher."""
+    """What a group start into one list of sub-envs works out once: their group restorer
+    (``api.group_restorer``) and the observation batcher."""
 
-    __slots__ = ("envs", "first", "twins", "batch")
+    __slots__ = ("envs", "restore", "batch")
 
     def __init__(self, envs: Sequence[gym.Env], space: gym.Space):
         self.envs = list(envs)
-        self.first = restorer(envs[0])
-        self.twins = twin_restorer(envs[1:], envs[0])
+        self.restore = group_restorer(envs)
         self.batch = Batcher(space)
 
 

@@ -67,12 +67,20 @@ def group_info(info: dict[str, Any], n: int) -> dict[str, Any]:
         mask.flags.writeable = False
         mask = _ALL_SET[n] = mask
     out: dict[str, Any] = {}
+    templates = _TEMPLATES
     for key, value in info.items():
         kind = type(value)
-        if kind is dict:
-            array: Any = group_info(value, n)
-        elif kind is bool or kind is int or kind is str:
-            array = _filled(kind, value, n)
+        if kind is bool or kind is int or kind is str:
+            array: Any = templates.get((kind, value, n))
+            if array is None:
+                array = _filled(kind, value, n)
+        elif kind is list:  # each sub-env its own copy (the first gets the info's own list)
+            array = np.empty(n, dtype=object)
+            array[0] = value
+            for i in range(1, n):  # item by item: numpy would read a list of lists as rows
+                array[i] = value.copy()
+        elif kind is dict:
+            array = group_info(value, n)
         elif kind is float or issubclass(kind, np.number):
             array = np.empty(n, dtype=kind)
             array.fill(value)
@@ -86,10 +94,15 @@ def group_info(info: dict[str, Any], n: int) -> dict[str, Any]:
             else:
                 make = _maker(kind)
                 array[0] = value
-                for i in range(1, n):  # item by item: numpy would read a list of lists as rows
+                for i in range(1, n):
                     array[i] = make(value)
         out[key] = array
-        out["_" + key] = mask
+        name = _MASK_NAMES.get(key)
+        if name is None:
+            if len(_MASK_NAMES) >= _TEMPLATE_LIMIT:
+                _MASK_NAMES.clear()
+            name = _MASK_NAMES[key] = "_" + key
+        out[name] = mask
     return out
 
 
@@ -117,6 +130,7 @@ def _maker(kind: type) -> Any:
 _ALL_SET: dict[int, np.ndarray] = {}  # n -> read-only array of n True
 _TEMPLATES: dict[tuple, np.ndarray] = {}  # (type, value, n) -> read-only array (_filled)
 _TEMPLATE_LIMIT = 4096
+_MASK_NAMES: dict[str, str] = {}  # info key -> its mask's key ("_" + key), made once
 _SHARED = {str, bytes, int, float, bool, tuple, type(None), frozenset}
 
 
