@@ -77,12 +77,17 @@ class ForkableEnv(gym.Env):
         self.task: Any = None
         self.render_mode = render_mode
         self._last_text = ""
+        # an RNG state restored and not yet applied (see np_random); kept beside the other per-episode
+        # fields (set to None when applied, never deleted), so a restore writes one stretch of the dict
+        self._pending_rng: Any = None
 
     # ----------------------------------------------------------- RNG (restored lazily)
     @property
     def np_random(self) -> np.random.Generator:
-        pending = self.__dict__.pop("_pending_rng", None)
+        d = self.__dict__
+        pending = d.get("_pending_rng")
         if pending is not None:
+            d["_pending_rng"] = None
             if self._np_random is None:
                 self._np_random = np.random.Generator(np.random.PCG64())
             self._np_random.bit_generator.state = pending  # the setter copies; the snapshot stays intact
@@ -90,12 +95,12 @@ class ForkableEnv(gym.Env):
 
     @np_random.setter
     def np_random(self, value: np.random.Generator) -> None:
-        self.__dict__.pop("_pending_rng", None)
+        self.__dict__["_pending_rng"] = None
         gym.Env.np_random.fset(self, value)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> Any:
         if seed is not None:
-            self.__dict__.pop("_pending_rng", None)  # a new seed wins over a restored state
+            self.__dict__["_pending_rng"] = None  # a new seed wins over a restored state
         return super().reset(seed=seed, options=options)
 
     # ----------------------------------------------------------- hooks to implement
