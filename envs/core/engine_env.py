@@ -197,9 +197,10 @@ class EngineEnv(ForkableEnv):
             return super().twin_restorer(twins)
         holders, others = self._state_holders(twins)
         everyone = tuple(range(len(twins)))
+        key = self.snapshot_class_key
 
         def restore_all(snapshot: Snapshot) -> Sequence[int]:
-            if not self._takes_as_twins(snapshot):
+            if not self.pure_observe or type(snapshot) is not Snapshot or snapshot.env_class != key:
                 return everyone
             _put_everywhere(snapshot, holders, self._last_text)
             return others
@@ -215,9 +216,11 @@ class EngineEnv(ForkableEnv):
         holders, others = self._state_holders([self, *twins])
         others = tuple(i - 1 for i in others)  # this env is always one of its own class
         everyone = tuple(range(len(twins)))
+        key = self.snapshot_class_key
 
         def restore_group(snapshot: Snapshot) -> tuple[dict, dict, Sequence[int]]:
-            if not self._takes_as_twins(snapshot):
+            # observing must be pure (read per call: it may be turned off) and the snapshot this class's
+            if not self.pure_observe or type(snapshot) is not Snapshot or snapshot.env_class != key:
                 obs, info = self.restore(snapshot)
                 return obs, info, everyone
             _put_everywhere(snapshot, holders, "")
@@ -235,9 +238,6 @@ class EngineEnv(ForkableEnv):
         cls = type(self)
         return (cls.restore_as is ForkableEnv.restore_as and cls.restore is ForkableEnv.restore
                 and cls._put_state is ForkableEnv._put_state and cls._set_state is EngineEnv._set_state)
-
-    def _takes_as_twins(self, snapshot: Snapshot) -> bool:
-        return bool(self.pure_observe) and type(snapshot) is Snapshot and snapshot.env_class == self.snapshot_class_key
 
     def _state_holders(self, envs: Sequence[ForkableEnv]) -> tuple[list, tuple[int, ...]]:
         """The (runner, instance dict) of each of ``envs`` of this exact class (runners are made once, in

@@ -57,6 +57,16 @@ class ForkVectorEnv(SyncVectorEnv):
         """The state of sub-env ``i`` (wrapper states included)."""
         return snapshot_env(self.envs[self._check_index(i)])
 
+    def reset(self, *, seed: int | list[int | None] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Gymnasium's reset; a full reset (no ``reset_mask``) then puts back this env's flag views,
+        zeroed, in place of the zero arrays Gymnasium made (see :meth:`_zero_flags`)."""
+        partial = options is not None and "reset_mask" in options
+        out = super().reset(seed=seed, options=options)
+        if not partial:
+            self._zero_flags()
+        return out
+
     def restore(self, snap: Snapshot, indices: Iterable[int] | None = None) -> tuple[Any, dict[str, Any]]:
         """Restore ``snap`` into the sub-envs ``indices`` (default: all); returns every sub-env's
         batched ``(observations, infos)`` (the others' as they were, with empty infos). Every
@@ -107,8 +117,8 @@ class ForkVectorEnv(SyncVectorEnv):
     def _zero_flags(self) -> None:
         """Zero Gymnasium's per-sub-env rewards, terminations, truncations and pending autoresets.
         The four arrays are views of one buffer of this env's, zeroed in one copy (a group start
-        is short: four numpy fills were a tenth of it); Gymnasium's reset replaces some of them
-        with arrays of its own, so the views are put back each time."""
+        is short: four numpy fills were a tenth of it); Gymnasium's full reset makes arrays of its
+        own, so the views are put back then and here."""
         views = self.__dict__.get("_flag_views")
         if views is None:
             n = self.num_envs
