@@ -209,3 +209,57 @@ def test_async_make_vec_works_out_of_the_box_through_the_entry_point():
         assert vec.reset(seed=0)[0]["text"][0]
     finally:
         vec.close()
+
+
+def test_flags_after_a_full_reset_a_partial_reset_and_a_group_start():
+    """The vector env's per-sub-env flags (pending autoresets above all) behave as Gymnasium's after
+    every way of starting: a partial reset keeps the other sub-envs' pending autoresets, a full reset
+    and a group start clear them all."""
+    env = env_at_depth(steps=0)
+    start = te.snapshot(env)
+    plan = env.unwrapped.expert().plan
+    first_text = env.step(plan[0])[0]["text"]
+    vec = gym.make_vec(GAME24, 2)
+
+    def finish() -> None:
+        vec.restore(start)
+        for a in plan:
+            _o, r, term, _tr, _ = vec.step([a, a])
+        assert term.all() and (r > 0).all()  # both won: each now waits for an autoreset
+
+    for begin in ("full reset", "group start"):
+        finish()
+        if begin == "full reset":
+            vec.reset(seed=[0, 0], options={"task_id": 900})
+        else:
+            vec.restore(start)
+        o, r, term, trunc, _ = vec.step([plan[0], plan[0]])
+        assert list(o["text"]) == [first_text, first_text]  # stepped, not reset
+        assert not term.any() and not trunc.any()
+
+    finish()
+    vec.reset(options={"task_id": 900, "reset_mask": np.array([True, False])})
+    o, r, term, _tr, _ = vec.step([plan[0], plan[0]])
+    assert o["text"][0] == first_text  # sub-env 0 was reset, then stepped
+    assert o["text"][1] != first_text and r[1] == 0.0 and not term[1]  # sub-env 1: this step was its autoreset
+    vec.close()
+
+
+def test_a_group_start_shares_only_what_cannot_change():
+    """Arrays holding one immutable value n times (the masks, bool/int/str values) are shared and
+    read-only; every list is each sub-env's own."""
+    source = gym.make("treegym/ALFWorld-v0")
+    obs, _ = source.reset(seed=1)
+    source.step(obs["valid_actions"][0])
+    snap = te.snapshot(source)
+    vec = gym.make_vec("treegym/ALFWorld-v0", 3)
+    _obs, a = vec.restore(snap)
+    _obs, b = vec.restore(snap)
+    for key in ("won", "_won", "moves", "task_id", "_admissible_commands"):
+        assert not a[key].flags.writeable and a[key] is b[key]
+        with pytest.raises(ValueError, match="read-only"):
+            a[key][0] = a[key][1]
+    lists = list(a["admissible_commands"]) + list(b["admissible_commands"])
+    assert len({id(x) for x in lists}) == 6 and all(x == lists[0] for x in lists)
+    vec.close()
+    source.close()

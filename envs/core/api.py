@@ -134,6 +134,13 @@ def _stack(env: gym.Env) -> _Stack:
     return found
 
 
+def stack_plan(env: gym.Env) -> _Stack:
+    """The cached snapshot plan of ``env``: its wrappers outside the protocol layer, that layer
+    (``.core``), whether its settled wrappers are settled and their constant states (what
+    :func:`restore` reads; ``group_restore`` keeps them for envs restored again and again)."""
+    return _stack(env)
+
+
 def _walk_layers(env: gym.Env) -> tuple[list[gym.Wrapper], Any]:
     outer: list[gym.Wrapper] = []
     layer: Any = env
@@ -274,92 +281,6 @@ def _restore_on(stack: _Stack, snap: Snapshot) -> tuple[Any, dict]:
     for set_state, (_name, state) in zip(stack.setters, wrappers):
         set_state(state)
     return obs, info
-
-
-def stack_plans(envs: Sequence[gym.Env]) -> list[Any]:
-    """The cached snapshot plan of each of ``envs`` (what :func:`restore_twins` reads per env); a caller
-    restoring into the same envs again and again (``ForkVectorEnv``) keeps the list and passes it back."""
-    return [_stack(env) for env in envs]
-
-
-def restore_twins(envs: Sequence[gym.Env], snap: Snapshot, peer: gym.Env,
-                  plans: Sequence[Any] | None = None) -> list[int]:
-    """Restore ``snap`` into each of ``envs`` without observing it, where ``peer`` (their twin: same
-    class, same wrapper stack) has just been restored to ``snap`` by :func:`restore`, whose
-    ``(observation, info)`` then holds for them too. Returns the positions in ``envs`` where that
-    shortcut does not apply (wrapper states to set, an env whose observing has side effects, see
-    ``ForkableEnv.restore_as``), left untouched: restore those with :func:`restore`. ``plans``: the
-    :func:`stack_plans` of ``envs``, when the caller keeps them."""
-    left: list[int] = []
-    wrappers = snap.wrappers
-    source = _stack(peer).core
-    ready: list[Any] = []  # cores whose stacks allow the shortcut, and their positions
-    where: list[int] = []
-    for i, stack in enumerate(stack_plans(envs) if plans is None else plans):
-        constant = stack.constant
-        # constant: settled wrappers only (no state to set); a snapshot of a twin has an equal tuple
-        if not stack.settled or constant is None or (wrappers is not constant and wrappers != constant):
-            left.append(i)
-        else:
-            ready.append(stack.core)
-            where.append(i)
-    left.extend(where[j] for j in _core_twin_restorer(source, ready)(snap))
-    left.sort()
-    return left
-
-
-def _core_twin_restorer(source: Any, cores: list[Any]) -> Callable[[Snapshot], Sequence[int]]:
-    """``source.twin_restorer(cores)`` (one pass, ``ForkableEnv``), else each core's ``restore_as``."""
-    maker = getattr(source, "twin_restorer", None)
-    if maker is not None:
-        return maker(cores)
-
-    def restore_each(snap: Snapshot) -> list[int]:
-        return [i for i, core in enumerate(cores)
-                if getattr(core, "restore_as", None) is None or not core.restore_as(snap, source)]
-    return restore_each
-
-
-def group_restorer(envs: Sequence[gym.Env]) -> Callable[[Snapshot], tuple[Any, dict, Sequence[int]]]:
-    """Restore a snapshot into every env of ``envs`` (twins: one class, one wrapper stack) and observe
-    it once, again and again (``ForkVectorEnv``'s group start): a function of the snapshot returning
-    ``envs[0]``'s ``(observation, info)``, which holds for all of them, and the positions in
-    ``envs[1:]`` it left untouched (restore those with :func:`restore`). Once every stack is settled
-    (restore settles them) with the same settled wrappers, a snapshot taken on such a stack goes
-    straight to the cores' :meth:`~ForkableEnv.group_restorer`; otherwise :func:`restore` and
-    :func:`restore_twins`."""
-    envs = list(envs)
-    plans = stack_plans(envs)
-    first = restorer(envs[0])
-    ready: list[Any] = []  # [the constant wrapper states, the cores' group restorer], once worked out
-
-    def restore_group(snap: Snapshot) -> tuple[Any, dict, Sequence[int]]:
-        if not ready:
-            constant = plans[0].constant
-            if constant is None or any(not p.settled or p.constant != constant for p in plans):
-                obs, info = first(snap)
-                return obs, info, restore_twins(envs[1:], snap, envs[0], plans[1:])
-            ready[:] = [constant, _core_group_restorer(plans[0].core, [p.core for p in plans[1:]])]
-        constant, batch = ready
-        if not isinstance(snap, Snapshot) or (snap.wrappers is not constant and snap.wrappers != constant):
-            obs, info = first(snap)  # says what is wrong, or sets the snapshot's wrapper states
-            return obs, info, restore_twins(envs[1:], snap, envs[0], plans[1:])
-        return batch(snap)
-
-    return restore_group
-
-
-def _core_group_restorer(core: Any, cores: list[Any]) -> Callable[[Snapshot], tuple[Any, dict, Sequence[int]]]:
-    """``core.group_restorer(cores)`` (``ForkableEnv``), else a restore of ``core`` and its twins'."""
-    maker = getattr(core, "group_restorer", None)
-    if maker is not None:
-        return maker(cores)
-    twins = _core_twin_restorer(core, cores)
-
-    def restore_group(snap: Snapshot) -> tuple[Any, dict, Sequence[int]]:
-        obs, info = core.restore(snap)
-        return obs, info, twins(snap)
-    return restore_group
 
 
 def release(env: gym.Env, snap: Snapshot) -> None:

@@ -39,7 +39,7 @@ import numpy as np
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
 from .api import restore as restore_env
-from .api import group_restorer, restore_twins, stack_plans
+from .group_restore import group_restorer, restore_twins, stack_plans
 from .api import snapshot as snapshot_env
 from .snapshot import Snapshot
 from .vector_batch import Batcher, batch_info, group_info
@@ -138,7 +138,7 @@ class ForkVectorEnv(SyncVectorEnv):
         return batch
 
     def _plans(self) -> list[Any]:
-        """The sub-envs' snapshot plans (``api.stack_plans``), worked out once per list of sub-envs."""
+        """The sub-envs' snapshot plans (``group_restore.stack_plans``), worked out once per list of sub-envs."""
         envs = self.envs if type(self.envs) is list else list(self.envs)
         kept = self.__dict__.get("_fork_plans")
         if kept is None or kept[0] != envs:  # the same env objects (gym.Env compares by identity)
@@ -159,7 +159,7 @@ class ForkVectorEnv(SyncVectorEnv):
 
 class _GroupStart:
     """What a group start into one list of sub-envs works out once: their group restorer
-    (``api.group_restorer``) and the observation batcher."""
+    (``group_restore.group_restorer``) and the observation batcher."""
 
     __slots__ = ("envs", "restore", "batch")
 
