@@ -2,7 +2,7 @@
 
 * :func:`restore_twins` - restore a snapshot into envs whose twin (``peer``) has just been restored
   to it, without observing it again where the env allows (``ForkableEnv.twin_restorer``);
-* :func:`group_restorer` - restore a snapshot into every env of a list and observe it once, with
+* :class:`GroupRestorer` - restore a snapshot into every env of a list and observe it once, with
   what can be worked out once kept (``ForkableEnv.group_restorer``): ``ForkVectorEnv``'s group start.
 
 Both fall back to :func:`~.api.restore` per env wherever the shortcut does not hold (wrapper states
@@ -62,33 +62,43 @@ def _core_twin_restorer(source: Any, cores: list[Any]) -> Callable[[Snapshot], S
     return restore_each
 
 
-def group_restorer(envs: Sequence[gym.Env]) -> Callable[[Snapshot], tuple[Any, dict, Sequence[int]]]:
-    """Restore a snapshot into every env of ``envs`` (twins: one class, one wrapper stack) and observe
-    it once, again and again (``ForkVectorEnv``'s group start): a function of the snapshot returning
-    ``envs[0]``'s ``(observation, info)``, which holds for all of them, and the positions in
-    ``envs[1:]`` it left untouched (restore those with :func:`~.api.restore`). Once every stack is settled
-    (restore settles them) with the same settled wrappers, a snapshot taken on such a stack goes
-    straight to the cores' :meth:`~ForkableEnv.group_restorer`; otherwise :func:`~.api.restore` and
-    :func:`restore_twins`."""
-    envs = list(envs)
-    plans = stack_plans(envs)
-    first = restorer(envs[0])
-    ready: list[Any] = []  # [the constant wrapper states, the cores' group restorer], once worked out
+class GroupRestorer:
+    """Restores a snapshot into every env of ``envs`` (twins: one class, one wrapper stack) and
+    observes it once, again and again (``ForkVectorEnv``'s group start). Called with a snapshot, it
+    returns ``envs[0]``'s ``(observation, info)``, which holds for all of them, and the positions in
+    ``envs[1:]`` it left untouched (restore those with :func:`~.api.restore`).
 
-    def restore_group(snap: Snapshot) -> tuple[Any, dict, Sequence[int]]:
-        if not ready:
-            constant = plans[0].constant
-            if constant is None or any(not p.settled or p.constant != constant for p in plans):
-                obs, info = first(snap)
-                return obs, info, restore_twins(envs[1:], snap, envs[0], plans[1:])
-            ready[:] = [constant, _core_group_restorer(plans[0].core, [p.core for p in plans[1:]])]
-        constant, batch = ready
-        if not isinstance(snap, Snapshot) or (snap.wrappers is not constant and snap.wrappers != constant):
-            obs, info = first(snap)  # says what is wrong, or sets the snapshot's wrapper states
-            return obs, info, restore_twins(envs[1:], snap, envs[0], plans[1:])
-        return batch(snap)
+    Once every stack is settled (restore settles them) with the same settled wrappers, ``fast`` is
+    the cores' own :meth:`~ForkableEnv.group_restorer` and ``wrappers`` those wrappers' (constant)
+    states: a snapshot whose type is ``Snapshot`` and whose ``wrappers`` is ``wrappers`` may be
+    given to ``fast`` directly (a caller on a short path does); any other goes through
+    :func:`~.api.restore` and :func:`restore_twins`."""
 
-    return restore_group
+    __slots__ = ("envs", "plans", "first", "fast", "wrappers")
+
+    def __init__(self, envs: Sequence[gym.Env]):
+        self.envs = list(envs)
+        self.plans = stack_plans(self.envs)
+        self.first = restorer(self.envs[0])
+        self.fast: Callable[[Snapshot], tuple[Any, dict, Sequence[int]]] | None = None
+        self.wrappers: Any = None
+
+    def __call__(self, snap: Snapshot) -> tuple[Any, dict, Sequence[int]]:
+        if self.fast is None:
+            self._prepare()
+        fast = self.fast
+        if fast is not None and type(snap) is Snapshot and (snap.wrappers is self.wrappers
+                                                             or snap.wrappers == self.wrappers):
+            return fast(snap)
+        obs, info = self.first(snap)  # says what is wrong, or sets the snapshot's wrapper states
+        return obs, info, restore_twins(self.envs[1:], snap, self.envs[0], self.plans[1:])
+
+    def _prepare(self) -> None:
+        plans = self.plans
+        constant = plans[0].constant
+        if constant is not None and all(p.settled and p.constant == constant for p in plans):
+            self.wrappers = constant
+            self.fast = _core_group_restorer(plans[0].core, [p.core for p in plans[1:]])
 
 
 def _core_group_restorer(core: Any, cores: list[Any]) -> Callable[[Snapshot], tuple[Any, dict, Sequence[int]]]:

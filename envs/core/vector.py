@@ -39,7 +39,7 @@ import numpy as np
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
 from .api import restore as restore_env
-from .group_restore import group_restorer, restore_twins, stack_plans
+from .group_restore import GroupRestorer, restore_twins, stack_plans
 from .api import snapshot as snapshot_env
 from .snapshot import Snapshot
 from .vector_batch import Batcher, batch_info, group_info
@@ -71,13 +71,32 @@ class ForkVectorEnv(SyncVectorEnv):
         """Restore ``snap`` into the sub-envs ``indices`` (default: all); returns every sub-env's
         batched ``(observations, infos)`` (the others' as they were, with empty infos). Every
         sub-env gets containers of its own: changing one's observation or info changes no other's.
-        Restoring into every sub-env (a group start) returns the info masks as one shared read-only
-        array (``vector_batch.group_info``)."""
-        if indices is None:
-            return self._start_group(snap)
-        targets = [self._check_index(i) for i in indices]
-        if len(targets) == self.num_envs and len(set(targets)) == self.num_envs:
-            return self._start_group(snap)
+        Restoring into every sub-env (a group start) shares the info arrays that hold one immutable
+        value n times, read-only (``vector_batch.group_info``)."""
+        n = self.num_envs
+        if indices is not None:
+            targets = [self._check_index(i) for i in indices]
+            if len(targets) != n or len(set(targets)) != n:
+                return self._restore_some(snap, targets)
+        # a group start: every sub-env (the first observes the snapshot, the others are its twins)
+        group = self.__dict__.get("_group")
+        if group is None or group.restore.envs != self.envs:  # the same env objects (gym.Env compares by identity)
+            group = self._group = _GroupStart(self.envs, self.single_observation_space)
+        restore = group.restore
+        fast = restore.fast
+        if fast is not None and type(snap) is Snapshot and snap.wrappers is restore.wrappers:
+            obs, info, left = fast(snap)  # the short path (GroupRestorer): every call layer counts here
+        else:
+            obs, info, left = restore(snap)
+        env_obs = [obs] * n  # read only by the batching below, which copies or shares immutables
+        for j in left:
+            env_obs[j + 1] = restore_env(self.envs[j + 1], snap)[0]
+        self._env_obs = env_obs
+        self._zero_flags()
+        return group.batch(self, self.copy, None if left else obs), group_info(info, n)
+
+    def _restore_some(self, snap: Snapshot, targets: list[int]) -> tuple[Any, dict[str, Any]]:
+        """:meth:`restore` into ``targets``, not every sub-env."""
         env_obs, envs = self._env_obs, self.envs
         info: dict[str, Any] = {}
         if targets:
@@ -99,20 +118,6 @@ class ForkVectorEnv(SyncVectorEnv):
         # one snapshot gives one info: batched once, with a copy of each mutable value per sub-env
         infos = batch_info(info, targets, self.num_envs) if targets else {}
         return self._batcher()(self, self.copy), infos
-
-    def _start_group(self, snap: Snapshot) -> tuple[Any, dict[str, Any]]:
-        """:meth:`restore` into every sub-env: the first observes ``snap``, the others are its twins."""
-        group = self.__dict__.get("_group")
-        if group is None or group.envs != self.envs:  # the same env objects (gym.Env compares by identity)
-            group = self._group = _GroupStart(self.envs, self.single_observation_space)
-        obs, info, left = group.restore(snap)
-        n = self.num_envs
-        env_obs = [obs] * n  # read only by the batching below, which copies or shares immutables
-        for j in left:
-            env_obs[j + 1] = restore_env(self.envs[j + 1], snap)[0]
-        self._env_obs = env_obs
-        self._zero_flags()
-        return group.batch(self, self.copy, None if left else obs), group_info(info, n)
 
     def _zero_flags(self) -> None:
         """Zero Gymnasium's per-sub-env rewards, terminations, truncations and pending autoresets.
@@ -158,14 +163,13 @@ class ForkVectorEnv(SyncVectorEnv):
 
 
 class _GroupStart:
-    """What a group start into one list of sub-envs works out once: their group restorer
-    (``group_restore.group_restorer``) and the observation batcher."""
+    """What a group start into one list of sub-envs works out once: their
+    ``group_restore.GroupRestorer`` and the observation batcher."""
 
-    __slots__ = ("envs", "restore", "batch")
+    __slots__ = ("restore", "batch")
 
     def __init__(self, envs: Sequence[gym.Env], space: gym.Space):
-        self.envs = list(envs)
-        self.restore = group_restorer(envs)
+        self.restore = GroupRestorer(envs)
         self.batch = Batcher(space)
 
 
