@@ -31,14 +31,30 @@ NOTHING_HAPPENS = "Nothing happens."
 _EMPTY: tuple = ()
 
 
-def _difference(facts: Iterable[tuple] | None) -> tuple:
-    """A fact difference as a state holds it: a sorted tuple (equal sets give equal tuples)."""
-    return tuple(sorted(facts)) if facts else _EMPTY
+def _difference(facts: Iterable[tuple] | None, game: Game) -> tuple:
+    """A fact difference as a state holds it: a sorted tuple (equal sets give equal tuples), one per
+    game and value: states with the same difference share it (a bounded table per game), so
+    dropping a state (a fork replacing it) frees no difference."""
+    if not facts:
+        return _EMPTY
+    key = tuple(sorted(facts))
+    table = _DIFFS.get(game)
+    if table is None:
+        table = _DIFFS[game] = {}
+    shared = table.get(key)
+    if shared is None:
+        if len(table) >= _DIFF_LIMIT:
+            table.clear()
+        shared = table[key] = key
+    return shared
 
 
 # Per game, fact -> the one tuple standing for it (the game's initial facts, then every fact a step
 # adds): the differences states hold refer to these, so dropping a state frees no fact.
 _FACTS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
+# Per game, difference -> the one tuple standing for it (see _difference).
+_DIFFS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
+_DIFF_LIMIT = 50_000
 
 
 def _fact_pool(game: Game) -> dict[tuple, tuple]:
@@ -84,8 +100,8 @@ class ALFWorldState:
                 removed, added = init - facts, facts - init
         put = object.__setattr__
         put(self, "game", game)
-        put(self, "removed", _difference(removed))
-        put(self, "added", _difference(added))
+        put(self, "removed", _difference(removed, game))
+        put(self, "added", _difference(added, game))
         put(self, "text", text)
         put(self, "won", won)
         put(self, "moves", moves)
@@ -126,8 +142,9 @@ def _unpickled(self: ALFWorldState, data: dict) -> None:
         init = data["game"].init_facts
         data["facts_removed"], data["facts_added"] = init - facts, facts - init
     removed, added = data.pop("facts_removed"), data.pop("facts_added")
-    put(self, "removed", _difference(removed))
-    put(self, "added", _difference(added))
+    game = data["game"]
+    put(self, "removed", _difference(removed, game))
+    put(self, "added", _difference(added, game))
     for k, v in data.items():
         put(self, k, v)
 
