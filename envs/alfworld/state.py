@@ -43,7 +43,7 @@ def _difference(facts: Iterable[tuple] | None, game: Game) -> tuple:
         table = _DIFFS[game] = {}
     shared = table.get(key)
     if shared is None:
-        if len(table) >= _DIFF_LIMIT:
+        if len(table) >= _TABLE_LIMIT:
             table.clear()
         shared = table[key] = key
     return shared
@@ -54,7 +54,7 @@ def _difference(facts: Iterable[tuple] | None, game: Game) -> tuple:
 _FACTS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
 # Per game, difference -> the one tuple standing for it (see _difference).
 _DIFFS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
-_DIFF_LIMIT = 50_000
+_TABLE_LIMIT = 50_000  # entries per game in each table of shared tuples (cleared when full)
 
 
 def _fact_pool(game: Game) -> dict[tuple, tuple]:
@@ -159,6 +159,8 @@ ALFWorldState.__setstate__ = _unpickled  # type: ignore[method-assign]
 # names are unique), so a state memoises only its sorted tuple of admissible commands, whose strings
 # are these shared ones; a state where a command's first action differs keeps an override.
 _SHARED_COMMANDS: "weakref.WeakKeyDictionary[Game, dict[str, tuple[str, Action]]]" = weakref.WeakKeyDictionary()
+# Per game, sorted command list -> the one tuple standing for it (see _memoise).
+_COMMAND_LISTS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
 
 
 def _memoise(state: ALFWorldState, facts: frozenset | None = None) -> tuple[str, ...]:
@@ -183,6 +185,17 @@ def _memoise(state: ALFWorldState, facts: frozenset | None = None) -> tuple[str,
         names.append(pair[0])
     names.sort()
     valid = tuple(names)
+    # one tuple per game and command list (a bounded table): states that offer the same commands
+    # share it, so dropping a state frees no command list
+    table = _COMMAND_LISTS.get(game)
+    if table is None:
+        table = _COMMAND_LISTS[game] = {}
+    kept = table.get(valid)
+    if kept is None:
+        if len(table) >= _TABLE_LIMIT:
+            table.clear()
+        kept = table[valid] = valid
+    valid = kept
     object.__setattr__(state, "_sorted", valid)
     if overrides:
         object.__setattr__(state, "_overrides", overrides)
@@ -192,8 +205,8 @@ def _memoise(state: ALFWorldState, facts: frozenset | None = None) -> tuple[str,
 def sorted_commands(state: ALFWorldState) -> tuple[str, ...]:
     """The admissible commands, sorted, deduplicated. Memoised on the (immutable) state, unpickled and not
     compared: a state restored many times (a search node, a group of forks) or observed and then stepped
-    computes them once. The strings are shared with the game's other states, so dropping a state (a fork
-    replacing it) frees one tuple of references."""
+    computes them once. The tuple (and its strings) is shared with the game's other states that offer the
+    same commands, so dropping a state (a fork replacing it) frees none of it."""
     valid = state._sorted
     return _memoise(state) if valid is None else valid
 
