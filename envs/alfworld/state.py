@@ -7,9 +7,10 @@ A state is immutable: the fluent facts (tuples, see :mod:`.rules`; held as the d
 game's initial facts, two small sorted tuples of facts shared per game, so a state owns a few
 references and dropping one is cheap; :attr:`~ALFWorldState.facts` builds the frozenset), the last
 observation text, the won flag, the number of valid moves, the last command and the episode's
-(command, feedback) history. It refers to its :class:`~.game.Game` (shared, static) but never
-pickles it: a pickled state holds the game's loader key (:meth:`~.game.Game.__reduce__`) and its
-facts as a diff from the game's initial facts, so it is 1-2 KB (mostly the history) and loads in a fresh process.
+(command, feedback) history (linked cells shared with the states before it). It refers to its
+:class:`~.game.Game` (shared, static) but never pickles it: a pickled state holds the game's loader
+key (:meth:`~.game.Game.__reduce__`), its facts as a diff from the game's initial facts and its
+history as pairs, so it is 1-2 KB (mostly the history) and loads in a fresh process.
 
 The won test is the game's compiled goal (:mod:`.goal`), re-evaluated on a step only when the
 step changed a fact the goal mentions.
@@ -82,15 +83,17 @@ class ALFWorldState:
     moves: int
     last_command: str | None
     valid: bool
-    # (command, feedback) of every step so far (what an agent has seen; the handcoded expert's memory)
-    history: tuple = field(compare=False, hash=False, repr=False)
+    # the episode's steps as linked cells (earlier cell, command, feedback), None at the start: a step
+    # adds one cell and shares the rest, and dropping a state frees its own cells only (``history``)
+    trail: tuple | None = field(compare=False, hash=False, repr=False)
     # memo (sorted_commands): the admissible commands, and the actions where they differ from the game's shared ones
     _sorted: tuple | None = field(init=False, compare=False, hash=False, repr=False)
     _overrides: dict | None = field(init=False, compare=False, hash=False, repr=False)
 
     def __init__(self, game: Game, facts: frozenset | None = None, text: str = "", won: bool = False,
                  moves: int = 0, last_command: str | None = None, valid: bool = True, history: tuple = (),
-                 removed: Iterable[tuple] | None = None, added: Iterable[tuple] | None = None):
+                 removed: Iterable[tuple] | None = None, added: Iterable[tuple] | None = None,
+                 trail: tuple | None = None):
         if facts is not None:  # wins over removed/added (dataclasses.replace(state, facts=...) passes all three)
             init = game.init_facts
             if facts is init:
@@ -107,9 +110,24 @@ class ALFWorldState:
         put(self, "moves", moves)
         put(self, "last_command", last_command)
         put(self, "valid", valid)
-        put(self, "history", history)
+        if trail is None:
+            for command, feedback in history:  # given as (command, feedback) pairs
+                trail = (trail, command, feedback)
+        put(self, "trail", trail)
         put(self, "_sorted", None)
         put(self, "_overrides", None)
+
+    @property
+    def history(self) -> tuple[tuple[str, str], ...]:
+        """(command, feedback) of every step so far, first to last (what an agent has seen; the
+        handcoded expert's memory), built from :attr:`trail`."""
+        pairs = []
+        cell = self.trail
+        while cell is not None:
+            cell, command, feedback = cell
+            pairs.append((command, feedback))
+        pairs.reverse()
+        return tuple(pairs)
 
     @property
     def facts(self) -> frozenset:
@@ -134,7 +152,6 @@ def _unpickled(self: ALFWorldState, data: dict) -> None:
     """Rebuild a state from :func:`_pickled`'s dict (or an older pickle holding the full facts)."""
     data = dict(data)
     put = object.__setattr__
-    put(self, "history", ())
     put(self, "_sorted", None)
     put(self, "_overrides", None)
     if "facts" in data:  # pickled before the facts were held as a difference
@@ -142,6 +159,10 @@ def _unpickled(self: ALFWorldState, data: dict) -> None:
         init = data["game"].init_facts
         data["facts_removed"], data["facts_added"] = init - facts, facts - init
     removed, added = data.pop("facts_removed"), data.pop("facts_added")
+    trail = None
+    for command, feedback in data.pop("history", ()):
+        trail = (trail, command, feedback)
+    put(self, "trail", trail)
     game = data["game"]
     put(self, "removed", _difference(removed, game))
     put(self, "added", _difference(added, game))
@@ -254,7 +275,7 @@ def step_state(state: ALFWorldState, command: str, with_commands: bool = False) 
     if action is None:
         nxt = ALFWorldState(game=state.game, removed=state.removed, added=state.added, text=NOTHING_HAPPENS,
                             won=state.won, moves=state.moves, last_command=command, valid=False,
-                            history=state.history + ((command, NOTHING_HAPPENS),))
+                            trail=(state.trail, command, NOTHING_HAPPENS))
         # the same facts: the same admissible commands (and overrides), memoised already
         object.__setattr__(nxt, "_sorted", state._sorted)
         object.__setattr__(nxt, "_overrides", state._overrides)
@@ -278,7 +299,7 @@ def step_state(state: ALFWorldState, command: str, with_commands: bool = False) 
         facts, won, removed, added = old, state.won, state.removed, state.added
     text = feedback(game, old, facts, action)
     nxt = ALFWorldState(game=game, removed=removed, added=added, text=text, won=won, moves=state.moves + 1,
-                        last_command=command, history=state.history + ((command, text),))
+                        last_command=command, trail=(state.trail, command, text))
     if with_commands:
         _memoise(nxt, facts)
     return nxt
