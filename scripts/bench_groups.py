@@ -17,7 +17,7 @@ this process's CPU time (a long replay on a busy machine is preempted more often
 fork, so wall time would flatter the fork); wall-time medians and the load average are printed
 beside them. Target: fork >= 100x faster than replay, in CPU time.
 
-    python scripts/bench_groups.py [--env ID ...] [--depth 8] [--group 16] [--repeats 15]
+    python scripts/bench_groups.py [--env ID ...] [--depth 8] [--group 16] [--repeats 31]
 """
 from __future__ import annotations
 
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--depth", type=int, default=8, help="actions before the group's start state (default 8)")
     p.add_argument("--group", type=int, default=16, help="sub-envs in the group (default 16)")
     p.add_argument("--seed", type=int, default=0, help="reset seed of the start state (default 0)")
-    p.add_argument("--repeats", type=int, default=15, help="interleaved repetitions of each start (default 15)")
+    p.add_argument("--repeats", type=int, default=31, help="interleaved repetitions of each start (default 31)")
     args = p.parse_args(argv)
     if args.depth < 0 or args.group < 1 or args.repeats < 1:
         p.error("--depth must be >= 0, --group and --repeats >= 1")
