@@ -36,18 +36,29 @@ def _difference(facts: Iterable[tuple] | None, game: Game) -> tuple:
     """A fact difference as a state holds it: a sorted tuple (equal sets give equal tuples), one per
     game and value: states with the same difference share it (a bounded table per game), so
     dropping a state (a fork replacing it) frees no difference."""
-    if not facts:
-        return _EMPTY
-    key = tuple(sorted(facts))
-    table = _DIFFS.get(game)
+    return _one_per_value(_DIFFS, game, tuple(sorted(facts))) if facts else _EMPTY
+
+
+def _one_per_value(tables: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]", game: Game, value: tuple) -> tuple:
+    """The one tuple equal to ``value`` that ``tables`` keeps for ``game`` (``value`` itself the first
+    time; a table is cleared when it reaches ``_TABLE_LIMIT`` entries)."""
+    table = tables.get(game)
     if table is None:
-        table = _DIFFS[game] = {}
-    shared = table.get(key)
-    if shared is None:
+        table = tables[game] = {}
+    kept = table.get(value)
+    if kept is None:
         if len(table) >= _TABLE_LIMIT:
             table.clear()
-        shared = table[key] = key
-    return shared
+        kept = table[value] = value
+    return kept
+
+
+def _linked(history: Iterable[tuple[str, str]]) -> tuple | None:
+    """(command, feedback) pairs as the linked cells a state holds (``ALFWorldState.trail``)."""
+    trail = None
+    for command, feedback in history:
+        trail = (trail, command, feedback)
+    return trail
 
 
 # Per game, fact -> the one tuple standing for it (the game's initial facts, then every fact a step
@@ -110,10 +121,7 @@ class ALFWorldState:
         put(self, "moves", moves)
         put(self, "last_command", last_command)
         put(self, "valid", valid)
-        if trail is None:
-            for command, feedback in history:  # given as (command, feedback) pairs
-                trail = (trail, command, feedback)
-        put(self, "trail", trail)
+        put(self, "trail", _linked(history) if trail is None else trail)
         put(self, "_sorted", None)
         put(self, "_overrides", None)
 
@@ -159,10 +167,7 @@ def _unpickled(self: ALFWorldState, data: dict) -> None:
         init = data["game"].init_facts
         data["facts_removed"], data["facts_added"] = init - facts, facts - init
     removed, added = data.pop("facts_removed"), data.pop("facts_added")
-    trail = None
-    for command, feedback in data.pop("history", ()):
-        trail = (trail, command, feedback)
-    put(self, "trail", trail)
+    put(self, "trail", _linked(data.pop("history", ())))
     game = data["game"]
     put(self, "removed", _difference(removed, game))
     put(self, "added", _difference(added, game))
@@ -205,18 +210,9 @@ def _memoise(state: ALFWorldState, facts: frozenset | None = None) -> tuple[str,
             overrides[pair[0]] = action
         names.append(pair[0])
     names.sort()
-    valid = tuple(names)
-    # one tuple per game and command list (a bounded table): states that offer the same commands
-    # share it, so dropping a state frees no command list
-    table = _COMMAND_LISTS.get(game)
-    if table is None:
-        table = _COMMAND_LISTS[game] = {}
-    kept = table.get(valid)
-    if kept is None:
-        if len(table) >= _TABLE_LIMIT:
-            table.clear()
-        kept = table[valid] = valid
-    valid = kept
+    # one tuple per game and command list: states that offer the same commands share it, so
+    # dropping a state frees no command list
+    valid = _one_per_value(_COMMAND_LISTS, game, tuple(names))
     object.__setattr__(state, "_sorted", valid)
     if overrides:
         object.__setattr__(state, "_overrides", overrides)

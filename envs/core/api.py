@@ -34,6 +34,7 @@ after construction.
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any, Callable, Sequence
 
 import gymnasium as gym
@@ -242,25 +243,19 @@ def snapshot(env: gym.Env) -> Snapshot:
 
 def restore(env: gym.Env, snap: Snapshot) -> tuple[Any, dict]:
     """Restore a (possibly wrapped) env to ``snap``; returns ``(observation, info)``."""
-    if not isinstance(snap, Snapshot):
-        raise SnapshotError(f"restore() needs a treegym Snapshot, got {type(snap).__name__}")
     return _restore_on(_stack(env), snap)
 
 
 def restorer(env: gym.Env) -> Callable[[Snapshot], tuple[Any, dict]]:
     """:func:`restore` into ``env``, its snapshot plan looked up once: for a caller that restores
     into the same env again and again (``ForkVectorEnv``'s group start)."""
-    stack = _stack(env)
-
-    def restore_into(snap: Snapshot) -> tuple[Any, dict]:
-        if not isinstance(snap, Snapshot):
-            raise SnapshotError(f"restore() needs a treegym Snapshot, got {type(snap).__name__}")
-        return _restore_on(stack, snap)
-    return restore_into
+    return functools.partial(_restore_on, _stack(env))
 
 
 def _restore_on(stack: _Stack, snap: Snapshot) -> tuple[Any, dict]:
-    """:func:`restore` into the env whose plan is ``stack``."""
+    """:func:`restore` into the env whose snapshot plan (:func:`stack_plan`) is ``stack``."""
+    if not isinstance(snap, Snapshot):
+        raise SnapshotError(f"restore() needs a treegym Snapshot, got {type(snap).__name__}")
     wrappers = snap.wrappers
     if wrappers is stack.constant:  # taken on this stack of settled wrappers: nothing to compare or set
         if not stack.settled:
