@@ -64,19 +64,6 @@ def _package_modules(package: str) -> list[str]:
     return sorted(info.name for info in pkgutil.iter_modules(getattr(pkg, "__path__", []), package + "."))
 
 
-def _load_entry_points() -> None:
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            obj = ep.load()
-        except Exception as exc:  # noqa: BLE001 - a broken plugin is named, not a bare traceback
-            raise ImportError(f"the {ENTRY_POINT_GROUP} entry point {ep.name!r} ({ep.value}) failed to load: "
-                              f"{type(exc).__name__}: {exc}") from exc
-        if callable(obj) and not isinstance(obj, type):
-            obj()
-
-
 def _load_all() -> None:
     """Import the agent modules and entry points once (see the module docstring)."""
     global _loaded
@@ -85,10 +72,12 @@ def _load_all() -> None:
     with _load_lock:
         if _loaded:
             return
+        from treegym.envs.core.plugins import load_entry_points  # here: importing treegym.envs registers every id
+
         for package in AGENT_PACKAGES:
             for mod in _package_modules(package):
                 importlib.import_module(mod)
-        _load_entry_points()
+        load_entry_points(ENTRY_POINT_GROUP)
         _loaded = True
 
 
