@@ -14,7 +14,9 @@ custom LLM without them gets the defaults) and :class:`LLMWrapper`:
   a wrong key, model or endpoint; :func:`preflight_of`.
 * ``last_cost() -> Usage`` and ``calls_needed(n) -> int`` - the cost hooks of
   ``accounting.py`` (the budget reads them there).
-* a wrapper's ``llm`` - the LLM it wraps; :func:`unwrap` sees through wrappers.
+* a wrapper's ``llm`` - the LLM it wraps; :func:`unwrap` sees through wrappers;
+  a budget wrapper's ``max_calls`` (:class:`BudgetedWrapper`) - its call limit, which a
+  search agent takes as its default budget.
 """
 from __future__ import annotations
 
@@ -68,6 +70,12 @@ class LLMWrapper(LLM, Protocol):
 
     llm: LLM
     info: LLMInfo
+
+
+class BudgetedWrapper(LLMWrapper, Protocol):
+    """A wrapper that stops after ``max_calls`` model calls (None: no limit), as ``budget.BudgetedLLM``."""
+
+    max_calls: int | None
 
 
 def info_of(llm: Any) -> LLMInfo:
