@@ -13,17 +13,14 @@ package adds a spec with::
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
-import threading
 from typing import Callable
 
+from ..discovery import Discovery
 from .spec import PromptSpec, Step
 
 ENTRY_POINT_GROUP = "treegym.prompts"
 _SPECS: dict[str, type[PromptSpec]] = {}
-_loaded = False
-_load_lock = threading.RLock()
+_DISCOVERY = Discovery(ENTRY_POINT_GROUP, (f"{__name__}.specs",))
 
 
 def register_spec(env_id: str) -> Callable[[type[PromptSpec]], type[PromptSpec]]:
@@ -35,28 +32,10 @@ def register_spec(env_id: str) -> Callable[[type[PromptSpec]], type[PromptSpec]]
     return deco
 
 
-def _load_all() -> None:
-    """Import the in-tree spec modules and the :data:`ENTRY_POINT_GROUP` plugins, once."""
-    global _loaded
-    if _loaded:
-        return
-    with _load_lock:
-        if _loaded:
-            return
-        from treegym.envs.core.plugins import load_entry_points  # here: importing treegym.envs registers every id
-
-        from . import specs
-
-        for info in pkgutil.iter_modules(specs.__path__, specs.__name__ + "."):
-            importlib.import_module(info.name)
-        load_entry_points(ENTRY_POINT_GROUP)
-        _loaded = True
-
-
 def get_prompts(env_id: str) -> PromptSpec:
     """A fresh prompt spec for ``env_id``: its own (found on first use) or the generic one."""
     if env_id not in _SPECS:
-        _load_all()
+        _DISCOVERY.load()
     spec = _SPECS.get(env_id, PromptSpec)()
     spec.env_id = env_id
     return spec
@@ -64,7 +43,7 @@ def get_prompts(env_id: str) -> PromptSpec:
 
 def spec_env_ids() -> list[str]:
     """Env ids with a prompt spec of their own (every other env gets the generic one)."""
-    _load_all()
+    _DISCOVERY.load()
     return sorted(_SPECS)
 
 
