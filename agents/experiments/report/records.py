@@ -13,6 +13,11 @@ older records, from top-level ``budget`` / ``agent_options`` fields; a record
 with neither has budget ``None`` ("the agent's own"). Records of different run
 seeds of one condition are replicates of one cell.
 
+What a cell says about its LLM beyond the name comes from the record's
+``llm_info`` (what the LLM declared, ``treegym.agents.llm.info.LLMInfo``): whether
+it was simulated and its price. The report never guesses it from the name; a
+record written before ``llm_info`` existed counts as a real model of unknown price.
+
 Which records count, following ``agents/runs.py``:
 
 * within a file, the *last* record of an episode (config hash, task, seed)
