@@ -24,7 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="evaluate an agent on an env; writes one JSON line per episode")
     p.add_argument("env_id", help="a registered id, e.g. treegym/Game24-v0 (see `treegym list`)")
     p.add_argument("--agent", required=True, help="oracle, random, react, elo, astar, mcts, lats, dfsdt, bfs, dfs, cot@K, reflexion, sc@K, autogpt, ...")
-    p.add_argument("--llm", default=None, help="scripted | openai:MODEL | local | synthetic:key=value,... "
+    p.add_argument("--llm", default=None, help="scripted | openai:MODEL | local | synthetic:key=value,... | "
+                   "PREFIX:ARG of an installed treegym.llms plugin "
                    "(default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else local)")
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for --llm openai:MODEL")
     p.add_argument("--split", default=None,
