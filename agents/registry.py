@@ -20,12 +20,10 @@ An entry point that names a function (not a module or class) is also called.
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
-import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .discovery import Discovery
 from .policy import Policy
 
 
@@ -41,8 +39,7 @@ _AGENTS: dict[str, AgentSpec] = {}
 ENTRY_POINT_GROUP = "treegym.agents"
 # Packages whose every module may register agents when imported (in this order).
 AGENT_PACKAGES: tuple[str, ...] = ("treegym.agents.baselines", "treegym.agents.search")
-_loaded = False
-_load_lock = threading.RLock()
+_DISCOVERY = Discovery(ENTRY_POINT_GROUP, AGENT_PACKAGES)
 
 
 def register_agent(name: str, *, needs_llm: bool, help: str = "") -> Callable:
@@ -53,48 +50,9 @@ def register_agent(name: str, *, needs_llm: bool, help: str = "") -> Callable:
     return deco
 
 
-def _package_modules(package: str) -> list[str]:
-    """The module names of ``package`` (not its subpackages' modules), sorted; [] when it is not installed."""
-    try:
-        pkg = importlib.import_module(package)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and package.startswith(exc.name):
-            return []
-        raise
-    return sorted(info.name for info in pkgutil.iter_modules(getattr(pkg, "__path__", []), package + "."))
-
-
-def _load_entry_points() -> None:
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            obj = ep.load()
-        except Exception as exc:  # noqa: BLE001 - a broken plugin is named, not a bare traceback
-            raise ImportError(f"the {ENTRY_POINT_GROUP} entry point {ep.name!r} ({ep.value}) failed to load: "
-                              f"{type(exc).__name__}: {exc}") from exc
-        if callable(obj) and not isinstance(obj, type):
-            obj()
-
-
-def _load_all() -> None:
-    """Import the agent modules and entry points once (see the module docstring)."""
-    global _loaded
-    if _loaded:
-        return
-    with _load_lock:
-        if _loaded:
-            return
-        for package in AGENT_PACKAGES:
-            for mod in _package_modules(package):
-                importlib.import_module(mod)
-        _load_entry_points()
-        _loaded = True
-
-
 def agents() -> list[AgentSpec]:
     """Every registered agent, by name (``cot@`` for a name taking ``@K``)."""
-    _load_all()
+    _DISCOVERY.load()
     return [_AGENTS[n] for n in sorted(_AGENTS)]
 
 
@@ -109,7 +67,7 @@ def split_name(name: str) -> tuple[str, int | None]:
 
 
 def agent_spec(name: str) -> AgentSpec:
-    _load_all()
+    _DISCOVERY.load()
     base, _ = split_name(name)
     key = base if base in _AGENTS else f"{base}@"
     if key not in _AGENTS:
@@ -118,7 +76,7 @@ def agent_spec(name: str) -> AgentSpec:
 
 
 def agent_names() -> list[str]:
-    _load_all()
+    _DISCOVERY.load()
     return sorted(n if not n.endswith("@") else n + "K" for n in _AGENTS)
 
 

@@ -78,10 +78,12 @@ class AgentRequest:
 
 @dataclass(frozen=True)
 class ReactRequest(AgentRequest):
-    """The next action from ``states[0]`` (``avoid``: actions the prompt says were tried)."""
+    """The next action from ``states[0]`` (``avoid``: actions the prompt says were tried; ``opinions``:
+    the next actions an expert suggested in the prompt, best first, as the ``autogpt`` agent sends them)."""
 
     kind: ClassVar[str] = "react"
     avoid: tuple[str, ...] = ()
+    opinions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

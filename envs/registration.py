@@ -20,7 +20,8 @@ Users' envs reach the command line (``treegym run``/``check``) two ways
 module is imported, from the current folder too, and registers ``EnvId``), or
 through the entry-point group :data:`ENTRY_POINT_GROUP` of an installed package
 (``[project.entry-points."treegym.envs"] mysuite = "mysuite.envs"``; the object
-is imported and, when it is a function, called, so it can register its ids).
+is imported and, when it is a function, called, so it can register its ids; the same loader,
+:mod:`.core.plugins`, reads the ``treegym.agents``, ``treegym.prompts`` and ``treegym.llms`` groups).
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from typing import Any
 import gymnasium as gym
 
 from .core.env_entry import EnvEntry, ServerEntry
+from .core.plugins import load_entry_points
 
 NAMESPACE = "treegym"
 ENTRY_POINT_GROUP = "treegym.envs"
@@ -151,25 +153,13 @@ _plugins_loaded = False
 
 
 def load_plugins() -> list[str]:
-    """Import every entry point of :data:`ENTRY_POINT_GROUP` once (calling it when it is a function);
+    """Import every entry point of :data:`ENTRY_POINT_GROUP` once (:func:`~.core.plugins.load_entry_points`);
     returns the names loaded. A plugin that fails to import raises ImportError naming it."""
     global _plugins_loaded
     if _plugins_loaded:
         return []
     _plugins_loaded = True
-    from importlib.metadata import entry_points
-
-    names = []
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            obj = ep.load()
-        except Exception as exc:  # noqa: BLE001 - a broken plugin is named, not a traceback
-            raise ImportError(f"the {ENTRY_POINT_GROUP} entry point {ep.name!r} ({ep.value}) failed to load: "
-                              f"{type(exc).__name__}: {exc}") from exc
-        if callable(obj) and not isinstance(obj, type):
-            obj()
-        names.append(ep.name)
-    return names
+    return load_entry_points(ENTRY_POINT_GROUP)
 
 
 def ensure_registered(env_id: str) -> str:

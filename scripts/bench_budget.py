@@ -100,6 +100,7 @@ def run(args: argparse.Namespace) -> dict[str, dict[int, dict]]:
             _check_setting(records, agent, peek, out / f"budget_{budget}{suffix}.jsonl")
             s = summarize(records)
             s["any_of_sequences"] = any_of_sequences(records) if agent.startswith("judec-") else None
+            s["simulated"] = any((r.get("llm_info") or {}).get("simulated") for r in records)
             summary[agent][budget] = s
             print(f"budget {budget:4d}  {agent:10s}  pass {s['pass_rate'] * 100:5.1f}%  "
                   f"calls {s['mean_calls']:6.1f}  errors {s['errors']:3d}  {time.perf_counter() - t0:6.1f} s",
@@ -152,8 +153,8 @@ def plot(summary: dict[str, dict[int, dict]], budgets: Sequence[int], path: Path
 
     series = {agent: {b: s["pass_rate"] for b, s in by_budget.items() if b in budgets and s.get("episodes")}
               for agent, by_budget in summary.items()}
-    if "synthetic" in title:
-        title += "\n" + SIMULATED_NOTE
+    if any(s.get("simulated") for by_budget in summary.values() for s in by_budget.values()):
+        title += "\n" + SIMULATED_NOTE  # the records say their LLM was simulated (llm_info)
     return plot_pass_rate_vs_budget(series, path, title, xlabel="LLM call budget per puzzle")
 
 

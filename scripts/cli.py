@@ -2,34 +2,32 @@
 
 Each subcommand lives in its own ``scripts/cmd_*.py`` module with a
 ``register(subparsers)`` function that adds its parser and sets ``func``
-(called with the parsed args, returns an exit code). Add a module to
-``COMMAND_MODULES`` to add a command.
+(called with the parsed args, returns an exit code). The commands are found
+by scanning this package for ``cmd_*`` modules (:func:`command_modules`), so
+adding a command is adding its module.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import pkgutil
 import sys
+from pathlib import Path
 from typing import Sequence
 
-COMMAND_MODULES = [
-    "treegym.scripts.cmd_list",
-    "treegym.scripts.cmd_check",
-    "treegym.scripts.cmd_run",
-    "treegym.scripts.cmd_serve",
-    "treegym.scripts.cmd_webshop",
-    "treegym.scripts.cmd_tree",
-    "treegym.scripts.cmd_export",
-    "treegym.scripts.cmd_report",
-    "treegym.scripts.cmd_sweep",
-    "treegym.scripts.cmd_textworld",
-]
+_PACKAGE = __package__ or "treegym.scripts"
+
+
+def command_modules() -> list[str]:
+    """The ``cmd_*`` modules of this package, by name (each adds one subcommand)."""
+    here = [str(Path(__file__).resolve().parent)]
+    return sorted(f"{_PACKAGE}.{m.name}" for m in pkgutil.iter_modules(here) if m.name.startswith("cmd_"))
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="treegym", description="Forkable Gymnasium envs and tree-search LLM agents.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in command_modules():
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:  # a command whose optional extra is missing

@@ -14,6 +14,7 @@ import argparse
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from .options import nonnegative_int, parse_options, positive_float, positive_int
 from .run_checks import InputError, parse_tasks  # noqa: F401 - parse_tasks is re-exported
@@ -23,7 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="evaluate an agent on an env; writes one JSON line per episode")
     p.add_argument("env_id", help="a registered id, e.g. treegym/Game24-v0 (see `treegym list`)")
     p.add_argument("--agent", required=True, help="oracle, random, react, elo, astar, mcts, lats, dfsdt, bfs, dfs, cot@K, reflexion, sc@K, autogpt, ...")
-    p.add_argument("--llm", default=None, help="scripted | openai:MODEL | local | synthetic:key=value,... "
+    p.add_argument("--llm", default=None, help="scripted | openai:MODEL | local | synthetic:key=value,... | "
+                   "PREFIX:ARG of an installed treegym.llms plugin "
                    "(default: openai when OPENAI_BASE_URL or OPENAI_API_KEY is set, else local)")
     p.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for --llm openai:MODEL")
     p.add_argument("--split", default=None,
@@ -91,6 +93,29 @@ def save_trees_option(agent: str, policy: object, options: dict, folder: str, ou
     return dict(options, tree_out=str(base / "{task}.json"))
 
 
+def build_llm(llm_spec: str, args: argparse.Namespace) -> Any:
+    """``make_llm(llm_spec)`` with ``--base-url``, ``--timeout`` and ``--max-retries``; ``InputError`` when the
+    last two are given for an LLM that does not declare itself reached over HTTP (``LLMInfo.over_http``)."""
+    from treegym.agents.llm.info import info_of
+    from treegym.agents.llm_specs import make_llm
+
+    base = {"base_url": args.base_url} if args.base_url is not None else {}
+    http = {k: v for k, v in (("timeout", args.timeout), ("max_retries", args.max_retries)) if v is not None}
+    try:
+        llm = make_llm(llm_spec, env_id=args.env_id, **base, **http)
+    except TypeError:
+        if not http:
+            raise
+        # a backend that takes no HTTP options rejects them: say so plainly when that was the problem
+        llm = make_llm(llm_spec, env_id=args.env_id, **base)
+        if info_of(llm).over_http:
+            raise
+    if http and not info_of(llm).over_http:
+        raise InputError(f"--timeout and --max-retries apply to LLMs reached over HTTP (openai:MODEL, local), "
+                         f"not to --llm {llm_spec}")
+    return llm
+
+
 def _fail(message: str, code: int = 2) -> int:
     print(f"treegym: {message}", file=sys.stderr)
     return code
@@ -103,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     from treegym.agents.experiments.evaluation import RunConfig, evaluate
     from treegym.agents.experiments.summary import all_failed, budget_warning, format_summary, summarize
     from treegym.agents.llm.base import LLMError
-    from treegym.agents.llm_specs import default_spec, make_llm
+    from treegym.agents.llm_specs import default_spec
     from treegym.agents.registry import agent_spec, make_agent
 
     from .run_checks import check_agent_options, check_env_options, check_output_file, select_tasks
@@ -124,14 +149,10 @@ def run(args: argparse.Namespace) -> int:
     llm = None
     llm_spec = args.llm or default_spec()
     if spec.needs_llm:
-        llm_kwargs = {k: v for k, v in (("base_url", args.base_url), ("timeout", args.timeout),
-                                         ("max_retries", args.max_retries)) if v is not None}
-        backend = llm_spec.partition(":")[0]
-        if backend not in ("openai", "local") and ({"timeout", "max_retries"} & set(llm_kwargs)):
-            return _fail(f"--timeout and --max-retries apply to LLMs reached over HTTP (openai:MODEL, local), "
-                         f"not to --llm {llm_spec}")
         try:
-            llm = make_llm(llm_spec, env_id=args.env_id, **llm_kwargs)
+            llm = build_llm(llm_spec, args)
+        except InputError as exc:
+            return _fail(str(exc))
         except (LLMError, ValueError, KeyError, TypeError) as exc:
             return _fail(f"cannot build the LLM {llm_spec!r}: {exc}")
     try:

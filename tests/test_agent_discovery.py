@@ -42,7 +42,7 @@ def plugin_installed(tmp_path, monkeypatch):
     (dist / "entry_points.txt").write_text("[treegym.agents]\nalways = tg_agent_plugin\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     importlib.invalidate_caches()
-    monkeypatch.setattr(registry, "_loaded", False)
+    monkeypatch.setattr(registry._DISCOVERY, "loaded", False)
     monkeypatch.setattr(registry, "_AGENTS", dict(registry._AGENTS))
     yield
     sys.modules.pop("tg_agent_plugin", None)
@@ -77,7 +77,7 @@ def test_a_broken_entry_point_is_named(tmp_path, monkeypatch):
     (dist / "entry_points.txt").write_text("[treegym.agents]\nbroken = tg_no_such_module_xyz\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     importlib.invalidate_caches()
-    monkeypatch.setattr(registry, "_loaded", False)
+    monkeypatch.setattr(registry._DISCOVERY, "loaded", False)
     monkeypatch.setattr(registry, "_AGENTS", dict(registry._AGENTS))
     with pytest.raises(ImportError, match="treegym.agents entry point 'broken'"):
         registry.agent_names()

@@ -41,3 +41,28 @@ def test_the_transport_imports_nothing_else_from_agents():
     lines, _ = _report()
     upward = [line for line in lines if line.startswith("upward arrow: treegym.agents.llm")]
     assert not upward, "\n".join(upward)
+
+
+def _arrows_from(prefix: str) -> list[import_graph.Arrow]:
+    files = import_graph.module_files(import_graph.package_root(), PACKAGES)
+    known = set(files)
+    return [a for name, path in files.items() if name == prefix or name.startswith(prefix + ".")
+            for a in import_graph.arrows_of(name, path, known)]
+
+
+def test_the_report_reads_records_and_imports_no_agent_or_simulated_model():
+    """The report knows runs from their records (``llm_info``, ``agent_stats``): into agents it may
+    import only the experiments runner's record rules, the transport's declared types and the LLM
+    factory (an LLM judge), function-level imports included."""
+    allowed = ("treegym.agents.experiments", "treegym.agents.llm", "treegym.agents.llm_specs")
+    wrong = [f"{a.source}:{a.line} -> {a.target}" for a in _arrows_from("treegym.agents.experiments.report")
+             if a.target.startswith("treegym.agents") and not a.target.startswith(allowed)]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_simulated_models_import_no_agent():
+    """Simulated models read what they act on from the request (``about``), so they import no agent."""
+    wrong = [f"{a.source}:{a.line} -> {a.target}" for a in _arrows_from("treegym.agents.simulated")
+             if a.target.startswith(("treegym.agents.search", "treegym.agents.baselines",
+                                     "treegym.agents.experiments", "treegym.agents.training"))]
+    assert not wrong, "\n".join(wrong)

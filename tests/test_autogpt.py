@@ -108,7 +108,8 @@ def test_oracle_opinion_is_in_the_prompt_with_the_papers_template():
 
 
 def test_webshop_actions_are_tools_with_examples_and_purchases_are_counted(catalog):
-    from treegym.agents.baselines.autogpt import purchase_metrics, tool_section
+    from treegym.agents.baselines.autogpt import tool_section
+    from treegym.agents.experiments.report.paper_metrics import purchase_metrics
 
     obs = {"valid_actions": ("click[Back to Search]", "click[B01]", "click[B02]", "click[B03]", "click[B04]",
                              "search[...]", "4 + 5")}

@@ -7,6 +7,7 @@ import pytest
 from support.tree_world import TreeLLM, TreePrompts, TreeWorldEnv, run
 from treegym.agents.baselines.attempts import AttemptsAgent, ReflexionAgent, SelfConsistencyAgent
 from treegym.agents.baselines.react import OraclePolicy, RandomPolicy, ReactPolicy
+from treegym.agents.llm.info import LLMInfo
 from treegym.agents.policy import AgentGaveUp
 from treegym.agents.registry import make_agent
 from treegym.envs.core.contract import ExpertAdvice
@@ -17,7 +18,7 @@ TREE = {"": ["a", "b"], "a": ["a1", "a2"], "b": ["b1"]}
 class RecordingLLM(TreeLLM):
     """A TreeLLM that also keeps the keyword arguments of every call."""
 
-    supports_grammar = True
+    info = LLMInfo(grammar=True)
 
     def __init__(self, **kw):
         super().__init__(**kw)

@@ -22,6 +22,8 @@ def _rec(agent: str, task: int, success: bool, *, budget: int | None = 30, llm: 
     r = {"env_id": ENV, "task_id": task, "agent": agent, "llm": llm, "seed": task, "success": success,
          "reward": float(success), "steps": 3, "llm_calls": 10, "prompt_tokens": 1000, "completion_tokens": 100,
          "wall_s": 0.5, "actions": [f"{agent}-{task}"], "error": None}
+    if llm.startswith("synthetic"):  # what a run with the synthetic LLM records about it (LLMInfo)
+        r["llm_info"] = {"simulated": True, "over_http": False, "grammar": False, "price": [0.0, 0.0]}
     if budget is not None:
         r["budget"] = budget
     r.update(extra)

@@ -79,17 +79,6 @@ def tool_section(observation: dict, max_examples: int = 3) -> str:
             lines.append(f"   Example: {json.dumps(example)}")
     return "\n".join(lines)
 
-
-def purchase_metrics(records: Sequence[dict]) -> dict[str, float]:
-    """WebShop's Precision and Purchase Rate (Auto-GPT paper, Table 1): purchase rate = episodes that
-    ended with a purchase / episodes; precision = successful purchases / purchases. Reads each
-    record's ``agent_stats["purchased"]`` (an Auto-GPT run record) and ``success``."""
-    n = len(records)
-    bought = [r for r in records if (r.get("agent_stats") or {}).get("purchased")]
-    wins = sum(1 for r in bought if r.get("success"))
-    return {"episodes": n, "purchase_rate": len(bought) / n if n else 0.0,
-            "precision": wins / len(bought) if bought else 0.0}
-
 _FENCE_RE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
 _TRAILING_COMMA_RE = re.compile(r",\s*([}\]])")
 _ACTION_LINE_RE = re.compile(r"^\s*action\s*:\s*(.+?)\s*$", re.I | re.M)
@@ -335,7 +324,8 @@ class AutoGPTPolicy(BasePolicy):
         for attempt in range(self.retries + 1):
             if attempt:
                 self.counts["json_retries"] += 1
-            text = ReactRequest(messages, self.env, temperature=self.temperature, seed=self.seed).send(self.llm)[0]
+            text = ReactRequest(messages, self.env, temperature=self.temperature, seed=self.seed,
+                                opinions=tuple(opinions)).send(self.llm)[0]
             cmd, problem = parse_command(text)
             if cmd is not None:
                 action = command_to_action(cmd, observation)

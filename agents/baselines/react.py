@@ -6,7 +6,7 @@
 * ``react`` is Thought/Action prompting through the env's prompt spec
   (``agents/prompts``): one LLM call per step, the spec builds the prompt
   from the observation and the episode so far and parses the action. When the
-  LLM can constrain its output (``supports_grammar``) and the env lists valid
+  LLM can constrain its output (``info.grammar``) and the env lists valid
   actions, the answer is constrained to them.
 """
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..llm.base import LLM
+from ..llm.info import info_of
 from ..prompts import Step, get_prompts
 from ..policy import AgentGaveUp, BasePolicy
 from ..registry import register_agent
@@ -86,7 +87,7 @@ class ReactPolicy(BasePolicy):
         self.prompts = prompts or get_prompts(env_id)
         self.temperature = float(temperature)
         self.reflections = list(reflections)
-        self.constrain = bool(getattr(llm, "supports_grammar", False)) if constrain is None else bool(constrain)
+        self.constrain = info_of(llm).grammar if constrain is None else bool(constrain)
         self.seed = seed
         self.reset()
 

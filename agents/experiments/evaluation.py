@@ -46,6 +46,7 @@ import treegym.envs  # noqa: F401 - registers the ids, also inside spawned worke
 from .executors import collect
 from ..llm.base import LLM
 from ..llm.cache import CachedLLM as CachedLLMType
+from ..llm.info import info_of, preflight_of
 from ..search.telemetry import listening
 from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of this module
     ResultsFile,
@@ -135,6 +136,8 @@ def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, tas
     record: dict[str, Any] = {
         "env_id": config.env_id, "task_id": task_id, "agent": config.agent, "llm": llm_name, "seed": seed,
     }
+    if llm is not None:
+        record["llm_info"] = info_of(llm).as_record()  # what the report reads (simulated, price), never the name
     episode_llm = inner = None
     if llm is not None:
         # Each episode gets its own cache session (replayed samples in
@@ -247,8 +250,8 @@ def evaluate(
         log("treegym: " + reused.describe(len(plan), results.path))
 
     if todo and llm is not None and config.preflight and config.cache_mode != "replay":
-        check = getattr(llm, "preflight", None)
-        if callable(check):
+        check = preflight_of(llm)
+        if check is not None:
             check()
 
     def one(task_id: Any, seed: int) -> dict:

@@ -63,6 +63,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from ..llm.info import result_config_of
+
 #: Bump when a treegym change alters the results of an existing experiment config.
 RESULTS_VERSION = 1
 
@@ -88,23 +90,14 @@ def _canonical(value: Any) -> Any:
 def llm_config(llm: Any) -> dict[str, Any] | None:
     """The result-affecting settings of ``llm`` (None for agents without an LLM).
 
-    Uses ``llm.result_config()`` when the LLM defines it (the OpenAI-compatible
-    and local backends do); otherwise ``{"name": llm.name}`` (scripted and
-    synthetic LLMs put their settings in their name). Wrappers (cache, budget)
-    are seen through via their ``llm`` / ``inner`` attribute.
+    ``treegym.agents.llm.info.result_config_of``: ``llm.result_config()`` when the LLM
+    defines it (the OpenAI-compatible and local backends do); otherwise ``{"name": llm.name}``
+    (scripted and synthetic LLMs put their settings in their name). Wrappers (cache, budget)
+    are seen through via their ``llm`` attribute.
     """
     if llm is None:
         return None
-    seen = 0
-    while seen < 5 and not callable(getattr(llm, "result_config", None)):
-        inner = getattr(llm, "llm", None) or getattr(llm, "inner", None)
-        if inner is None:
-            break
-        llm, seen = inner, seen + 1
-    describe = getattr(llm, "result_config", None)
-    cfg = dict(describe()) if callable(describe) else {}
-    cfg.setdefault("name", str(getattr(llm, "name", type(llm).__name__)))
-    return _canonical(cfg)
+    return _canonical(result_config_of(llm))
 
 
 def experiment_config(

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ..llm.info import preflight_of
 from .episode import episode_seed
 from .evaluation import RunConfig, run_task
 from .progress import progress_bar
@@ -137,8 +138,8 @@ def run_sweep(
 
     if todo and preflight:
         for key, llm in llm_objs.items():
-            check = getattr(llm, "preflight", None)
-            if callable(check) and any(_llm_key(cells[i][0]) == key for i, _t, _s in todo):
+            check = preflight_of(llm)
+            if check is not None and any(_llm_key(cells[i][0]) == key for i, _t, _s in todo):
                 check()
 
     bar = progress_bar(total, "sweep", progress, initial=len(found))

@@ -26,6 +26,7 @@ from typing import Any
 
 from .accounting import CostTracker, WrapperAccounting, cost_of_last, usage_snapshot
 from .base import LLM, BudgetExceeded, Usage, require_request_api
+from .info import info_of
 from .request import Request
 
 
@@ -38,8 +39,7 @@ class BudgetedLLM(WrapperAccounting):
         require_request_api(llm)
         self.llm = llm
         self.name = llm.name
-        # Agents read this to decide whether to send `choices` (constrained decoding).
-        self.supports_grammar = bool(getattr(llm, "supports_grammar", False))
+        self.info = info_of(llm)  # the wrapped LLM's (grammar support, simulated, price)
         self.max_calls = max_calls
         self.max_tokens = max_tokens
         self._cost = CostTracker()

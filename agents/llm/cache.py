@@ -52,6 +52,7 @@ from filelock import FileLock
 
 from .accounting import CostTracker, WrapperAccounting, cost_of_last, usage_snapshot
 from .base import LLM, LLMError, Usage, require_request_api
+from .info import info_of
 from .request import Request
 
 CacheMode = Literal["record", "replay", "auto"]
@@ -183,8 +184,7 @@ class CachedLLM(WrapperAccounting):
         require_request_api(llm)
         self.llm = llm
         self.name = llm.name
-        # Agents read this to decide whether to send `choices` (constrained decoding).
-        self.supports_grammar = bool(getattr(llm, "supports_grammar", False))
+        self.info = info_of(llm)  # the wrapped LLM's (grammar support, simulated, price)
         self.mode = mode
         self.store = path if isinstance(path, ResponseCache) else ResponseCache(path)
         self._cost = CostTracker()

@@ -55,6 +55,7 @@ from typing import Any, Sequence
 
 from .base import LLMError
 from .gguf import gguf_context_length  # noqa: F401 - re-exported
+from .info import LLMInfo
 from .local_model import (  # noqa: F401 - re-exported: the model's settings live in local_model.py
     DEFAULT_MODEL_ALIAS, DEFAULT_MODEL_FILE, FALLBACK_CTX, MAX_DEFAULT_CTX, MODEL_HINT, _env_float,
     default_context, default_model_path, model_alias, resolve_model_path,
@@ -101,6 +102,7 @@ class LocalLLM(OpenAICompatibleLLM):
             max_retries=max_retries, backoff=backoff, supports_grammar=True,
             name=f"local:{self.server.alias}", default_max_tokens=default_max_tokens, one_sample_per_request=True,
         )
+        self.info = LLMInfo(over_http=True, grammar=True, price=(0.0, 0.0))  # a model on this machine
 
     def result_config(self) -> dict[str, Any]:
         """The settings that can change an answer (the resume key): the runtime and its version, the model

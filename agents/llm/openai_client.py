@@ -55,6 +55,7 @@ from openai.types.chat import ChatCompletion
 from .accounting import CostTracker
 from .base import LLMAuthError, LLMError, Usage, approx_tokens
 from .deadline import deadline_http_client
+from .info import LLMInfo
 from .grammar import choices_grammar
 from .openai_retry import RetryEvent, Retrying, check_chat_completion, count_retries, note_retry
 from .request import Request
@@ -127,6 +128,7 @@ class OpenAICompatibleLLM(Retrying):
         self.max_retries = int(max_retries)
         self.backoff = max(0.0, float(backoff))
         self.supports_grammar = supports_grammar
+        self.info = LLMInfo(over_http=True, grammar=supports_grammar)  # price: the report's table, by model
         self.default_max_tokens = default_max_tokens
         self.one_sample_per_request = one_sample_per_request
         self.name = name or f"openai:{self.requested_model or 'auto'}"

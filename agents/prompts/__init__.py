@@ -1,28 +1,26 @@
 """Prompts as data: generic builders (``spec.PromptSpec``) plus a small prompt spec per env.
 
-``get_prompts(env_id)`` returns the env's prompt spec (``specs/<env>.py``), or
-the generic spec for an env without one, so every agent runs on any env that
-follows the env-agent contract. Register a spec with ``@register_spec(env_id)``
-on a ``PromptSpec`` subclass (or list its module in ``_SPEC_MODULES``).
+``get_prompts(env_id)`` returns the env's prompt spec, or the generic spec for
+an env without one, so every agent runs on any env that follows the env-agent
+contract. A spec registers itself with ``@register_spec(env_id)`` on a
+``PromptSpec`` subclass. Specs are found the way agents are, lazily on the
+first lookup: every module of ``treegym.agents.prompts.specs`` is imported,
+then every entry point of the group :data:`ENTRY_POINT_GROUP`, so an installed
+package adds a spec with::
+
+    [project.entry-points."treegym.prompts"]
+    myenv = "mypackage.prompts"      # a module that uses @register_spec
 """
 from __future__ import annotations
 
-import importlib
 from typing import Callable
 
+from ..discovery import Discovery
 from .spec import PromptSpec, Step
 
+ENTRY_POINT_GROUP = "treegym.prompts"
 _SPECS: dict[str, type[PromptSpec]] = {}
-_SPEC_MODULES: dict[str, str] = {
-    "treegym/Game24-v0": "treegym.agents.prompts.specs.game24",
-    "treegym/WebShop-v0": "treegym.agents.prompts.specs.webshop",
-    "treegym/ToolBench-v0": "treegym.agents.prompts.specs.tools",
-    "treegym/RestBench-v0": "treegym.agents.prompts.specs.tools",
-    "treegym/ToolTasks-v0": "treegym.agents.prompts.specs.tools",
-    "treegym/BMoCA-v0": "treegym.agents.prompts.specs.bmoca",
-    "treegym/ALFWorld-v0": "treegym.agents.prompts.specs.alfworld",
-    "treegym/TextWorld-v0": "treegym.agents.prompts.specs.textworld",
-}
+_DISCOVERY = Discovery(ENTRY_POINT_GROUP, (f"{__name__}.specs",))
 
 
 def register_spec(env_id: str) -> Callable[[type[PromptSpec]], type[PromptSpec]]:
@@ -35,9 +33,9 @@ def register_spec(env_id: str) -> Callable[[type[PromptSpec]], type[PromptSpec]]
 
 
 def get_prompts(env_id: str) -> PromptSpec:
-    """A fresh prompt spec for ``env_id``: its own (imported on first use) or the generic one."""
-    if env_id not in _SPECS and env_id in _SPEC_MODULES:
-        importlib.import_module(_SPEC_MODULES[env_id])
+    """A fresh prompt spec for ``env_id``: its own (found on first use) or the generic one."""
+    if env_id not in _SPECS:
+        _DISCOVERY.load()
     spec = _SPECS.get(env_id, PromptSpec)()
     spec.env_id = env_id
     return spec
@@ -45,7 +43,8 @@ def get_prompts(env_id: str) -> PromptSpec:
 
 def spec_env_ids() -> list[str]:
     """Env ids with a prompt spec of their own (every other env gets the generic one)."""
-    return sorted(set(_SPEC_MODULES) | set(_SPECS))
+    _DISCOVERY.load()
+    return sorted(_SPECS)
 
 
-__all__ = ["PromptSpec", "Step", "get_prompts", "register_spec", "spec_env_ids"]
+__all__ = ["ENTRY_POINT_GROUP", "PromptSpec", "Step", "get_prompts", "register_spec", "spec_env_ids"]

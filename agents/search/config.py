@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..llm.base import LLM
+from ..llm.info import info_of
 from ..prompts import Step
 from ..requests import (
     CompareRequest, ImagineRequest, ProposeRequest, ReactRequest, ReflectRequest, StateRef, ValueRequest,
@@ -205,7 +206,7 @@ class SearchConfig:
 
     def _constrained(self, obs: Any) -> bool:
         """Whether answers are held to the env's valid actions (an LLM with grammar support)."""
-        return bool(getattr(self.llm, "supports_grammar", False)) and bool(self._valid(obs))
+        return info_of(self.llm).grammar and bool(self._valid(obs))
 
     def react(self, node: SearchNode, temperature: float = 0.0, reflections: Sequence[str] = ()) -> str:
         """One ReAct action from ``node`` (greedy by default)."""

@@ -26,6 +26,7 @@ from typing import Any, Callable, Sequence
 
 from ..llm.accounting import CostTracker, PerProcessLock
 from ..llm.base import LLMError, Message, Usage, approx_tokens
+from ..llm.info import SIMULATED_INFO
 from ..llm.request import Request
 
 ReplyFn = Callable[[list[Message]], str]  # or, with `takes_request = True`, Callable[[Request], str]
@@ -37,6 +38,8 @@ class ScriptExhausted(LLMError):
 
 class ScriptedLLM(PerProcessLock):
     """Replies from a fixed list or a function of the messages (see module docstring)."""
+
+    info = SIMULATED_INFO
 
     def __init__(
         self,

@@ -36,12 +36,12 @@ Spec: ``synthetic:p_correct=0.8,judge_acc=0.9,position_bias=0.1,value_noise=0.2,
 Study knobs (off by default; a knob that is on appears in the name):
 
 * ``follow_opinions=P`` (the Auto-GPT additional-opinions study): when a
-  ReAct-style prompt carries the ``autogpt`` agent's suggestions, each reply
+  react request carries the ``autogpt`` agent's suggestions (its ``opinions``
+  field, never parsed from the prompt text), each reply
   takes the first suggestion with probability P instead of the model's own
   answer (drawn from an RNG of its own, so P = 0 changes nothing).
-* :func:`simulated_verdict` is the judge corruption (accuracy and position
-  bias) as a function, for judges outside the LLM protocol (the report's
-  preference ranking).
+* the compare rule is :func:`treegym.envs.core.stats.simulated_verdict`, which
+  judges outside the LLM protocol share (the report's preference ranking).
 """
 from __future__ import annotations
 
@@ -50,10 +50,13 @@ import json
 import random
 from typing import Any
 
+from treegym.envs.core.stats import simulated_verdict
+
 from ..llm.accounting import CostTracker
 from ..llm.base import Usage, approx_tokens
+from ..llm.info import SIMULATED_INFO
 from ..llm.request import Request
-from ..requests import REQUEST_KINDS
+from ..requests import REQUEST_KINDS, ReactRequest
 
 DEFAULTS: dict[str, float] = {"p_correct": 0.8, "judge_acc": 0.9, "position_bias": 0.1, "value_noise": 0.2, "seed": 0}
 #: Study knobs (module docstring): accepted in a spec, passed on only when given.
@@ -66,6 +69,8 @@ UNREADABLE_PROMPT_REPLY = "(simulated model: the caller did not say what this pr
 
 class SyntheticLLM:
     """A simulated model of controlled accuracy over an env's oracle (see module docstring)."""
+
+    info = SIMULATED_INFO
 
     def __init__(
         self,
@@ -130,7 +135,7 @@ class SyntheticLLM:
             else:
                 replies = [self._reply(truth, self._rng(key, seed, i)) for i in range(n)]
             if self.follow_opinions and truth.kind == "react":
-                replies = self._follow_opinions(replies, msgs, key, seed)
+                replies = self._follow_opinions(replies, about.opinions if isinstance(about, ReactRequest) else (), key, seed)
         self._cost.charge(
             calls=1,
             prompt_tokens=sum(approx_tokens(str(m.get("content") or "")) for m in msgs),
@@ -139,12 +144,10 @@ class SyntheticLLM:
         return replies
 
     # ------------------------------------------------------------ study knobs
-    def _follow_opinions(self, replies: list[str], msgs: list[dict], key: str, seed: int | None) -> list[str]:
-        """Replace each reply by the prompt's first additional opinion with probability ``follow_opinions``."""
-        from ..baselines.autogpt import parse_opinions
-
-        user = next((str(m.get("content") or "") for m in reversed(msgs) if m.get("role") == "user"), "")
-        opinions = parse_opinions(user)
+    def _follow_opinions(self, replies: list[str], opinions: tuple[str, ...], key: str,
+                         seed: int | None) -> list[str]:
+        """Replace each reply by the request's first additional opinion (``ReactRequest.opinions``) with
+        probability ``follow_opinions``."""
         if not opinions:
             return replies
         out = []
@@ -176,13 +179,9 @@ class SyntheticLLM:
             lines = [self._action(truth, rng, pool) for _ in range(max(1, truth.k))]
             return render.render_proposals([ln for ln in lines if ln])
         if truth.kind == "compare":
-            if rng.random() < self.position_bias:
-                return render.render_comparison(1.0)
             pref = truth.preference if truth.preference is not None else 0.5
-            if pref == 0.5:
-                return render.render_comparison(1.0 if rng.random() < 0.5 else 0.0)
-            right = rng.random() < self.judge_acc
-            return render.render_comparison(pref if right else 1.0 - pref)
+            return render.render_comparison(
+                simulated_verdict(pref, rng, judge_acc=self.judge_acc, position_bias=self.position_bias))
         if truth.kind == "value":
             v = (truth.value or 0.0) + rng.gauss(0.0, self.value_noise) if self.value_noise else (truth.value or 0.0)
             return render.render_value(min(1.0, max(0.0, v)))
@@ -227,18 +226,3 @@ def _probability(name: str, value: Any) -> float:
     if not 0.0 <= float(value) <= 1.0:
         raise ValueError(f"synthetic LLM: {name} must be a probability in [0, 1], got {value}")
     return float(value)
-
-
-def simulated_verdict(truth: float, rng: random.Random, *, judge_acc: float, position_bias: float) -> float:
-    """A simulated judge's verdict on "is the first shown better?" (1.0 first, 0.0 second).
-
-    ``truth`` is 1.0 / 0.0 when the first / second really is better, 0.5 when
-    they are equal. With probability ``position_bias`` the judge says "first"
-    whatever it is shown; otherwise it is right with probability ``judge_acc``
-    (equal ones: a coin flip). The same rule as the synthetic LLM's compare answers.
-    """
-    if rng.random() < position_bias:
-        return 1.0
-    if truth == 0.5:
-        return 1.0 if rng.random() < 0.5 else 0.0
-    return truth if rng.random() < judge_acc else 1.0 - truth

@@ -1,6 +1,7 @@
-"""Statistics every results table shares."""
+"""Statistics every results table shares, and the noisy-judge model simulated judges share."""
 from __future__ import annotations
 
+import random
 from typing import Sequence
 
 import numpy as np
@@ -22,3 +23,18 @@ def bootstrap_ci(values: Sequence[float], resamples: int = 2000, seed: int = 0,
     means = x[rng.integers(0, x.size, size=(resamples, x.size))].mean(axis=1)
     lo, hi = np.quantile(means, [(1 - level) / 2, 1 - (1 - level) / 2])
     return float(lo), float(hi)
+
+
+def simulated_verdict(truth: float, rng: random.Random, *, judge_acc: float, position_bias: float) -> float:
+    """A simulated judge's verdict on "is the first shown better?" (1.0 first, 0.0 second).
+
+    ``truth`` is 1.0 / 0.0 when the first / second really is better, 0.5 when
+    they are equal. With probability ``position_bias`` the judge says "first"
+    whatever it is shown; otherwise it is right with probability ``judge_acc``
+    (equal ones: a coin flip). The synthetic LLM's compare answers and the report's simulated judge both use it.
+    """
+    if rng.random() < position_bias:
+        return 1.0
+    if truth == 0.5:
+        return 1.0 if rng.random() < 0.5 else 0.0
+    return truth if rng.random() < judge_acc else 1.0 - truth

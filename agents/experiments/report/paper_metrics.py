@@ -9,7 +9,7 @@ record of a condition carries it:
   table's pass rate is the one answer the agent played.
 * ``purchase_rate`` and ``precision`` (Auto-GPT study, Table 1, on WebShop): purchases /
   episodes and successful purchases / purchases, from ``agent_stats["purchased"]`` (the
-  ``autogpt`` agent's records; :func:`treegym.agents.baselines.autogpt.purchase_metrics`).
+  ``autogpt`` agent's records; :func:`purchase_metrics`).
 
 RestBench's correct path rate (``correct_path``) and JUDEC's preference rank have their own
 places: the CPR column (:func:`.tables.correct_path`) and ``preference.md`` (:mod:`.preference`).
@@ -31,11 +31,20 @@ def any_of_sequences(records: Sequence[dict]) -> float | None:
     return sum(_stats(r).get("sequences_success_any") is True for r in records) / len(records)
 
 
+def purchase_metrics(records: Sequence[dict]) -> dict[str, float]:
+    """WebShop's Precision and Purchase Rate (Auto-GPT paper, Table 1): purchase rate = episodes that
+    ended with a purchase / episodes; precision = successful purchases / purchases. Reads each
+    record's ``agent_stats["purchased"]`` (an Auto-GPT run record) and ``success``."""
+    n = len(records)
+    bought = [r for r in records if (r.get("agent_stats") or {}).get("purchased")]
+    wins = sum(1 for r in bought if r.get("success"))
+    return {"episodes": n, "purchase_rate": len(bought) / n if n else 0.0,
+            "precision": wins / len(bought) if bought else 0.0}
+
+
 def purchases(records: Sequence[dict]) -> tuple[float | None, float | None]:
     """(purchase rate, precision), both None when no record says whether it purchased; precision is
     None when nothing was purchased (no purchase to be precise about)."""
-    from ...baselines.autogpt import purchase_metrics
-
     if not any("purchased" in _stats(r) for r in records):
         return None, None
     m = purchase_metrics(records)

@@ -37,8 +37,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, Sequence
 
-from .records import Cell, Runs, succeeded
+from treegym.envs.core.stats import simulated_verdict
+
+from ...llm.info import info_of
 from ...llm.request import Request
+from .records import Cell, Runs, succeeded
 
 
 @dataclass(frozen=True)
@@ -85,8 +88,6 @@ class SimulatedJudge:
     simulated = True
 
     def __init__(self, judge_acc: float = 0.9, position_bias: float = 0.1, seed: int = 0):
-        from ...simulated.synthetic import simulated_verdict  # noqa: F401 - validates that the knob exists
-
         for key, v in (("judge_acc", judge_acc), ("position_bias", position_bias)):
             if not 0.0 <= float(v) <= 1.0:
                 raise ValueError(f"simulated judge: {key} must be a probability in [0, 1], got {v}")
@@ -94,8 +95,6 @@ class SimulatedJudge:
         self.name = f"synthetic judge(judge_acc={self.judge_acc:g},position_bias={self.position_bias:g},seed={self.seed})"
 
     def prefer(self, task: dict, first: Candidate, second: Candidate) -> bool:
-        from ...simulated.synthetic import simulated_verdict
-
         a, b = _outcome(first), _outcome(second)
         truth = 1.0 if a > b else 0.0 if a < b else 0.5
         key = json.dumps([self.seed, task.get("task_id"), first.method, first.actions, second.method, second.actions],
@@ -208,7 +207,7 @@ class LLMJudge:
     def __init__(self, llm: Any, cache_path: str | Path | None = None):
         self.llm = llm
         self.name = f"LLM judge {getattr(llm, 'name', type(llm).__name__)}"
-        self.simulated = str(getattr(llm, "name", "")).startswith(("synthetic", "scripted"))
+        self.simulated = info_of(llm).simulated
         self.cache = JudgeCache(cache_path)
         self.calls = 0
         self.unreadable = 0

@@ -13,6 +13,11 @@ older records, from top-level ``budget`` / ``agent_options`` fields; a record
 with neither has budget ``None`` ("the agent's own"). Records of different run
 seeds of one condition are replicates of one cell.
 
+What a cell says about its LLM beyond the name comes from the record's
+``llm_info`` (what the LLM declared, ``treegym.agents.llm.info.LLMInfo``): whether
+it was simulated and its price. The report never guesses it from the name; a
+record written before ``llm_info`` existed counts as a real model of unknown price.
+
 Which records count, following ``agents/runs.py``:
 
 * within a file, the *last* record of an episode (config hash, task, seed)
@@ -50,6 +55,10 @@ class Cell:
     budget: int | None = None
     options: str = ""  # the agent options as canonical JSON ("" when none)
     env_options: str = ""  # the gym.make kwargs as canonical JSON ("" when none)
+    #: what the LLM declared about itself (the record's ``llm_info``, ``treegym.agents.llm.info.LLMInfo``):
+    #: a simulated model, and its price in USD per 1M (input, output) tokens (None: not declared)
+    simulated: bool = field(default=False, compare=False)
+    price: tuple[float, float] | None = field(default=None, compare=False)
 
     @property
     def agent_label(self) -> str:
@@ -63,15 +72,16 @@ class Cell:
             label += " [env " + ",".join(f"{k}={v}" for k, v in sorted(opts.items())) + "]"
         return label
 
-    @property
-    def simulated(self) -> bool:
-        return is_simulated(self.llm)
 
-
-def is_simulated(llm_name: str) -> bool:
-    """Whether an LLM name is a simulated model (the synthetic or scripted LLM), not a real one."""
-    name = str(llm_name or "")
-    return name.startswith("synthetic") or name.startswith("scripted")
+def llm_info(record: dict) -> tuple[bool, tuple[float, float] | None]:
+    """(simulated, price) as the LLM declared them in the record's ``llm_info``; (False, None) for a record
+    without one (no LLM, or written before records carried it)."""
+    info = record.get("llm_info")
+    if not isinstance(info, dict):
+        return False, None
+    price = info.get("price")
+    ok = isinstance(price, (list, tuple)) and len(price) == 2 and all(isinstance(p, (int, float)) for p in price)
+    return info.get("simulated") is True, (float(price[0]), float(price[1])) if ok else None
 
 
 def record_config(record: dict) -> dict:
@@ -96,11 +106,13 @@ def record_options(record: dict) -> dict:
 def cell_of(record: dict) -> Cell:
     opts = record_options(record)
     env_opts = record_config(record).get("env_options") or {}
+    simulated, price = llm_info(record)
     return Cell(
         env_id=str(record["env_id"]), agent=str(record["agent"]), llm=str(record.get("llm") or "none"),
         budget=record_budget(record),
         options=json.dumps(opts, sort_keys=True, default=str) if opts else "",
         env_options=json.dumps(env_opts, sort_keys=True, default=str) if env_opts else "",
+        simulated=simulated, price=price,
     )
 
 

@@ -30,18 +30,16 @@ from treegym.envs.core.stats import bootstrap_ci
 
 #: USD per 1M tokens (input, output) by model-name prefix, as published by
 #: OpenAI in 2025. Prices change: override with ``--prices FILE.json``
-#: (``{"model-prefix": [input, output], ...}``). Simulated, scripted and local
-#: models cost nothing to call (their cost column reads 0).
+#: (``{"model-prefix": [input, output], ...}``). A model the table does not name
+#: costs what its backend declared in the record (``llm_info.price``: simulated
+#: and local models declare 0), else its cost is unknown ('-').
 DEFAULT_PRICES: dict[str, tuple[float, float]] = {
     "openai:gpt-4o-mini": (0.15, 0.60),
     "openai:gpt-4o": (2.50, 10.00),
     "openai:gpt-4.1-mini": (0.40, 1.60),
     "openai:gpt-4.1": (2.00, 8.00),
     "openai:gpt-3.5-turbo": (0.50, 1.50),
-    "synthetic": (0.0, 0.0),
-    "scripted": (0.0, 0.0),
-    "local": (0.0, 0.0),
-    "none": (0.0, 0.0),
+    "none": (0.0, 0.0),  # no LLM
 }
 
 
@@ -108,7 +106,7 @@ def row_of(cell: Cell, records: Sequence[dict], prices: dict[str, tuple[float, f
     lo, hi = bootstrap_ci(succ)
     paths = [correct_path(r) for r in records]
     cpr = (sum(bool(p) for p in paths) / n) if any(p is not None for p in paths) else None
-    price = price_of(cell.llm, prices)
+    price = price_of(cell.llm, prices) or cell.price
     tokens_in = sum(int(r.get("prompt_tokens") or 0) for r in records)
     tokens_out = sum(int(r.get("completion_tokens") or 0) for r in records)
     cost = None if price is None else (tokens_in * price[0] + tokens_out * price[1]) / 1e6 / n

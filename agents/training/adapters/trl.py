@@ -28,11 +28,21 @@ from ...prompts import get_prompts
 from .episode import TextEpisode
 
 
+#: env id -> its tool env class: every subclass of :class:`TreegymToolEnv` that sets its own ``env_id``
+#: registers itself here (a family's tool env, in this module or a user's).
+TOOL_ENVS: dict[str, type[TreegymToolEnv]] = {}
+
+
 class TreegymToolEnv:
     """Base class: ``env_id`` / ``env_kwargs`` name the env; subclasses add the family's tools."""
 
     env_id: ClassVar[str] = ""
     env_kwargs: ClassVar[Mapping[str, Any]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("env_id"):
+            TOOL_ENVS[cls.env_id] = cls
 
     def __init__(self) -> None:
         if not self.env_id:
@@ -205,12 +215,6 @@ class BMoCAToolEnv(TreegymToolEnv):
             lift_x: where the finger lifts, from the left.
         """
         return self._act(f"dual-gesture({touch_y}, {touch_x}, {lift_y}, {lift_x})")
-
-
-TOOL_ENVS: dict[str, type[TreegymToolEnv]] = {
-    cls.env_id: cls for cls in (Game24ToolEnv, WebShopToolEnv, ALFWorldToolEnv, TextWorldToolEnv, ToolBenchToolEnv,
-                                RestBenchToolEnv, ToolTasksToolEnv, BMoCAToolEnv)
-}
 
 
 def tool_env_class(env_id: str, **env_kwargs: Any) -> type[TreegymToolEnv]:
