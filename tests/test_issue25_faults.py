@@ -203,8 +203,9 @@ def test_split_reaches_the_env(tmp_path):
 
 # ----------------------------------------------------------------------------- documented paths
 def _readme_example() -> str:
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index("## Adding your own env, with rollback"):]
+    """The ForkableEnv example of docs/envs.md's "Adding your own env" (it moved there from the README)."""
+    text = (ROOT / "docs" / "envs.md").read_text()
+    section = text[text.index("<!-- example: envs/examples/number_walk.py -->"):]
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 
