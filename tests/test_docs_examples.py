@@ -5,7 +5,8 @@ earlier block of the same page made), as ``__main__``, in a fresh interpreter in
 A block preceded by ``<!-- not run: REASON -->`` is skipped, and must give its reason. Blocks
 marked ``<!-- example: envs/examples/NAME.py -->`` also equal their file
 (tests/test_readme_examples.py). The README's "Add your own env" block is also copied verbatim to a
-file and played through ``treegym check`` and ``treegym run`` as the README says.
+file and played through ``treegym check`` and ``treegym run`` as the README says; so is
+docs/envs.md's ForkableEnv example.
 """
 from __future__ import annotations
 
@@ -65,10 +66,10 @@ def test_each_page_runs_its_python_blocks_in_order(page, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
 
 
-def _readme_own_env_block() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Add your own env"):]
-    return section.split("```python\n", 1)[1].split("```", 1)[0]
+def _block_after(page: str, start: str) -> str:
+    """The first python block of ``page`` after the text ``start``."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    return text[text.index(start):].split("```python\n", 1)[1].split("```", 1)[0]
 
 
 def _treegym(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -76,19 +77,26 @@ def _treegym(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True)
 
 
-def test_the_readme_engine_env_saved_as_a_file_checks_and_plays_through_the_cli(tmp_path):
-    (tmp_path / "walk.py").write_text(_readme_own_env_block(), encoding="utf-8")
-    done = subprocess.run([sys.executable, "walk.py"], cwd=tmp_path, capture_output=True, text=True)
-    assert done.returncode == 0 and "rollback OK" in done.stdout, done.stderr
-    done = _treegym("check", "walk:mysuite/Walk-v0", cwd=tmp_path)
-    assert done.returncode == 0 and "rollback OK" in done.stdout, done.stderr
-    done = _treegym("run", "walk:mysuite/Walk-v0", "--agent", "elo", "--llm", "synthetic:p_correct=0.8",
-                    "--out", "walk.jsonl", "--no-progress", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    records = [json.loads(line) for line in (tmp_path / "walk.jsonl").read_text().splitlines()]
-    assert sorted(r["task_id"] for r in records) == [3, 5, 7]
-    assert all(r["error"] is None and r["steps"] > 0 for r in records)
+# (page, where its env block is, the file the page says to save it as, the id, a `treegym run` to play)
+OWN_ENV_BLOCKS = [
+    ("README.md", "## Add your own env", "walk", "mysuite/Walk-v0", ("--agent", "elo", "--llm", "synthetic:p_correct=0.8")),
+    ("docs/envs.md", "<!-- example: envs/examples/number_walk.py -->", "number_walk", "mysuite/NumberWalk-v0",
+     ("--agent", "oracle", "--tasks", "0")),
+]
 
+
+@pytest.mark.parametrize("page, start, module, env_id, run_args", OWN_ENV_BLOCKS, ids=[b[2] for b in OWN_ENV_BLOCKS])
+def test_an_own_env_block_saved_as_a_file_checks_and_plays_through_the_cli(page, start, module, env_id, run_args,
+                                                                           tmp_path):
+    (tmp_path / f"{module}.py").write_text(_block_after(page, start), encoding="utf-8")
+    done = subprocess.run([sys.executable, f"{module}.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0 and "rollback OK" in done.stdout, done.stderr
+    done = _treegym("check", f"{module}:{env_id}", cwd=tmp_path)
+    assert done.returncode == 0 and "rollback OK" in done.stdout, done.stderr
+    done = _treegym("run", f"{module}:{env_id}", *run_args, "--out", "runs.jsonl", "--no-progress", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in (tmp_path / "runs.jsonl").read_text().splitlines()]
+    assert records and all(r["error"] is None and r["success"] for r in records)
 
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 PENDING = {"docs/install.md"}  # written on the packaging engineer's branch; linked from here already
