@@ -124,3 +124,12 @@ def test_relative_links_of_each_page_reach_a_file_and_its_heading(page):
         elif anchor and file.suffix == ".md" and anchor not in _anchors(file):
             broken.append(f"{target}: no heading #{anchor} in {file.name}")
     assert not broken, f"{page.name}: " + "; ".join(broken)
+
+
+def test_the_readme_is_a_front_page_that_links_every_docs_page():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250, "the README is the front page: move detail to a docs/ page"
+    heads = re.findall(r"^## (.+)$", text, re.M)
+    assert heads[:2] == ["Two commands", "Envs"] and "Data and credits" in heads
+    linked = {target.partition("#")[0] for target in LINK.findall(text)}
+    assert {f"docs/{page.name}" for page in PAGES[1:]} <= linked
