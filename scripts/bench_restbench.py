@@ -18,7 +18,7 @@ sum over one pass of the 157 paths, the slowest single requests and the load
 average beside the figures. A scan over all people x all movies shows up as
 an endpoint far above the median request (the ``x`` column). To compare with
 an earlier version, run the same script in that version's tree alternately
-with this one (the indexes of RestData were measured so: README).
+with this one (the indexes of RestData were measured so: docs/results.md).
 
     python -m treegym.scripts.bench_restbench [--repeats 15] [--top 12]
 """

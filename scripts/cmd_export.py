@@ -3,7 +3,7 @@
 INPUTs are saved trees (files or folders of them) and run-record files (``treegym run ...
 --save-trees``), whose records name their trees (a record without one is replayed into a
 one-path tree). The line schemas are documented in
-``treegym.agents.training.export`` and the README ("Export training data"). Exit 2 with one
+``treegym.agents.training.export`` and docs/training.md ("Export training data"). Exit 2 with one
 line naming the problem for an unreadable or foreign input.
 """
 from __future__ import annotations

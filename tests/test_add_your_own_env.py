@@ -1,4 +1,4 @@
-"""The README's add-your-own-env guide, proven: a new env that follows the env-agent contract
+"""docs/envs.md's ForkableEnv guide, proven: a new env that follows the env-agent contract
 (envs/examples/number_walk.py: snapshot hooks, info["success"], expert(), canonical_action,
 task_fields) runs every registered agent with the synthetic LLM, with no agent-side code
 at all (the generic prompt spec; a spec of its own is optional)."""
@@ -13,7 +13,7 @@ from treegym.agents.prompts import PromptSpec, get_prompts, spec_env_ids
 from support.agent_runs import required_options
 from treegym.agents.registry import agent_names, make_agent
 
-ENV = "treegym/NumberWalk-v0"  # registered by conftest.py, as the README tells a user to
+ENV = "treegym/NumberWalk-v0"  # registered by conftest.py, as docs/envs.md tells a user to
 LLM = "synthetic:p_correct=0.9,judge_acc=0.9,position_bias=0,value_noise=0.1,seed=0"
 ENV_SCOPED = {"rule", "gold"}  # WebShop's own baselines: a clear error elsewhere
 AGENTS = [n.replace("@K", "@3") for n in agent_names() if n not in ENV_SCOPED]

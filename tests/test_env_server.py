@@ -25,7 +25,7 @@ TASKS = {  # a task each, and make-kwargs that keep the in-process env and the s
 
 
 class Listed(NumberWalkEnv):
-    """The README's NumberWalk with one listed task (what ForkEngine serves tasks by)."""
+    """docs/envs.md's NumberWalk with one listed task (what ForkEngine serves tasks by)."""
 
     @classmethod
     def default_task_pool(cls):

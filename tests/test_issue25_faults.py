@@ -202,28 +202,10 @@ def test_split_reaches_the_env(tmp_path):
 
 
 # ----------------------------------------------------------------------------- documented paths
-def _readme_example() -> str:
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index("## Adding your own env, with rollback"):]
-    return section.split("```python\n", 1)[1].split("```", 1)[0]
-
-
 def _treegym(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
     code = "import sys; from treegym.scripts.cli import main; sys.exit(main())"
     return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, timeout=600,
                           env={**os.environ, **(env or {})})
-
-
-def test_the_readme_example_copied_verbatim_runs_and_reaches_the_cli(tmp_path):
-    (tmp_path / "number_walk.py").write_text(_readme_example())
-    done = subprocess.run([sys.executable, "number_walk.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0 and "rollback OK" in done.stdout, done.stderr
-    done = _treegym("check", "number_walk:mysuite/NumberWalk-v0", cwd=tmp_path)
-    assert done.returncode == 0 and "rollback OK" in done.stdout, done.stderr
-    done = _treegym("run", "number_walk:mysuite/NumberWalk-v0", "--agent", "oracle", "--tasks", "0",
-                    "--out", "walk.jsonl", "--no-progress", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert _records(tmp_path / "walk.jsonl")[0]["success"] is True
 
 
 def test_an_entry_point_plugin_reaches_the_cli(tmp_path):

@@ -144,7 +144,7 @@ def test_an_llm_with_the_old_keyword_signature_is_refused_with_a_clear_message()
 
 
 def test_the_readme_custom_llm_example_runs_an_episode():
-    """README's "Your own LLM" block, run as written, then one episode with the agent it makes."""
+    """docs/llms.md's "Your own LLM" block, run as written, then one episode with the agent it makes."""
     import re
     from pathlib import Path
 
@@ -153,10 +153,10 @@ def test_the_readme_custom_llm_example_runs_an_episode():
     import treegym.envs  # noqa: F401  (registers the ids)
     from treegym.agents.experiments.episode import run_episode
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[1] / "docs" / "llms.md").read_text(encoding="utf-8")
     block = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "class EchoFirstChoice" in b)
     scope: dict = {}
-    exec(compile(block, "README.md", "exec"), scope)
+    exec(compile(block, "docs/llms.md", "exec"), scope)
     record = run_episode(gym.make("treegym/Game24-v0"), scope["agent"], seed=0)
     assert record["error"] is None and record["steps"] > 0
     assert scope["EchoFirstChoice"].usage.calls >= record["steps"]

@@ -1,4 +1,4 @@
-"""A worked example of adding an env with native rollback: the README's "Adding your own env" code,
+"""A worked example of adding an env with native rollback: docs/envs.md's "Adding your own env" code,
 character for character after this docstring (tests/test_add_your_own_env.py checks it).
 
 NumberWalk: start at 0, reach ``target`` by commands ``add N`` / ``sub N`` (N in 1..3); reward 1 on
