@@ -1,7 +1,7 @@
 """ALFWorld speed: step (compiled goal vs the generic evaluator vs the official engine), reset, and a cold
 restore at depth 8 against reset+replay, with every restored state checked against a replayed one.
 
-    python -m treegym.scripts.bench_alfworld [--games 16] [--steps 20] [--depth 8] [--repeats 7] [--seed 0]
+    python -m treegym.scripts.bench.bench_alfworld [--games 16] [--steps 20] [--depth 8] [--repeats 7] [--seed 0]
 
 On ``--games`` shipped games spread over the split, in one run, ``--repeats`` interleaved rounds
 (every measure once per game per round; the figure is the median over rounds of the round's median):

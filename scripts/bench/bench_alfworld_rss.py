@@ -1,6 +1,6 @@
 """ALFWorld memory: does the process's RSS stay flat over many tree searches?
 
-    python -m treegym.scripts.bench_alfworld_rss [--searches 100] [--tasks 10] [--agent mcts] [--budget 30]
+    python -m treegym.scripts.bench.bench_alfworld_rss [--searches 100] [--tasks 10] [--agent mcts] [--budget 30]
 
 Runs ``--searches`` seeded searches (``--agent`` with the synthetic LLM, whose truth is the env's
 planner expert) one after the other in this process, on ``--tasks`` shipped games taken in turn
@@ -18,7 +18,7 @@ import os
 import sys
 import time
 
-from treegym.scripts.bench_support import rss_mb
+from treegym.scripts.bench.bench_support import rss_mb
 
 ENV_ID = "treegym/ALFWorld-v0"
 LLM_SPEC = "synthetic:p_correct=0.7,judge_acc=0.8,value_noise=0.3,seed={seed}"

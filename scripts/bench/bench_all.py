@@ -17,7 +17,7 @@ shared machine do not count), wall time too, and the load average before and aft
 The results (with the git commit, Python version, load and settings) go to ``--out`` as JSON;
 an existing file from other settings is refused unless ``--overwrite``.
 
-    python -m treegym.scripts.bench_all [--quick] [--envs game24,alfworld] [--out bench_results.json]
+    python -m treegym.scripts.bench.bench_all [--quick] [--envs game24,alfworld] [--out bench_results.json]
 """
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ from typing import Any
 import gymnasium as gym
 
 import treegym.envs as te
-from treegym.scripts.bench_overhead import AGENTS, LLM_SPEC, TARGET_RATIO, format_overhead, measure_overhead
-from treegym.scripts.bench_rollback import NoOpenStates, RollbackRefused, measure_rollback
-from treegym.scripts.bench_support import load_average, load_text, provenance
+from treegym.scripts.bench.bench_overhead import AGENTS, LLM_SPEC, TARGET_RATIO, format_overhead, measure_overhead
+from treegym.scripts.bench.bench_rollback import NoOpenStates, RollbackRefused, measure_rollback
+from treegym.scripts.bench.bench_support import load_average, load_text, provenance
 
 SCHEMA = "treegym.bench_all/1"
 FAMILIES = {

@@ -33,7 +33,7 @@ the machine load printed beside them:
 
 Prints the ratios reset+replay / restore (target >= 100x at depth 8).
 
-    python scripts/bench_android.py [--depth 8] [--states 6] [--repeats 20] [--server]
+    python scripts/bench/bench_android.py [--depth 8] [--states 6] [--repeats 20] [--server]
 """
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ from treegym.envs.android.sim.phone import SimPhone
 from treegym.envs.android.sim.window import render
 from treegym.envs.android.ui import to_xml
 from treegym.envs.core.check import first_difference
-from treegym.scripts.bench_support import percentile, rss_mb
+from treegym.scripts.bench.bench_support import percentile, rss_mb
 
 # tasks with long step limits, on configurations of different devices and languages (one RTL)
 TASKS = ("test_env_101/turn_off_the_call_in_process", "test_env_100/create_alarm_at_10:30_am",

@@ -15,7 +15,7 @@ budget (``budget_<B>.jsonl``, resumable: a rerun skips finished episodes),
 ``table.md`` (pass rate % and mean calls per agent and budget) and
 ``pass_rate_vs_budget.png``.
 
-    python -m treegym.scripts.bench_budget --puzzles 20 --workers 2
+    python -m treegym.scripts.bench.bench_budget --puzzles 20 --workers 2
 
 Information: by default no agent reads the env's success flag or reward during
 its search (``peek_success`` off for every agent); ``cot@3`` and ``reflexion``

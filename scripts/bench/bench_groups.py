@@ -17,7 +17,7 @@ this process's CPU time (a long replay on a busy machine is preempted more often
 fork, so wall time would flatter the fork); wall-time medians and the load average are printed
 beside them. Target: fork >= 100x faster than replay, in CPU time.
 
-    python scripts/bench_groups.py [--env ID ...] [--depth 8] [--group 16] [--repeats 31]
+    python scripts/bench/bench_groups.py [--env ID ...] [--depth 8] [--group 16] [--repeats 31]
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ import gymnasium as gym
 
 import treegym.envs as te
 
-from treegym.scripts.bench_rollback import choose_action
+from treegym.scripts.bench.bench_rollback import choose_action
 
 DEFAULT_ENVS = ("treegym/WebShop-v0", "treegym/ALFWorld-v0")
 TARGET = 100.0

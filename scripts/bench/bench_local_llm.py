@@ -18,7 +18,7 @@ prompt starts with a random nonce, so no server can reuse an earlier prompt from
 Ratios are printed against the first runtime. The load average is printed before and after:
 on a shared 2-core machine, compare runtimes within one run, never across runs.
 
-    python scripts/bench_local_llm.py [--runtimes xllamacpp,llama-cpp-python] [--threads 1]
+    python scripts/bench/bench_local_llm.py [--runtimes xllamacpp,llama-cpp-python] [--threads 1]
                                       [--repeats 3] [--calls 8]
 """
 from __future__ import annotations

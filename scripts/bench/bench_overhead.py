@@ -3,7 +3,7 @@
 Each agent searches from the start state of ``reset(seed)`` for each seed, with the offline
 simulated LLM (``synthetic:...``; the same factory ``treegym run`` uses) and a fixed call
 budget. Time spent inside the LLM's methods is measured by wrapping the LLM object handed to
-the agent (:class:`~treegym.scripts.bench_support.TimedLLM`) and subtracted, so what is left,
+the agent (:class:`~treegym.scripts.bench.bench_support.TimedLLM`) and subtracted, so what is left,
 divided by the search's expansions, is the framework's cost of one expansion: prompt building,
 parsing, tree bookkeeping, and the env work the expansion needs.
 
@@ -14,7 +14,7 @@ once). The ratio framework / baseline of each search (against its own episode's 
 search overhead; its median over searches is reported, with quartiles; the target is at most 2x.
 Figures are medians of CPU time (``time.process_time``), wall time beside them.
 
-    python -m treegym.scripts.bench_overhead --env treegym/ToolTasks-v0 [--agents bfs,mcts] [--budget 40]
+    python -m treegym.scripts.bench.bench_overhead --env treegym/ToolTasks-v0 [--agents bfs,mcts] [--budget 40]
 """
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ from typing import Any, Callable, Sequence
 import gymnasium as gym
 
 import treegym.envs as te
-from treegym.scripts.bench_rollback import RollbackRefused
-from treegym.scripts.bench_support import Samples, TimedLLM, interleave, load_text, spread
+from treegym.scripts.bench.bench_rollback import RollbackRefused
+from treegym.scripts.bench.bench_support import Samples, TimedLLM, interleave, load_text, spread
 
 AGENTS = ("bfs", "dfs", "dfsdt", "mcts", "lats", "elo", "astar")  # ToT BFS/DFS, DFSDT, MCTS, LATS, Elo, A*
 LLM_SPEC = "synthetic:p_correct=0.5,judge_acc=0.8,value_noise=0.3,seed=0"

@@ -20,7 +20,7 @@ an endpoint far above the median request (the ``x`` column). To compare with
 an earlier version, run the same script in that version's tree alternately
 with this one (the indexes of RestData were measured so: README).
 
-    python -m treegym.scripts.bench_restbench [--repeats 15] [--top 12]
+    python -m treegym.scripts.bench.bench_restbench [--repeats 15] [--top 12]
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ import sys
 import time
 from typing import Any
 
-from treegym.scripts.bench_support import percentile
+from treegym.scripts.bench.bench_support import percentile
 
 
 def recorded_requests() -> list[tuple[Any, ...]]:

@@ -21,9 +21,9 @@ the env's figures (:class:`RollbackRefused`) instead of printing them. Figures a
 CPU time (``time.process_time``: other jobs on the machine do not count) with the wall-time
 medians, quartiles and the load average beside them; the ratio is replay / same-episode restore.
 
-    python -m treegym.scripts.bench_rollback [--env ID ...] [--depth 8] [--repeats 31] [--budget S]
+    python -m treegym.scripts.bench.bench_rollback [--env ID ...] [--depth 8] [--repeats 31] [--budget S]
 
-``python -m treegym.scripts.bench_all`` runs this for every env family together with the
+``python -m treegym.scripts.bench.bench_all`` runs this for every env family together with the
 search-overhead figures and writes a results file.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ import gymnasium as gym
 import numpy as np
 
 import treegym.envs as te
-from treegym.scripts.bench_support import Samples, interleave, load_text
+from treegym.scripts.bench.bench_support import Samples, interleave, load_text
 
 DEFAULT_DEPTH = 8
 TARGETS = {"treegym/Game24-v0": 50.0}  # minimum replay/restore ratio (CPU medians)

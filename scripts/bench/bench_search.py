@@ -20,7 +20,7 @@ Per algorithm it prints the median over puzzles of
 Times are CPU time of this process (``time.process_time``), so other work on
 the machine does not inflate them. Target: ``framework`` under 1 ms per expansion.
 
-    python -m treegym.scripts.bench_search [--puzzles N] [--agents a,b] [--budget B]
+    python -m treegym.scripts.bench.bench_search [--puzzles N] [--agents a,b] [--budget B]
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ import statistics
 import time
 from typing import Any, Sequence
 
-from treegym.scripts.bench_support import TimedLLM
+from treegym.scripts.bench.bench_support import TimedLLM
 
 ENV_ID = "treegym/Game24-v0"
 AGENTS = ("mcts", "lats", "dfsdt", "bfs", "dfs", "cot@3", "reflexion", "sc@5", "elo", "astar")

@@ -21,7 +21,7 @@ snapshot the env to do so: the simulation's cost, shown apart), the search's
 snapshots taken and released, replayed steps, the ratio eager / by-cost of the medians, and the load
 average before and after.
 
-    python scripts/bench_snapshot_store.py [--agent bfs] [--tasks 900:906] [--snapshot-ms 50] [--step-ms 2]
+    python scripts/bench/bench_snapshot_store.py [--agent bfs] [--tasks 900:906] [--snapshot-ms 50] [--step-ms 2]
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from treegym.agents.llm_specs import make_llm
 from treegym.agents.registry import make_agent
 from treegym.envs.examples.external_snapshots import HandleSnapshots
 from treegym.envs.game24.env import Game24Env
-from treegym.scripts.bench_support import TimedLLM, load_text, spread
+from treegym.scripts.bench.bench_support import TimedLLM, load_text, spread
 
 ENV = "treegym/Game24-v0"
 

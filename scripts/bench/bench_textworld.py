@@ -1,6 +1,6 @@
 """TextWorld-v0: step cost against textworld's own env, and native snapshot+restore against reset+replay.
 
-    python -m treegym.scripts.bench_textworld [--depth 10] [--repeats 30] [--games coin_1,cooking_1,...]
+    python -m treegym.scripts.bench.bench_textworld [--depth 10] [--repeats 30] [--games coin_1,cooking_1,...]
 
 For each game: reset, play ``depth`` seeded random admissible commands (stopping
 short of an ending). Then, ``repeats`` times, interleaved in one loop:

@@ -31,7 +31,7 @@ ceiling, without the ``openai`` client's and the endpoint's CPU per request
 (on 2 cores shared with the endpoint, that CPU is what keeps the HTTP
 speed-up below the in-process one).
 
-    python -m treegym.scripts.bench_throughput --episodes 32 --concurrency 32
+    python -m treegym.scripts.bench.bench_throughput --episodes 32 --concurrency 32
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Sequence
 
 ENV_ID = "treegym/Game24-v0"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -78,7 +78,7 @@ def serve(latency: float) -> None:
 def start_endpoint(latency: float) -> tuple[subprocess.Popen, str]:
     if not (REPO / "tests" / "support" / "chat_server.py").exists():
         raise SystemExit("bench_throughput: run it from a treegym checkout (it needs tests/support/chat_server.py)")
-    proc = subprocess.Popen([sys.executable, "-m", "treegym.scripts.bench_throughput", "--serve",
+    proc = subprocess.Popen([sys.executable, "-m", "treegym.scripts.bench.bench_throughput", "--serve",
                              "--latency", str(latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     url = proc.stdout.readline().strip() if proc.stdout else ""
     if not url.startswith("http"):

@@ -21,7 +21,7 @@
    prints per-call p50/p99 with one client at a time and all at once, and the
    replays whose answers differ from a fresh in-process world.
 
-    python scripts/bench_toolbench.py [--depth 8] [--repeats 300] [--server] [--sessions 32] [--rounds 3]
+    python scripts/bench/bench_toolbench.py [--depth 8] [--repeats 300] [--server] [--sessions 32] [--rounds 3]
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """How fast the offline tree viewer opens a big search tree, in headless Chromium.
 
-    python scripts/bench_tree_viewer.py [--nodes 10000] [--reps 5]
+    python scripts/bench/bench_tree_viewer.py [--nodes 10000] [--reps 5]
 
 Writes a standalone viewer page (``treegym tree --html``) for a generated tree of
 ``--nodes`` nodes (branching 4, each node with a 600-character observation and
@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
 from treegym.agents.experiments.report.treeview import write_tree_page  # noqa: E402
 

@@ -9,7 +9,7 @@ RSS after 10. The synthetic LLM keeps its own memo of states (bounded in bytes,
 32 MB by default: ``TREEGYM_ORACLE_MEMO_MB``); ``--forget-oracle-memo`` clears
 it after each search, to see the env's own memory alone.
 
-    python -m treegym.scripts.bench_webshop_memory [--searches 100] [--agent lats] [--budget 20] [--forget-oracle-memo]
+    python -m treegym.scripts.bench.bench_webshop_memory [--searches 100] [--agent lats] [--budget 20] [--forget-oracle-memo]
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ import time
 import gymnasium as gym
 
 import treegym.envs  # noqa: F401 - registers the env ids
-from treegym.scripts.bench_support import rss_mb
+from treegym.scripts.bench.bench_support import rss_mb
 
 LLM_SPEC = "synthetic:p_correct=0.5,judge_acc=0.8,value_noise=0.3,seed=0"
 ENV_ID = "treegym/WebShop-v0"

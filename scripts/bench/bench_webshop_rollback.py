@@ -11,7 +11,7 @@ lands where the env already is, and every start is checked to give the very
 observation the replay gives. Prints medians (wall and CPU time), their ratio
 and the load average (target: native >= 100x faster).
 
-    python scripts/bench_webshop_rollback.py [--depth 8] [--repeats 60] [--catalog DIR | --products N]
+    python scripts/bench/bench_webshop_rollback.py [--depth 8] [--repeats 60] [--catalog DIR | --products N]
                                              [--server-url URL]
 
 The ratio grows with the catalog: replay pays one index query per search, and

@@ -16,9 +16,9 @@ Phases (each measured in its own fresh process where it matters):
 
 Targets: <= 1 GB resident, <= 10 s cold start, p50 <= 10 ms.
 
-    python -m treegym.scripts.bench_webshop_scale            # full scale
-    python -m treegym.scripts.bench_webshop_scale --quick    # 50,000 products
-    python -m treegym.scripts.bench_webshop_scale --catalog DIR   # reuse a built catalog
+    python -m treegym.scripts.bench.bench_webshop_scale            # full scale
+    python -m treegym.scripts.bench.bench_webshop_scale --quick    # 50,000 products
+    python -m treegym.scripts.bench.bench_webshop_scale --catalog DIR   # reuse a built catalog
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from treegym.scripts.bench_support import rss_mb
+from treegym.scripts.bench.bench_support import rss_mb
 
 FULL_SIZE = 1_181_436
 QUICK_SIZE = 50_000
@@ -167,7 +167,7 @@ def phase_baseline(path: str) -> dict:
 
 def _fresh(args: list[str]) -> tuple[dict, float]:
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "treegym.scripts.bench_webshop_scale", *args],
+    out = subprocess.run([sys.executable, "-m", "treegym.scripts.bench.bench_webshop_scale", *args],
                          capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t0
     if out.returncode != 0:

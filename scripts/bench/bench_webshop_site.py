@@ -20,7 +20,7 @@ in flight and for the same walks made by 1 shopper (both after a warm-up pass
 over them), checking every page shows its own goal's instruction
 (and the done page its ``#reward``).
 
-    python scripts/bench_webshop_site.py [--sessions 32] [--episodes 3] [--catalog DIR] [--url URL]
+    python scripts/bench/bench_webshop_site.py [--sessions 32] [--episodes 3] [--catalog DIR] [--url URL]
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from html import unescape
 from urllib.parse import urlencode, urlsplit
 
-from treegym.scripts.bench_support import percentile, start_cli_server
+from treegym.scripts.bench.bench_support import percentile, start_cli_server
 
 
 class Shopper:

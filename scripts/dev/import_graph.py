@@ -1,4 +1,4 @@
-"""``python -m treegym.scripts.import_graph [PACKAGE ...]``: import cycles and upward arrows among treegym modules.
+"""``python -m treegym.scripts.dev.import_graph [PACKAGE ...]``: import cycles and upward arrows among treegym modules.
 
 Reads the source (``ast``, nothing is imported) of every module under the given
 sub-packages of ``treegym`` (default: all of them) and prints
@@ -8,7 +8,8 @@ sub-packages of ``treegym`` (default: all of them) and prints
   or method); a package's ``__init__`` re-exporting its own modules counts;
 * every **upward arrow** against the declared layering (:data:`FORBIDDEN`):
   ``envs`` imports nothing from ``agents``/``servers``/``scripts``; ``servers``
-  nothing from ``agents``/``scripts``; ``agents.llm`` nothing else from ``agents``;
+  nothing from ``agents``/``scripts``; ``agents.llm`` nothing else from ``agents``; nothing
+  that ships imports the clone-only :data:`NOT_SHIPPED` packages (benchmarks, dev tools);
 * modules over :data:`MAX_LINES` lines (reported, not a failure: data modules may be long).
 
 Exit status 1 when there is a cycle or an upward arrow, else 0. ``TYPE_CHECKING``-only
@@ -33,6 +34,8 @@ FORBIDDEN: tuple[tuple[str, str, str | None], ...] = (
     ("treegym.servers", "treegym.scripts", None),
     ("treegym.agents.llm", "treegym.agents", "treegym.agents.llm"),
 )
+#: Packages that run from a clone only (not in the wheel): nothing that ships may import them.
+NOT_SHIPPED: tuple[str, ...] = ("treegym.scripts.bench", "treegym.scripts.dev")
 
 
 @dataclass(frozen=True)
@@ -45,8 +48,8 @@ class Arrow:
 
 def package_root() -> Path:
     """The folder ``treegym`` maps to: the repository root (envs/, agents/, ...) or, installed,
-    site-packages/treegym; this file is its scripts/import_graph.py."""
-    return Path(__file__).resolve().parents[1]
+    site-packages/treegym; this file is its scripts/dev/import_graph.py."""
+    return Path(__file__).resolve().parents[2]
 
 
 def module_files(root: Path, packages: list[str]) -> dict[str, Path]:
@@ -180,6 +183,9 @@ def upward(arrows: list[Arrow]) -> list[Arrow]:
 
     bad = []
     for a in arrows:
+        if any(under(a.target, p) for p in NOT_SHIPPED) and not any(under(a.source, p) for p in NOT_SHIPPED):
+            bad.append(a)
+            continue
         for src, dst, allowed in FORBIDDEN:
             if under(a.source, src) and under(a.target, dst) and not (allowed and under(a.target, allowed)):
                 bad.append(a)
@@ -215,7 +221,7 @@ def report(packages: list[str], root: Path | None = None) -> tuple[list[str], bo
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m treegym.scripts.import_graph", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m treegym.scripts.dev.import_graph", description=__doc__.split("\n\n")[0])
     p.add_argument("packages", nargs="*", default=None,
                    help="sub-packages of treegym to check (default: envs agents servers scripts)")
     args = p.parse_args(argv)

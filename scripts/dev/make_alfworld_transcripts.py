@@ -1,6 +1,6 @@
 """Record the golden ALFWorld transcripts with the official engine (once; the result is committed).
 
-    python -m treegym.scripts.make_alfworld_transcripts [--out tests/fixtures/alfworld_golden.jsonl.xz]
+    python -m treegym.scripts.dev.make_alfworld_transcripts [--out tests/fixtures/alfworld_golden.jsonl.xz]
         [--games N] [--walk-steps 30] [--seed 0] [--jobs 2]
 
 Needs ``pip install 'treegym[alfworld-official]'`` (fast-downward compiles from

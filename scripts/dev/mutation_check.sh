@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Mutation testing of the search algorithms and baselines (not part of CI: tens of minutes on 2 cores).
 #
-#   scripts/mutation_check.sh [MODULE ...]
+#   scripts/dev/mutation_check.sh [MODULE ...]
 #
 # MODULE: elo astar mcts lats tot dfsdt sequences (agents/search/<MODULE>.py),
 # baselines attempt_baselines (agents/<MODULE>.py); default: all eight, one after the other.
 # On a shared machine run one module at a time (each run replaces $WORK's results; REPORT
-# names the report file), e.g.  REPORT=mutation_mcts.txt scripts/mutation_check.sh mcts
+# names the report file), e.g.  REPORT=mutation_mcts.txt scripts/dev/mutation_check.sh mcts
 #
 # mutmut (>= 3, from PyPI) mutates the module one change at a time and runs, per mutant, the
 # tests of the selection below that execute the mutated function (mutmut's own per-function
@@ -24,11 +24,11 @@
 # Writes $REPORT (default: mutation_report.txt in the repository root): per module the
 # killed / survived / no-tests counts and the kill rate, then every survivor's diff.
 #
-# RERUN=1 scripts/mutation_check.sh: after changing only tests, copy them into the existing
+# RERUN=1 scripts/dev/mutation_check.sh: after changing only tests, copy them into the existing
 # $WORK and re-check just the mutants that were not killed (the source must be unchanged).
 set -euo pipefail
 
-REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 PYTHON="${PYTHON:-python3}"
 REPORT="${REPORT:-$REPO/mutation_report.txt}"
 WORK="${WORK:-/tmp/treegym-mutation}"
@@ -122,7 +122,7 @@ for line in lines:
     if m:
         status[m.group(1)] = (m.group(2), m.group(3).strip())
 out = [f"mutation check of {', '.join(modules)} with mutmut; tests: every search and baseline policy test "
-       "file, not slow (SEARCH_TESTS in scripts/mutation_check.sh)", ""]
+       "file, not slow (SEARCH_TESTS in scripts/dev/mutation_check.sh)", ""]
 survivors = []
 for mod in modules:
     counts = collections.Counter(s for k, (m, s) in status.items() if m == mod)

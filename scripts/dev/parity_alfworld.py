@@ -1,6 +1,6 @@
 """Parity of treegym's ALFWorld engine with the official one, on the shipped games.
 
-    python -m treegym.scripts.parity_alfworld [--games N] [--walk-steps 30] [--seed 0] [--out parity.json]
+    python -m treegym.scripts.dev.parity_alfworld [--games N] [--walk-steps 30] [--seed 0] [--out parity.json]
 
 Needs ``pip install 'treegym[alfworld-official]'``. For each game it records
 the official engine's transcripts of its planner's plan and of a seeded random

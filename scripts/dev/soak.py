@@ -1,6 +1,6 @@
 """Soak test: many concurrent sessions on each treegym server for N minutes, with fuzz mixed in.
 
-    python scripts/soak.py --minutes 10 [--clients 32] [--fuzz 0.2] [--seed 0]
+    python scripts/dev/soak.py --minutes 10 [--clients 32] [--fuzz 0.2] [--seed 0]
 
 Starts ``treegym serve webshop`` and ``treegym serve tools`` as their own
 processes on 127.0.0.1 (free ports; nothing else is contacted), then runs
@@ -28,7 +28,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from treegym.scripts.bench_support import percentile, start_cli_server
+from treegym.scripts.bench.bench_support import percentile, start_cli_server
 
 SERVERS = {"webshop": [""], "tools": ["", "/restbench", "/tooltasks"]}
 ODD = ["", "\x00", "\\c", "🙂" * 30, "[" * 3000 + "]" * 3000, "x" * 50_000, "{", "1e309", "click[]", "search[]",
