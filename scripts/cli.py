@@ -3,12 +3,13 @@
 Each subcommand lives in its own ``scripts/cmd_*.py`` module with a
 ``register(subparsers)`` function that adds its parser and sets ``func``
 (called with the parsed args, returns an exit code). Add a module to
-``COMMAND_MODULES`` to add a command.
+``COMMAND_MODULES`` to add a command. ``treegym --version`` prints :func:`version`.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import sys
 from typing import Sequence
 
@@ -26,8 +27,18 @@ COMMAND_MODULES = [
 ]
 
 
+def version() -> str:
+    """The installed distribution's version: pyproject.toml's ``version``, its one source, as pip
+    recorded it (``importlib.metadata``); ``"unknown"`` when treegym runs without being installed."""
+    try:
+        return importlib.metadata.version("treegym")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="treegym", description="Forkable Gymnasium envs and tree-search LLM agents.")
+    parser.add_argument("--version", action="version", version=f"treegym {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
