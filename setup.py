@@ -1,12 +1,13 @@
-"""Maps the fixed top-level folders onto the ``treegym`` namespace.
-
-``envs/`` installs as ``treegym.envs``, ``agents/`` as ``treegym.agents`` and so
-on, so no bare ``agents`` or ``envs`` module ever lands in site-packages.
-Everything else (metadata, dependencies, extras) lives in pyproject.toml.
-"""
+"""Maps the fixed top-level folders onto the ``treegym`` namespace (pyproject.toml cannot prefix a
+folder's sub-packages): ``envs/`` installs as ``treegym.envs``, ``agents/`` as ``treegym.agents`` and
+so on, so no bare ``agents`` or ``envs`` module lands in site-packages. The benchmarks and dev tools
+(``scripts/bench/``, ``scripts/dev/``) are left out: they run from a clone (``python -m
+treegym.scripts.bench.<name>`` through the editable install). Everything else (metadata,
+dependencies, extras, package data) lives in pyproject.toml."""
 from setuptools import find_packages, setup
 
 FOLDERS = ("envs", "agents", "servers", "scripts")
+CLONE_ONLY = ("scripts.bench", "scripts.dev")
 
 packages: list[str] = []
 package_dir: dict[str, str] = {}
@@ -14,17 +15,8 @@ for folder in FOLDERS:
     packages.append(f"treegym.{folder}")
     package_dir[f"treegym.{folder}"] = folder
     for sub in find_packages(folder):
-        packages.append(f"treegym.{folder}.{sub}")
+        name = f"{folder}.{sub}"
+        if not any(name == c or name.startswith(c + ".") for c in CLONE_ONLY):
+            packages.append(f"treegym.{name}")
 
-setup(
-    packages=packages,
-    package_dir=package_dir,
-    package_data={
-        "": ["*.csv", "*.json", "*.json.gz", "*.jsonl", "*.jsonl.gz", "*.txt", "*.html", "*.css", "*.js", "*.tar.xz", "*.gz", "*.z8", "LICENSE.*"],
-        # data folders that are not packages (no __init__.py)
-        "treegym.envs.restbench": ["data/*"],
-        "treegym.envs.toolbench": ["data/*.json", "data/queries/*.json", "data/tools/*/*.json"],
-        "treegym.envs.tools_common": ["data/*.json"],
-    },
-    include_package_data=True,
-)
+setup(packages=packages, package_dir=package_dir)

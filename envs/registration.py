@@ -136,12 +136,13 @@ def register_all() -> None:
     _SERVERS = discover_servers(families)
     ENVS.clear()  # the same dict object: modules that imported ENVS see the update
     ENVS.update({e.id: (e.entry_point, dict(e.kwargs), e.extra) for e in _ENTRIES})
-    for env_id, (entry_point, kwargs, _extra) in ENVS.items():
+    for env_id, (entry_point, kwargs, extra) in ENVS.items():
         if env_id in gym.registry:
             continue
         gym.register(
             id=env_id,
-            entry_point=entry_point,
+            # an id that needs an extra goes through needs_extra, which names the extra when it is missing
+            entry_point=f"{_PACKAGE}.needs_extra:{env_id}" if extra else entry_point,
             kwargs=dict(kwargs),
             max_episode_steps=None,
             disable_env_checker=False,
@@ -208,7 +209,7 @@ def env_class(env_id: str) -> type:
     except ImportError as exc:
         if extra:
             raise gym.error.DependencyNotInstalled(
-                f"{env_id} needs extra packages: pip install 'treegym[{extra}]' ({exc})"
+                f"{env_id} needs the {extra} extra: pip install 'treegym[{extra}]' ({exc})"
             ) from exc
         raise
     return getattr(module, attr)

@@ -4,12 +4,13 @@ Each subcommand lives in its own ``scripts/cmd_*.py`` module with a
 ``register(subparsers)`` function that adds its parser and sets ``func``
 (called with the parsed args, returns an exit code). The commands are found
 by scanning this package for ``cmd_*`` modules (:func:`command_modules`), so
-adding a command is adding its module.
+adding a command is adding its module. ``treegym --version`` prints :func:`version`.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import pkgutil
 import sys
 from pathlib import Path
@@ -24,8 +25,18 @@ def command_modules() -> list[str]:
     return sorted(f"{_PACKAGE}.{m.name}" for m in pkgutil.iter_modules(here) if m.name.startswith("cmd_"))
 
 
+def version() -> str:
+    """The installed distribution's version: pyproject.toml's ``version``, its one source, as pip
+    recorded it (``importlib.metadata``); ``"unknown"`` when treegym runs without being installed."""
+    try:
+        return importlib.metadata.version("treegym")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="treegym", description="Forkable Gymnasium envs and tree-search LLM agents.")
+    parser.add_argument("--version", action="version", version=f"treegym {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in command_modules():
         try:

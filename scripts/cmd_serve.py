@@ -101,7 +101,12 @@ def stop_on_signals() -> None:
 
 def run(args: argparse.Namespace) -> int:
     stop_on_signals()
-    problem = apply_server_policy(args)
+    try:
+        problem = apply_server_policy(args)  # imports the servers, so Flask
+    except ImportError as exc:
+        print(f"treegym serve needs Flask, part of treegym's default install: pip install 'flask>=3.0' ({exc})",
+              file=sys.stderr)
+        return 2
     if problem:
         print(f"treegym serve: {problem}", file=sys.stderr)
         return 2

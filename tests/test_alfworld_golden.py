@@ -3,7 +3,7 @@
 ``tests/fixtures/alfworld_golden.jsonl.xz`` holds, for each of the 134 shipped
 games, the official engine's (textworld PddlEnv + AlfredDemangler) transcript
 of its planner's plan and of a seeded random walk with invalid commands
-(recorded by ``python -m treegym.scripts.make_alfworld_transcripts``). Here
+(recorded by ``python -m treegym.scripts.dev.make_alfworld_transcripts``). Here
 every transcript is replayed through ``gym.make("treegym/ALFWorld-v0")`` and
 the observation text, ``valid_actions`` and ``info["won"]`` must equal the
 official frame after reset and after every step, the winning step included.

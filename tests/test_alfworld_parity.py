@@ -2,7 +2,7 @@
 
 Opt-in: needs ``pip install 'treegym[alfworld-official]'`` (fast-downward compiles from
 source) and is marked slow (the official engine takes seconds per reset).
-``python -m treegym.scripts.parity_alfworld`` prints the same figure for all games.
+``python -m treegym.scripts.dev.parity_alfworld`` prints the same figure for all games.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The layering docs/DESIGN.md draws, checked on the real tree.
 
-``python -m treegym.scripts.import_graph`` reads every module's imports (``ast``, nothing
+``python -m treegym.scripts.dev.import_graph`` reads every module's imports (``ast``, nothing
 runs) and prints cycles, upward arrows and long modules; these tests hold the whole
 package to it: no import cycle anywhere, no arrow up the layers (envs → nothing above,
 servers → no agents/scripts, the LLM transport → nothing else from agents), and no
@@ -8,7 +8,7 @@ module over the line limit unless it is listed here as data.
 """
 from __future__ import annotations
 
-from treegym.scripts import import_graph
+from treegym.scripts.dev import import_graph
 
 PACKAGES = ["envs", "agents", "servers", "scripts"]
 

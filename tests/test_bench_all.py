@@ -1,4 +1,4 @@
-"""scripts/bench_all.py: the results file's shape, its equality checks, and refusals (no timing asserted)."""
+"""scripts/bench/bench_all.py: the results file's shape, its equality checks, and refusals (no timing asserted)."""
 from __future__ import annotations
 
 import json
@@ -6,8 +6,8 @@ import json
 import gymnasium as gym
 import pytest
 
-from treegym.scripts import bench_all
-from treegym.scripts.bench_rollback import RollbackRefused, measure_rollback
+from treegym.scripts.bench import bench_all
+from treegym.scripts.bench.bench_rollback import RollbackRefused, measure_rollback
 from treegym.agents.llm.request import Request
 
 BROKEN_ID = "BrokenRestoreToolTasks-v0"
@@ -101,7 +101,7 @@ def test_unknown_envs_are_named(tmp_path, capsys):
 def test_the_timed_llm_counts_the_time_inside_the_llm_and_forwards_the_rest():
     import time
 
-    from treegym.scripts.bench_support import TimedLLM
+    from treegym.scripts.bench.bench_support import TimedLLM
 
     class BusyLLM:
         name = "busy"

@@ -1,7 +1,7 @@
-"""scripts/bench_rollback.py runs and measures Game24 at the requested depth (no timing asserted)."""
+"""scripts/bench/bench_rollback.py runs and measures Game24 at the requested depth (no timing asserted)."""
 from __future__ import annotations
 
-from treegym.scripts import bench_rollback
+from treegym.scripts.bench import bench_rollback
 
 
 def test_the_rollback_benchmark_prints_a_row_per_env(capsys):

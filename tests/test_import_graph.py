@@ -1,10 +1,10 @@
-"""``python -m treegym.scripts.import_graph``: finds import cycles (module- and function-level) and upward
+"""``python -m treegym.scripts.dev.import_graph``: finds import cycles (module- and function-level) and upward
 arrows against the layering, and the env and server packages have none."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from treegym.scripts import import_graph
+from treegym.scripts.dev import import_graph
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -47,3 +47,15 @@ def test_envs_and_servers_have_no_upward_arrow_and_no_cycle(capsys):
     found = [line for line in out.splitlines() if line.startswith("cycle: ")]
     assert not found and "0 cycle(s)" in out, found
     assert status == 0
+
+
+def test_nothing_that_ships_imports_a_clone_only_package(tmp_path):
+    _write(tmp_path, {
+        "scripts/__init__.py": "", "scripts/bench/__init__.py": "",
+        "scripts/bench/bench_x.py": "from treegym.scripts import cli\n",
+        "scripts/cli.py": "def main():\n    from treegym.scripts.bench import bench_x\n",
+    })
+    lines, clean = import_graph.report(["scripts"], tmp_path)
+    assert not clean
+    bad = [line for line in lines if line.startswith("upward arrow:")]
+    assert len(bad) == 1 and "treegym.scripts.cli" in bad[0] and "treegym.scripts.bench.bench_x" in bad[0], lines

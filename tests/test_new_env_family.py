@@ -14,7 +14,7 @@ import pytest
 
 import treegym.envs as te
 from treegym.envs import registration
-from treegym.scripts import import_graph
+from treegym.scripts.dev import import_graph
 
 FAMILY = {
     "__init__.py": '''

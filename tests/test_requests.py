@@ -15,7 +15,7 @@ from treegym.agents.simulated import oracle
 from treegym.agents.simulated.memo import ByteLRU, approx_size
 from treegym.agents.simulated.scripted import ScriptedLLM
 from treegym.envs import snapshot
-from treegym.scripts import import_graph
+from treegym.scripts.dev import import_graph
 
 USER = [{"role": "user", "content": "hi"}]
 
@@ -58,7 +58,7 @@ def test_the_kinds_and_what_they_carry():
 
 
 def test_the_transport_imports_nothing_else_from_agents():
-    root = Path(import_graph.__file__).resolve().parents[1]
+    root = Path(import_graph.__file__).resolve().parents[2]
     lines, _clean = import_graph.report(["agents"], root)
     assert not [line for line in lines if line.startswith("upward arrow: treegym.agents.llm")]
     for path in (root / "agents" / "llm").glob("*.py"):  # not even by name (importlib)

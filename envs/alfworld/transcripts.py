@@ -17,7 +17,7 @@ returned, ``(text, admissible commands, won)``. Two kinds per game:
 ``obs["valid_actions"]`` or ``info["won"]`` differ from the official frame.
 
 The transcripts of the 134 shipped games are recorded once by
-``python -m treegym.scripts.make_alfworld_transcripts`` (which needs the
+``python -m treegym.scripts.dev.make_alfworld_transcripts`` (which needs the
 official engine, ``treegym[alfworld-official]``) and committed as test data
 (``tests/fixtures/alfworld_golden.jsonl.xz``): the default test suite replays
 them, so parity with the official engine is checked without compiling it.
@@ -89,7 +89,7 @@ def load(path: str | Path) -> list[Transcript]:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no ALFWorld transcripts at {path}; record them with "
-                                "python -m treegym.scripts.make_alfworld_transcripts --out " + str(path))
+                                "python -m treegym.scripts.dev.make_alfworld_transcripts --out " + str(path))
     out = []
     with lzma.open(path, "rt", encoding="utf-8") as fh:
         for i, line in enumerate(fh, 1):

@@ -24,7 +24,7 @@ run by ``EngineEnv``: in-process, or with ``server_url=`` against ``treegym serv
   the file stem, e.g. ``coin_1``), or the user's games with ``game_files=`` /
   ``game_dir=`` (split ``all``).
 * **Steps and snapshots**: a step steps the live game in place (no copy: as cheap as
-  textworld's own ``step`` plus the observation, ``scripts/bench_textworld.py``); a
+  textworld's own ``step`` plus the observation, ``scripts/bench/bench_textworld.py``); a
   snapshot freezes a :class:`TextWorldState` value (Jericho's machine state, a copy of
   TextWorld's ``GameProgression`` and the tracking fields, plus what the agent saw);
   a restore thaws a copy out of it. It restores into any env on the same game file

@@ -57,7 +57,7 @@ class WebShopEngine:
 
     # Memo tables per engine, bounded in (estimated) bytes: a search tree revisits the same sessions.
     # Sessions rarely recur across goals, so a few MB serve a search; memory stays flat after the
-    # first ~20 searches (scripts/bench_webshop_memory.py).
+    # first ~20 searches (scripts/bench/bench_webshop_memory.py).
     PAGE_CACHE_BYTES = 3 << 20      # page nodes
     RENDER_CACHE_BYTES = 4 << 20    # rendered observations (html pages are the large ones)
     EXPERT_CACHE_BYTES = 2 << 20    # gold paths

@@ -10,7 +10,7 @@ and those of its parent that proposed it. Older trees without the per-node
 ``llm`` / ``step`` fields open too (shown as "-").
 
 Children are drawn only when a node is opened, so a tree of 10,000 nodes
-opens at once (``scripts/bench_tree_viewer.py`` measures it in Chromium). The
+opens at once (``scripts/bench/bench_tree_viewer.py`` measures it in Chromium). The
 search box matches action, observation, thought and the LLM exchanges; the
 filter keeps the chosen path, solved, failed, terminal or unexpanded nodes;
 a hit opens the path to it.

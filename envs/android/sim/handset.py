@@ -145,7 +145,7 @@ class Handset:
         return to_xml(render(self.state))
 
     def screenshot(self) -> np.ndarray:
-        from .screenshot import draw  # Pillow is an optional dependency (treegym[android])
+        from .screenshot import draw  # imports Pillow (in the default install) only when a screenshot is asked for
 
         return np.asarray(draw(self.state, render(self.state)))
 

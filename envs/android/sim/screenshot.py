@@ -4,7 +4,7 @@ Every node is drawn at its dump ``bounds`` (so a tap on a drawn control hits
 that control), styled by its ``style`` hint; then the status bar (time, Wi-Fi,
 airplane) and the 3-button navigation bar. Dark theme and the configuration's
 wallpaper (a colour per upstream wallpaper name) change only the picture.
-Needs Pillow (``pip install 'treegym[android]'``).
+Needs Pillow (part of treegym's default install).
 """
 from __future__ import annotations
 
