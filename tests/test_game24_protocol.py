@@ -79,7 +79,7 @@ def test_one_number_other_than_24_left_waits_for_the_answer(tot):
 
 
 def test_the_expert_ends_with_the_answer_and_wins(tot):
-    for prefix in ((), ("13 + 10",), STEPS_TO_24):  # fresh; an unsolvable board; 24 already left
+    for prefix in ((), STEPS_TO_24[:1], STEPS_TO_24):  # fresh; a step in; 24 already left
         play(tot, *prefix)
         plan = tot.unwrapped.expert_plan()
         assert plan and plan[-1].startswith("answer: ") and plan[0] == tot.unwrapped.expert_action()
@@ -88,6 +88,8 @@ def test_the_expert_ends_with_the_answer_and_wins(tot):
         assert (r, term, info["success"]) == (1.0, True, True), prefix
     play(tot)
     assert len(tot.unwrapped.expert_plan()) == 4  # three steps and the answer
+    play(tot, "13 + 10")  # 4 9 23: the expert follows the steps, and these cannot make 24
+    assert tot.unwrapped.expert_plan() == [] and tot.unwrapped.expert().value == 0.0
 
 
 def test_a_snapshot_restores_into_another_state_and_matches_replay(tot):
@@ -120,3 +122,66 @@ def test_check_env_and_rollback_pass_under_tot():
     check_env(gym.make(ENV_ID, protocol="tot").unwrapped, skip_render_check=True)
     report = te.check_rollback(gym.make(ENV_ID, protocol="tot"), n_trajectories=8, max_depth=6)
     assert report.kind == "native" and report.check_env == "passed"
+
+
+# ------------------------------------------------------------------ the run record and the report carry the protocol
+def test_the_run_record_resume_key_and_report_carry_the_protocol(tmp_path):
+    from treegym.agents.experiments.evaluation import RunConfig, evaluate
+    from treegym.agents.experiments.report.records import load_runs
+    from treegym.agents.experiments.report.tables import env_tables, to_csv, to_markdown
+
+    out = tmp_path / "runs.jsonl"
+    by_agent_opt = RunConfig(env_id=ENV_ID, agent="oracle", task_ids=[900, 901], agent_options={"protocol": "tot"},
+                             preflight=False)
+    assert by_agent_opt.env_kwargs == {"protocol": "tot"} and by_agent_opt.agent_options == {}
+    tot_records = evaluate(by_agent_opt, out, progress=False)
+    default_records = evaluate(RunConfig(env_id=ENV_ID, agent="oracle", task_ids=[900, 901], preflight=False), out,
+                               progress=False)
+    for r in tot_records:
+        assert r["success"] and r["protocol"] == "tot" and r["config"]["env_options"] == {"protocol": "tot"}
+        assert r["actions"][-1].startswith("answer: ") and len(r["actions"]) == 4
+    assert all(r["success"] and r["protocol"] == "treegym" and len(r["actions"]) == 3 for r in default_records)
+    assert tot_records[0]["config_hash"] != default_records[0]["config_hash"]  # a different experiment to resume
+    rows = env_tables(load_runs([out]))[ENV_ID]
+    assert sorted(r.protocol for r in rows) == ["tot", "treegym"]
+    md = to_markdown(rows, ENV_ID)
+    assert "| protocol |" in md and "| tot |" in md and "| treegym |" in md and "Tree of Thoughts' rule" in md
+    assert to_csv(rows, ENV_ID).splitlines()[0].endswith(",protocol")
+
+
+def test_agent_and_env_protocol_options_must_agree():
+    from treegym.agents.experiments.evaluation import RunConfig
+
+    with pytest.raises(ValueError, match="disagree"):
+        RunConfig(env_id=ENV_ID, agent="oracle", agent_options={"protocol": "tot"},
+                  env_kwargs={"protocol": "treegym"})
+    same = RunConfig(env_id=ENV_ID, agent="oracle", agent_options={"protocol": "tot"}, env_kwargs={"protocol": "tot"})
+    assert same.env_kwargs == {"protocol": "tot"}
+
+
+# ------------------------------------------------------------------ agents under the ToT protocol
+def test_with_one_number_left_the_propose_prompt_asks_for_the_answer_line(tot):
+    from treegym.agents.prompts import get_prompts
+    from treegym.agents.prompts.spec import Step
+
+    obs, _info = play(tot)
+    prompts = get_prompts(ENV_ID)
+    prompts.bind(tot)
+    history = []
+    for action in STEPS_TO_24:
+        obs, *_ = tot.step(action)
+        history.append(Step(action, obs["text"]))
+    user = prompts.propose_messages(obs, history, 3)[-1]["content"].splitlines()
+    assert user[-5:] == ["Steps:", *STEPS_TO_24, "Answer:"] and "Input: 4 9 10 13" in user
+
+
+@pytest.mark.parametrize("agent", ["bfs", "oracle"])
+def test_tot_agents_finish_with_the_answer_line_under_the_tot_protocol(agent, tmp_path):
+    from treegym.agents.experiments.evaluation import RunConfig, evaluate
+
+    llm = "synthetic:p_correct=1,value_noise=0" if agent == "bfs" else None
+    config = RunConfig(env_id=ENV_ID, agent=agent, llm_spec=llm, task_ids=[900, 999], budget=1000,
+                       agent_options={"protocol": "tot"}, preflight=False)
+    for r in evaluate(config, tmp_path / "runs.jsonl", progress=False):
+        assert r["success"] and r["protocol"] == "tot", r
+        assert r["actions"][-1].startswith("answer: ") and "(left: 24)" in r["actions"][-2]

@@ -168,19 +168,15 @@ class Game24Engine:
     def expert(self, state: Game24State) -> ExpertAdvice:
         """The solver's plan from the numbers left; value 1 while 24 can be (or was) made, else 0.
 
-        Under ``protocol="tot"`` the plan ends with the answer line its steps make; when the numbers
-        left cannot make 24 but the puzzle can, the plan is one answer line (only the answer is judged)."""
+        Under ``protocol="tot"`` the plan ends with the answer line its steps make. The expert follows
+        the steps (as ToT's value prompt judges the numbers left): numbers that cannot make 24 are lost
+        for it, though an answer over the puzzle's numbers would still be accepted."""
         if state.done:
             return ExpertAdvice((), 1.0 if state.won else 0.0, state.won)
         steps = tuple(op.line() for op in solver.plan(state.left))
-        if self.protocol != "tot":
-            return ExpertAdvice(steps, 1.0 if steps else 0.0, bool(steps))
-        if steps or state.left == (TARGET,):
-            return ExpertAdvice(steps + (answer_line(state.task, state.history + steps),), 1.0, True)
-        solutions = solver.solve(state.task.board)
-        if solutions:
-            return ExpertAdvice((f"answer: {solutions[0].expression} = 24",), 1.0, True)
-        return ExpertAdvice((), 0.0, False)
+        if self.protocol == "tot" and (steps or state.left == (TARGET,)):
+            steps += (answer_line(state.task, state.history + steps),)
+        return ExpertAdvice(steps, 1.0 if steps else 0.0, bool(steps))
 
     # ------------------------------------------------------------------ contract extras
     def task_fields(self, task: Game24Task) -> dict[str, Any]:
