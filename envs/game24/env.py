@@ -14,7 +14,10 @@ Task: combine the four input numbers with ``+ - * /`` into exactly 24.
   answer equals 24; 0.0 and ``terminated`` when one number other than 24 is
   left or an answer is wrong. Invalid actions leave the state unchanged, say
   what was wrong and count as a step. ``truncated`` when ``max_steps`` steps
-  (default 8) have been taken.
+  (default 8) have been taken. That is ``protocol="treegym"`` (the default);
+  ``protocol="tot"`` judges as Tree of Thoughts does (``engine.py``, ``tot_judge.py``):
+  steps never end the episode, the final answer line (or a bare whole expression)
+  does, with ToT's ``test_output`` verdict. ``info["protocol"]`` names it.
 * **Tasks**: ``split=`` (``test`` by default: rows 900-999; ``train``, ``all``)
   or ``task_ids=`` (row indices). ``reset(options={"task_id": i})`` plays row
   ``i``; ``options={"split": s}`` draws from another split. Without a task id,
