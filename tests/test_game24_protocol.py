@@ -127,6 +127,7 @@ def test_check_env_and_rollback_pass_under_tot():
 # ------------------------------------------------------------------ the run record and the report carry the protocol
 def test_the_run_record_resume_key_and_report_carry_the_protocol(tmp_path):
     from treegym.agents.experiments.evaluation import RunConfig, evaluate
+    from treegym.agents.experiments.report.build import build_report
     from treegym.agents.experiments.report.records import load_runs
     from treegym.agents.experiments.report.tables import env_tables, to_csv, to_markdown
 
@@ -147,6 +148,9 @@ def test_the_run_record_resume_key_and_report_carry_the_protocol(tmp_path):
     md = to_markdown(rows, ENV_ID)
     assert "| protocol |" in md and "| tot |" in md and "| treegym |" in md and "Tree of Thoughts' rule" in md
     assert to_csv(rows, ENV_ID).splitlines()[0].endswith(",protocol")
+    build_report([out], tmp_path / "report", figures=False)
+    page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    assert "<th>protocol</th>" in page and "<td>tot</td>" in page and "<td>treegym</td>" in page
 
 
 def test_agent_and_env_protocol_options_must_agree():
