@@ -1,6 +1,8 @@
 """treegym/Game24-v0 with ``protocol="tot"``: judged as Tree of Thoughts judges (the final answer line only)."""
 from __future__ import annotations
 
+import json
+
 import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -189,3 +191,18 @@ def test_tot_agents_finish_with_the_answer_line_under_the_tot_protocol(agent, tm
     for r in evaluate(config, tmp_path / "runs.jsonl", progress=False):
         assert r["success"] and r["protocol"] == "tot", r
         assert r["actions"][-1].startswith("answer: ") and "(left: 24)" in r["actions"][-2]
+
+
+def test_the_cli_takes_the_protocol_as_an_agent_option(tmp_path, capsys):
+    from treegym.scripts.cli import main
+
+    out = tmp_path / "bfs.jsonl"
+    assert main(["run", "treegym/Game24-v0", "--agent", "bfs", "--llm", "synthetic:p_correct=1,value_noise=0",
+                 "--agent-opt", "protocol=tot", "--tasks", "999", "--budget", "1000", "--out", str(out),
+                 "--no-progress"]) == 0
+    record = json.loads(out.read_text().splitlines()[-1])
+    assert record["success"] and record["protocol"] == "tot" and record["config"]["env_options"] == {"protocol": "tot"}
+    assert "protocol" not in record["config"]["agent_options"]
+    assert main(["run", "treegym/Game24-v0", "--agent", "bfs", "--llm", "scripted", "--agent-opt", "protocol=tot",
+                 "--env-opt", "protocol=treegym", "--tasks", "999", "--out", str(tmp_path / "x.jsonl")]) != 0
+    assert "disagree; give one of them" in capsys.readouterr().err
