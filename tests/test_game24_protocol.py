@@ -178,7 +178,8 @@ def test_with_one_number_left_the_propose_prompt_asks_for_the_answer_line(tot):
         obs, *_ = tot.step(action)
         history.append(Step(action, obs["text"]))
     user = prompts.propose_messages(obs, history, 3)[-1]["content"].splitlines()
-    assert user[-5:] == ["Steps:", *STEPS_TO_24, "Answer:"] and "Input: 4 9 10 13" in user
+    assert user[-4:] == ["Steps:", *STEPS_TO_24] and "Input: 4 9 10 13" in user
+    assert "'Answer: <expression> = 24'" in user[0]
 
 
 @pytest.mark.parametrize("agent", ["bfs", "oracle"])

@@ -67,7 +67,7 @@ def reads_as_answer(puzzle: str, line: str) -> bool:
 def judge_line(puzzle: str, line: str) -> ToTVerdict:
     """ToT's ``test_output`` rule on one final line (see the module docstring)."""
     expression = tot_expression(line)
-    shown = expression.strip()
+    shown = expression.strip()[:MAX_ACTION_CHARS]  # what messages and the history show
     if not numbers_match(puzzle, expression):
         used = " ".join(sorted(_DIGITS.findall(expression), key=int)) or "no numbers"
         return ToTVerdict(shown, False, None, f"it uses {used}, not exactly the puzzle's {puzzle}")

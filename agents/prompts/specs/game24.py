@@ -84,7 +84,8 @@ Action: 12 * 2 = 24 (left: 24)"""
     def propose_messages(self, obs: dict, history: Sequence[Step], k: int, avoid: Sequence[str] = (),
                          reflections: Sequence[str] = ()) -> list[Message]:
         """ToT's propose prompt: the few-shot list, then the numbers left. With one number left (only under
-        ``protocol="tot"`` is that not the end) it is ToT's step-to-answer prompt: the steps, then ``Answer:``."""
+        ``protocol="tot"`` is that not the end) it is ToT's step-to-answer prompt: the steps, to be followed by the
+        ``Answer:`` line (the model writes it, prefix included, as ToT's CoT prompt has it do)."""
         if len(obs.get("left") or ()) == 1:
             return self._answer_messages(history, k)
         system = ("You help solve the Game of 24 by proposing possible next steps, one per line, in the form\n"
@@ -101,8 +102,9 @@ Action: 12 * 2 = 24 (left: 24)"""
                   "= 24'.\nExample\nInput: 4 4 6 8\nSteps:\n4 + 8 = 12 (left: 4 6 12)\n6 - 4 = 2 (left: 2 12)\n"
                   "2 * 12 = 24 (left: 24)\nAnswer: (6 - 4) * (4 + 8) = 24\n")
         steps = [s.action for s in history if not s.action.lower().startswith("answer")]
-        user = [f"Write {k} possible answer lines, one per line." if k > 1 else "Write the answer line.",
-                f"Input: {numbers}", "Steps:", *steps, "Answer:"]
+        ask = (f"Write {k} possible 'Answer: <expression> = 24' lines, one per line." if k > 1
+               else "Write the 'Answer: <expression> = 24' line.")
+        user = [ask, f"Input: {numbers}", "Steps:", *steps]
         return self._messages(system, user)
 
     def value_messages(self, obs: dict, history: Sequence[Step]) -> list[Message]:
