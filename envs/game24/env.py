@@ -135,8 +135,7 @@ class Game24Env(EngineEnv):
     def expert_plan(self) -> list[str]:
         """The remaining steps of the first solution from the current numbers (empty if none); under
         ``protocol="tot"`` they end with the answer line."""
-        advice = self.runner.expert() if self.task is not None else None
-        return list(advice.plan) if advice is not None else []
+        return list(self.engine.expert(self.engine_state()).plan)  # the local rules, server_url= or not
 
     def solutions(self) -> list[solver.Solution]:
         """Every solution from the current numbers (see :func:`solver.solve`)."""
