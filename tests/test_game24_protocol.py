@@ -120,6 +120,16 @@ def test_a_won_state_from_json_needs_an_answer_under_tot(tot):
         tot.unwrapped.engine.state_from_json({**data, "done": True, "won": True})
 
 
+def test_a_hand_written_history_that_does_not_play_never_crashes_observe(tot):
+    play(tot, *STEPS_TO_24)
+    engine = tot.unwrapped.engine
+    data = engine.state_to_json(tot.unwrapped.engine_state())
+    state = engine.state_from_json({**data, "history": ["hello", "99 * 99"]})
+    obs, info = engine.observe(state)
+    assert obs["valid_actions"] == () and info["left"] == ("24",)
+    assert engine.expert(state).plan == ()
+
+
 def test_check_env_and_rollback_pass_under_tot():
     check_env(gym.make(ENV_ID, protocol="tot").unwrapped, skip_render_check=True)
     report = te.check_rollback(gym.make(ENV_ID, protocol="tot"), n_trajectories=8, max_depth=6)

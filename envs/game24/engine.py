@@ -162,7 +162,8 @@ class Game24Engine:
                 "left": state.left_text, "invalid_action": state.invalid, "message": state.message,
                 "protocol": self.protocol}
         if self.protocol == "tot" and not state.done and len(state.left) == 1:
-            obs["valid_actions"] = (answer_line(task, state.history),)
+            answer = answer_line(task, state.history)
+            obs["valid_actions"] = (answer,) if answer else ()
         return obs, info
 
     def expert(self, state: Game24State) -> ExpertAdvice:
@@ -175,7 +176,8 @@ class Game24Engine:
             return ExpertAdvice((), 1.0 if state.won else 0.0, state.won)
         steps = tuple(op.line() for op in solver.plan(state.left))
         if self.protocol == "tot" and (steps or state.left == (TARGET,)):
-            steps += (answer_line(state.task, state.history + steps),)
+            answer = answer_line(state.task, state.history + steps)
+            steps += (answer,) if answer else ()
         return ExpertAdvice(steps, 1.0 if steps else 0.0, bool(steps))
 
     # ------------------------------------------------------------------ contract extras
@@ -215,16 +217,20 @@ class Game24Engine:
         return Game24State(board, tuple(history), flags["done"], flags["won"], message, flags["invalid"], task)
 
 
-def answer_line(task: Game24Task, history: Sequence[str]) -> str:
+def answer_line(task: Game24Task, history: Sequence[str]) -> str | None:
     """``answer: <expression> = <value>``: the one expression over the puzzle's numbers that the
-    operation lines of ``history`` (as the engine records them) compute."""
+    operation lines of ``history`` (as the engine records them) compute; None when a line does not
+    play on the board (a history read from hand-written JSON)."""
     board, path = task.board, []
     for line in history:
-        action = parse_action(line)
-        if isinstance(action, OperationAction):
-            op = check_operation(board, action)
-            path.append(op)
-            board = op.left
+        try:
+            action = parse_action(line)
+            if isinstance(action, OperationAction):
+                op = check_operation(board, action)
+                path.append(op)
+                board = op.left
+        except ActionError:
+            return None
     value = format_number(board[0]) if len(board) == 1 else "?"
     return f"answer: {solver.expression_of(task.board, path)} = {value}"
 
