@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
     import treegym.envs as tenvs
-    from treegym.agents.experiments.evaluation import RunConfig, evaluate
+    from treegym.agents.experiments.evaluation import RunConfig, evaluate, judging_options
     from treegym.agents.experiments.summary import all_failed, budget_warning, format_summary, summarize
     from treegym.agents.llm.base import LLMError
     from treegym.agents.llm_specs import default_spec
@@ -140,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         env_kwargs = parse_options(args.env_opt)
         agent_options = parse_options(args.agent_opt)
+        agent_options, env_kwargs = judging_options(args.env_id, agent_options, env_kwargs)  # --agent-opt protocol=
         check_env_options(args.env_id, cls, env_kwargs, make=gym.make)
         task_ids, split = select_tasks(args.env_id, cls, args.tasks, args.split, env_kwargs)
         spec = agent_spec(args.agent)

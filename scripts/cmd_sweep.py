@@ -151,7 +151,10 @@ def _check_agent(env_id: str, agent: str, opts: dict) -> None:
 
     from .run_checks import check_agent_options
 
+    from treegym.agents.experiments.evaluation import judging_options
+
     llm = make_llm("scripted", env_id=env_id) if agent_spec(agent).needs_llm else None
+    opts = judging_options(env_id, opts, None)[0]  # protocol= is the env's (RunConfig moves it there)
     check_agent_options(lambda o: make_agent(agent, env_id, llm, seed=0, **o), agent, opts)
 
 

@@ -90,6 +90,8 @@ def play(env: gym.Env, policy: Any, obs: Any, info: dict, *, max_actions: int = 
         "wall_s": round(time.perf_counter() - t0, 4),
         "reward_parts": _jsonable(info.get("reward_parts")) if isinstance(info, dict) and "reward_parts" in info else None,
     }
+    if isinstance(info, dict) and "protocol" in info:
+        record["protocol"] = str(info["protocol"])  # how the env judged the episode (report: protocol column)
     if error is None and isinstance(info, dict) and "correct_path" in info:
         record["correct_path"] = bool(info["correct_path"])  # RestBench's path grade (report: CPR)
     return record

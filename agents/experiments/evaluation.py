@@ -92,6 +92,9 @@ class RunConfig:
     retry_errors: bool = True
     preflight: bool = True
 
+    def __post_init__(self) -> None:
+        self.agent_options, self.env_kwargs = judging_options(self.env_id, self.agent_options, self.env_kwargs)
+
     def experiment(self, llm: Any) -> dict[str, Any]:
         """The experiment config of this run with ``llm`` (see :func:`treegym.agents.experiments.runs.experiment_config`)."""
         return experiment_config(
@@ -100,23 +103,48 @@ class RunConfig:
         )
 
 
-def make_kwargs(config: RunConfig) -> dict[str, Any]:
-    """The ``gym.make`` kwargs of an episode: ``env_kwargs``, plus ``split=config.split`` when the env takes a
-    ``split`` and ``env_kwargs`` does not set one (the run's tasks were checked against that split, and some
-    envs only find a task id in its own split). Registers a user's env id first (a worker process too)."""
+#: Agent options that are the env's make-kwargs when the env takes them: how an episode is judged
+#: (``--agent-opt protocol=tot`` is ``--env-opt protocol=tot``, so the record and resume key carry it).
+JUDGING_OPTIONS = ("protocol",)
+
+
+def _env_takes(env_id: str, name: str) -> bool:
+    """Whether the env class of ``env_id`` takes the make-kwarg ``name`` (registers a user's env id first)."""
     import inspect
 
     from treegym.envs import env_class
 
+    cls = env_class(env_id)
+    try:
+        return name in inspect.signature(cls.__init__).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def judging_options(env_id: str, agent_options: dict | None, env_kwargs: dict | None) -> tuple[dict | None, dict | None]:
+    """``(agent_options, env_kwargs)`` with each :data:`JUDGING_OPTIONS` agent option moved into the env's
+    kwargs when the env takes it; ValueError when the two say different things."""
+    if not any(k in (agent_options or {}) for k in JUDGING_OPTIONS):
+        return agent_options, env_kwargs
+    agent, env = dict(agent_options or {}), dict(env_kwargs or {})
+    for key in JUDGING_OPTIONS:
+        if key not in agent or not _env_takes(env_id, key):
+            continue
+        value = agent.pop(key)
+        if key in env and env[key] != value:
+            raise ValueError(f"--agent-opt {key}={value} and --env-opt {key}={env[key]} disagree; give one of them")
+        env[key] = value
+    return agent, env
+
+
+def make_kwargs(config: RunConfig) -> dict[str, Any]:
+    """The ``gym.make`` kwargs of an episode: ``env_kwargs``, plus ``split=config.split`` when the env takes a
+    ``split`` and ``env_kwargs`` does not set one (the run's tasks were checked against that split, and some
+    envs only find a task id in its own split). Registers a user's env id first (a worker process too)."""
     kwargs = dict(config.env_kwargs or {})
-    cls = env_class(config.env_id)
-    if config.split is not None and "split" not in kwargs:
-        try:
-            takes_split = "split" in inspect.signature(cls.__init__).parameters
-        except (TypeError, ValueError):
-            takes_split = False
-        if takes_split:
-            kwargs["split"] = config.split
+    takes_split = _env_takes(config.env_id, "split")  # called always: it registers a user's env id
+    if config.split is not None and "split" not in kwargs and takes_split:
+        kwargs["split"] = config.split
     return kwargs
 
 
@@ -167,6 +195,8 @@ def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, tas
     )
     if outcome.get("reward_parts") is not None:
         record["reward_parts"] = outcome["reward_parts"]
+    if outcome.get("protocol") is not None:
+        record["protocol"] = outcome["protocol"]
     if stats:
         record["agent_stats"] = _jsonable(stats)
     if isinstance(inner, CachedLLMType):

@@ -2,6 +2,13 @@
 :class:`Game24State`, shared by :class:`~treegym.envs.game24.env.Game24Env` (in-process or
 ``server_url=``) and the generic session server (``treegym serve treegym/Game24-v0``).
 
+``protocol`` says how an episode is judged (:data:`PROTOCOLS`): ``"treegym"`` (the
+default) ends it with success as soon as the last number left is 24 or an answer
+equals 24; ``"tot"`` judges it as Tree of Thoughts does (:mod:`.tot_judge`): steps
+never end it, the final answer line does, and its verdict is ToT's
+``test_output`` rule; a bare whole expression counts as an answer where ToT
+reads it as one.
+
 The state holds its task (a reference to the shared :class:`Game24Task`), so observing
 needs nothing else; its JSON form is ``{"task_id", "left", "history", "done", "won",
 "message", "invalid"}`` with numbers as exact fraction strings (``"3/4"``).
@@ -16,11 +23,24 @@ from treegym.envs.core.contract import ExpertAdvice, StepResult
 
 from . import solver
 from .arithmetic import format_number, parse_number
-from .rules import (TARGET, ActionError, AnswerAction, Board, canonical_line, check_answer, check_operation,
-                    legal_lines, parse_action, sorted_board)
+from .rules import (TARGET, ActionError, AnswerAction, Board, OperationAction, canonical_line, check_answer,
+                    check_operation, legal_lines, parse_action, sorted_board)
 from .tasks import SPLITS, Game24Task, check_task_id, split_ids
+from .tot_judge import judge_line, reads_as_answer
 
 DEFAULT_SPLIT = "test"
+
+#: How an episode is judged: ``treegym`` (the default) or ``tot`` (Tree of Thoughts' test_output).
+PROTOCOLS = ("treegym", "tot")
+DEFAULT_PROTOCOL = "treegym"
+
+
+def check_protocol(protocol: Any) -> str:
+    """``protocol`` if it is one of :data:`PROTOCOLS`, else ValueError naming them."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {', '.join(map(repr, PROTOCOLS))} (how an episode is judged), "
+                         f"got {protocol!r}")
+    return protocol
 
 
 @dataclass(frozen=True)
@@ -57,9 +77,11 @@ class Game24Engine:
 
     default_split = DEFAULT_SPLIT
 
-    def __init__(self, tasks: Sequence[Game24Task], source: str = "the packaged 24.csv"):
+    def __init__(self, tasks: Sequence[Game24Task], source: str = "the packaged 24.csv",
+                 protocol: str = DEFAULT_PROTOCOL):
         self.tasks = tuple(tasks)
         self.source = source
+        self.protocol = check_protocol(protocol)
 
     # ------------------------------------------------------------------ tasks
     def splits(self) -> tuple[str, ...]:
@@ -81,7 +103,10 @@ class Game24Engine:
 
     def step(self, state: Game24State, action: str) -> StepResult[Game24State]:
         try:
-            new = self._play(state, parse_action(action))
+            if self.protocol == "tot":
+                new = self._play_tot(state, action)
+            else:
+                new = self._play(state, parse_action(action))
         except ActionError as exc:
             new = Game24State(state.left, state.history, state.done, state.won, f"Invalid action: {exc}", True,
                               state.task)
@@ -104,6 +129,28 @@ class Game24Engine:
             msg += " Solved: the last number is 24." if won else f" The last number is {format_number(op.left[0])}, not 24."
         return Game24State(op.left, st.history + (line,), done, won, msg, False, st.task)
 
+    @staticmethod
+    def _play_tot(st: Game24State, text: str) -> Game24State:
+        """ToT's protocol: an answer line (or a bare whole expression) ends the episode with ToT's verdict;
+        an operation moves the numbers and never ends it."""
+        puzzle = st.task.puzzle
+        if not reads_as_answer(puzzle, text):
+            action = parse_action(text)
+            if isinstance(action, OperationAction):
+                op = check_operation(st.left, action)
+                msg = op.line()
+                if len(op.left) == 1:
+                    msg += (" 24 is left: now write the final 'Answer: <expression> = 24' using each puzzle number "
+                            "once (the answer alone is judged).") if op.left[0] == TARGET else (
+                        f" The last number is {format_number(op.left[0])}, not 24; the episode ends only with "
+                        "your 'Answer: <expression> = 24' line.")
+                return Game24State(op.left, st.history + (op.line(),), False, False, msg, False, st.task)
+        verdict = judge_line(puzzle, text)
+        msg = (f"Answer: {verdict.expression} = 24. Solved." if verdict.correct else
+               f"Answer {verdict.expression!r} is wrong: {verdict.reason}. The episode is over.")
+        return Game24State(st.left, st.history + (f"answer: {verdict.expression}",), True, verdict.correct, msg,
+                           False, st.task)
+
     def is_terminal(self, state: Game24State) -> bool:
         return state.done
 
@@ -112,15 +159,26 @@ class Game24Engine:
         obs = {"text": state.text, "instruction": task.instruction, "valid_actions": state.moves,
                "left": state.left_text}
         info = {"success": state.won, "won": state.won, "task_id": task.task_id, "puzzle": task.puzzle,
-                "left": state.left_text, "invalid_action": state.invalid, "message": state.message}
+                "left": state.left_text, "invalid_action": state.invalid, "message": state.message,
+                "protocol": self.protocol}
+        if self.protocol == "tot" and not state.done and len(state.left) == 1:
+            answer = answer_line(task, state.history)
+            obs["valid_actions"] = (answer,) if answer else ()
         return obs, info
 
     def expert(self, state: Game24State) -> ExpertAdvice:
-        """The solver's plan from the numbers left; value 1 while 24 can be (or was) made, else 0."""
+        """The solver's plan from the numbers left; value 1 while 24 can be (or was) made, else 0.
+
+        Under ``protocol="tot"`` the plan ends with the answer line its steps make. The expert follows
+        the steps (as ToT's value prompt judges the numbers left): numbers that cannot make 24 are lost
+        for it, though an answer over the puzzle's numbers would still be accepted."""
         if state.done:
             return ExpertAdvice((), 1.0 if state.won else 0.0, state.won)
-        plan = tuple(op.line() for op in solver.plan(state.left))
-        return ExpertAdvice(plan, 1.0 if plan else 0.0, bool(plan))
+        steps = tuple(op.line() for op in solver.plan(state.left))
+        if self.protocol == "tot" and (steps or state.left == (TARGET,)):
+            answer = answer_line(state.task, state.history + steps)
+            steps += (answer,) if answer else ()
+        return ExpertAdvice(steps, 1.0 if steps else 0.0, bool(steps))
 
     # ------------------------------------------------------------------ contract extras
     def task_fields(self, task: Game24Task) -> dict[str, Any]:
@@ -153,9 +211,28 @@ class Game24Engine:
         if not isinstance(message, str):
             raise ValueError("message must be a string")
         board = sorted_board(_number(x) for x in left)
-        if flags["won"] and not (flags["done"] and (board == (TARGET,) or history[-1:] and history[-1].startswith("answer:"))):
+        step_won = board == (TARGET,) and self.protocol != "tot"
+        if flags["won"] and not (flags["done"] and (step_won or history[-1:] and history[-1].startswith("answer:"))):
             raise ValueError("won is true only for a finished episode that made 24")
         return Game24State(board, tuple(history), flags["done"], flags["won"], message, flags["invalid"], task)
+
+
+def answer_line(task: Game24Task, history: Sequence[str]) -> str | None:
+    """``answer: <expression> = <value>``: the one expression over the puzzle's numbers that the
+    operation lines of ``history`` (as the engine records them) compute; None when a line does not
+    play on the board (a history read from hand-written JSON)."""
+    board, path = task.board, []
+    for line in history:
+        try:
+            action = parse_action(line)
+            if isinstance(action, OperationAction):
+                op = check_operation(board, action)
+                path.append(op)
+                board = op.left
+        except ActionError:
+            return None
+    value = format_number(board[0]) if len(board) == 1 else "?"
+    return f"answer: {solver.expression_of(task.board, path)} = {value}"
 
 
 def _number(text: str) -> Fraction:

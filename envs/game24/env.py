@@ -14,7 +14,10 @@ Task: combine the four input numbers with ``+ - * /`` into exactly 24.
   answer equals 24; 0.0 and ``terminated`` when one number other than 24 is
   left or an answer is wrong. Invalid actions leave the state unchanged, say
   what was wrong and count as a step. ``truncated`` when ``max_steps`` steps
-  (default 8) have been taken.
+  (default 8) have been taken. That is ``protocol="treegym"`` (the default);
+  ``protocol="tot"`` judges as Tree of Thoughts does (``engine.py``, ``tot_judge.py``):
+  steps never end the episode, the final answer line (or a bare whole expression)
+  does, with ToT's ``test_output`` verdict. ``info["protocol"]`` names it.
 * **Tasks**: ``split=`` (``test`` by default: rows 900-999; ``train``, ``all``)
   or ``task_ids=`` (row indices). ``reset(options={"task_id": i})`` plays row
   ``i``; ``options={"split": s}`` draws from another split. Without a task id,
@@ -48,12 +51,12 @@ from treegym.envs.core.contract import ExpertAdvice
 from treegym.envs.core.task_pool import engine_pool
 
 from . import solver
-from .engine import Game24Engine, Game24State
+from .engine import DEFAULT_PROTOCOL, PROTOCOLS, Game24Engine, Game24State, check_protocol
 from .tasks import load_tasks
 
 DEFAULT_MAX_STEPS = 8
 
-__all__ = ["Game24Env", "Game24Engine", "Game24State", "DEFAULT_MAX_STEPS"]
+__all__ = ["Game24Env", "Game24Engine", "Game24State", "DEFAULT_MAX_STEPS", "PROTOCOLS"]
 
 
 class Game24Env(EngineEnv):
@@ -69,13 +72,18 @@ class Game24Env(EngineEnv):
         data_path: str | os.PathLike | None = None,
         render_mode: str | None = None,
         server_url: str | None = None,
+        protocol: str = DEFAULT_PROTOCOL,
     ):
         if isinstance(max_steps, bool) or not isinstance(max_steps, numbers.Integral) or max_steps < 1:
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
         if server_url is not None and data_path is not None:
             raise ValueError("server_url= plays the server's puzzles; drop data_path= (or run in-process)")
+        check_protocol(protocol)
+        if server_url is not None and protocol != DEFAULT_PROTOCOL:
+            raise ValueError(f"protocol={protocol!r} is played in-process only (the server judges with "
+                             f"{DEFAULT_PROTOCOL!r}); drop server_url= or protocol=")
         self._data_name = str(data_path) if data_path is not None else "the packaged 24.csv"
-        engine = Game24Engine(load_tasks(data_path), self._data_name)
+        engine = Game24Engine(load_tasks(data_path), self._data_name, protocol)
         super().__init__(engine, split=split, task_ids=task_ids, max_steps=int(max_steps), render_mode=render_mode,
                          observation_space=text_observation_space(
                              left=spaces.Sequence(UnicodeText(max_length=256), stack=False)),
@@ -83,6 +91,7 @@ class Game24Env(EngineEnv):
         self._init_kwargs = {
             "split": split, "task_ids": None if task_ids is None else tuple(task_ids),
             "max_steps": int(max_steps), "data_path": data_path, "render_mode": render_mode, "server_url": server_url,
+            "protocol": protocol,
         }
         self._tasks = engine.tasks
 
@@ -118,16 +127,15 @@ class Game24Env(EngineEnv):
 
     def expert_action(self) -> str | None:
         """One step of a solution from the current numbers, or None (unsolvable, done or out of steps)."""
-        st = self.engine_state()
-        if st.done or (self.max_steps is not None and self.steps >= self.max_steps):
+        if self.max_steps is not None and self.steps >= self.max_steps:
             return None
-        op = solver.first_step(st.left)
-        return op.line() if op is not None else None
+        plan = self.expert_plan()
+        return plan[0] if plan else None
 
     def expert_plan(self) -> list[str]:
-        """The remaining steps of the first solution from the current numbers (empty if none)."""
-        st = self.engine_state()
-        return [] if st.done else [op.line() for op in solver.plan(st.left)]
+        """The remaining steps of the first solution from the current numbers (empty if none); under
+        ``protocol="tot"`` they end with the answer line."""
+        return list(self.engine.expert(self.engine_state()).plan)  # the local rules, server_url= or not
 
     def solutions(self) -> list[solver.Solution]:
         """Every solution from the current numbers (see :func:`solver.solve`)."""

@@ -51,21 +51,25 @@ def _e(x: Any) -> str:
 def _table(rows: Sequence[Row]) -> str:
     show_cpr = any(r.cpr is not None for r in rows)
     extra = shown(rows)
-    head = ["agent", "LLM", "budget", "episodes", "pass rate", "95% CI", "mean reward"] + (
+    show_protocol = any(r.protocol for r in rows)  # how the env judged (Game of 24: treegym or tot)
+    labels = 4 if show_protocol else 3  # the leading text columns
+    head = ["agent", "LLM", "budget"] + (["protocol"] if show_protocol else []) + [
+        "episodes", "pass rate", "95% CI", "mean reward"] + (
         ["CPR"] if show_cpr else []) + [title for _f, title, _c in extra] + [
         "LLM calls", "tokens", "cost (USD)", "wall s", "wrong", "gave up", "errors"]
     out = ["<table class='results'><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for r in rows:
         llm = (f"<span class='clipname' title='{_e(r.cell.llm)}'>{_e(r.cell.llm)}</span>"
                + (" <span class='sim'>(simulated)</span>" if r.cell.simulated else ""))
-        cells = [_e(r.cell.agent_label), llm, _e(r.cell.budget if r.cell.budget is not None else "own"),
-                 str(r.episodes), f"{r.pass_rate * 100:.1f}%", f"[{r.ci_low * 100:.1f}, {r.ci_high * 100:.1f}]",
+        cells = [_e(r.cell.agent_label), llm, _e(r.cell.budget if r.cell.budget is not None else "own")]
+        cells += [_e(r.protocol or "-")] if show_protocol else []
+        cells += [str(r.episodes), f"{r.pass_rate * 100:.1f}%", f"[{r.ci_low * 100:.1f}, {r.ci_high * 100:.1f}]",
                  f"{r.mean_reward:.3f}"]
         cells += ([("-" if r.cpr is None else f"{r.cpr * 100:.1f}%")] if show_cpr else [])
         cells += [percent(getattr(r, field)) for field, _t, _c in extra]
         cells += [f"{r.mean_calls:.1f}", f"{r.mean_tokens:.0f}", "-" if r.mean_cost is None else f"{r.mean_cost:.4f}",
                   f"{r.mean_wall_s:.2f}", str(r.wrong), str(r.gave_up), str(r.errors)]
-        out.append("<tr>" + "".join(f"<td class='num'>{c}</td>" if i >= 3 else f"<td>{c}</td>"
+        out.append("<tr>" + "".join(f"<td class='num'>{c}</td>" if i >= labels else f"<td>{c}</td>"
                                     for i, c in enumerate(cells)) + "</tr>")
     return "\n".join(out + ["</table>"])
 

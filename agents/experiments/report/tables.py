@@ -8,7 +8,9 @@ records carry it), mean LLM calls, mean tokens (prompt + completion), mean
 cost in USD (tokens x the price table; empty for a model without a price),
 mean and total wall time, episodes that ended with an error; and the seed papers' other
 metrics where the records carry them (:mod:`.paper_metrics`: JUDEC's any-of-the-sequences pass
-rate, Auto-GPT's purchase rate and precision).
+rate, Auto-GPT's purchase rate and precision); and the judging protocol when the records carry one
+(``protocol``: Game of 24's ``treegym`` or ``tot``), so pass rates judged differently are never shown
+unlabelled side by side.
 
 Episodes that ended with an error (budget spent, LLM down) count as failures:
 they are what the agent achieved. The error column shows how many there were.
@@ -90,6 +92,7 @@ class Row:
     any_of_sequences: float | None = None  # JUDEC 5.1: any decision sequence won (.paper_metrics)
     purchase_rate: float | None = None  # Auto-GPT Table 1 (WebShop)
     precision: float | None = None  # Auto-GPT Table 1: successful purchases / purchases
+    protocol: str = ""  # how the env judged the episodes (records' "protocol"; "" when the env has one way)
 
 
 def correct_path(record: dict) -> bool | None:
@@ -113,7 +116,13 @@ def row_of(cell: Cell, records: Sequence[dict], prices: dict[str, tuple[float, f
     wall = sum(float(r.get("wall_s") or 0.0) for r in records)
     return Row(cell, n, sum(succ) / n, lo, hi, sum(float(r.get("reward") or 0.0) for r in records) / n, cpr,
                sum(int(r.get("llm_calls") or 0) for r in records) / n, (tokens_in + tokens_out) / n, cost,
-               wall / n, wall, *failure_counts(records), wrong_answers(records), **paper_metrics(records))
+               wall / n, wall, *failure_counts(records), wrong_answers(records), **paper_metrics(records),
+               protocol=protocol_of(records))
+
+
+def protocol_of(records: Sequence[dict]) -> str:
+    """The judging protocols the records were scored under (Game of 24: ``treegym`` or ``tot``), joined."""
+    return ",".join(sorted({str(r["protocol"]) for r in records if r.get("protocol")}))
 
 
 def env_tables(runs: Runs, prices: dict[str, tuple[float, float]] | None = None) -> dict[str, list[Row]]:
@@ -127,7 +136,7 @@ def env_tables(runs: Runs, prices: dict[str, tuple[float, float]] | None = None)
 
 COLUMNS = ("agent", "llm", "budget", "episodes", "pass_rate", "ci95_low", "ci95_high", "mean_reward", "cpr",
            "mean_llm_calls", "mean_tokens", "mean_cost_usd", "mean_wall_s", "total_wall_s", "wrong", "gave_up", "errors",
-           "simulated", "pass_rate_any_sequence", "purchase_rate", "precision")
+           "simulated", "pass_rate_any_sequence", "purchase_rate", "precision", "protocol")
 
 
 def _values(row: Row) -> dict[str, Any]:
@@ -144,6 +153,7 @@ def _values(row: Row) -> dict[str, Any]:
         "simulated": row.cell.simulated,
         **{csv_name: ("" if getattr(row, field) is None else round(getattr(row, field), 4))
            for field, _title, csv_name in PAPER_COLUMNS},
+        "protocol": row.protocol,
     }
 
 
@@ -159,7 +169,9 @@ def to_csv(rows: Sequence[Row], env_id: str) -> str:
 def to_markdown(rows: Sequence[Row], env_id: str) -> str:
     show_cpr = any(r.cpr is not None for r in rows)
     show_budget = any(r.cell.budget is not None for r in rows)
-    head = ["agent", "LLM"] + (["budget"] if show_budget else []) + ["episodes", "pass rate (95% CI)", "mean reward"]
+    show_protocol = any(r.protocol for r in rows)
+    head = (["agent", "LLM"] + (["budget"] if show_budget else []) + (["protocol"] if show_protocol else [])
+            + ["episodes", "pass rate (95% CI)", "mean reward"])
     extra = shown(rows)
     head += (["CPR"] if show_cpr else []) + [title for _f, title, _c in extra]
     head += ["LLM calls", "tokens", "cost (USD)", "wall s", "wrong", "gave up", "errors"]
@@ -168,6 +180,7 @@ def to_markdown(rows: Sequence[Row], env_id: str) -> str:
         llm = r.cell.llm + (" (simulated)" if r.cell.simulated else "")
         cells = [r.cell.agent_label, llm] + ([str(r.cell.budget if r.cell.budget is not None else "own")]
                                              if show_budget else [])
+        cells += [r.protocol or "-"] if show_protocol else []
         cells += [str(r.episodes), f"{r.pass_rate * 100:.1f}% [{r.ci_low * 100:.1f}, {r.ci_high * 100:.1f}]",
                   f"{r.mean_reward:.3f}"]
         cells += ([("-" if r.cpr is None else f"{r.cpr * 100:.1f}%")] if show_cpr else [])
@@ -183,6 +196,10 @@ def to_markdown(rows: Sequence[Row], env_id: str) -> str:
         lines.append("Pass rate (any sequence): episodes in which any of the agent's decision sequences won "
                      "(JUDEC 5.1 scores its baselines so); purchase rate and precision: WebShop purchases / "
                      "episodes and successful purchases / purchases (Auto-GPT study, Table 1).")
+    if show_protocol:
+        lines.append("Protocol: how the env judged an episode; compare a pass rate only with numbers judged the same "
+                     "way. Game of 24: treegym wins as soon as 24 is left (or an answer equals 24); tot judges only "
+                     "the final answer line with Tree of Thoughts' rule, as the ToT, RaDAgent and JUDEC tables do.")
     if any(r.cell.simulated for r in rows):
         lines.append("Rows marked (simulated) use a simulated LLM over the env's oracle, not a real model.")
     if any(r.mean_cost is None for r in rows):

@@ -83,12 +83,28 @@ Action: 12 * 2 = 24 (left: 24)"""
 
     def propose_messages(self, obs: dict, history: Sequence[Step], k: int, avoid: Sequence[str] = (),
                          reflections: Sequence[str] = ()) -> list[Message]:
-        """ToT's propose prompt: the few-shot list, then the numbers left."""
+        """ToT's propose prompt: the few-shot list, then the numbers left. With one number left (only under
+        ``protocol="tot"`` is that not the end) it is ToT's step-to-answer prompt: the steps, to be followed by the
+        ``Answer:`` line (the model writes it, prefix included, as ToT's CoT prompt has it do)."""
+        if len(obs.get("left") or ()) == 1:
+            return self._answer_messages(history, k)
         system = ("You help solve the Game of 24 by proposing possible next steps, one per line, in the form\n"
                   "a op b = c (left: <numbers left>). The game is won when the last number left is 24.\n\n"
                   f"Example\n{PROPOSE_EXAMPLE}\n")
         user = self.reflection_lines(reflections) + self.avoid_lines(avoid)
         user += [f"Propose {k} possible next steps.", f"Input: {' '.join(obs.get('left') or ())}", "Possible next steps:"]
+        return self._messages(system, user)
+
+    def _answer_messages(self, history: Sequence[Step], k: int) -> list[Message]:
+        numbers = " ".join(self.task_fields().get("numbers") or ())
+        system = ("Use numbers and basic arithmetic operations (+ - * /) to obtain 24. Each step combines two "
+                  "numbers; finish with one line 'Answer: <one expression using each input number exactly once> "
+                  "= 24'.\nExample\nInput: 4 4 6 8\nSteps:\n4 + 8 = 12 (left: 4 6 12)\n6 - 4 = 2 (left: 2 12)\n"
+                  "2 * 12 = 24 (left: 24)\nAnswer: (6 - 4) * (4 + 8) = 24\n")
+        steps = [s.action for s in history if not s.action.lower().startswith("answer")]
+        ask = (f"Write {k} possible 'Answer: <expression> = 24' lines, one per line." if k > 1
+               else "Write the 'Answer: <expression> = 24' line.")
+        user = [ask, f"Input: {numbers}", "Steps:", *steps]
         return self._messages(system, user)
 
     def value_messages(self, obs: dict, history: Sequence[Step]) -> list[Message]:
