@@ -127,6 +127,7 @@ def register_all() -> None:
     """Discover the families (:func:`discover`) and register every id not registered yet. Run on
     ``import treegym.envs``; run it again after adding a family folder in a live process."""
     global _ENTRIES, _SERVERS
+    from .core.remote import local_or_remote_entry
     from .core.vector import make_vector_env
 
     families = _families()
@@ -139,7 +140,7 @@ def register_all() -> None:
             continue
         gym.register(
             id=env_id,
-            entry_point=entry_point,
+            entry_point=local_or_remote_entry(entry_point),  # server_url= plays it remotely
             kwargs=dict(kwargs),
             max_episode_steps=None,
             disable_env_checker=False,
