@@ -128,6 +128,12 @@ class ForkableEnv(gym.Env):
             shown = ", ".join(repr(k) for k in unknown)
             raise ValueError(f"{type(self).__name__}.reset() got unknown option(s) {shown}; it takes "
                              f"{', '.join(accepted) if accepted else 'no options'}")
+        task_id = options.get("task_id")
+        try:
+            hash(task_id)
+        except TypeError:
+            raise ValueError(f"reset(options={{'task_id': ...}}) takes a task id (a string or an integer), got "
+                             f"{type(task_id).__name__}") from None
         return dict(options)
 
     # ----------------------------------------------------------- hooks to implement
