@@ -84,7 +84,7 @@ def _task_ids() -> list[str]:
 
 @pytest.mark.parametrize("env_id, field, value, says", [
     ("treegym/ALFWorld-v0", "moves", "3", "'moves' must be an integer"),
-    ("treegym/ALFWorld-v0", "facts", [["holds", "agent1"]], "not a fluent fact"),
+    ("treegym/ALFWorld-v0", "facts", [["holds", "agent1"]], "not a fact"),
     ("treegym/ToolBench-v0", "done", 1, "'done' must be true or false"),
     ("treegym/RestBench-v0", "evaluation", "[]", "'evaluation' must be JSON text of an object"),
     ("treegym/ToolTasks-v0", "observation", "\ud800", "'observation' holds a lone surrogate"),

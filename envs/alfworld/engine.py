@@ -27,9 +27,9 @@ __all__ = ["ALFWorldEngine", "ALFWorldState", "NOTHING_HAPPENS", "admissible_com
            "is_won", "sorted_commands", "step_state"]
 
 
-#: (predicate, length) of the fluent facts a step can add (the rest come from a game's initial facts)
-_FLUENT_SHAPES = frozenset({("atlocation", 3), ("holds", 3), ("inreceptacle", 3), ("opened", 2), ("isclean", 2),
-                            ("ishot", 2), ("iscool", 2), ("issliced", 2), ("istoggled", 2)})
+#: length (predicate included) of the fluent facts the rules read by position (rules.View)
+_FLUENT_ARITY = {"atlocation": 3, "holds": 3, "inreceptacle": 3, "opened": 2, "isclean": 2, "ishot": 2, "iscool": 2,
+                 "issliced": 2, "istoggled": 2}
 
 
 class ALFWorldEngine:
@@ -116,11 +116,11 @@ class ALFWorldEngine:
         r = StateReader(data, "ALFWorld state")
         game = self.task(r.task_id())
         facts = frozenset(tuple(r.texts_of(f, f"facts[{i}]")) for i, f in enumerate(r.items("facts")))
-        shapes = _FLUENT_SHAPES | {(f[0], len(f)) for f in game.init_facts}
         for fact in facts:
-            if (fact[:1] and fact[0], len(fact)) not in shapes:
-                raise ValueError(f"ALFWorld state field 'facts' holds {list(fact)[:4]!r}, not a fluent fact of this "
-                                 f"game (predicate and arity as in {sorted(shapes)[:4]}...)")
+            arity = _FLUENT_ARITY.get(fact[0]) if fact else None
+            if len(fact) < 2 or (arity is not None and len(fact) != arity):
+                raise ValueError(f"ALFWorld state field 'facts' holds {list(fact)[:4]!r}, not a fact: a predicate and "
+                                 f"its arguments ({', '.join(f'{p}/{n - 1}' for p, n in _FLUENT_ARITY.items())})")
         history = []
         for i, h in enumerate(r.items("history", [])):
             pair = r.texts_of(h, f"history[{i}]")
