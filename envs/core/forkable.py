@@ -17,9 +17,9 @@ are registered without a TimeLimit and a restored branch is never cut early.
   constructed with (``WalkEnv(target=2)``, or ``gym.make`` with its kwargs) is what
   ``clone()``, ``copy.deepcopy`` and ``make_fresh()`` build the copy with; nothing to
   restate by hand (:meth:`ForkableEnv.construction_kwargs` shows them).
-* **Restores are checked**: a snapshot that did not come from ``snapshot()`` (built
-  by hand, or unpickled from elsewhere) is checked field by field on its first restore
-  (:mod:`.snapshot_check`) and refused with one ``SnapshotError`` naming the field.
+* **Restores are checked**: a snapshot that did not come from ``snapshot()`` (built with
+  ``Snapshot(...)``, or edited with ``dataclasses.replace``) is checked field by field on its
+  first restore (:mod:`.snapshot_check`) and refused with one ``SnapshotError`` naming the field.
 * **Reset options**: ``reset(options=...)`` takes the keys the class lists in
   ``reset_options`` (``task_id`` and ``split`` by default); any other key is refused
   with a ``ValueError`` naming it (:meth:`ForkableEnv.reset_option_values`).
@@ -40,7 +40,7 @@ import numpy as np
 from . import api
 from .contract import ExpertAdvice
 from .snapshot import Snapshot, SnapshotError
-from .snapshot_check import CHECKED, check_fields
+from .snapshot_check import CHECKED, check_fields, check_payload
 from .task_pool import TaskPool
 
 
@@ -117,7 +117,8 @@ class ForkableEnv(gym.Env):
 
     def reset_option_values(self, options: Any) -> dict[str, Any]:
         """``options`` of ``reset(options=...)`` as a new dict, refused (``ValueError`` naming them) when
-        it is not a dict with string keys from ``reset_options``. One behaviour for every env."""
+        it is not a dict whose keys are in ``reset_options``, or its ``task_id`` is not hashable. One behaviour
+        for every env."""
         if options is None:
             return {}
         if not isinstance(options, dict):
@@ -248,6 +249,8 @@ class ForkableEnv(gym.Env):
         if (type(snapshot) is not Snapshot or snapshot.env_class != self.snapshot_class_key
                 or CHECKED not in snapshot.__dict__):
             self._check_snapshot(snapshot)  # the slow path says what is wrong
+            check_payload(snapshot, self.check_snapshot_payload)
+            snapshot.__dict__[CHECKED] = True
         self._set_state(snapshot.payload)
         self.steps = snapshot.steps
         self.max_steps = snapshot.max_steps
@@ -271,12 +274,13 @@ class ForkableEnv(gym.Env):
         mine = self.snapshot_class_key
         if snapshot.env_class != mine:
             raise SnapshotError(f"snapshot was taken on {snapshot.env_class}, cannot restore it on {mine}")
-        check_fields(snapshot, self.snapshot_kind, self.check_snapshot_payload)
-        snapshot.__dict__[CHECKED] = True
+        check_fields(snapshot, self.snapshot_kind)
 
     def check_snapshot_payload(self, snapshot: Snapshot) -> None:
         """Refuse (``SnapshotError`` naming what is wrong) a hand-built snapshot whose ``payload`` or
-        ``task`` this env cannot continue from; called once per snapshot not made by :meth:`snapshot`.
+        ``task`` this env cannot continue from; called once per snapshot not made by :meth:`snapshot`,
+        where the base class puts the payload live (``_put_state``: an env with a ``restore`` of its
+        own, whose payload is a handle, is not asked).
         The default accepts any; ``EngineEnv`` checks them through its engine."""
         return None
 

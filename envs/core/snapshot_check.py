@@ -4,9 +4,9 @@ A snapshot an env made itself is marked (``CHECKED`` in its instance dict, kept 
 restores without checks, thousands of times a second. Any other one (built by hand with
 ``Snapshot(...)``, or edited with ``dataclasses.replace``) is checked on its first restore: every
 field must be something the env can continue from, else one ``SnapshotError`` names the field and
-what it holds. The env's own check of the payload and task
-(``ForkableEnv.check_snapshot_payload``) runs last. A snapshot that passes is marked, so the check
-runs once per snapshot.
+what it holds (:func:`check_fields`). The env's own check of the payload and task
+(``ForkableEnv.check_snapshot_payload``, :func:`check_payload`) runs where the base class puts the
+payload live. A snapshot that passes both is marked, so the checks run once per snapshot.
 """
 from __future__ import annotations
 
@@ -46,9 +46,9 @@ def _check_rng(rng: Any) -> str | None:
     return None
 
 
-def check_fields(snapshot: Snapshot, kind: str, check_payload: Callable[[Snapshot], None]) -> None:
+def check_fields(snapshot: Snapshot, kind: str) -> None:
     """Refuse ``snapshot`` with one ``SnapshotError`` naming the first field an env of snapshot kind
-    ``kind`` cannot continue from; ``check_payload`` (the env's) checks the payload and the task."""
+    ``kind`` cannot continue from (all but the payload and the task: :func:`check_payload`)."""
     problems = (
         ("kind", snapshot.kind, f"{kind!r} (this env's kind)" if snapshot.kind != kind else None),
         ("steps", snapshot.steps, None if _is_int(snapshot.steps) and snapshot.steps >= 0 else
@@ -64,8 +64,12 @@ def check_fields(snapshot: Snapshot, kind: str, check_payload: Callable[[Snapsho
         if wanted is not None:
             raise SnapshotError(f"snapshot field {name!r} holds {_shown(value)}; it must be {wanted} "
                                 "(take snapshots with env.snapshot() / treegym.envs.snapshot(env))")
+
+
+def check_payload(snapshot: Snapshot, check: Callable[[Snapshot], None]) -> None:
+    """Run the env's ``check`` of ``snapshot``'s payload and task; any failure is one ``SnapshotError``."""
     try:
-        check_payload(snapshot)
+        check(snapshot)
     except SnapshotError:
         raise
     except Exception as exc:  # noqa: BLE001 - any failure to read the payload is one clear refusal
