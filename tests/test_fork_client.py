@@ -74,6 +74,12 @@ def test_server_side_kwargs_are_refused_on_the_client(server):
         te.remote(ENV_ID, server.url, screenshot=True)  # the explicit choice answers the same way
 
 
+def test_server_url_none_plays_in_process_for_every_id():
+    env = gym.make(ENV_ID, server_url=None, split="test")
+    assert isinstance(env.unwrapped, BMoCAEnv)
+    env.close()
+
+
 def test_the_class_itself_has_no_remote_mode_and_says_what_to_use(server):
     with pytest.raises(TypeError, match=r"BMoCAEnv has no remote mode.*treegym.envs.remote"):
         BMoCAEnv(server_url=server.url, split="test")

@@ -33,8 +33,10 @@ def make_local_or_remote(entry_point: str | Callable[..., Any], **kwargs: Any) -
     """Build the env behind ``entry_point`` (``"module:Class"`` or the class) with ``kwargs``; with
     ``server_url=`` on a class that has no remote mode of its own, a ``ForkClientEnv`` of it instead."""
     maker = _load(entry_point)
-    if kwargs.get("server_url") is not None and not getattr(maker, "takes_server_url", True):
-        return ForkClientEnv(maker, **kwargs)
+    if not getattr(maker, "takes_server_url", True):
+        if kwargs.get("server_url") is not None:
+            return ForkClientEnv(maker, **kwargs)
+        kwargs.pop("server_url", None)  # server_url=None: in-process, as for every other id
     return maker(**kwargs)
 
 
