@@ -129,6 +129,7 @@ def register_all() -> None:
     """Discover the families (:func:`discover`) and register every id not registered yet. Run on
     ``import treegym.envs``; run it again after adding a family folder in a live process."""
     global _ENTRIES, _SERVERS
+    from .core.remote import local_or_remote_entry
     from .core.vector import make_vector_env
 
     families = _families()
@@ -141,8 +142,9 @@ def register_all() -> None:
             continue
         gym.register(
             id=env_id,
-            # an id that needs an extra goes through needs_extra, which names the extra when it is missing
-            entry_point=f"{_PACKAGE}.needs_extra:{env_id}" if extra else entry_point,
+            # server_url= plays it remotely; an id that needs an extra goes through needs_extra, which
+            # names the extra when it is missing
+            entry_point=local_or_remote_entry(f"{_PACKAGE}.needs_extra:{env_id}" if extra else entry_point),
             kwargs=dict(kwargs),
             max_episode_steps=None,
             disable_env_checker=False,

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
+import gymnasium as gym
 from flask import Flask
 
 from treegym.envs import registration
@@ -161,11 +162,15 @@ def _fresh(value: Any) -> Any:
 
 
 def session_engines(env_id: str, **env_kwargs: Any) -> dict[str, Engine]:
-    """The engines a session server runs for ``env_id`` (a registered id or short name), by variant."""
+    """The engines a session server runs for ``env_id`` (a treegym id or short name, or a user's id:
+    registered, ``module:EnvId`` or from an entry-point plugin), by variant."""
     resolved = registration.resolve(env_id)
     if resolved is None:
-        known = ", ".join(f"{e.id} ({e.name})" if e.name else e.id for e in registration.entries())
-        raise ValueError(f"unknown env {env_id!r}; registered: {known}")
+        try:
+            resolved = registration.ensure_registered(env_id)
+        except gym.error.NameNotFound:
+            known = ", ".join(f"{e.id} ({e.name})" if e.name else e.id for e in registration.entries())
+            raise ValueError(f"unknown env {env_id!r}; registered: {known}") from None
     cls = registration.env_class(resolved)
     if issubclass(cls, EngineEnv):
         kwarg, variants = getattr(cls, "session_variants", (None, ()))

@@ -226,9 +226,12 @@ class SessionService:
 
 def json_body_or_none(raw: bytes) -> Any:
     """A request body parsed as JSON whatever its Content-Type, or None when it is not JSON (also when it is
-    nested too deeply to walk safely, which ``request.get_json(silent=True)`` would raise on)."""
+    nested too deeply to walk safely, which ``request.get_json(silent=True)`` would raise on); JSON with
+    an over-long integer raises ``jsonsafe.JSONNumberTooLong`` (its message says so)."""
     try:
         return jsonsafe.loads(raw)
+    except jsonsafe.JSONNumberTooLong:
+        raise
     except ValueError:
         return None
 
@@ -276,7 +279,10 @@ def create_session_app(
         raw = request.get_data(cache=True)
         if not raw.strip():
             return {}
-        data = json_body_or_none(raw)
+        try:
+            data = json_body_or_none(raw)
+        except jsonsafe.JSONNumberTooLong as exc:
+            raise ApiError(400, f"the request body is JSON, but {exc}") from None
         if not isinstance(data, dict):
             raise ApiError(400, "the request body must be a JSON object, e.g. {\"action\": \"...\"} "
                                 f"(got {raw[:60]!r}; send it with Content-Type: application/json)")

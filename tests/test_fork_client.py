@@ -70,9 +70,19 @@ def test_the_served_step_limit_truncates_the_client(server):
 def test_server_side_kwargs_are_refused_on_the_client(server):
     with pytest.raises(ValueError, match=r"screenshot=True configure that env.*--env-opt"):
         gym.make(ENV_ID, server_url=server.url, screenshot=True)
-    env = BMoCAEnv(server_url=server.url, split="test")  # the class itself answers the same way
-    assert isinstance(env, ForkClientEnv)
+    with pytest.raises(ValueError, match=r"screenshot=True configure that env"):
+        te.remote(ENV_ID, server.url, screenshot=True)  # the explicit choice answers the same way
+
+
+def test_server_url_none_plays_in_process_for_every_id():
+    env = gym.make(ENV_ID, server_url=None, split="test")
+    assert isinstance(env.unwrapped, BMoCAEnv)
     env.close()
+
+
+def test_the_class_itself_has_no_remote_mode_and_says_what_to_use(server):
+    with pytest.raises(TypeError, match=r"BMoCAEnv has no remote mode.*treegym.envs.remote"):
+        BMoCAEnv(server_url=server.url, split="test")
 
 
 def test_check_rollback_passes_remotely(server):
@@ -82,7 +92,36 @@ def test_check_rollback_passes_remotely(server):
     env.close()
 
 
-def test_positional_make_kwargs_reach_the_client_by_name(server):
-    env = BMoCAEnv("test", server_url=server.url)  # split given positionally
-    assert isinstance(env, ForkClientEnv) and env.reset(seed=0)[1]["task_id"] == BMoCAEnv.split_task_ids("test")[0]
+def test_remote_is_the_explicit_choice_and_clones_through_its_spec(server):
+    env = te.remote(ENV_ID, server.url, split="test")
+    assert isinstance(env.unwrapped, ForkClientEnv)
+    assert env.reset(seed=0)[1]["task_id"] == BMoCAEnv.split_task_ids("test")[0]
+    env.step('swipe("up")')
+    twin = te.clone(env)  # rebuilt from the spec: another session on the same server
+    assert isinstance(twin.unwrapped, ForkClientEnv) and twin.unwrapped.server_url == server.url
+    assert te.first_difference(twin.unwrapped._observe()[0], env.unwrapped._observe()[0]) is None
+    twin.close()
     env.close()
+
+
+def test_a_user_env_is_played_remotely_through_remote():
+    """A ForkableEnv family of the user's own (registered with its class as entry point) is served by
+    ForkEngine and played with treegym.envs.remote: the same episode as in-process."""
+    from treegym.envs.examples.number_walk import NumberWalkEnv
+
+    class ServedWalk(NumberWalkEnv):
+        @classmethod
+        def default_task_pool(cls):
+            return te.TaskPool({"all": (0,)})
+
+    walk = "usersuite/ServedWalk-v0"
+    if walk not in gym.registry:
+        gym.register(walk, entry_point=ServedWalk)
+    with serve_in_thread(create_env_app(walk, {"target": 2})) as srv:
+        env = te.remote(walk, srv.url)
+        assert isinstance(env.unwrapped, ForkClientEnv)
+        obs, _ = env.reset(seed=0)
+        assert "Reach 2" in obs["instruction"]
+        _obs, reward, term, _trunc, info = env.step("add 2")
+        assert (reward, term, info["success"]) == (1.0, True, True)
+        env.close()

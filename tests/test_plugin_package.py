@@ -24,7 +24,6 @@ from treegym.envs import ExpertAdvice, ForkableEnv, action_space, text_observati
 class CounterEnv(ForkableEnv):
     def __init__(self, max_steps: int = 8, render_mode=None):
         super().__init__(max_steps=max_steps, render_mode=render_mode)
-        self._init_kwargs = {"max_steps": max_steps}
         self.observation_space, self.action_space = text_observation_space(), action_space()
         self.at, self.target = 0, 2
 

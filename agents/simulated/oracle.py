@@ -115,7 +115,8 @@ def _scratch(env: Any) -> Any:
 
 def _memo_key(env: Any, snap: Any) -> Any:
     """The memo key of a state, or None when it is not hashable (then nothing is memoised)."""
-    kwargs = getattr(env.unwrapped, "_init_kwargs", None)
+    recorded = getattr(env.unwrapped, "construction_kwargs", None)  # how the env was made (ForkableEnv)
+    kwargs = recorded() if callable(recorded) else None
     key = (snap.env_class, repr(sorted(kwargs.items())) if isinstance(kwargs, dict) else None,
            snap.payload, snap.steps, snap.max_steps, snap.task)
     try:

@@ -18,12 +18,18 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ..core.contract import ExpertAdvice, StepResult
+from ..core.state_json import StateReader
 from .game import STYLES, Game
 from .state import (NOTHING_HAPPENS, ALFWorldState, admissible_commands, commands, initial_state, is_won,
                     sorted_commands, step_state)
 
 __all__ = ["ALFWorldEngine", "ALFWorldState", "NOTHING_HAPPENS", "admissible_commands", "commands", "initial_state",
            "is_won", "sorted_commands", "step_state"]
+
+
+#: length (predicate included) of the fluent facts the rules read by position (rules.View)
+_FLUENT_ARITY = {"atlocation": 3, "holds": 3, "inreceptacle": 3, "opened": 2, "isclean": 2, "ishot": 2, "iscool": 2,
+                 "issliced": 2, "istoggled": 2}
 
 
 class ALFWorldEngine:
@@ -106,8 +112,21 @@ class ALFWorldEngine:
                 "history": [list(h) for h in state.history], "task_id": state.game.task_id}
 
     def state_from_json(self, data: Any) -> ALFWorldState:
-        game = self.task(data["task_id"])
-        return ALFWorldState(game=game, facts=frozenset(tuple(f) for f in data["facts"]), text=str(data["text"]),
-                             won=bool(data["won"]), moves=int(data["moves"]), last_command=data.get("last_command"),
-                             valid=bool(data.get("valid", True)),
-                             history=tuple((str(c), str(t)) for c, t in data.get("history", ())))
+        """Every field checked (``StateReader``): facts are lists of strings, history [command, text] pairs."""
+        r = StateReader(data, "ALFWorld state")
+        game = self.task(r.task_id())
+        facts = frozenset(tuple(r.texts_of(f, f"facts[{i}]")) for i, f in enumerate(r.items("facts")))
+        for fact in facts:
+            arity = _FLUENT_ARITY.get(fact[0]) if fact else None
+            if len(fact) < 2 or (arity is not None and len(fact) != arity):
+                raise ValueError(f"ALFWorld state field 'facts' holds {list(fact)[:4]!r}, not a fact: a predicate and "
+                                 f"its arguments ({', '.join(f'{p}/{n - 1}' for p, n in _FLUENT_ARITY.items())})")
+        history = []
+        for i, h in enumerate(r.items("history", [])):
+            pair = r.texts_of(h, f"history[{i}]")
+            if len(pair) != 2:
+                raise r.fail(f"history[{i}]", "a [command, text] pair", h)
+            history.append(tuple(pair))
+        return ALFWorldState(game=game, facts=facts, text=r.text("text"), won=r.flag("won"),
+                             moves=r.integer("moves", lo=0), last_command=r.optional("last_command", r.text_of),
+                             valid=r.flag("valid", True), history=tuple(history))

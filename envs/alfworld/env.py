@@ -167,11 +167,6 @@ class ALFWorldEnv(EngineEnv):
                              "expert= (or run in-process)")
         super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode,
                          server_url=server_url)
-        self._init_kwargs = {"split": split, "task_ids": None if task_ids is None else tuple(task_ids),
-                             "max_steps": max_steps, "style": style,
-                             "data_dir": None if data_dir is None else os.fspath(data_dir),
-                             "expert_plan": expert_plan, "expert": expert, "render_mode": render_mode,
-                             "server_url": server_url}
         self.style = style
         self.expert_plan = bool(expert_plan)
         self.expert_kind = expert

@@ -81,6 +81,7 @@ class BMoCAEnv(ForkableEnv):
 
     metadata = {"render_modes": ["ansi", "rgb_array"]}
     snapshot_kind = "native"
+    reset_options = ("task_id", "split", "task", "config")  # task/config: B-MoCA's own
 
     def __init__(self, split: str = "train", task_ids: Sequence[str] | None = None, backend: Any = "sim",
                  screenshot: bool = False, max_steps: int | None = None, render_mode: str | None = None):
@@ -90,8 +91,6 @@ class BMoCAEnv(ForkableEnv):
         if max_steps is not None and (isinstance(max_steps, bool) or int(max_steps) < 1):
             raise ValueError(f"max_steps must be a positive integer or None, got {max_steps!r}")
         super().__init__(max_steps=None, render_mode=render_mode)
-        self._init_kwargs = {"split": split, "task_ids": task_ids, "backend": backend, "screenshot": screenshot,
-                             "max_steps": max_steps, "render_mode": render_mode}
         if backend == "sim":
             from .sim.phone import SimPhone
 
@@ -199,8 +198,8 @@ class BMoCAEnv(ForkableEnv):
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
-        super().reset(seed=seed)
-        spec = episode(self._choose(seed, dict(options or {})))
+        super().reset(seed=seed, options=options)
+        spec = episode(self._choose(seed, self.reset_option_values(options)))
         self.task = spec
         self.steps = 0
         self.max_steps = self.step_limit_override or spec.task.max_steps

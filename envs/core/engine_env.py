@@ -49,7 +49,7 @@ from __future__ import annotations
 import json
 import numbers
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from .contract import Engine, ExpertAdvice, is_live_engine
 from .forkable import ForkableEnv
@@ -69,26 +69,6 @@ class EngineTask:
 
 
 _TASK_MEMO_SIZE = 1024  # tasks remembered per env (EngineEnv._engine_task)
-
-
-def _put_everywhere(snapshot: Snapshot, holders: Sequence[tuple[Any, dict]], text: str) -> None:
-    """Put ``snapshot``'s state into each (runner, env instance dict) of ``holders`` as
-    ``ForkableEnv._put_state`` would (the RNG state applied on the next use of ``np_random``), and
-    ``text`` as the env's last text. In-process runners take the (immutable) payload itself."""
-    payload = snapshot.payload
-    fields = {"steps": snapshot.steps, "max_steps": snapshot.max_steps, "task": snapshot.task,
-              "_pending_rng": snapshot.rng_state, "_last_text": text}
-    if isinstance(payload, RemoteState):
-        for runner, d in holders:
-            runner.set_state(payload)
-            d.update(fields)
-        return
-    for runner, d in holders:
-        if type(runner) is InProcessRunner:
-            runner.state = payload  # InProcessRunner.set_state of a local payload
-        else:
-            runner.set_state(payload)
-        d.update(fields)
 
 
 # ---------------------------------------------------------------------------- the env
@@ -122,11 +102,6 @@ class EngineEnv(ForkableEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         super().__init__(max_steps=None if max_steps is None else int(max_steps), render_mode=render_mode)
-        # clone() rebuilds the env from these; a subclass that takes other arguments
-        # sets its own _init_kwargs after calling this constructor.
-        self._init_kwargs = {"engine": engine, "split": split, "task_ids": task_ids, "max_steps": max_steps,
-                             "render_mode": render_mode, "observation_space": observation_space,
-                             "server_url": server_url, "variant": variant}
         if server_url is None:
             if engine is None:
                 raise ValueError("EngineEnv needs an engine, or server_url= of a session server that runs one")
@@ -186,66 +161,33 @@ class EngineEnv(ForkableEnv):
     def _set_state(self, state: Any) -> None:
         self.runner.set_state(state)
 
-    def twin_restorer(self, twins: Sequence[ForkableEnv]) -> Callable[[Snapshot], Sequence[int]]:
-        """:meth:`~ForkableEnv.twin_restorer` in one pass: each twin of this exact class gets the
-        snapshot's state (its runner's ``set_state``, a reference in-process), step counter, limit,
-        task, pending RNG state and this env's last text, exactly as ``restore_as`` sets them (a
-        class that overrides a restore hook is restored twin by twin through its hooks). Positions
-        left untouched: twins of another class, and all of them when this class does not observe
-        purely (``pure_observe``) or the snapshot is not one of this class's."""
-        if not self._one_pass_restores():
-            return super().twin_restorer(twins)
-        holders, others = self._state_holders(twins)
-        everyone = tuple(range(len(twins)))
-        key = self.snapshot_class_key
-
-        def restore_all(snapshot: Snapshot) -> Sequence[int]:
-            if not self.pure_observe or type(snapshot) is not Snapshot or snapshot.env_class != key:
-                return everyone
-            _put_everywhere(snapshot, holders, self._last_text)
-            return others
-
-        return restore_all
-
-    def group_restorer(self, twins: Sequence[ForkableEnv]) -> Callable[[Snapshot], tuple[dict, dict, Sequence[int]]]:
-        """:meth:`~ForkableEnv.group_restorer` in one pass: this env and each twin of this exact class
-        get the snapshot's state as :meth:`twin_restorer` gives it, then this env observes it once
-        and its text goes to every twin. Falls back as :meth:`twin_restorer` does."""
-        if not self._one_pass_restores():
-            return super().group_restorer(twins)
-        holders, others = self._state_holders([self, *twins])
-        others = tuple(i - 1 for i in others)  # this env is always one of its own class
-        everyone = tuple(range(len(twins)))
-        key = self.snapshot_class_key
-
-        def restore_group(snapshot: Snapshot) -> tuple[dict, dict, Sequence[int]]:
-            # observing must be pure (read per call: it may be turned off) and the snapshot this class's
-            if not self.pure_observe or type(snapshot) is not Snapshot or snapshot.env_class != key:
-                obs, info = self.restore(snapshot)
-                return obs, info, everyone
-            _put_everywhere(snapshot, holders, "")
-            obs, info = self._observe()
-            text = self._last_text
-            for _runner, d in holders:  # just written: warm
-                d["_last_text"] = text
-            return obs, info, others
-
-        return restore_group
-
-    def _one_pass_restores(self) -> bool:
-        """Whether this class restores through the base hooks only (then a snapshot's state can be
-        set on many envs of it in one pass, :func:`_put_everywhere`)."""
+    def group_state_holder(self) -> Any | None:
+        """This env's runner (its ``set_state`` takes a snapshot's payload), when the class restores
+        through the base hooks only and observes purely; else None (see ``ForkableEnv``)."""
         cls = type(self)
-        return (cls.restore_as is ForkableEnv.restore_as and cls.restore is ForkableEnv.restore
-                and cls._put_state is ForkableEnv._put_state and cls._set_state is EngineEnv._set_state)
+        if (cls.pure_observe and cls.restore is ForkableEnv.restore and cls._put_state is ForkableEnv._put_state
+                and cls._set_state is EngineEnv._set_state):
+            return self.__dict__.get("runner")
+        return None
 
-    def _state_holders(self, envs: Sequence[ForkableEnv]) -> tuple[list, tuple[int, ...]]:
-        """The (runner, instance dict) of each of ``envs`` of this exact class (runners are made once, in
-        ``__init__``), and the positions of the others."""
-        cls = type(self)
-        mine = [type(env) is cls and "runner" in env.__dict__ for env in envs]
-        return ([(env.runner, env.__dict__) for env, ok in zip(envs, mine) if ok],
-                tuple(i for i, ok in enumerate(mine) if not ok))
+    def check_snapshot_payload(self, snapshot: Snapshot) -> None:
+        """A hand-built snapshot's task must be an :class:`EngineTask` and its payload a state the
+        engine can write and read back as JSON (in-process) or a :class:`RemoteState` (remote)."""
+        task = snapshot.task
+        if not isinstance(task, EngineTask):
+            raise SnapshotError(f"snapshot field 'task' holds {type(task).__name__}, not an EngineTask; "
+                                "take snapshots with env.snapshot()")
+        payload = snapshot.payload
+        if isinstance(self.runner, RemoteRunner):
+            if not isinstance(payload, RemoteState):
+                raise SnapshotError(f"snapshot field 'payload' holds {type(payload).__name__}; a remote env "
+                                    "restores the RemoteState of a snapshot taken on its server")
+            return
+        if isinstance(payload, RemoteState):
+            return  # the runner refuses it with its own message
+        engine = self.engine
+        engine.task(task.task_id)
+        engine.state_from_json(json.loads(json.dumps(engine.state_to_json(payload))))
 
     def _observe(self) -> tuple[dict, dict]:
         obs, info = self.runner.observe()
@@ -263,8 +205,8 @@ class EngineEnv(ForkableEnv):
 
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
-        super().reset(seed=seed)
-        task_id = self._choose_task_id(seed, dict(options or {}))
+        super().reset(seed=seed, options=options)
+        task_id = self._choose_task_id(seed, self.reset_option_values(options))
         self.task = self._engine_task(task_id)
         self.steps = 0
         self.runner.start(self.task, seed)

@@ -5,13 +5,14 @@ The one env pattern has two kinds of families (docs/DESIGN.md, "One env pattern"
 ``ForkableEnv`` families whose simulator cannot honestly be a pure function (B-MoCA:
 a phone that may be a real device over ADB). ``treegym serve <id>`` serves the second
 kind through ``ForkEngine`` (``servers/env_server.py``: the env's snapshot/restore as an
-engine), and ``gym.make(id, server_url=URL)`` (or ``TheEnvClass(server_url=URL)``) returns
-this client instead of the class itself (``ForkableEnv.__new__``), so every registered id
-is played remotely the same way.
+engine), and ``gym.make(id, server_url=URL)`` or ``treegym.envs.remote(id, URL)`` returns
+this client instead of the class itself, so every registered id is played remotely the same way.
 
 * Tasks, observations, rewards and step limits are the served env's: the client lists
   the server's tasks (``split=``/``task_ids=`` select among them) and leaves the step limit
   to the server (``StepResult.truncated``), so ``max_steps`` is None here.
+* Made by ``treegym.envs.remote(id, url)`` or ``gym.make(id, server_url=url)`` of a treegym
+  id (``envs/core/remote.py``); ``ForkClientEnv(TheEnvClass, url)`` directly works too.
 * Make-kwargs that configure the simulator (``backend=``, ``screenshot=``, ``max_steps=``,
   ...) belong to the server: ``treegym serve <id> --env-opt KEY=VALUE``. Giving them to the
   client is refused, naming them. Array fields of an observation (a screenshot) do not
@@ -22,7 +23,6 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .engine_env import EngineEnv
-from .forkable import set_remote_client
 
 CLIENT_KWARGS = ("split", "task_ids", "render_mode", "variant")
 
@@ -42,11 +42,3 @@ class ForkClientEnv(EngineEnv):
         self.server_hint = f"start a session server (treegym serve <id of {served_class.__name__}> --port PORT)"
         super().__init__(None, split=split, task_ids=task_ids, max_steps=None, render_mode=render_mode,
                          server_url=server_url, variant=variant)
-        self._init_kwargs = {"served_class": served_class, "server_url": server_url, "split": split,
-                             "task_ids": task_ids, "render_mode": render_mode, "variant": variant}
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> "ForkClientEnv":
-        return object.__new__(cls)
-
-
-set_remote_client(ForkClientEnv)

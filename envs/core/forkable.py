@@ -12,12 +12,27 @@ The base class owns the step counter (``self.steps``) and the step limit
 and implements ``snapshot()``, ``restore()``, ``clone()``. Envs enforce their
 step limit themselves (``self._count_step()`` returns ``truncated``), so they
 are registered without a TimeLimit and a restored branch is never cut early.
+
+* **Construction arguments are recorded**: whatever an env of any subclass was
+  constructed with (``WalkEnv(target=2)``, or ``gym.make`` with its kwargs) is what
+  ``clone()``, ``copy.deepcopy`` and ``make_fresh()`` build the copy with; nothing to
+  restate by hand (:meth:`ForkableEnv.construction_kwargs` shows them).
+* **Restores are checked**: a snapshot that did not come from ``snapshot()`` (built with
+  ``Snapshot(...)``, or edited with ``dataclasses.replace``) is checked field by field on its
+  first restore (:mod:`.snapshot_check`) and refused with one ``SnapshotError`` naming the field.
+* **Reset options**: ``reset(options=...)`` takes the keys the class lists in
+  ``reset_options`` (``task_id`` and ``split`` by default); any other key is refused
+  with a ``ValueError`` naming it (:meth:`ForkableEnv.reset_option_values`).
+
+Remote play (``treegym.envs.remote``, ``envs/core/remote.py``) and group starts
+(``envs/core/group_restore.py``, through the one hook :meth:`ForkableEnv.group_state_holder`)
+live in modules of their own.
 """
 from __future__ import annotations
 
 import copy
 import inspect
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, Callable, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -25,16 +40,9 @@ import numpy as np
 from . import api
 from .contract import ExpertAdvice
 from .snapshot import Snapshot, SnapshotError
+from .snapshot_check import CHECKED, check_fields, check_payload
 from .task_pool import TaskPool
 
-
-#: The client class of families without a server mode of their own (set by ``fork_client.py``).
-_REMOTE_CLIENT: list[Any] = []
-
-
-def set_remote_client(factory: Any) -> None:
-    """Install the class :meth:`ForkableEnv.__new__` builds for ``server_url=`` (``fork_client.py`` does)."""
-    _REMOTE_CLIENT[:] = [factory]
 
 
 class ForkableEnv(gym.Env):
@@ -52,20 +60,21 @@ class ForkableEnv(gym.Env):
     snapshot_class_key: ClassVar[str] = f"{__module__}:ForkableEnv"
 
     #: True when the class's constructor takes ``server_url=`` itself (``EngineEnv``). Any other
-    #: family made with ``server_url=URL`` (``gym.make(id, server_url=URL)``) is played through the
-    #: generic session server instead: the constructor returns a ``ForkClientEnv``
-    #: (``envs/core/fork_client.py``) on ``treegym serve <id>``, whose ``ForkEngine`` runs the family.
+    #: family is played remotely through the generic session server: ``treegym.envs.remote(id, url)``
+    #: or ``gym.make(id, server_url=url)`` of a treegym id give a ``ForkClientEnv`` (``envs/core/remote.py``).
     takes_server_url: ClassVar[bool] = False
+    #: The keys ``reset(options=...)`` takes (:meth:`reset_option_values`); others are refused.
+    reset_options: ClassVar[tuple[str, ...]] = ("task_id", "split")
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         if kwargs.get("server_url") is not None and not cls.takes_server_url:
-            if not _REMOTE_CLIENT:
-                raise RuntimeError("treegym.envs.core.fork_client is not imported; import treegym.envs")
-            if args:  # the served class's positional make-kwargs, by name
-                named = list(inspect.signature(cls.__init__).bind_partial(None, *args).arguments.items())[1:]
-                kwargs = {**dict(named), **kwargs}
-            return _REMOTE_CLIENT[0](cls, **kwargs)
-        return super().__new__(cls)
+            raise TypeError(f"{cls.__name__} has no remote mode of its own: play it on a session server with "
+                            "treegym.envs.remote(env_id, server_url) or gym.make(env_id, server_url=...)")
+        env = super().__new__(cls)
+        # The arguments of the outermost constructor call (the concrete class's): clone() rebuilds
+        # from them. A copy of the dict: the caller may reuse its own; pickling restores the field.
+        env.__dict__["_construction"] = (args, dict(kwargs))
+        return env
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -99,9 +108,34 @@ class ForkableEnv(gym.Env):
         gym.Env.np_random.fset(self, value)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> Any:
+        """Gymnasium's reset (seeds ``np_random``); ``options`` are checked against ``reset_options``
+        (:meth:`reset_option_values`): a subclass passes them up, then reads the checked dict."""
         if seed is not None:
             self.__dict__["_pending_rng"] = None  # a new seed wins over a restored state
+        self.reset_option_values(options)
         return super().reset(seed=seed, options=options)
+
+    def reset_option_values(self, options: Any) -> dict[str, Any]:
+        """``options`` of ``reset(options=...)`` as a new dict, refused (``ValueError`` naming them) when
+        it is not a dict whose keys are in ``reset_options``, or its ``task_id`` is not hashable. One behaviour
+        for every env."""
+        if options is None:
+            return {}
+        if not isinstance(options, dict):
+            raise ValueError(f"reset(options=...) takes a dict, got {type(options).__name__}")
+        accepted = self.reset_options
+        unknown = [k for k in options if k not in accepted]
+        if unknown:
+            shown = ", ".join(repr(k) for k in unknown)
+            raise ValueError(f"{type(self).__name__}.reset() got unknown option(s) {shown}; it takes "
+                             f"{', '.join(accepted) if accepted else 'no options'}")
+        task_id = options.get("task_id")
+        try:
+            hash(task_id)
+        except TypeError:
+            raise ValueError(f"reset(options={{'task_id': ...}}) takes a task id (a string or an integer), got "
+                             f"{type(task_id).__name__}") from None
+        return dict(options)
 
     # ----------------------------------------------------------- hooks to implement
     def _get_state(self) -> Any:  # pragma: no cover - abstract
@@ -192,53 +226,31 @@ class ForkableEnv(gym.Env):
         rng = self.__dict__.get("_pending_rng")
         if rng is None and self._np_random is not None:
             rng = self._np_random.bit_generator.state  # a fresh dict on every read
-        return Snapshot(self.snapshot_kind, self.snapshot_class_key, self._get_state(), self.steps,
+        snap = Snapshot(self.snapshot_kind, self.snapshot_class_key, self._get_state(), self.steps,
                         self.max_steps, rng, self.task, wrappers)
+        snap.__dict__[CHECKED] = True  # made here: nothing to check on restore
+        return snap
 
     def restore(self, snapshot: Snapshot) -> tuple[dict, dict]:
         """Put the env back in ``snapshot``'s state; return what an agent sees there."""
         self._put_state(snapshot)
         return self._observe()
 
-    def restore_as(self, snapshot: Snapshot, peer: "ForkableEnv") -> bool:
-        """Restore ``snapshot`` without observing, where ``peer`` (an env of this class) was just
-        restored to the same ``snapshot`` and observed: this env takes the peer's observation-side
-        state (the text ``render`` shows) instead of computing it again. Only for envs whose
-        ``_observe`` is a pure function of the restored state apart from that text
-        (``pure_observe``); returns False, doing nothing, when that does not hold, so the caller
-        falls back to :meth:`restore`. Used by ``ForkVectorEnv.restore`` to start a group."""
-        if not self.pure_observe or type(peer) is not type(self) or type(self).restore is not ForkableEnv.restore:
-            return False
-        self._put_state(snapshot)
-        self._last_text = peer._last_text
-        return True
-
-    def twin_restorer(self, twins: Sequence["ForkableEnv"]) -> Callable[[Snapshot], Sequence[int]]:
-        """How to :meth:`restore_as` a snapshot into each of ``twins`` with this env as their peer, again
-        and again (a vector env starting group after group in the same sub-envs): a function of the
-        snapshot, called right after this env was restored to it and observed, that returns the
-        positions in ``twins`` it left untouched (restore those with ``restore``). This one asks each
-        twin's ``restore_as``; classes that can do it in one pass override it (``EngineEnv``)."""
-        def restore_each(snapshot: Snapshot) -> list[int]:
-            return [i for i, env in enumerate(twins) if not env.restore_as(snapshot, self)]
-        return restore_each
-
-    def group_restorer(self, twins: Sequence["ForkableEnv"]) -> Callable[[Snapshot], tuple[dict, dict, Sequence[int]]]:
-        """How to restore a snapshot into this env and each of ``twins`` (a group start), again and
-        again: a function of the snapshot returning this env's ``(observation, info)`` there, which
-        holds for the twins too, and the positions in ``twins`` it left untouched (restore those with
-        ``restore``). This one restores this env, then uses :meth:`twin_restorer`; ``EngineEnv``
-        sets every state first and observes once."""
-        twin = self.twin_restorer(twins)
-
-        def restore_group(snapshot: Snapshot) -> tuple[dict, dict, Sequence[int]]:
-            obs, info = self.restore(snapshot)
-            return obs, info, twin(snapshot)
-        return restore_group
+    def group_state_holder(self) -> Any | None:
+        """The one hook of group starts (``group_restore.py``: one snapshot into many twin envs, set in
+        one pass and observed once): the object whose ``set_state(payload)`` makes a snapshot's payload
+        this env's state without observing, or None (the default) when every twin must be restored
+        through :meth:`restore`. Return one only when restoring goes through the base class
+        (:meth:`restore` and ``_put_state`` not overridden) and ``_observe`` reads the state and sets
+        nothing but ``_last_text`` (``pure_observe``); ``EngineEnv`` returns its runner."""
+        return None
 
     def _put_state(self, snapshot: Snapshot) -> None:
-        if type(snapshot) is not Snapshot or snapshot.env_class != self.snapshot_class_key:
+        if (type(snapshot) is not Snapshot or snapshot.env_class != self.snapshot_class_key
+                or CHECKED not in snapshot.__dict__):
             self._check_snapshot(snapshot)  # the slow path says what is wrong
+            check_payload(snapshot, self.check_snapshot_payload)
+            snapshot.__dict__[CHECKED] = True
         self._set_state(snapshot.payload)
         self.steps = snapshot.steps
         self.max_steps = snapshot.max_steps
@@ -262,6 +274,15 @@ class ForkableEnv(gym.Env):
         mine = self.snapshot_class_key
         if snapshot.env_class != mine:
             raise SnapshotError(f"snapshot was taken on {snapshot.env_class}, cannot restore it on {mine}")
+        check_fields(snapshot, self.snapshot_kind)
+
+    def check_snapshot_payload(self, snapshot: Snapshot) -> None:
+        """Refuse (``SnapshotError`` naming what is wrong) a hand-built snapshot whose ``payload`` or
+        ``task`` this env cannot continue from; called once per snapshot not made by :meth:`snapshot`,
+        where the base class puts the payload live (``_put_state``: an env with a ``restore`` of its
+        own, whose payload is a handle, is not asked).
+        The default accepts any; ``EngineEnv`` checks them through its engine."""
+        return None
 
     def clone(self) -> "ForkableEnv":
         """An independent copy of this env in the same state (built on snapshot/restore)."""
@@ -272,11 +293,24 @@ class ForkableEnv(gym.Env):
         # (catalogs, indices) is referenced, never duplicated.
         return self.clone()
 
-    def make_fresh(self) -> "ForkableEnv":
-        """A new env of the same class and construction kwargs, not reset.
+    def construction_kwargs(self) -> dict[str, Any]:
+        """The arguments this env was constructed with (recorded by the base class), by parameter
+        name: positional ones are named through the constructor's signature."""
+        args, kwargs = self.__dict__.get("_construction", ((), {}))
+        if not args:
+            return dict(kwargs)
+        signature = inspect.signature(type(self).__init__)
+        named: dict[str, Any] = {}
+        for name, value in list(signature.bind_partial(None, *args, **kwargs).arguments.items())[1:]:
+            if signature.parameters[name].kind is inspect.Parameter.VAR_KEYWORD:
+                named.update(value)
+            else:
+                named[name] = value
+        return named
 
-        Used by ``clone`` when the env has no ``spec``. Subclasses that take
-        non-keyword constructor arguments override it.
-        """
-        kwargs = copy.copy(getattr(self, "_init_kwargs", {}))
-        return type(self)(**kwargs)
+    def make_fresh(self) -> "ForkableEnv":
+        """A new env of the same class built with the same construction arguments, not reset.
+
+        Used by ``clone`` (and ``copy.deepcopy``) when the env has no ``spec``."""
+        args, kwargs = self.__dict__.get("_construction", ((), {}))
+        return type(self)(*args, **copy.copy(kwargs))

@@ -1,12 +1,18 @@
 """Restoring one snapshot into many twin envs (one class, one wrapper stack): a group start.
 
 * :func:`restore_twins` - restore a snapshot into envs whose twin (``peer``) has just been restored
-  to it, without observing it again where the env allows (``ForkableEnv.twin_restorer``);
+  to it, without observing it again where the env allows;
 * :class:`GroupRestorer` - restore a snapshot into every env of a list and observe it once, with
-  what can be worked out once kept (``ForkableEnv.group_restorer``): ``ForkVectorEnv``'s group start.
+  what can be worked out once kept: ``ForkVectorEnv``'s group start.
 
-Both fall back to :func:`~.api.restore` per env wherever the shortcut does not hold (wrapper states
-to set, an env whose observing has side effects, another class).
+The shortcut is this module's alone. An env opts in through one hook,
+``ForkableEnv.group_state_holder()``: the object whose ``set_state(payload)`` takes a snapshot's
+payload without observing (``EngineEnv``: its runner). Then the snapshot's state is put into every
+twin in one pass, :func:`_put_everywhere` writing the base class's per-episode fields (step counter,
+limit, task, pending RNG state, last text) straight into each env's instance dict, exactly as
+``ForkableEnv._put_state`` and ``_observe`` would leave them, and the state is observed once.
+Everything else falls back to :func:`~.api.restore` per env (wrapper states to set, an env whose
+observing has side effects, another class, a snapshot not made by ``snapshot()``).
 """
 from __future__ import annotations
 
@@ -15,7 +21,9 @@ from typing import Any, Callable, Sequence
 import gymnasium as gym
 
 from .api import restorer, stack_plan
+from .runners import InProcessRunner, RemoteState
 from .snapshot import Snapshot
+from .snapshot_check import CHECKED
 
 
 def stack_plans(envs: Sequence[gym.Env]) -> list[Any]:
@@ -50,16 +58,64 @@ def restore_twins(envs: Sequence[gym.Env], snap: Snapshot, peer: gym.Env,
     return left
 
 
-def _core_twin_restorer(source: Any, cores: list[Any]) -> Callable[[Snapshot], Sequence[int]]:
-    """``source.twin_restorer(cores)`` (one pass, ``ForkableEnv``), else each core's ``restore_as``."""
-    maker = getattr(source, "twin_restorer", None)
-    if maker is not None:
-        return maker(cores)
+def _put_everywhere(snapshot: Snapshot, holders: Sequence[tuple[Any, dict]], text: str) -> None:
+    """Put ``snapshot``'s state into each (state holder, env instance dict) of ``holders`` as
+    ``ForkableEnv._put_state`` would (the RNG state applied on the next use of ``np_random``), and
+    ``text`` as the env's last text. In-process runners take the (immutable) payload itself."""
+    payload = snapshot.payload
+    fields = {"steps": snapshot.steps, "max_steps": snapshot.max_steps, "task": snapshot.task,
+              "_pending_rng": snapshot.rng_state, "_last_text": text}
+    if isinstance(payload, RemoteState):
+        for holder, d in holders:
+            holder.set_state(payload)
+            d.update(fields)
+        return
+    for holder, d in holders:
+        if type(holder) is InProcessRunner:
+            holder.state = payload  # InProcessRunner.set_state of a local payload
+        else:
+            holder.set_state(payload)
+        d.update(fields)
 
-    def restore_each(snap: Snapshot) -> list[int]:
-        return [i for i, core in enumerate(cores)
-                if getattr(core, "restore_as", None) is None or not core.restore_as(snap, source)]
-    return restore_each
+
+def _holders(source: Any, envs: Sequence[Any]) -> tuple[list[tuple[Any, dict]], tuple[int, ...]]:
+    """The (state holder, instance dict) of each of ``envs`` of ``source``'s exact class that has a
+    holder (``group_state_holder``, asked once: holders live as long as their env), and the positions
+    of the others."""
+    cls = type(source)
+    holders: list[tuple[Any, dict]] = []
+    others: list[int] = []
+    for i, env in enumerate(envs):
+        holder = env.group_state_holder() if type(env) is cls else None
+        if holder is None:
+            others.append(i)
+        else:
+            holders.append((holder, env.__dict__))
+    return holders, tuple(others)
+
+
+def _fits(source: Any, snap: Any, key: str) -> bool:
+    """Whether ``snap`` may be put into ``source``'s twins in one pass (read per call: ``pure_observe``
+    may be turned off, and a snapshot not made by ``snapshot()`` is checked by a full restore first)."""
+    return (source.pure_observe and type(snap) is Snapshot and snap.env_class == key
+            and CHECKED in snap.__dict__)
+
+
+def _core_twin_restorer(source: Any, cores: list[Any]) -> Callable[[Snapshot], Sequence[int]]:
+    """Restores a snapshot that ``source`` was just restored to and observed into ``cores`` (twins of
+    ``source``) in one pass; returns the positions it left untouched (restore those with ``restore``)."""
+    everyone = tuple(range(len(cores)))
+    if getattr(source, "group_state_holder", lambda: None)() is None:
+        return lambda snap: everyone
+    holders, others = _holders(source, cores)
+    key = source.snapshot_class_key
+
+    def restore_twins_of(snap: Snapshot) -> Sequence[int]:
+        if not _fits(source, snap, key):
+            return everyone
+        _put_everywhere(snap, holders, source._last_text)
+        return others
+    return restore_twins_of
 
 
 class GroupRestorer:
@@ -102,13 +158,29 @@ class GroupRestorer:
 
 
 def _core_group_restorer(core: Any, cores: list[Any]) -> Callable[[Snapshot], tuple[Any, dict, Sequence[int]]]:
-    """``core.group_restorer(cores)`` (``ForkableEnv``), else a restore of ``core`` and its twins'."""
-    maker = getattr(core, "group_restorer", None)
-    if maker is not None:
-        return maker(cores)
-    twins = _core_twin_restorer(core, cores)
+    """Restores a snapshot into ``core`` and its twins ``cores``: in one pass and observed once where
+    ``core`` has a state holder (see the module docstring), else ``core.restore`` then the twins'."""
+    everyone = tuple(range(len(cores)))
+    if getattr(core, "group_state_holder", lambda: None)() is None:
+        twins = _core_twin_restorer(core, cores)
+
+        def restore_then_twins(snap: Snapshot) -> tuple[Any, dict, Sequence[int]]:
+            obs, info = core.restore(snap)
+            return obs, info, twins(snap)
+        return restore_then_twins
+    holders, others = _holders(core, [core, *cores])
+    others = tuple(i - 1 for i in others)  # core is always one of its own class
+    key = core.snapshot_class_key
 
     def restore_group(snap: Snapshot) -> tuple[Any, dict, Sequence[int]]:
-        obs, info = core.restore(snap)
-        return obs, info, twins(snap)
+        # _fits inlined: a group start is a few dozen microseconds, and every call layer counts there
+        if not (core.pure_observe and type(snap) is Snapshot and snap.env_class == key and CHECKED in snap.__dict__):
+            obs, info = core.restore(snap)  # checks the snapshot (then it is marked and fits next time)
+            return obs, info, everyone
+        _put_everywhere(snap, holders, "")
+        obs, info = core._observe()
+        text = core._last_text
+        for _holder, d in holders:  # just written: warm
+            d["_last_text"] = text
+        return obs, info, others
     return restore_group

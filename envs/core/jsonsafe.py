@@ -11,6 +11,7 @@ built in Python (a dict action).
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 MAX_DEPTH = 64  # tool arguments and states are a few levels deep; 64 leaves room and keeps every walk safe
@@ -39,12 +40,26 @@ def _checked(value: Any) -> Any:
     return value
 
 
+class JSONNumberTooLong(ValueError):
+    """Well-formed JSON holding an integer literal with more digits than Python converts."""
+
+
+def _long_int(exc: ValueError) -> bool:
+    return "integer string conversion" in str(exc)  # CPython: "Exceeds the limit (4300 digits) for integer string conversion"
+
+
 def loads(text: str | bytes, **kwargs: Any) -> Any:
-    """``json.loads(text, **kwargs)``, raising ``ValueError`` also for JSON nested too deeply."""
+    """``json.loads(text, **kwargs)``, raising ``ValueError`` also for JSON nested too deeply, and
+    :class:`JSONNumberTooLong` for an integer literal over Python's digit limit."""
     try:
         return _checked(json.loads(text, **kwargs))
     except RecursionError:
         raise ValueError(f"JSON nested more than {MAX_DEPTH} levels deep") from None
+    except ValueError as exc:
+        if _long_int(exc):
+            raise JSONNumberTooLong(f"a JSON number has more than {sys.get_int_max_str_digits()} digits; "
+                                    "send numbers (task ids, seeds) of at most 19 digits") from None
+        raise
 
 
 def raw_decode(text: str, strict: bool = True) -> tuple[Any, int]:

@@ -40,7 +40,8 @@ class StateSigner:
             blob = base64.b64decode(data["blob"], validate=True)
         except ValueError:
             raise ValueError(f"the {self.what}'s blob is not base64") from None
-        if not hmac.compare_digest(self._mac(blob), data["mac"]):
+        mac = data["mac"].encode("utf-8", "replace")  # bytes: compare_digest refuses non-ASCII text
+        if not hmac.compare_digest(self._mac(blob).encode("ascii"), mac):
             raise ValueError(f"this {self.what} was not made by this server process (bad mac); take snapshots and "
                              "restore them on the same running server")
         return pickle.loads(zlib.decompress(blob))  # signed by this process: a value it pickled itself

@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
+from treegym.envs.core.state_json import StateReader
 
 from . import solver
 from .arithmetic import format_number, parse_number
@@ -194,9 +195,9 @@ class Game24Engine:
                 "done": state.done, "won": state.won, "message": state.message, "invalid": state.invalid}
 
     def state_from_json(self, data: Any) -> Game24State:
-        if not isinstance(data, dict):
-            raise ValueError(f"a Game of 24 state is a JSON object, got {type(data).__name__}")
-        task = self.task(data.get("task_id"))
+        r = StateReader(data, "Game of 24 state")
+        r.plain_of(data, "state")  # every string writable as UTF-8, every number finite and bounded
+        task = self.task(r.task_id())
         left = data.get("left")
         if not isinstance(left, list) or not 1 <= len(left) <= len(task.board) or not all(isinstance(x, str) for x in left):
             raise ValueError(f"left must be a list of 1..{len(task.board)} number strings, got {left!r}")

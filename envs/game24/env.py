@@ -88,11 +88,6 @@ class Game24Env(EngineEnv):
                          observation_space=text_observation_space(
                              left=spaces.Sequence(UnicodeText(max_length=256), stack=False)),
                          server_url=server_url)
-        self._init_kwargs = {
-            "split": split, "task_ids": None if task_ids is None else tuple(task_ids),
-            "max_steps": int(max_steps), "data_path": data_path, "render_mode": render_mode, "server_url": server_url,
-            "protocol": protocol,
-        }
         self._tasks = engine.tasks
 
     # ------------------------------------------------------------------ tasks

@@ -17,7 +17,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
+from treegym.envs.core.state_json import StateReader
 from treegym.envs.tools_common.checks import PlanError, check_answer, check_state, resolve
+from treegym.envs.tools_common.state_fields import read_evaluation, read_finish, read_status, read_world
 from treegym.envs.tools_common.world import Tx, WorldState, changed_collections
 
 from .actions import Finish, Request, parse_action
@@ -218,13 +220,14 @@ class RestBenchEngine:
                 "finish": dict(state.finish) if state.finish else None, "done": state.done, "evaluation": state.evaluation}
 
     def state_from_json(self, data: Any) -> RestState:
-        try:
-            calls = tuple(RestCall(str(c["method"]), str(c["path"]), str(c["endpoint"]), int(c["status"]), str(c["args"]),
-                                   str(c["body"])) for c in data.get("calls", []))
-            fin = data.get("finish")
-            return RestState(self.task(data["task_id"]), WorldState.from_json(data.get("world", {})), calls,
-                             str(data.get("observation", "")), data.get("status_code"),
-                             tuple(sorted(fin.items())) if isinstance(fin, dict) else None, bool(data.get("done")),
-                             data.get("evaluation"))
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"not a RestBench state: {exc}") from exc
+        """Every field checked (``StateReader``); the world must fit the API's (``shape_problem``)."""
+        r = StateReader(data, "RestBench state")
+        task_id = self.task(r.task_id())
+        calls = []
+        for i, c in enumerate(r.items("calls", [])):
+            c, at = r.object_of(c, f"calls[{i}]"), f"calls[{i}]"
+            calls.append(RestCall(*(r.text_of(c.get(k), f"{at}.{k}") for k in ("method", "path", "endpoint")),
+                                  r.integer_of(c.get("status"), f"{at}.status", 0, 999),
+                                  r.text_of(c.get("args"), f"{at}.args"), r.text_of(c.get("body"), f"{at}.body")))
+        return RestState(task_id, read_world(r, self.initial_world), tuple(calls), r.text("observation", ""),
+                         read_status(r), read_finish(r), r.flag("done", False), read_evaluation(r))

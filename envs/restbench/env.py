@@ -95,17 +95,15 @@ class RestBenchEnv(EngineEnv):
             task_ids = [engine.task(t) for t in task_ids]
         super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode,
                          server_url=server_url, variant=reward_mode if server_url is not None else None)
-        self._init_kwargs = {"split": split, "task_ids": task_ids, "api": api, "reward_mode": reward_mode,
-                             "max_steps": max_steps, "max_observation_length": max_observation_length,
-                             "server_url": server_url, "render_mode": render_mode}
 
     @classmethod
     def default_task_pool(cls) -> TaskPool:
         return TaskPool(_splits(shipped_tasks()), source="the shipped RestBench tasks")
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
-        if options and options.get("task_id") is not None:
-            options = dict(options, task_id=self.engine.task(options["task_id"]))
+        options = self.reset_option_values(options)
+        if options.get("task_id") is not None:
+            options["task_id"] = self.engine.task(options["task_id"])
         return super().reset(seed=seed, options=options)
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:

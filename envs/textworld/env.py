@@ -64,9 +64,6 @@ class TextWorldEnv(EngineEnv):
         super().__init__(TextWorldEngine(game_files, game_dir), split=split,
                          task_ids=None if task_ids is None else tuple(task_ids), max_steps=max_steps,
                          render_mode=render_mode, server_url=server_url)
-        self._init_kwargs = {"split": split, "task_ids": None if task_ids is None else tuple(task_ids),
-                             "game_files": game_files, "game_dir": game_dir, "max_steps": max_steps,
-                             "render_mode": render_mode, "server_url": server_url}
 
     @classmethod
     def default_task_pool(cls, game_files: Sequence[str] | str | None = None,

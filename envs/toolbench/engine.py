@@ -34,7 +34,9 @@ from typing import Any, Mapping, Sequence
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
 from treegym.envs.tools_common.calls import ParsedCall, parse_action
+from treegym.envs.core.state_json import StateReader
 from treegym.envs.tools_common.checks import PlanError, resolve
+from treegym.envs.tools_common.state_fields import read_evaluation, read_finish, read_status, read_world
 from treegym.envs.tools_common.world import WorldState
 
 from .gold import evaluate
@@ -314,19 +316,19 @@ class ToolBenchEngine:
                 "evaluation": state.evaluation}
 
     def state_from_json(self, data: Any) -> ToolState:
-        if not isinstance(data, dict):
-            raise ValueError("a ToolBench state is a JSON object")
-        try:
-            task_id = self.task(data["task_id"])
-            calls = tuple(CallRecord(str(c["name"]), str(c["arguments"]), int(c["code"]), bool(c["ok"]),
-                                     str(c.get("response", "")), str(c.get("error", "")))
-                          for c in data.get("calls", []))
-            finish = data.get("finish")
-            return ToolState(task_id, WorldState.from_json(data.get("world", {})), calls, str(data.get("observation", "")),
-                             data.get("status_code"), tuple(sorted(finish.items())) if isinstance(finish, dict) else None,
-                             bool(data.get("done", False)), data.get("evaluation"))
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"not a ToolBench state: {exc}") from exc
+        """Every field checked (``StateReader``); the world must fit the task's (``shape_problem``)."""
+        r = StateReader(data, "ToolBench state")
+        task_id = self.task(r.task_id())
+        calls = []
+        for i, c in enumerate(r.items("calls", [])):
+            c, at = r.object_of(c, f"calls[{i}]"), f"calls[{i}]"
+            calls.append(CallRecord(r.text_of(c.get("name"), f"{at}.name"), r.text_of(c.get("arguments"), f"{at}.arguments"),
+                                    r.integer_of(c.get("code"), f"{at}.code", -999, 999), r.flag_of(c.get("ok"), f"{at}.ok"),
+                                    r.text_of(c.get("response", ""), f"{at}.response"),
+                                    r.text_of(c.get("error", ""), f"{at}.error")))
+        return ToolState(task_id, read_world(r, self.view(task_id).initial_world), tuple(calls),
+                         r.text("observation", ""), read_status(r), read_finish(r), r.flag("done", False),
+                         read_evaluation(r))
 
 
 def _failed(response: str) -> bool:

@@ -95,11 +95,6 @@ class ToolBenchEnv(EngineEnv):
             task_ids = [engine.task(t) for t in task_ids]
         super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode,
                          server_url=server_url, variant=reward_mode if server_url is not None else None)
-        self._init_kwargs = {"split": split, "task_ids": task_ids, "group": group, "reward_mode": reward_mode,
-                             "max_steps": max_steps, "max_observation_length": max_observation_length,
-                             "server_url": server_url, "queries": queries, "tools_dir": tools_dir,
-                             "transport": transport, "cache_dir": cache_dir, "service_url": service_url,
-                             "toolbench_key": toolbench_key, "test_ids": test_ids, "render_mode": render_mode}
 
     def _upstream_engine(self, queries, tools_dir, transport, cache_dir, service_url, toolbench_key, test_ids,
                          reward_mode, max_observation_length) -> ToolBenchEngine:
@@ -141,8 +136,9 @@ class ToolBenchEnv(EngineEnv):
         return TaskPool(shipped_splits(), source="the shipped ToolBench tasks")
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
-        if options and options.get("task_id") is not None:
-            options = dict(options, task_id=self.engine.task(options["task_id"]))
+        options = self.reset_option_values(options)
+        if options.get("task_id") is not None:
+            options["task_id"] = self.engine.task(options["task_id"])
         return super().reset(seed=seed, options=options)
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:

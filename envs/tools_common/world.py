@@ -57,12 +57,15 @@ def shape_problem(value: Any, example: Any, where: str = "world") -> str | None:
 
     Checked by example, so a restored state a handler could crash on is refused before it is used.
     Under an object's keys: objects stay objects and arrays arrays, numbers stay numbers and booleans
-    booleans, strings may become null, and anything may stand where the example holds null; a key
+    booleans, strings may become null, and any scalar (not an object or array: a handler would hash or
+    compare it) may stand where the example holds null; a key
     the example lacks takes the shape its sibling values share. Array items (table rows and cells,
     lists of ids) only keep the container kind their siblings share: their scalars may change type.
     """
     want, got = _kind(example), _kind(value)
-    if want == "null" or (want == "string" and got in ("string", "null")):
+    if want == "null":  # a slot that is empty at the start (an object held by nobody): a scalar or null
+        return None if got not in ("object", "array") else f"{where} is {got}, expected a string, number, boolean or null"
+    if want == "string" and got in ("string", "null"):
         return None
     if got != want:
         return f"{where} is {got}, expected {want}"

@@ -16,9 +16,12 @@ from typing import Any, Mapping, Sequence
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
 from treegym.envs.tools_common.calls import parse_action as parse_json_or_react
-from treegym.envs.tools_common.world import WorldState, shape_problem
+from treegym.envs.core.state_json import StateReader
+from treegym.envs.tools_common.state_fields import read_evaluation, read_world
+from treegym.envs.tools_common.world import WorldState
 
 from .domains import FUNCTIONS, TERMINAL, apply, dict_f1, goal_holds
+from .world_check import world_problem
 
 
 def parse_call(action: Any, functions: Mapping[str, Mapping[str, Any]]) -> tuple[str, dict] | str:
@@ -188,16 +191,22 @@ class ToolTasksEngine:
                 "observation": state.observation, "done": state.done, "evaluation": state.evaluation}
 
     def state_from_json(self, data: Any) -> TaskState:
-        try:
-            task_id = self.task(data["task_id"])
-            problem = shape_problem(data["world"], self._initial[task_id].to_json())
-            if problem:  # a world the domain handlers would crash on
-                raise ValueError(f"the world does not fit task {task_id}: {problem}")
-            return TaskState(task_id, WorldState.from_json(data["world"]),
-                             tuple((str(a), str(b), bool(c)) for a, b, c in data.get("calls", [])),
-                             str(data.get("observation", "")), bool(data.get("done")), data.get("evaluation"))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"not a ToolTasks state: {exc}") from exc
+        """Every field checked (``StateReader``); the world must fit the task's (``shape_problem``)."""
+        r = StateReader(data, "ToolTasks state")
+        task_id = self.task(r.task_id())
+        calls = []
+        for i, c in enumerate(r.items("calls", [])):
+            c = r.items_of(c, f"calls[{i}]")
+            if len(c) != 3:
+                raise r.fail(f"calls[{i}]", "[name, arguments JSON, executable]", c)
+            calls.append((r.text_of(c[0], f"calls[{i}][0]"), r.text_of(c[1], f"calls[{i}][1]"),
+                          r.flag_of(c[2], f"calls[{i}][2]")))
+        world = read_world(r, self._initial[task_id])
+        problem = world_problem(self.tasks[task_id]["domain"], world.to_json())
+        if problem:
+            raise ValueError(f"ToolTasks state field 'world' does not fit task {task_id}: {problem}")
+        return TaskState(task_id, world, tuple(calls), r.text("observation", ""),
+                         r.flag("done", False), read_evaluation(r))
 
 
 def _same(step: str, call: tuple, functions) -> bool:

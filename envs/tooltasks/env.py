@@ -66,8 +66,6 @@ class ToolTasksEnv(EngineEnv):
             task_ids = [t for t in pool if engine.tasks[engine.task(t)]["domain"] == domain]
         super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode,
                          server_url=server_url, variant=reward_mode if server_url is not None else None)
-        self._init_kwargs = {"split": split, "task_ids": task_ids, "domain": domain, "reward_mode": reward_mode,
-                             "max_steps": max_steps, "server_url": server_url, "render_mode": render_mode}
 
     @classmethod
     def default_task_pool(cls) -> TaskPool:

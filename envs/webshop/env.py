@@ -85,11 +85,6 @@ class WebShopEnv(EngineEnv):
         super().__init__(WebShopEngine(self.catalog, observation_mode), split=split, task_ids=task_ids,
                          max_steps=max_steps, render_mode=render_mode, server_url=server_url,
                          variant=observation_mode)
-        self._init_kwargs = {
-            "split": split, "task_ids": None if task_ids is None else tuple(task_ids), "catalog": catalog,
-            "max_steps": max_steps, "observation_mode": observation_mode, "server_url": server_url,
-            "render_mode": render_mode,
-        }
         self.observation_mode = observation_mode
 
     @classmethod

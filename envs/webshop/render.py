@@ -31,6 +31,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from . import site_urls
 from .session import Node, Session
 
 OBSERVATION_MODES = ("text", "text_rich", "html")
@@ -88,8 +89,6 @@ class _Page:
     """Turns one page's nodes into HTML: the URLs come from ``site_urls`` for session ``s`` and id ``sid``."""
 
     def __init__(self, s: Session, sid: str, catalog: Any):
-        from . import site_urls
-
         self.s, self.sid, self.catalog, self.urls = s, sid, catalog, site_urls
 
     def node(self, n: Node, index: int) -> str:
@@ -145,9 +144,7 @@ def render_html(nodes: tuple[Node, ...], session: Session, catalog: Any, sid: st
                 title: str = "WebShop") -> str:
     """The full HTML page for ``session`` (whose page ``nodes`` are); links and forms use upstream's
     routes for session id ``sid`` (default ``site_urls.LOCAL_SID``)."""
-    from .site_urls import LOCAL_SID
-
-    page = _Page(session, LOCAL_SID if sid is None else sid, catalog)
+    page = _Page(session, site_urls.LOCAL_SID if sid is None else sid, catalog)
     body: list[str] = []
     open_group = ""
     for i, n in enumerate(nodes):

@@ -48,17 +48,25 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Mapping, Protocol
 
 import tantivy
 
 from .asin_codes import decode_asin, encode_asin  # noqa: F401 - re-exported
 from .lru import ByteLRU
-from .model import INDEX_DIR, PRODUCTS_JSONL, PRODUCTS_SQLITE, CatalogError
+from .model import INDEX_DIR, PRODUCTS_JSONL, PRODUCTS_SQLITE, CatalogError, Product
 from .stores import iter_products
 
-if TYPE_CHECKING:
-    from .catalog import Catalog, Product
+
+class IndexedCatalog(Protocol):
+    """What indexing reads of a catalog (``catalog.Catalog`` is one; this module does not import it:
+    the catalog opens its index through here, on first use)."""
+
+    name: str
+    version: str
+    meta: Mapping[str, Any]
+    root: Path | None
+    products: Any  # asin -> product, with len() and iteration over asins
 
 SEARCH_RETURN_N = 50
 ANALYZER_NAME = "treegym_en"
@@ -251,7 +259,7 @@ class SearchIndex:
 # Building
 # ----------------------------------------------------------------------------------------------
 
-def build_index(products: Iterable["Product"], path: str | os.PathLike | None = None, *,
+def build_index(products: Iterable[Product], path: str | os.PathLike | None = None, *,
                 threads: int = 0, heap_bytes: int = 0,
                 progress: Callable[[int], None] | None = None) -> SearchIndex:
     """Index ``products`` into a new index at ``path`` (a fresh folder) or in RAM when None.
@@ -311,7 +319,7 @@ def fingerprint_from(name: str, version: str, n_products: int, content: str) -> 
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
 
 
-def catalog_fingerprint(catalog: "Catalog") -> str:
+def catalog_fingerprint(catalog: IndexedCatalog) -> str:
     """:func:`fingerprint_from` for a loaded catalog (product-file stats stand in for a missing hash)."""
     content = str(catalog.meta.get("content_sha256") or "")
     if not content:
@@ -339,7 +347,7 @@ def cache_root() -> Path:
     return base / "treegym" / "webshop-index"
 
 
-def build_index_dir(catalog: "Catalog", target: Path, *, threads: int = 0,
+def build_index_dir(catalog: IndexedCatalog, target: Path, *, threads: int = 0,
                     progress: Callable[[int], None] | None = None) -> SearchIndex:
     """Build the catalog's index at ``target`` atomically (temp folder + rename, under a file lock).
 
@@ -369,7 +377,7 @@ def build_index_dir(catalog: "Catalog", target: Path, *, threads: int = 0,
     return SearchIndex.open(target)
 
 
-def open_or_build_index(catalog: "Catalog") -> SearchIndex:
+def open_or_build_index(catalog: IndexedCatalog) -> SearchIndex:
     """The catalog's search index: beside it, in RAM (small catalogs) or in the user cache."""
     fingerprint = catalog_fingerprint(catalog)
     if catalog.root is not None:

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple
 
+from treegym.envs.core.state_json import StateReader
+
 SEARCH_RETURN_N = 50      # products a search returns
 PRODUCTS_PER_PAGE = 10    # products per result page
 MAX_QUERY_CHARS = 500     # longer search text is cut (a query, not a document)
@@ -141,6 +143,7 @@ def session_from_json(data: Any, catalog: Any) -> Session:
     """
     if not isinstance(data, Mapping):
         raise ValueError("session state must be a JSON object (as returned by the snapshot endpoint)")
+    reader = StateReader(dict(data), "WebShop session state")
 
     def need(name: str, typ: type | tuple[type, ...]) -> Any:
         if name not in data:
@@ -148,7 +151,7 @@ def session_from_json(data: Any, catalog: Any) -> Session:
         v = data[name]
         if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
             raise ValueError(f"session state field {name!r} has the wrong type ({type(v).__name__})")
-        return v
+        return reader.plain_of(v, name)  # strings writable as UTF-8, numbers finite and bounded
 
     gi = need("goal_index", int)
     if not 0 <= gi < len(catalog.goals):
@@ -174,8 +177,9 @@ def session_from_json(data: Any, catalog: Any) -> Session:
     if not all(isinstance(a, str) for a in visited):
         raise ValueError("visited must be a list of ASIN strings")
     parts = need("reward_parts", list)
-    if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in parts):
-        raise ValueError("reward_parts must be a list of [name, value] pairs")
+    if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
+               and (p[1] is None or isinstance(p[1], (bool, int, float))) for p in parts):
+        raise ValueError("reward_parts must be a list of [name, value] pairs (a value: a number, a flag or null)")
     page_num = need("page_num", int)
     if not 1 <= page_num <= max(1, -(-len(results) // PRODUCTS_PER_PAGE)):
         raise ValueError(f"page_num {page_num} out of range for {len(results)} results")

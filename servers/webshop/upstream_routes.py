@@ -27,7 +27,8 @@ from flask import Flask, redirect, request
 
 from treegym.envs.webshop.engine import MAX_QUERY_CHARS, PAGE_DONE, PAGE_ITEM, PAGE_RESULTS, PAGE_SEARCH, PAGE_SUB, WebShopEngine
 from treegym.envs.webshop.render import render_html
-from treegym.envs.webshop.site_urls import AddressError, PageAddress, parse_address, results_url, session_at
+from treegym.envs.webshop.site_navigation import session_at
+from treegym.envs.webshop.site_urls import AddressError, PageAddress, parse_address, results_url
 
 from ..session_store import SESSION_ID_RE
 from ..sessions import ApiError, Live, SessionService

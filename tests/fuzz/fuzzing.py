@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import random
@@ -197,6 +198,24 @@ def _mutate_once(rng: random.Random, value: Any) -> Any:
 #: ("exceptions", "5xx", "hangs" stay 0 when the suite passes); printed at the end of the run (conftest.py).
 COUNTS: dict[str, int] = {}
 _COUNTS_LOCK = threading.Lock()
+
+
+def http_request(srv: Any, method: str, path: str, body: bytes | None = None,
+                 ctype: str = "application/json") -> tuple[int, bytes]:
+    """One HTTP request to the server ``srv`` (``serve_in_thread``'s), under :func:`no_hang`; asserts
+    the answer is not a 5xx. Returns the status and the raw body."""
+    def go() -> tuple[int, bytes]:
+        conn = http.client.HTTPConnection(srv.host, srv.port, timeout=300)
+        try:
+            conn.request(method, path, body=body, headers={"Content-Type": ctype} if body is not None else {})
+            resp = conn.getresponse()
+            return resp.status, resp.read()
+        finally:
+            conn.close()
+
+    status, raw = no_hang(go, what=f"{method} {path} {body[:200] if body else b''!r}")
+    assert status < 500, (method, path, body[:300] if body else None, raw[:500])
+    return status, raw
 
 
 def tally(kind: str, n: int = 1) -> None:

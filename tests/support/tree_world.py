@@ -38,7 +38,6 @@ class TreeWorldEnv(ForkableEnv):
     def __init__(self, tree: dict[str, Sequence[str]], wins: Sequence[str] = (), max_steps: int = 50,
                  rewards: dict[str, float] | None = None):
         super().__init__(max_steps=max_steps)
-        self._init_kwargs = {"tree": tree, "wins": wins, "max_steps": max_steps, "rewards": rewards}
         self.tree = {k: tuple(v) for k, v in tree.items()}
         self.wins = set(wins)
         self.rewards = dict(rewards or {})  # partial rewards of leaves that are not wins
