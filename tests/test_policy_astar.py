@@ -279,7 +279,7 @@ def test_agents_with_one_memory_id_share_it_and_n_demos_bounds_the_seed():
     first = run(AStarSearchAgent, TREE, _llm(), iterations=1, memory_id=mid)
     second = run(AStarSearchAgent, TREE, _llm(), iterations=1, memory_id=mid)
     assert first.memory is second.memory is run_memory(TreePrompts.env_id, mid, list)
-    assert AStarSearchAgent(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts()).memory_id == "run"  # the default
+    assert AStarSearchAgent(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts()).config.memory_id == "run"  # the default
     assert len(_run_with_memory(_llm(), iterations=1, n_demos=1).memory) == 1
     assert len(_run_with_memory(_llm(), iterations=1, n_demos=0).memory) == 0
 

@@ -244,7 +244,7 @@ def test_fresh_stats_and_rollout_depth_parsing():
     agent = MCTSAgent("t", TreeLLM(), prompts=object(), per_step=True)
     assert agent.stats() == {"mcts_iterations": 0, "mcts_decisions": 0}
     assert LATSAgent("t", TreeLLM(), prompts=object()).stats() == {"mcts_iterations": 0, "reflections": 0}
-    assert MCTSAgent("t", TreeLLM(), prompts=object(), rollout_depth="").rollout_depth is None
+    assert MCTSAgent("t", TreeLLM(), prompts=object(), rollout_depth="").config.rollout_depth is None
 
 
 # ----------------------------------------------------------------- ties, the answer's fallbacks
@@ -352,7 +352,7 @@ def test_make_mcts_without_an_at_suffix_keeps_the_default_iterations():
     from support.tree_world import TreePrompts
     from treegym.agents.search.mcts import make_mcts
 
-    assert make_mcts(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts()).n_iters == 10
+    assert make_mcts(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts()).config.n_iters == 10
 
 
 def test_selection_descends_through_nodes_a_rollout_already_visited():
@@ -419,10 +419,10 @@ def test_radagent_mcts_runs_n_simulations_before_every_decision():
 
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
     agent = run(make_radagent_mcts, WIDE, llm, at=3, n_actions=2)
-    assert agent.per_step and agent.n_iters == 3 and agent.stats()["mcts_decisions"] == 3
+    assert agent.config.per_step and agent.config.n_iters == 3 and agent.stats()["mcts_decisions"] == 3
     assert agent.result.tree.root.visits == 3  # N simulations at the first decision, more below it
     assert agent.stats()["mcts_iterations"] > 3
-    assert make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM()).n_iters == 40  # RaDAgent's MCTS@40
+    assert make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM()).config.n_iters == 40  # RaDAgent's MCTS@40
     with pytest.raises(ValueError, match="per_step"):
         make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM(), per_step=False)
     with pytest.raises(ValueError, match="n_iters"):
@@ -433,10 +433,10 @@ def test_radagent_mcts_runs_n_simulations_before_every_decision():
                                           ("treegym/Game24-v0", 30)])
 def test_lats_iterations_follow_the_benchmark(env_id, iters):
     agent = LATSAgent(env_id, TreeLLM())
-    assert agent.n_iters == iters
-    assert (agent.rollout_width, agent.rollout_depth, agent.depth_limit, agent.n_actions) == (5, None, 7, 5)
-    assert agent.w_exp == pytest.approx(math.sqrt(2)) and agent.reflect and agent.simulate_mode == "rollout"
-    assert LATSAgent(env_id, TreeLLM(), n_iters=7).n_iters == 7
+    assert agent.config.n_iters == iters
+    assert (agent.config.rollout_width, agent.config.rollout_depth, agent.config.depth_limit, agent.config.n_actions) == (5, None, 7, 5)
+    assert agent.config.w_exp == pytest.approx(math.sqrt(2)) and agent.config.reflect and agent.config.simulate == "rollout"
+    assert LATSAgent(env_id, TreeLLM(), n_iters=7).config.n_iters == 7
 
 
 def test_lats_rolls_out_to_the_end_sampling_five_children_per_step():

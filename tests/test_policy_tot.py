@@ -127,8 +127,8 @@ def test_dfs_stats_before_and_parsing_of_max_sequences():
     agent = ToTDFSAgent("t", TreeLLM(), prompts=object())
     assert agent.stats() == {"dfs_pruned": 0, "dfs_sequences": 0}
     for text in ("none", ""):
-        assert ToTDFSAgent("t", TreeLLM(), prompts=object(), max_sequences=text).max_sequences is None
-    assert ToTDFSAgent("t", TreeLLM(), prompts=object(), max_sequences=1).max_sequences == 1
+        assert ToTDFSAgent("t", TreeLLM(), prompts=object(), max_sequences=text).config.max_sequences is None
+    assert ToTDFSAgent("t", TreeLLM(), prompts=object(), max_sequences=1).config.max_sequences == 1
 
 
 def test_with_peek_a_lost_final_state_is_never_the_answer_and_ties_go_to_the_first():
@@ -166,7 +166,7 @@ JTREE = {"": ["a", "b", "c"], "a": ["a1", "a2"], "b": ["b1", "b2"], "c": ["c1"]}
 def test_judec_bfs_makes_no_value_calls_and_scores_any_of_its_three_sequences():
     llm = TreeLLM(proposals=JTREE, judge={"a": 1, "b": 3, "c": 2})
     agent = run(_judec("judec-bfs"), JTREE, llm, ["b/b2"], max_depth=4, select="compare", breadth=3)
-    assert (agent.n_propose, agent.breadth, agent.select, agent.max_sequences) == (2, 3, "compare", 3)
+    assert (agent.config.n_propose, agent.config.breadth, agent.config.select, agent.config.max_sequences) == (2, 3, "compare", 3)
     assert "value" not in llm.request_kinds()
     # 2 candidates per state (a, b from the root; a1, a2 and b1, b2 below): the 4 final steps of
     # level 2 are decision sequences, the first 3 are kept and the search ends
@@ -199,10 +199,10 @@ def test_judec_baselines_refuse_options_that_contradict_the_paper(name, option):
         make_agent(name, "treegym/TreeWorld-v0", TreeLLM(), **option)
     key, value = next(iter(option.items()))
     agent = make_agent(name, "treegym/TreeWorld-v0", TreeLLM())
-    assert getattr(agent, key) != value
+    assert getattr(agent.config, key) != value
     # the preset's own values may be given (as text, as on the command line): they change nothing
-    same = {k: str(getattr(agent, k)) for k in ("max_sequences",)}
-    assert make_agent(name, "treegym/TreeWorld-v0", TreeLLM(), **same).max_sequences == 3
+    same = {k: str(getattr(agent.config, k)) for k in ("max_sequences",)}
+    assert make_agent(name, "treegym/TreeWorld-v0", TreeLLM(), **same).config.max_sequences == 3
 
 
 def test_bfs_compare_without_sequences_answers_by_its_comparisons_and_dfs_select_is_checked():
@@ -245,7 +245,7 @@ def test_select_none_with_peek_values_final_states_by_the_env_and_options_are_na
     nodes = {_path(n): n for n in agent.result.tree.nodes}
     assert (nodes["a/a1"].value, nodes["a/a2"].value) == (0.0, 1.0) and nodes["a"].value == 0.0
     assert agent.result.chosen is nodes["a/a2"]
-    with pytest.raises(ValueError, match="select must be one of value, none"):
+    with pytest.raises(ValueError, match="select must be 'value' or 'none'"):
         ToTDFSAgent("treegym/TreeWorld-v0", TreeLLM(), select="compare")
 
 

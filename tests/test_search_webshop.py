@@ -72,7 +72,7 @@ def test_astar_keeps_free_form_search_queries_on_webshop(catalog):
         queries = [c.action for c in tree.root.children if c.action.lower().startswith("search[")]
         assert queries, [c.action for c in tree.root.children]
         for child in tree.root.children:
-            assert 0 < child.stats["g2"] <= 1 and child.stats["g2"] * policy.k == pytest.approx(
-                round(child.stats["g2"] * policy.k))  # a count over k
+            assert 0 < child.stats["g2"] <= 1 and child.stats["g2"] * policy.config.k == pytest.approx(
+                round(child.stats["g2"] * policy.config.k))  # a count over k
     finally:
         env.close()

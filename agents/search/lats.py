@@ -19,11 +19,13 @@ Its defaults are in the table of ``mcts.py`` and in agents/search/README.md.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..registry import register_agent
 from .agent import build_search_agent
-from .mcts import MCTSAgent, iterations_option
+from .mcts import MCTSAgent, MCTSConfig, iterations_option
+from .options import option
 
 
 #: LATS's iterations per benchmark (the paper; the authors' webshop/lats.sh runs 30, hotpot's
@@ -38,17 +40,37 @@ def lats_iterations(env_id: str) -> int:
     return next((n for word, n in LATS_ITERATIONS.items() if word in low), LATS_DEFAULT_ITERATIONS)
 
 
+@dataclass(frozen=True)
+class LATSConfig(MCTSConfig):
+    """MCTS with the LATS authors' settings and self-reflection."""
+
+    n_iters: int | None = option(  # type: ignore[assignment]
+        None, "paper (LATS: 30 WebShop, 50 HotPotQA; authors' `webshop/lats.sh --iterations 30`, "
+        "`hotpot/lats.py lats_search(iterations=50)`); else ours (WebShop's)",
+        "simulations (none: by env, see LATS_ITERATIONS)", minimum=1)
+    w_exp: float = option(math.sqrt(2.0), "authors' code (`hotpot/lats.py` UCT: value/visits + sqrt(2 ln N / n))",
+                          "UCT exploration weight")
+    depth_limit: int = option(7, "authors' code (`hotpot/lats.py expand_node`: depth >= 7 ends a branch)",
+                              "steps below the start a branch may grow", minimum=1)
+    simulate: str = option("rollout", "paper (LATS simulation)", "how a new child is scored",
+                           choices=("value", "rollout"))
+    rollout_depth: int | None = option(
+        None, "authors' code (`rollout(..., max_depth=7)` goes on until the episode ends; `depth_limit` bounds it)",
+        "rollout steps (none: until the episode ends, bounded by depth_limit)", minimum=0)
+    rollout_width: int = option(5, "authors' code (`rollout`: n = 5 samples per step, the best-valued kept)",
+                                "proposals per rollout step (the best-valued one is kept)", minimum=1)
+    reflect: bool = option(True, "paper (LATS self-reflection)", "reflect on failed simulations")
+
+
 class LATSAgent(MCTSAgent):
     """Language Agent Tree Search: MCTS with LLM values, rollouts and self-reflection (the authors' settings)."""
 
     name = "lats"
+    Config = LATSConfig
 
-    def __init__(self, env_id: str, llm: Any, *, n_iters: int | None = None, w_exp: float = math.sqrt(2.0),
-                 depth_limit: int = 7, simulate: str = "rollout", rollout_depth: Any = "none",
-                 rollout_width: int = 5, reflect: bool = True, **options: Any):
-        n_iters = lats_iterations(env_id) if n_iters is None else n_iters
-        super().__init__(env_id, llm, n_iters=n_iters, w_exp=w_exp, depth_limit=depth_limit, simulate=simulate,
-                         rollout_depth=rollout_depth, rollout_width=rollout_width, reflect=reflect, **options)
+    def configure(self, env_id: str, config: LATSConfig) -> LATSConfig:
+        """``n_iters`` unset: the benchmark's (:func:`lats_iterations`)."""
+        return config if config.n_iters is not None else replace(config, n_iters=lats_iterations(env_id))
 
 
 @register_agent("lats", needs_llm=True, help="LATS: MCTS with LLM value, rollouts to the end and self-reflection (lats@N: N iterations)")

@@ -71,12 +71,45 @@ proposed nothing usable from the node.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from ..registry import register_agent
-from .agent import SearchAgent, _as_bool, build_search_agent
+from .agent import SearchAgent, build_search_agent
+from .options import option, typed_value
 from .config import SearchConfig
 from .tree import SearchNode, SearchTree
+
+
+@dataclass(frozen=True)
+class MCTSConfig:
+    """The settings of plain MCTS (UCT with LLM priors; LLM-Reasoners' defaults)."""
+
+    n_iters: int = option(10, "authors' code (LLM-Reasoners `MCTS(n_iters=10)`)", "simulations", minimum=1)
+    w_exp: float = option(1.0, "authors' code (LLM-Reasoners `MCTS(w_exp=1.)`)", "UCT exploration weight")
+    depth_limit: int = option(5, "authors' code (LLM-Reasoners `MCTS(depth_limit=5)`)",
+                              "steps below the start a branch may grow", minimum=1)
+    n_actions: int = option(5, "authors' code (LLM-Reasoners' examples; LATS's `n_generate_sample` is 5 too)",
+                            "proposals per expansion", minimum=1)
+    simulate: str = option("value", "paper (RaDAgent 6.6: the MCTS baseline scores states with ToT's value)",
+                           "how a new child is scored", choices=("value", "rollout"))
+    rollout_depth: int | None = option(
+        4, "ours (used only with `simulate=rollout`; `lats` has the authors' value)",
+        "rollout steps (none: until the episode ends, bounded by depth_limit)", minimum=0)
+    rollout_width: int = option(1, "ours (used only with `simulate=rollout`; `lats` has the authors' value)",
+                                "proposals per rollout step (the best-valued one is kept)", minimum=1)
+    reflect: bool = option(False, "authors' code (LLM-Reasoners' MCTS has no reflection)",
+                           "reflect on failed simulations")
+    max_reflections: int = option(
+        3, "authors' code (LATS `hotpot/lats.py`: reflections are made for up to 3 failed trajectories)",
+        "reflections shown in prompts", minimum=0)
+    output: str = option("max_reward", "authors' code (LLM-Reasoners `output_strategy='max_reward'`)",
+                         "how the answer path is chosen", choices=("max_reward", "max_visit"))
+    stop_on_success: bool | None = option(
+        None, "ours (none = `peek_success`; LATS stops at the env's reward 1, an oracle here)",
+        "stop at the first won step (needs peek_success)", words=("default",))
+    per_step: bool = option(False, "ours (`mcts@N` grows one tree; `radagent-mcts@N` is the per-decision baseline)",
+                            "simulate before every decision step (RaDAgent's MCTS@N)")
 
 
 class MCTSAgent(SearchAgent):
@@ -87,50 +120,11 @@ class MCTSAgent(SearchAgent):
     _base = 0  # depth of the node the simulations start from (set by search; per_step moves it down)
     _current: SearchNode  # that node (set by search)
 
-    def __init__(
-        self,
-        env_id: str,
-        llm: Any,
-        *,
-        n_iters: int = 10,
-        w_exp: float = 1.0,
-        depth_limit: int = 5,
-        n_actions: int = 5,
-        simulate: str = "value",
-        rollout_depth: int = 4,
-        rollout_width: int = 1,
-        reflect: bool = False,
-        max_reflections: int = 3,
-        output: str = "max_reward",
-        stop_on_success: bool | None = None,
-        per_step: bool = False,
-        **options: Any,
-    ):
+    Config = MCTSConfig
+
+    def __init__(self, env_id: str, llm: Any, **options: Any):
         super().__init__(env_id, llm, **options)
-        if simulate not in ("value", "rollout"):
-            raise ValueError(f"{self.name}: simulate must be 'value' or 'rollout', not {simulate!r}")
-        if output not in ("max_reward", "max_visit"):
-            raise ValueError(f"{self.name}: output must be 'max_reward' or 'max_visit', not {output!r}")
-        for key, v in (("n_iters", n_iters), ("depth_limit", depth_limit), ("n_actions", n_actions),
-                       ("rollout_width", rollout_width)):
-            if int(v) < 1:
-                raise ValueError(f"{self.name}: {key} must be at least 1, got {v}")
-        self.n_iters = int(n_iters)
-        self.w_exp = float(w_exp)
-        self.depth_limit = int(depth_limit)
-        self.n_actions = int(n_actions)
-        self.simulate_mode = simulate
-        # rollout_depth=none: roll out until the env ends the episode (ToolChain*'s MCTS baseline),
-        # still bounded by depth_limit
-        self.rollout_depth = None if rollout_depth in (None, "", "none") else int(rollout_depth)
-        if self.rollout_depth is not None and self.rollout_depth < 0:
-            raise ValueError(f"{self.name}: rollout_depth must be >= 0 or none, got {rollout_depth}")
-        self.rollout_width = int(rollout_width)
-        self.reflect = _as_bool(reflect)
-        self.max_reflections = int(max_reflections)
-        self.output = output
-        self.stop_on_success = self.stop_on_success_option(stop_on_success)
-        self.per_step = _as_bool(per_step)
+        self.stop_on_success = self.stop_on_success_option(self.config.stop_on_success)
         self._fresh()
 
     def _fresh(self) -> None:
@@ -145,9 +139,9 @@ class MCTSAgent(SearchAgent):
         self._fresh()
         self._base = root.depth
         self._current = root  # the decision step the simulations start from
-        if self.reflect:
+        if self.config.reflect:
             hooks.reflections = self.reflections
-        if not self.per_step:
+        if not self.config.per_step:
             self._simulations(root, hooks)
             return
         # MCTS@N as RaDAgent's baseline runs it: N simulations before every decision step, then
@@ -184,7 +178,7 @@ class MCTSAgent(SearchAgent):
 
     def _simulations(self, start: SearchNode, hooks: SearchConfig) -> None:
         """``n_iters`` select-expand-simulate-back-propagate rounds below ``start``."""
-        for _ in range(self.n_iters):
+        for _ in range(self.config.n_iters):
             path = self._select(start)
             if path is None:
                 return  # every branch is finished or dead
@@ -202,11 +196,11 @@ class MCTSAgent(SearchAgent):
             if self.stop_on_success and self.won is not None:
                 return
             failed = not end.success if self.peek_success else reward < 1.0
-            if self.reflect and (end.terminal or self.simulate_mode == "rollout") and failed:
+            if self.config.reflect and (end.terminal or self.config.simulate == "rollout") and failed:
                 self._reflect(end, hooks, reward)
 
     def _expandable(self, node: SearchNode) -> bool:
-        return not node.terminal and node.depth - self._base < self.depth_limit and not node.stats.get("dead")
+        return not node.terminal and node.depth - self._base < self.config.depth_limit and not node.stats.get("dead")
 
     def _closed(self, node: SearchNode) -> bool:
         return bool(node.stats.get("closed"))
@@ -225,7 +219,7 @@ class MCTSAgent(SearchAgent):
 
     def uct(self, parent: SearchNode, child: SearchNode) -> float:
         q = child.value if child.visits else float(child.stats.get("prior", 0.0))
-        return q + self.w_exp * math.sqrt(math.log(max(1, parent.visits)) / max(1, child.visits))
+        return q + self.config.w_exp * math.sqrt(math.log(max(1, parent.visits)) / max(1, child.visits))
 
     def _select(self, root: SearchNode) -> list[SearchNode] | None:
         """The path to the node to expand or simulate next (None when all is closed)."""
@@ -245,7 +239,7 @@ class MCTSAgent(SearchAgent):
 
     def _expand(self, node: SearchNode, hooks: SearchConfig) -> SearchNode | None:
         """Add up to ``n_actions`` children with priors; return the best new one."""
-        actions = hooks.propose(node, self.n_actions)  # a node is expanded once, while it has no children
+        actions = hooks.propose(node, self.config.n_actions)  # a node is expanded once, while it has no children
         if not actions:
             node.stats["dead"] = True
             return None
@@ -271,15 +265,15 @@ class MCTSAgent(SearchAgent):
 
     def _simulate(self, node: SearchNode, hooks: SearchConfig) -> tuple[float, SearchNode]:
         """(reward, the node the simulation ended on: ``node`` itself or a rollout descendant)."""
-        if node.terminal or self.simulate_mode == "value":
+        if node.terminal or self.config.simulate == "value":
             return self._reward(node, hooks), node
         current = node
         steps = 0
-        while self.rollout_depth is None or steps < self.rollout_depth:
+        while self.config.rollout_depth is None or steps < self.config.rollout_depth:
             steps += 1
-            if current.terminal or current.depth - self._base >= self.depth_limit:
+            if current.terminal or current.depth - self._base >= self.config.depth_limit:
                 break
-            actions = hooks.propose(current, self.rollout_width)
+            actions = hooks.propose(current, self.config.rollout_width)
             if not actions:
                 current.stats["dead"] = True
                 break
@@ -307,7 +301,7 @@ class MCTSAgent(SearchAgent):
         if text:
             end.stats["reflection"] = text
             self.reflections.append(text)
-            del self.reflections[: max(0, len(self.reflections) - self.max_reflections)]
+            del self.reflections[: max(0, len(self.reflections) - self.config.max_reflections)]
 
     # ------------------------------------------------------------ the answer
     def _best_child(self, node: SearchNode) -> SearchNode | None:
@@ -315,7 +309,7 @@ class MCTSAgent(SearchAgent):
         prior) or the most visits (``max_visit``); with ``peek_success`` lost steps are skipped."""
         if not node.children:
             return None
-        key = ((lambda c: (c.visits, c.value, -c.id)) if self.output == "max_visit"
+        key = ((lambda c: (c.visits, c.value, -c.id)) if self.config.output == "max_visit"
                else (lambda c: (c.value if c.visits else c.stats.get("prior", 0.0), c.visits, -c.id)))
         candidates = node.children
         if self.peek_success:
@@ -330,7 +324,7 @@ class MCTSAgent(SearchAgent):
             return min(won, key=lambda n: n.id)
         # per_step: the committed decisions, then (when the budget ended the simulations of a decision)
         # the best path below the last one, as plain MCTS answers
-        node = self._current if self.per_step else tree.root
+        node = self._current if self.config.per_step else tree.root
         while node.children:
             node = self._best_child(node)
         return node if node is not tree.root else None
@@ -338,9 +332,9 @@ class MCTSAgent(SearchAgent):
     def stats(self) -> dict[str, Any]:
         out = super().stats()
         out["mcts_iterations"] = self.iterations
-        if self.per_step:
+        if self.config.per_step:
             out["mcts_decisions"] = len(self.decisions)
-        if self.reflect:
+        if self.config.reflect:
             out["reflections"] = len(self.reflections)
         return out
 
@@ -353,9 +347,9 @@ def iterations_option(options: dict[str, Any]) -> dict[str, Any]:
     """``mcts@40`` (RaDAgent's MCTS@40 naming), ``lats@40``: ``n_iters=40`` (``options`` without ``at``)."""
     at = options.pop("at", None)
     if at is not None:
-        if "n_iters" in options and int(options["n_iters"]) != int(at):
+        if "n_iters" in options and typed_value(MCTSConfig, "n_iters", options["n_iters"], "mcts") != at:
             raise ValueError(f"the agent name says @{at} but n_iters={options['n_iters']}; give one of them")
-        options["n_iters"] = int(at)
+        options["n_iters"] = at
     return options
 
 
@@ -366,7 +360,7 @@ def make_mcts(env_id: str, llm: Any, **options: Any) -> MCTSAgent:
 
 @register_agent("radagent-mcts@", needs_llm=True, help="RaDAgent's MCTS@N baseline: N simulations with ToT's value before every decision (default 40)")
 def make_radagent_mcts(env_id: str, llm: Any, **options: Any) -> MCTSAgent:
-    if "per_step" in options and not _as_bool(options["per_step"]):
+    if "per_step" in options and not typed_value(MCTSConfig, "per_step", options["per_step"], "radagent-mcts"):
         raise ValueError("radagent-mcts runs its simulations per decision step (per_step=true); "
                          "use mcts@N for one tree grown from the start")
     options = iterations_option({**options, "per_step": True})
