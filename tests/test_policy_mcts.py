@@ -14,6 +14,7 @@ from support.tree_world import TreeLLM, run
 from treegym.agents.search.tree import SearchNode, SearchTree
 from treegym.agents.search.lats import LATSAgent
 from treegym.agents.search.mcts import MCTSAgent
+from treegym.agents.search.radagent_mcts import RaDAgentMCTSAgent
 
 SMALL = {"": ["a", "b"], "a": ["a1", "a2"], "b": ["b1"]}
 SMALL_VALUES = {"a": 0.8, "b": 0.2, "a/a1": 0.4, "a/a2": 0.6, "b/b1": 0.1}
@@ -122,7 +123,7 @@ def test_rollout_width_values_the_candidates_and_keeps_the_best():
 
 def test_per_step_runs_n_simulations_before_every_decision():
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(MCTSAgent, WIDE, llm, n_iters=3, n_actions=2, per_step=True)
+    agent = run(RaDAgentMCTSAgent, WIDE, llm, n_iters=3, n_actions=2)
     decisions = agent.decisions
     assert len(decisions) == 3 and decisions[-1].terminal
     assert [d.parent for d in decisions] == [agent.result.tree.root] + decisions[:-1]
@@ -230,18 +231,18 @@ def test_depth_limit_and_dead_steps():
 
 def test_per_step_with_peek_stops_at_a_win_and_numbers_its_decisions():
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(MCTSAgent, WIDE, llm, n_iters=3, n_actions=2, per_step=True)
+    agent = run(RaDAgentMCTSAgent, WIDE, llm, n_iters=3, n_actions=2)
     assert [d.stats["decision"] for d in agent.decisions] == [0, 1, 2]
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(MCTSAgent, WIDE, llm, ["b"], n_iters=3, n_actions=2, per_step=True, peek_success=True)
+    agent = run(RaDAgentMCTSAgent, WIDE, llm, ["b"], n_iters=3, n_actions=2, peek_success=True)
     assert agent.result.chosen.success and agent.decisions == [] and agent.stats()["mcts_decisions"] == 0
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(MCTSAgent, WIDE, llm, n_iters=3, n_actions=2, per_step=True, peek_success=True)
+    agent = run(RaDAgentMCTSAgent, WIDE, llm, n_iters=3, n_actions=2, peek_success=True)
     assert len(agent.decisions) == 3  # nothing won: the decisions go on to the end
 
 
 def test_fresh_stats_and_rollout_depth_parsing():
-    agent = MCTSAgent("t", TreeLLM(), prompts=object(), per_step=True)
+    agent = RaDAgentMCTSAgent("t", TreeLLM(), prompts=object())
     assert agent.stats() == {"mcts_iterations": 0, "mcts_decisions": 0}
     assert LATSAgent("t", TreeLLM(), prompts=object()).stats() == {"mcts_iterations": 0, "reflections": 0}
     assert MCTSAgent("t", TreeLLM(), prompts=object(), rollout_depth="").config.rollout_depth is None
@@ -307,8 +308,8 @@ def test_with_peek_the_answer_skips_lost_steps_and_falls_back_to_the_first_win()
 
 
 def test_nothing_proposed_gives_no_answer():
-    for per_step in (False, True):
-        agent = run(MCTSAgent, {"": ["a"]}, TreeLLM(proposals={}), n_iters=2, per_step=per_step)
+    for cls in (MCTSAgent, RaDAgentMCTSAgent):
+        agent = run(cls, {"": ["a"]}, TreeLLM(proposals={}), n_iters=2)
         assert agent.result.chosen is None and agent.result.tree.root.stats["dead"]
 
 
@@ -317,7 +318,7 @@ CHAIN = {"": ["a"], "a": ["b"], "a/b": ["c"], "a/b/c": ["d"]}  # a/b/c/d ends th
 
 def test_per_step_depth_limit_counts_from_the_current_decision():
     llm = TreeLLM(proposals=CHAIN)
-    agent = run(MCTSAgent, CHAIN, llm, per_step=True, depth_limit=2, n_iters=1)
+    agent = run(RaDAgentMCTSAgent, CHAIN, llm, depth_limit=2, n_iters=1)
     # each decision's single simulation expands the current node: depth_limit is measured from it
     assert [_path(n) for n in agent.decisions] == ["a", "a/b", "a/b/c", "a/b/c/d"]
 
@@ -327,7 +328,7 @@ def test_per_step_reopens_what_the_old_depth_limit_closed():
     # "a" the limit counts from it, so "a" is expandable again and the walk goes on to the end
     for n_iters in (1, 3):
         llm = TreeLLM(proposals=CHAIN)
-        agent = run(MCTSAgent, CHAIN, llm, per_step=True, depth_limit=1, n_iters=n_iters)
+        agent = run(RaDAgentMCTSAgent, CHAIN, llm, depth_limit=1, n_iters=n_iters)
         assert [_path(n) for n in agent.decisions] == ["a", "a/b", "a/b/c", "a/b/c/d"], n_iters
 
 
@@ -366,13 +367,13 @@ def test_selection_descends_through_nodes_a_rollout_already_visited():
 
 def test_per_step_rollouts_measure_the_depth_limit_from_the_current_decision():
     llm = TreeLLM(proposals=CHAIN)
-    agent = run(MCTSAgent, CHAIN, llm, per_step=True, depth_limit=3, n_iters=1, simulate="rollout",
+    agent = run(RaDAgentMCTSAgent, CHAIN, llm, depth_limit=3, n_iters=1, simulate="rollout",
                 rollout_depth=1)
     assert _by_path(agent)["a/b/c/d"].stats.get("rollout")  # rolled out from a/b/c, 2 below the decision a
 
 
 def test_recomputed_closed_flags_follow_the_new_base():
-    agent = MCTSAgent("t", TreeLLM(), prompts=object(), depth_limit=2)
+    agent = RaDAgentMCTSAgent("t", TreeLLM(), prompts=object(), depth_limit=2)
     root = _hand()
     a = _hand(root, id=1, closed=True)  # closed from base 0: its children were all closed
     done = _hand(a, id=2, terminal=True, closed=True)  # an ended episode: closed at any base
@@ -415,15 +416,15 @@ def test_selection_explores_by_uct_with_the_parents_visit_count():
 
 
 def test_radagent_mcts_runs_n_simulations_before_every_decision():
-    from treegym.agents.search.mcts import make_radagent_mcts
+    from treegym.agents.search.radagent_mcts import make_radagent_mcts
 
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
     agent = run(make_radagent_mcts, WIDE, llm, at=3, n_actions=2)
-    assert agent.config.per_step and agent.config.n_iters == 3 and agent.stats()["mcts_decisions"] == 3
+    assert agent.name == "radagent-mcts" and agent.config.n_iters == 3 and agent.stats()["mcts_decisions"] == 3
     assert agent.result.tree.root.visits == 3  # N simulations at the first decision, more below it
     assert agent.stats()["mcts_iterations"] > 3
     assert make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM()).config.n_iters == 40  # RaDAgent's MCTS@40
-    with pytest.raises(ValueError, match="per_step"):
+    with pytest.raises(ValueError, match="unknown option.*'per_step'"):  # per decision step is what it is
         make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM(), per_step=False)
     with pytest.raises(ValueError, match="n_iters"):
         make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM(), at=3, n_iters=5)
@@ -456,7 +457,7 @@ def test_lats_rolls_out_to_the_end_sampling_five_children_per_step():
 
 def test_per_step_cut_by_the_budget_answers_with_the_best_path_below_its_last_decision():
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(MCTSAgent, WIDE, llm, n_iters=40, n_actions=2, per_step=True, budget=6)
+    agent = run(RaDAgentMCTSAgent, WIDE, llm, n_iters=40, n_actions=2, budget=6)
     assert agent.result.stopped == "budget" and agent.decisions == []
     chosen = agent.result.chosen
     assert chosen is not None and chosen.depth >= 1  # not "no answer": the simulations so far decide

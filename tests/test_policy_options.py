@@ -63,8 +63,8 @@ def test_astar_bad_values(options, word):
 def test_mcts_and_lats_defaults():
     m = _make(MCTSAgent)
     assert (m.config.n_iters, m.config.w_exp, m.config.depth_limit, m.config.n_actions, m.config.simulate) == (10, 1.0, 5, 5, "value")
-    assert (m.config.rollout_depth, m.config.rollout_width, m.config.reflect, m.config.max_reflections, m.config.output) == (4, 1, False, 3, "max_reward")
-    assert (m.stop_on_success, m.config.per_step, m.peek_success) == (False, False, False)
+    assert (m.config.rollout_depth, m.config.rollout_width, m.config.output) == (4, 1, "max_reward")
+    assert (m.stop_on_success, m.peek_success) == (False, False)
     lats = _make(LATSAgent)
     assert (lats.config.n_iters, lats.config.w_exp, lats.config.depth_limit, lats.config.simulate, lats.config.reflect) == \
         (30, pytest.approx(2 ** 0.5), 7, "rollout", True)
@@ -133,18 +133,18 @@ def test_options_are_typed_once_from_the_config_fields_and_errors_name_option_ag
     from treegym.scripts.options import parse_options
 
     # --agent-opt strings arrive as parse_options gives them; every field is typed from its dataclass
-    opts = parse_options(["n_iters=7", "w_exp=2", "reflect=yes", "rollout_depth=none", "output=max_visit",
+    opts = parse_options(["n_iters=7", "w_exp=2", "rollout_depth=none", "output=max_visit",
                           "temperature=0.5", "filter_valid=off", "budget=9"])
     agent = make_agent("mcts", TreePrompts.env_id, TreeLLM(), prompts=TreePrompts(), **opts)
-    assert (agent.config.n_iters, agent.config.w_exp, agent.config.reflect) == (7, 2.0, True)
+    assert (agent.config.n_iters, agent.config.w_exp) == (7, 2.0)
     assert type(agent.config.w_exp) is float and agent.config.rollout_depth is None
     assert agent.hook_options == {"propose_mode": "list", "temperature": 0.5, "filter_valid": False, "value_samples": 1}
     assert agent.budget == 9
     with pytest.raises(ValueError, match=r"^mcts: n_iters must be a whole number of at least 1, not 'ten' "
                                          r"\(an option of agent 'mcts'\)$"):
         _make(MCTSAgent, n_iters="ten")
-    with pytest.raises(ValueError, match=r"mcts: reflect must be true or false, not 'maybe'"):
-        _make(MCTSAgent, reflect="maybe")
+    with pytest.raises(ValueError, match=r"lats: reflect must be true or false, not 'maybe'"):
+        _make(LATSAgent, reflect="maybe")
     with pytest.raises(ValueError, match=r"mcts: output must be 'max_reward' or 'max_visit', not 'best'"):
         _make(MCTSAgent, output="best")
     with pytest.raises(ValueError, match=r"lats: propose_mode must be 'list' or 'sample'"):

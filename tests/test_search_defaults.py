@@ -18,7 +18,7 @@ import pytest
 from treegym.agents.baselines.attempts import AttemptsConfig, ReflexionConfig, SCConfig
 from treegym.agents.baselines.autogpt import _make_autogpt
 from treegym.agents.baselines.react import RandomPolicy, ReactPolicy
-from treegym.agents.search import lats, mcts, tot, dfsdt
+from treegym.agents.search import dfsdt, lats, mcts, radagent_mcts, tot
 from treegym.agents.search.astar import AStarConfig
 from treegym.agents.search.agent import SearchOptions
 from treegym.agents.search.dfsdt import DFSDTConfig
@@ -30,7 +30,7 @@ README = Path(mcts.__file__).resolve().parent / "README.md"  # agents/search/REA
 #: table label -> the config class whose own fields the rows document (default and source)
 CONFIGS = {
     "search": SearchOptions, "elo": EloConfig, "astar": AStarConfig, "mcts": mcts.MCTSConfig,
-    "lats": lats.LATSConfig, "tot": tot.ToTConfig, "bfs": tot.BFSConfig, "dfs": tot.DFSConfig,
+    "lats": lats.LATSConfig, "radagent-mcts": radagent_mcts.RaDAgentMCTSConfig, "tot": tot.ToTConfig, "bfs": tot.BFSConfig, "dfs": tot.DFSConfig,
     "dfsdt": DFSDTConfig, "cot": AttemptsConfig, "reflexion": ReflexionConfig, "sc": SCConfig,
 }
 #: table label -> the function whose own keyword defaults the rows document (policies without a config)
@@ -38,7 +38,6 @@ CONSTRUCTORS = {"react": ReactPolicy.__init__, "random": RandomPolicy.__init__, 
 #: table label -> the settings the variant's name fixes
 PRESETS = {
     "judec-bfs": tot.JUDEC_BFS, "judec-dfs": tot.JUDEC_DFS, "judec-dfsdt": dfsdt.JUDEC_DFSDT,
-    "radagent-mcts": {"per_step": True, "n_iters": mcts.RADAGENT_SIMULATIONS},
 }
 
 

@@ -14,7 +14,7 @@ a reflection (one LLM call, ``SearchConfig.reflect``); the latest
 config's ``reflections``, which the prompt spec shows in its propose and
 ReAct prompts).
 
-Its defaults are in the table of ``mcts.py`` and in agents/search/README.md.
+Its defaults and their sources: the ``LATSConfig`` fields and agents/search/README.md.
 """
 from __future__ import annotations
 
@@ -24,8 +24,10 @@ from typing import Any
 
 from ..registry import register_agent
 from .agent import build_search_agent
+from .config import SearchConfig
 from .mcts import MCTSAgent, MCTSConfig, iterations_option
 from .options import option
+from .tree import SearchNode
 
 
 #: LATS's iterations per benchmark (the paper; the authors' webshop/lats.sh runs 30, hotpot's
@@ -60,6 +62,9 @@ class LATSConfig(MCTSConfig):
     rollout_width: int = option(5, "authors' code (`rollout`: n = 5 samples per step, the best-valued kept)",
                                 "proposals per rollout step (the best-valued one is kept)", minimum=1)
     reflect: bool = option(True, "paper (LATS self-reflection)", "reflect on failed simulations")
+    max_reflections: int = option(
+        3, "authors' code (LATS `hotpot/lats.py`: reflections are made for up to 3 failed trajectories)",
+        "reflections shown in prompts", minimum=0)
 
 
 class LATSAgent(MCTSAgent):
@@ -71,6 +76,43 @@ class LATSAgent(MCTSAgent):
     def configure(self, env_id: str, config: LATSConfig) -> LATSConfig:
         """``n_iters`` unset: the benchmark's (:func:`lats_iterations`)."""
         return config if config.n_iters is not None else replace(config, n_iters=lats_iterations(env_id))
+
+    def _fresh(self) -> None:
+        super()._fresh()
+        self.reflections: list[str] = getattr(self, "reflections", [])
+        self.reflections.clear()  # emptied in place: the search config shows this very list
+
+    def search(self, root: SearchNode, hooks: SearchConfig) -> None:
+        if self.config.reflect:
+            hooks.reflections = self.reflections  # shown in every later propose and ReAct prompt
+        super().search(root, hooks)
+
+    def after_simulation(self, end: SearchNode, reward: float, hooks: SearchConfig) -> None:
+        failed = not end.success if self.peek_success else reward < 1.0
+        if self.config.reflect and (end.terminal or self.config.simulate == "rollout") and failed:
+            self._reflect(end, hooks, reward)
+
+    def _reflect(self, end: SearchNode, hooks: SearchConfig, reward: float) -> None:
+        """One reflection on a simulation that did not win. The outcome shown to the model is the env's
+        verdict only with ``peek_success``; otherwise it is the model's own value of where it ended."""
+        if self.peek_success:
+            outcome = ("the episode ended without success (reward %g)" % end.reward if end.terminal
+                       else f"no success after {end.depth} steps")
+        else:
+            outcome = (f"the episode ended in a state valued {reward:.2f}" if end.terminal
+                       else f"after {end.depth} steps the state was valued {reward:.2f}")
+        text = hooks.reflect(end, outcome)
+        if text:
+            end.stats["reflection"] = text
+            self.reflections.append(text)
+            del self.reflections[: max(0, len(self.reflections) - self.config.max_reflections)]
+
+
+    def stats(self) -> dict[str, Any]:
+        out = super().stats()
+        if self.config.reflect:
+            out["reflections"] = len(self.reflections)
+        return out
 
 
 @register_agent("lats", needs_llm=True, help="LATS: MCTS with LLM value, rollouts to the end and self-reflection (lats@N: N iterations)")

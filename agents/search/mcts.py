@@ -1,4 +1,4 @@
-"""Monte Carlo tree search over LLM proposals: agents ``mcts`` and ``radagent-mcts@N`` (``lats`` is in ``lats.py``).
+"""Monte Carlo tree search (UCT) over LLM proposals: agent ``mcts``.
 
 One iteration (LLM-Reasoners ``MCTS`` phases):
 
@@ -35,34 +35,13 @@ The answer (``output=max_reward``) is the path that follows the highest Q from
 the root (LLM-Reasoners ``follow_max``; with ``peek_success`` the first won
 leaf comes first); ``output=max_visit`` follows visit counts.
 
-``per_step=true`` runs MCTS@N as RaDAgent's baseline does (RaDAgent 6.6:
-"40 and 100 simulations at each decision step"): ``n_iters`` simulations from
-the current decision step, then a commitment to its best child (by
-``output``), then ``n_iters`` more from there, until the episode ends;
-``depth_limit`` then counts from the current decision step. The agent
-``radagent-mcts@N`` is that baseline (``per_step=true``, ``n_iters=N``, 40
-without ``@N``); plain ``mcts@N`` grows one tree from the start with N
-simulations in all. ``rollout_depth=none`` rolls out until the env ends the
-episode (bounded by ``depth_limit``), ToolChain*'s MCTS baseline.
+``rollout_depth=none`` rolls out until the env ends the episode (bounded by ``depth_limit``),
+ToolChain*'s MCTS baseline. ``mcts@N`` grows one tree from the start with N simulations in all.
 
-``lats`` (Zhou et al. 2023, Language Agent Tree Search) is this loop with the authors' settings and
-self-reflection (``reflect``): see ``lats.py``.
-
-Defaults (each overridable with ``--agent-opt key=value``; ``mcts@40`` /
-``lats@40`` set ``n_iters``); their sources are in agents/search/README.md:
-
-============  ======  ======================
-option        mcts    lats
-============  ======  ======================
-n_iters       10      30 WebShop / 50 HotPotQA
-w_exp         1.0     1.414
-depth_limit   5       7
-n_actions     5       5
-simulate      value   rollout
-rollout_depth 4       none (to the end)
-rollout_width 1       5
-reflect       false   true
-============  ======  ======================
+The same loop serves two more agents, each in its own module: ``radagent-mcts@N`` (RaDAgent's
+MCTS@N baseline: N simulations before every decision step, ``radagent_mcts.py``) and ``lats``
+(Zhou et al. 2023, Language Agent Tree Search: the authors' settings, rollouts and self-reflection,
+``lats.py``). Defaults and their sources: the ``MCTSConfig`` fields and agents/search/README.md.
 
 Node fields: ``value`` = Q (mean backed-up reward), ``visits`` = N;
 ``stats["prior"]`` the expansion-time value, ``stats["dead"]`` when the model
@@ -98,18 +77,12 @@ class MCTSConfig:
         "rollout steps (none: until the episode ends, bounded by depth_limit)", minimum=0)
     rollout_width: int = option(1, "ours (used only with `simulate=rollout`; `lats` has the authors' value)",
                                 "proposals per rollout step (the best-valued one is kept)", minimum=1)
-    reflect: bool = option(False, "authors' code (LLM-Reasoners' MCTS has no reflection)",
-                           "reflect on failed simulations")
-    max_reflections: int = option(
-        3, "authors' code (LATS `hotpot/lats.py`: reflections are made for up to 3 failed trajectories)",
-        "reflections shown in prompts", minimum=0)
     output: str = option("max_reward", "authors' code (LLM-Reasoners `output_strategy='max_reward'`)",
                          "how the answer path is chosen", choices=("max_reward", "max_visit"))
     stop_on_success: bool | None = option(
         None, "ours (none = `peek_success`; LATS stops at the env's reward 1, an oracle here)",
         "stop at the first won step (needs peek_success)", words=("default",))
-    per_step: bool = option(False, "ours (`mcts@N` grows one tree; `radagent-mcts@N` is the per-decision baseline)",
-                            "simulate before every decision step (RaDAgent's MCTS@N)")
+
 
 
 class MCTSAgent(SearchAgent):
@@ -117,7 +90,7 @@ class MCTSAgent(SearchAgent):
 
     name = "mcts"
     value_name = "q"
-    _base = 0  # depth of the node the simulations start from (set by search; per_step moves it down)
+    _base = 0  # depth of the node the simulations start from (set by search; radagent-mcts moves it down)
     _current: SearchNode  # that node (set by search)
 
     Config = MCTSConfig
@@ -129,52 +102,15 @@ class MCTSAgent(SearchAgent):
 
     def _fresh(self) -> None:
         """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""
-        self.reflections: list[str] = []
         self.iterations = 0
         self.won: SearchNode | None = None
-        self.decisions: list[SearchNode] = []
 
     # ------------------------------------------------------------ the loop
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
         self._fresh()
         self._base = root.depth
-        self._current = root  # the decision step the simulations start from
-        if self.config.reflect:
-            hooks.reflections = self.reflections
-        if not self.config.per_step:
-            self._simulations(root, hooks)
-            return
-        # MCTS@N as RaDAgent's baseline runs it: N simulations before every decision step, then
-        # commit to the best child and simulate again from there.
-        current = root
-        while not current.terminal:
-            self._base = current.depth
-            self._simulations(current, hooks)
-            if self.stop_on_success and self.won is not None:
-                return
-            nxt = self._best_child(current)
-            if nxt is None:
-                return
-            nxt.stats["decision"] = len(self.decisions)
-            self.decisions.append(nxt)
-            for sibling in current.children:
-                if sibling is not nxt:
-                    hooks.prune(sibling)  # committed: the search never goes back above nxt
-            self._current = current = nxt
-            self._base = current.depth
-            self._recompute_closed(current)  # the depth limit now counts from here
-
-    def _recompute_closed(self, node: SearchNode) -> bool:
-        """Recompute the closed flags below ``node`` (post-order) for the current ``_base``: a node
-        the old depth limit closed can be expanded again once the search has committed further down."""
-        if node.children:
-            closed = all([self._recompute_closed(c) for c in node.children])
-        else:
-            closed = not self._expandable(node)
-        node.stats.pop("closed", None)
-        if closed:
-            node.stats["closed"] = True
-        return closed
+        self._current = root  # the node the simulations start from
+        self._simulations(root, hooks)
 
     def _simulations(self, start: SearchNode, hooks: SearchConfig) -> None:
         """``n_iters`` select-expand-simulate-back-propagate rounds below ``start``."""
@@ -195,9 +131,10 @@ class MCTSAgent(SearchAgent):
                 self.won = end
             if self.stop_on_success and self.won is not None:
                 return
-            failed = not end.success if self.peek_success else reward < 1.0
-            if self.config.reflect and (end.terminal or self.config.simulate == "rollout") and failed:
-                self._reflect(end, hooks, reward)
+            self.after_simulation(end, reward, hooks)
+
+    def after_simulation(self, end: SearchNode, reward: float, hooks: SearchConfig) -> None:
+        """Called after each simulation that did not stop the search (LATS reflects here)."""
 
     def _expandable(self, node: SearchNode) -> bool:
         return not node.terminal and node.depth - self._base < self.config.depth_limit and not node.stats.get("dead")
@@ -288,21 +225,6 @@ class MCTSAgent(SearchAgent):
             current = nxt
         return self._reward(current, hooks), current
 
-    def _reflect(self, end: SearchNode, hooks: SearchConfig, reward: float) -> None:
-        """One reflection on a simulation that did not win. The outcome shown to the model is the env's
-        verdict only with ``peek_success``; otherwise it is the model's own value of where it ended."""
-        if self.peek_success:
-            outcome = ("the episode ended without success (reward %g)" % end.reward if end.terminal
-                       else f"no success after {end.depth} steps")
-        else:
-            outcome = (f"the episode ended in a state valued {reward:.2f}" if end.terminal
-                       else f"after {end.depth} steps the state was valued {reward:.2f}")
-        text = hooks.reflect(end, outcome)
-        if text:
-            end.stats["reflection"] = text
-            self.reflections.append(text)
-            del self.reflections[: max(0, len(self.reflections) - self.config.max_reflections)]
-
     # ------------------------------------------------------------ the answer
     def _best_child(self, node: SearchNode) -> SearchNode | None:
         """The child the answer follows: the highest Q (``max_reward``; an unvisited child by its
@@ -322,25 +244,19 @@ class MCTSAgent(SearchAgent):
         won = [n for n in tree.nodes if self.known_win(n)]
         if won:
             return min(won, key=lambda n: n.id)
-        # per_step: the committed decisions, then (when the budget ended the simulations of a decision)
-        # the best path below the last one, as plain MCTS answers
-        node = self._current if self.config.per_step else tree.root
+        node = self.answer_start(tree)
         while node.children:
             node = self._best_child(node)
         return node if node is not tree.root else None
 
+    def answer_start(self, tree: SearchTree) -> SearchNode:
+        """Where the answer path starts: the root (radagent-mcts: its last committed decision)."""
+        return tree.root
+
     def stats(self) -> dict[str, Any]:
         out = super().stats()
         out["mcts_iterations"] = self.iterations
-        if self.config.per_step:
-            out["mcts_decisions"] = len(self.decisions)
-        if self.config.reflect:
-            out["reflections"] = len(self.reflections)
         return out
-
-
-#: RaDAgent 6.6's smaller MCTS baseline, MCTS@40 (the other is MCTS@100)
-RADAGENT_SIMULATIONS = 40
 
 
 def iterations_option(options: dict[str, Any]) -> dict[str, Any]:
@@ -356,13 +272,3 @@ def iterations_option(options: dict[str, Any]) -> dict[str, Any]:
 @register_agent("mcts", needs_llm=True, help="MCTS/UCT with LLM proposals and ToT value (LLM-Reasoners defaults; mcts@N: N iterations)")
 def make_mcts(env_id: str, llm: Any, **options: Any) -> MCTSAgent:
     return build_search_agent(MCTSAgent, env_id, llm, iterations_option(options))
-
-
-@register_agent("radagent-mcts@", needs_llm=True, help="RaDAgent's MCTS@N baseline: N simulations with ToT's value before every decision (default 40)")
-def make_radagent_mcts(env_id: str, llm: Any, **options: Any) -> MCTSAgent:
-    if "per_step" in options and not typed_value(MCTSConfig, "per_step", options["per_step"], "radagent-mcts"):
-        raise ValueError("radagent-mcts runs its simulations per decision step (per_step=true); "
-                         "use mcts@N for one tree grown from the start")
-    options = iterations_option({**options, "per_step": True})
-    options.setdefault("n_iters", RADAGENT_SIMULATIONS)
-    return build_search_agent(MCTSAgent, env_id, llm, options)
