@@ -7,8 +7,8 @@ and ``webshop/lats.sh``): w_exp = sqrt(2) (its ``value/visits + sqrt(2 ln N /
 n)``), 5 children per expansion (``n_generate_sample``), depth limit 7, and
 rollouts that sample 5 children per step, keep the best-valued one and go on
 until the episode ends or depth 7 (its ``rollout(..., max_depth=7)``, n = 5);
-``n_iters`` is the benchmark's (30 on WebShop, 50 on HotPotQA, 30 elsewhere:
-ours). It adds **self-reflection**: every rollout that ends without a win gets
+``n_iters`` is the benchmark's (30 on WebShop and on HotPotQA, the authors' scripts; 30
+elsewhere: ours). It adds **self-reflection**: every rollout that ends without a win gets
 a reflection (one LLM call, ``SearchConfig.reflect``); the latest
 ``max_reflections`` are shown in every later proposal prompt (the search
 config's ``reflections``, which the prompt spec shows in its propose and
@@ -30,9 +30,10 @@ from .options import option
 from .tree import SearchNode
 
 
-#: LATS's iterations per benchmark (the paper; the authors' webshop/lats.sh runs 30, hotpot's
-#: lats_search 50), by a word in the env id; other envs take WebShop's 30 (ours).
-LATS_ITERATIONS = {"webshop": 30, "hotpot": 50}
+#: LATS's iterations per benchmark (the authors' webshop/lats.sh and hotpot/lats.sh run 30, as does
+#: hotpot/lats.py's lats_search default; run.py's --iterations default of 50 is overridden there), by a
+#: word in the env id; other envs take WebShop's 30 (ours).
+LATS_ITERATIONS = {"webshop": 30, "hotpot": 30}
 LATS_DEFAULT_ITERATIONS = 30
 
 
@@ -47,8 +48,8 @@ class LATSConfig(MCTSConfig):
     """MCTS with the LATS authors' settings and self-reflection."""
 
     n_iters: int | None = option(  # type: ignore[assignment]
-        None, "paper (LATS: 30 WebShop, 50 HotPotQA; authors' `webshop/lats.sh --iterations 30`, "
-        "`hotpot/lats.py lats_search(iterations=50)`); else ours (WebShop's)",
+        None, "authors' code (`webshop/lats.sh --iterations 30`, `hotpot/lats.sh --iterations 30`, "
+        "`hotpot/lats.py lats_search(iterations=30)`); else ours (WebShop's)",
         "simulations (none: by env, see LATS_ITERATIONS)", minimum=1)
     w_exp: float = option(math.sqrt(2.0), "authors' code (`hotpot/lats.py` UCT: value/visits + sqrt(2 ln N / n))",
                           "UCT exploration weight")
