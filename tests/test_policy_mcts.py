@@ -440,6 +440,18 @@ def test_lats_iterations_follow_the_benchmark(env_id, iters):
     assert LATSAgent(env_id, TreeLLM(), n_iters=7).config.n_iters == 7
 
 
+@pytest.mark.parametrize("env_id,depth", [("treegym/WebShop-v0", 15), ("treegym/HotPotQA-v0", 4),
+                                          ("treegym/Game24-v0", 7)])
+def test_lats_rollouts_stop_at_the_authors_depth_per_benchmark(env_id, depth):
+    assert LATSAgent(env_id, TreeLLM()).config.rollout_max_depth == depth  # webshop/lats.py 15, hotpot/lats.py 4
+    assert LATSAgent(env_id, TreeLLM(), rollout_max_depth=2).config.rollout_max_depth == 2
+    chain = {("/".join(["x"] * i)): ["x"] for i in range(20)}  # x/x/x/... twenty deep
+    llm = TreeLLM(proposals=chain)
+    agent = run(LATSAgent, chain, llm, n_iters=1, rollout_max_depth=depth, rollout_width=1)
+    # one iteration: the root's child, then a rollout down to the rollout depth, past depth_limit (7)
+    assert max(n.depth for n in agent.result.tree.nodes) == depth
+
+
 def test_lats_rolls_out_to_the_end_sampling_five_children_per_step():
     deep = {"": ["a"], "a": ["a1"], "a/a1": ["p", "q", "r", "s", "t"], "a/a1/p": ["e"], "a/a1/q": ["e"],
             "a/a1/r": ["e"], "a/a1/s": ["e"], "a/a1/t": ["e"]}

@@ -99,19 +99,22 @@ def test_every_config_field_is_documented_with_its_value_and_source(label):
     for option in own:
         f = fields[option]
         default, source = documented[option]
-        if not (label == "lats" and option == "n_iters"):  # resolved from the env id: checked below
+        if not (label == "lats" and option in ("n_iters", "rollout_max_depth")):  # by env id: checked below
             assert _same(f.default, default), f"{label}.{option}: code {f.default!r}, README {default!r}"
         assert source == f.metadata["source"], \
             f"{label}.{option}: the README's source differs from the field's; the row should read\n" \
             f"| {label} | `{option}` | {default} | {f.metadata['source']} |"
 
 
-def test_lats_iterations_per_benchmark_are_the_documented_ones():
-    cell = {(a, o): d for a, o, d, _ in _rows()}[("lats", "n_iters")]
-    assert lats.LATSConfig().n_iters is None  # resolved per env
+@pytest.mark.parametrize("option,table,default", [
+    ("n_iters", lats.LATS_ITERATIONS, lats.LATS_DEFAULT_ITERATIONS),
+    ("rollout_max_depth", lats.LATS_ROLLOUT_DEPTH, lats.LATS_DEFAULT_ROLLOUT_DEPTH)])
+def test_lats_settings_per_benchmark_are_the_documented_ones(option, table, default):
+    cell = {(a, o): d for a, o, d, _ in _rows()}[("lats", option)]
+    assert getattr(lats.LATSConfig(), option) is None  # resolved per env
     pairs = dict(re.findall(r"(\w+) (\d+)", cell.split(":", 1)[1]))
-    assert pairs.pop("else") == str(lats.LATS_DEFAULT_ITERATIONS)
-    assert pairs == {k: str(v) for k, v in lats.LATS_ITERATIONS.items()}
+    assert pairs.pop("else") == str(default)
+    assert pairs == {k: str(v) for k, v in table.items()}
 
 
 @pytest.mark.parametrize("row", _rows(), ids=lambda r: f"{r[0]}.{r[1]}")

@@ -6,7 +6,8 @@ the authors' settings (lapisrocks/LanguageAgentTreeSearch, ``hotpot/lats.py``
 and ``webshop/lats.sh``): w_exp = sqrt(2) (its ``value/visits + sqrt(2 ln N /
 n)``), 5 children per expansion (``n_generate_sample``), depth limit 7, and
 rollouts that sample 5 children per step, keep the best-valued one and go on
-until the episode ends or depth 7 (its ``rollout(..., max_depth=7)``, n = 5);
+until the episode ends or the benchmark's rollout depth (its ``rollout(..., max_depth=...)``:
+15 on WebShop, 4 on HotPotQA; 7, the depth limit, elsewhere: ours), n = 5;
 ``n_iters`` is the benchmark's (30 on WebShop and on HotPotQA, the authors' scripts; 30
 elsewhere: ours). It adds **self-reflection**: every rollout that ends without a win gets
 a reflection (one LLM call, ``SearchConfig.reflect``); the latest
@@ -37,10 +38,26 @@ LATS_ITERATIONS = {"webshop": 30, "hotpot": 30}
 LATS_DEFAULT_ITERATIONS = 30
 
 
+#: How deep a LATS rollout goes (the node depth it stops at), by benchmark: the authors' code calls
+#: ``rollout(..., max_depth=15)`` in webshop/lats.py and ``max_depth=4`` in hotpot/lats.py; other
+#: envs take the expansion depth limit, 7 (ours).
+LATS_ROLLOUT_DEPTH = {"webshop": 15, "hotpot": 4}
+LATS_DEFAULT_ROLLOUT_DEPTH = 7
+
+
+def _by_env(env_id: str, table: dict[str, int], default: int) -> int:
+    low = env_id.lower()
+    return next((n for word, n in table.items() if word in low), default)
+
+
 def lats_iterations(env_id: str) -> int:
     """LATS's ``n_iters`` for ``env_id`` (see :data:`LATS_ITERATIONS`)."""
-    low = env_id.lower()
-    return next((n for word, n in LATS_ITERATIONS.items() if word in low), LATS_DEFAULT_ITERATIONS)
+    return _by_env(env_id, LATS_ITERATIONS, LATS_DEFAULT_ITERATIONS)
+
+
+def lats_rollout_depth(env_id: str) -> int:
+    """LATS's ``rollout_max_depth`` for ``env_id`` (see :data:`LATS_ROLLOUT_DEPTH`)."""
+    return _by_env(env_id, LATS_ROLLOUT_DEPTH, LATS_DEFAULT_ROLLOUT_DEPTH)
 
 
 @dataclass(frozen=True)
@@ -58,8 +75,12 @@ class LATSConfig(MCTSConfig):
     simulate: str = option("rollout", "paper (LATS simulation)", "how a new child is scored",
                            choices=("value", "rollout"))
     rollout_depth: int | None = option(
-        None, "authors' code (`rollout(..., max_depth=7)` goes on until the episode ends; `depth_limit` bounds it)",
-        "rollout steps (none: until the episode ends, bounded by depth_limit)", minimum=0)
+        None, "authors' code (`rollout` counts no steps of its own; `rollout_max_depth` bounds it)",
+        "rollout steps (none: until the episode ends or rollout_max_depth)", minimum=0)
+    rollout_max_depth: int | None = option(
+        None, "authors' code (`webshop/lats.py rollout(..., max_depth=15)`, `hotpot/lats.py "
+        "rollout(..., max_depth=4)`); else ours (the depth limit, 7)",
+        "the node depth a rollout stops at (none: by env, see LATS_ROLLOUT_DEPTH)", minimum=0)
     rollout_width: int = option(5, "authors' code (`rollout`: n = 5 samples per step, the best-valued kept)",
                                 "proposals per rollout step (the best-valued one is kept)", minimum=1)
     reflect: bool = option(True, "paper (LATS self-reflection)", "reflect on failed simulations")
@@ -75,8 +96,17 @@ class LATSAgent(MCTSAgent):
     Config = LATSConfig
 
     def configure(self, env_id: str, config: LATSConfig) -> LATSConfig:
-        """``n_iters`` unset: the benchmark's (:func:`lats_iterations`)."""
-        return config if config.n_iters is not None else replace(config, n_iters=lats_iterations(env_id))
+        """``n_iters`` and ``rollout_max_depth`` unset: the benchmark's (:func:`lats_iterations`,
+        :func:`lats_rollout_depth`)."""
+        if config.n_iters is None:
+            config = replace(config, n_iters=lats_iterations(env_id))
+        if config.rollout_max_depth is None:
+            config = replace(config, rollout_max_depth=lats_rollout_depth(env_id))
+        return config
+
+    def rollout_stop_depth(self) -> int:
+        """A rollout stops at this node depth: the authors' ``max_depth`` (not the expansion limit)."""
+        return self._base + int(self.config.rollout_max_depth)
 
     def _fresh(self) -> None:
         super()._fresh()

@@ -133,6 +133,10 @@ class MCTSAgent(SearchAgent):
                 return
             self.after_simulation(end, reward, hooks)
 
+    def rollout_stop_depth(self) -> int:
+        """A rollout stops at this node depth: the depth limit, counted from where the simulations start."""
+        return self._base + self.config.depth_limit
+
     def after_simulation(self, end: SearchNode, reward: float, hooks: SearchConfig) -> None:
         """Called after each simulation that did not stop the search (LATS reflects here)."""
 
@@ -208,7 +212,7 @@ class MCTSAgent(SearchAgent):
         steps = 0
         while self.config.rollout_depth is None or steps < self.config.rollout_depth:
             steps += 1
-            if current.terminal or current.depth - self._base >= self.config.depth_limit:
+            if current.terminal or current.depth >= self.rollout_stop_depth():
                 break
             actions = hooks.propose(current, self.config.rollout_width)
             if not actions:
