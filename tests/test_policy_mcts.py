@@ -158,16 +158,16 @@ def test_lats_reflects_after_each_simulation_that_the_model_does_not_rate_a_win(
     assert math.isclose(agent.result.tree.root.visits, agent.stats()["mcts_iterations"])
 
 
-def test_lats_shows_its_latest_reflections_in_later_prompts():
+def test_lats_reflects_on_its_first_failures_only_and_shows_them_in_later_prompts():
     tree = {"": ["a", "b", "c"], "a": ["a1"], "b": ["b1"], "c": ["c1"]}
     llm = TreeLLM(proposals=tree, values={"a": 0.5, "b": 0.4, "c": 0.3, "a/a1": 0.0, "b/b1": 0.0, "c/c1": 0.0})
     agent = run(LATSAgent, tree, llm, n_iters=4, n_actions=3, depth_limit=3, max_reflections=2)
-    assert agent.stats()["reflections"] == 2  # the latest max_reflections are kept
+    assert agent.stats()["reflections"] == 2
     reflected_at = [i for i, (kind, _) in enumerate(llm.prompts) if kind == "reflect"]
-    assert len(reflected_at) >= 3
+    assert len(reflected_at) == 2  # the first max_reflections failures, as the authors' code; none after
     later = [text for kind, text in llm.prompts[reflected_at[0] + 1:] if kind == "propose"]
     assert later and all(text.startswith("Lessons from earlier attempts:\n- lesson\n") for text in later)
-    # never more than the latest max_reflections (2) lessons
+    # never more than max_reflections (2) lessons
     assert max(text.count("- lesson") for kind, text in llm.prompts if kind == "propose") == 2
     first = [text for kind, text in llm.prompts[: reflected_at[0]] if kind == "propose"]
     assert first and not any("Lessons" in text for text in first)

@@ -9,11 +9,11 @@ rollouts that sample 5 children per step, keep the best-valued one and go on
 until the episode ends or the benchmark's rollout depth (its ``rollout(..., max_depth=...)``:
 15 on WebShop, 4 on HotPotQA; 7, the depth limit, elsewhere: ours), n = 5;
 ``n_iters`` is the benchmark's (30 on WebShop and on HotPotQA, the authors' scripts; 30
-elsewhere: ours). It adds **self-reflection**: every rollout that ends without a win gets
-a reflection (one LLM call, ``SearchConfig.reflect``); the latest
-``max_reflections`` are shown in every later proposal prompt (the search
-config's ``reflections``, which the prompt spec shows in its propose and
-ReAct prompts).
+elsewhere: ours). It adds **self-reflection**: the first ``max_reflections`` (3) rollouts that end
+without a win get a reflection each (one LLM call, ``SearchConfig.reflect``; the authors' code
+reflects while it has fewer than 4 failed trajectories, then no more); they are shown in every
+later proposal prompt (the search config's ``reflections``, which the prompt spec shows in its
+propose and ReAct prompts).
 
 Its defaults and their sources: the ``LATSConfig`` fields and agents/search/README.md.
 """
@@ -85,8 +85,8 @@ class LATSConfig(MCTSConfig):
                                 "proposals per rollout step (the best-valued one is kept)", minimum=1)
     reflect: bool = option(True, "paper (LATS self-reflection)", "reflect on failed simulations")
     max_reflections: int = option(
-        3, "authors' code (LATS `hotpot/lats.py`: reflections are made for up to 3 failed trajectories)",
-        "reflections shown in prompts", minimum=0)
+        3, "authors' code (LATS `hotpot/lats.py`: reflections are made for the first 3 failed trajectories)",
+        "failed simulations reflected on (the first ones)", minimum=0)
 
 
 class LATSAgent(MCTSAgent):
@@ -112,6 +112,7 @@ class LATSAgent(MCTSAgent):
         super()._fresh()
         self.reflections: list[str] = getattr(self, "reflections", [])
         self.reflections.clear()  # emptied in place: the search config shows this very list
+        self.reflected = 0  # failed simulations reflected on
 
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
         if self.config.reflect:
@@ -119,8 +120,12 @@ class LATSAgent(MCTSAgent):
         super().search(root, hooks)
 
     def after_simulation(self, end: SearchNode, reward: float, hooks: SearchConfig) -> None:
+        """Reflect on the first ``max_reflections`` failed simulations (the authors' code makes
+        reflections while it has fewer than 4 failed trajectories), none after."""
         failed = not end.success if self.peek_success else reward < 1.0
-        if self.config.reflect and (end.terminal or self.config.simulate == "rollout") and failed:
+        if (self.config.reflect and (end.terminal or self.config.simulate == "rollout") and failed
+                and self.reflected < self.config.max_reflections):
+            self.reflected += 1
             self._reflect(end, hooks, reward)
 
     def _reflect(self, end: SearchNode, hooks: SearchConfig, reward: float) -> None:
@@ -136,7 +141,6 @@ class LATSAgent(MCTSAgent):
         if text:
             end.stats["reflection"] = text
             self.reflections.append(text)
-            del self.reflections[: max(0, len(self.reflections) - self.config.max_reflections)]
 
 
     def stats(self) -> dict[str, Any]:
