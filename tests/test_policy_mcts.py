@@ -424,6 +424,8 @@ def test_radagent_mcts_runs_n_simulations_before_every_decision():
     assert agent.result.tree.root.visits == 3  # N simulations at the first decision, more below it
     assert agent.stats()["mcts_iterations"] > 3
     assert make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM()).config.n_iters == 40  # RaDAgent's MCTS@40
+    # RaD-Agent's UCT: 1.41 * sqrt(2 ln N / n), our w_exp * sqrt(ln N / n)
+    assert make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM()).config.w_exp == pytest.approx(1.41 * math.sqrt(2))
     with pytest.raises(ValueError, match="unknown option.*'per_step'"):  # per decision step is what it is
         make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM(), per_step=False)
     with pytest.raises(ValueError, match="n_iters"):

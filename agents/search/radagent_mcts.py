@@ -5,12 +5,14 @@ The UCT loop of ``mcts.py``, run per decision step: ``n_iters`` simulations from
 decision step, then a commitment to its best child (by ``output``), then ``n_iters`` more from
 there, until the episode ends; ``depth_limit`` counts from the current decision step. The siblings
 of each committed decision are pruned (the search never goes back above it). Plain ``mcts@N``
-instead grows one tree from the start with N simulations in all.
+instead grows one tree from the start with N simulations in all. UCT's exploration weight is
+RaD-Agent's: 1.41 on sqrt(2 ln N / n) (``test_codes/MCTS.py``), w_exp = 1.41 sqrt(2) here.
 
 ``stats()`` adds ``mcts_decisions``; a committed node has ``stats["decision"]`` (its index).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +25,8 @@ from .tree import SearchNode, SearchTree
 
 #: RaDAgent 6.6's smaller MCTS baseline, MCTS@40 (the other is MCTS@100)
 RADAGENT_SIMULATIONS = 40
+#: the exploration constant of RaD-Agent's MCTS (test_codes/MCTS.py), on sqrt(2 ln N / n)
+RADAGENT_EXPLORATION = 1.41
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,10 @@ class RaDAgentMCTSConfig(MCTSConfig):
     n_iters: int = option(RADAGENT_SIMULATIONS,
                           "paper (RaDAgent 6.6: MCTS@40; `radagent-mcts@100` is MCTS@100)",
                           "simulations before every decision step", minimum=1)
+    w_exp: float = option(
+        RADAGENT_EXPLORATION * math.sqrt(2.0),
+        "authors' code (RaD-Agent `test_codes/MCTS.py`: exploration_constant 1.41 times sqrt(2 ln N / n), "
+        "i.e. 1.41 sqrt(2) in our sqrt(ln N / n))", "UCT exploration weight")
 
 
 class RaDAgentMCTSAgent(MCTSAgent):
