@@ -85,7 +85,7 @@ def _hand_tree(visits_values: list[tuple[int, float]]) -> SearchTree:
     return tree
 
 
-def test_output_max_reward_follows_q_and_max_visit_follows_visits():
+def test_output_follow_max_follows_q_and_max_visit_follows_visits():
     llm = TreeLLM()
     tree = _hand_tree([(5, 0.3), (2, 0.9), (0, 0.0)])
     tree.root.children[2].stats["prior"] = 0.95  # unvisited: its prior stands for Q
@@ -93,6 +93,24 @@ def test_output_max_reward_follows_q_and_max_visit_follows_visits():
     tree.root.children[2].stats["prior"] = 0.5
     assert MCTSAgent("t", llm, prompts=object()).choose(tree) is tree.root.children[1]
     assert MCTSAgent("t", llm, prompts=object(), output="max_visit").choose(tree) is tree.root.children[0]
+
+
+def test_output_max_reward_is_llm_reasoners_best_finished_path_not_the_q_path():
+    # LLM-Reasoners' max_reward: among paths that ended the episode, the highest sum of step rewards
+    # (here the priors); follow_max (the default) walks the highest Q instead
+    root = _hand()
+    a = _hand(root, id=1, value=0.9, visits=3, prior=0.9)  # the highest Q, but nothing below it ended
+    _hand(a, id=3, value=0.9, visits=1, prior=0.9)
+    b = _hand(root, id=2, value=0.2, visits=1, prior=0.2)
+    b_end = _hand(b, id=4, terminal=True, prior=0.5)
+    c = _hand(root, id=5, value=0.1, visits=1, prior=0.1)
+    _hand(c, id=6, terminal=True, prior=0.5)  # the same end value, a lower sum (0.6 < 0.7)
+    tree = SearchTree(root, algorithm="mcts")
+    assert _bare(output="max_reward").choose(tree) is b_end
+    assert _bare().config.output == "follow_max" and _bare().choose(tree).id == 3
+    unfinished = _hand()
+    _hand(unfinished, id=1, value=0.5, visits=1, prior=0.5)
+    assert _bare(output="max_reward").choose(SearchTree(unfinished, algorithm="mcts")) is None
 
 
 def test_rollout_depth_bounds_each_simulation():
@@ -267,10 +285,10 @@ def test_ties_go_to_the_earlier_child():
     #    go to a again, which is expanded
     assert n["a"].visits == 2 and n["b"].visits == n["c"].visits == 0
     assert [e[1] for e in llm.log if e[0] == "propose"] == ["", "a"]
-    # the answer follows the earlier child on equal Q (max_reward) and equal visits and Q (max_visit)
+    # the answer follows the earlier child on equal Q (follow_max) and equal visits and Q (max_visit)
     root = _hand()
     first, second = _hand(root, value=0.5, visits=1, id=1), _hand(root, value=0.5, visits=1, id=2)
-    for output in ("max_reward", "max_visit"):
+    for output in ("follow_max", "max_visit"):
         assert _bare(output=output)._best_child(root) is first
     fresh = _hand()
     lo, hi = _hand(fresh, id=1, prior=0.3), _hand(fresh, id=2)  # unvisited: by prior, a missing prior is 0

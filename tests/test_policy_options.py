@@ -63,7 +63,7 @@ def test_astar_bad_values(options, word):
 def test_mcts_and_lats_defaults():
     m = _make(MCTSAgent)
     assert (m.config.n_iters, m.config.w_exp, m.config.depth_limit, m.config.n_actions, m.config.simulate) == (10, 1.0, 5, 5, "value")
-    assert (m.config.rollout_depth, m.config.rollout_width, m.config.output) == (4, 1, "max_reward")
+    assert (m.config.rollout_depth, m.config.rollout_width, m.config.output) == (4, 1, "follow_max")
     assert (m.stop_on_success, m.peek_success) == (False, False)
     lats = _make(LATSAgent)
     assert (lats.config.n_iters, lats.config.w_exp, lats.config.depth_limit, lats.config.simulate, lats.config.reflect) == \
@@ -145,7 +145,7 @@ def test_options_are_typed_once_from_the_config_fields_and_errors_name_option_ag
         _make(MCTSAgent, n_iters="ten")
     with pytest.raises(ValueError, match=r"lats: reflect must be true or false, not 'maybe'"):
         _make(LATSAgent, reflect="maybe")
-    with pytest.raises(ValueError, match=r"mcts: output must be 'max_reward' or 'max_visit', not 'best'"):
+    with pytest.raises(ValueError, match=r"mcts: output must be 'follow_max' or 'max_reward' or 'max_visit', not 'best'"):
         _make(MCTSAgent, output="best")
     with pytest.raises(ValueError, match=r"lats: propose_mode must be 'list' or 'sample'"):
         _make(LATSAgent, propose_mode="vote")

@@ -31,9 +31,11 @@ terminal reward).
 
 The search ends after ``n_iters`` iterations, when the LLM budget is spent,
 when no node is left to expand, or (``stop_on_success``) when a step has won.
-The answer (``output=max_reward``) is the path that follows the highest Q from
+The answer (``output=follow_max``) is the path that follows the highest Q from
 the root (LLM-Reasoners ``follow_max``; with ``peek_success`` the first won
-leaf comes first); ``output=max_visit`` follows visit counts.
+leaf comes first); ``output=max_visit`` follows visit counts; ``output=max_reward``
+(LLM-Reasoners' default, ``_dfs_max_reward``) is the path that ended the episode with the
+highest sum of its steps' priors, none when no path ended it.
 
 ``rollout_depth=none`` rolls out until the env ends the episode (bounded by ``depth_limit``),
 ToolChain*'s MCTS baseline. ``mcts@N`` grows one tree from the start with N simulations in all.
@@ -77,8 +79,10 @@ class MCTSConfig:
         "rollout steps (none: until the episode ends, bounded by depth_limit)", minimum=0)
     rollout_width: int = option(1, "ours (used only with `simulate=rollout`; `lats` has the authors' value)",
                                 "proposals per rollout step (the best-valued one is kept)", minimum=1)
-    output: str = option("max_reward", "authors' code (LLM-Reasoners `output_strategy='max_reward'`)",
-                         "how the answer path is chosen", choices=("max_reward", "max_visit"))
+    output: str = option(
+        "follow_max", "authors' code (LLM-Reasoners `output_strategy='follow_max'`; its default `max_reward` "
+        "needs paths that ended the episode, which `simulate=value` seldom grows, and is an option here)",
+        "how the answer path is chosen", choices=("follow_max", "max_reward", "max_visit"))
     stop_on_success: bool | None = option(
         None, "ours (none = `peek_success`; LATS stops at the env's reward 1, an oracle here)",
         "stop at the first won step (needs peek_success)", words=("default",))
@@ -231,8 +235,8 @@ class MCTSAgent(SearchAgent):
 
     # ------------------------------------------------------------ the answer
     def _best_child(self, node: SearchNode) -> SearchNode | None:
-        """The child the answer follows: the highest Q (``max_reward``; an unvisited child by its
-        prior) or the most visits (``max_visit``); with ``peek_success`` lost steps are skipped."""
+        """The child the answer follows (and radagent-mcts commits to): the most visits (``max_visit``),
+        else the highest Q (an unvisited child by its prior); with ``peek_success`` lost steps are skipped."""
         if not node.children:
             return None
         key = ((lambda c: (c.visits, c.value, -c.id)) if self.config.output == "max_visit"
@@ -249,9 +253,23 @@ class MCTSAgent(SearchAgent):
         if won:
             return min(won, key=lambda n: n.id)
         node = self.answer_start(tree)
+        if self.config.output == "max_reward":
+            return self._max_reward_end(node)[1]
         while node.children:
             node = self._best_child(node)
         return node if node is not tree.root else None
+
+    def _max_reward_end(self, node: SearchNode, total: float = 0.0) -> tuple[float, SearchNode | None]:
+        """(the highest sum of step priors, its end) over the paths below ``node`` that ended the
+        episode; (-inf, None) when none did (LLM-Reasoners' ``_dfs_max_reward``; ties: the earlier)."""
+        if node.terminal:
+            return total, node
+        best: tuple[float, SearchNode | None] = (-math.inf, None)
+        for child in node.children:
+            found = self._max_reward_end(child, total + float(child.stats.get("prior", 0.0)))
+            if found[0] > best[0]:
+                best = found
+        return best
 
     def answer_start(self, tree: SearchTree) -> SearchNode:
         """Where the answer path starts: the root (radagent-mcts: its last committed decision)."""
