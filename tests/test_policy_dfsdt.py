@@ -156,3 +156,15 @@ def test_judec_dfsdt_takes_three_sequences_without_value_calls():
     assert "sequences_success_any" not in run(DFSDTAgent, TREE, _llm(), WINS).stats()
     with pytest.raises(ValueError, match="answer_judge"):
         DFSDTAgent("treegym/TreeWorld-v0", _llm(), answer_judge="env")
+
+
+def test_max_depth_cites_what_counts_env_steps():
+    """ToolBench's single_chain_max_step 12 counts tree nodes (three per step), not env steps: our 12
+    env steps are JUDEC 5.1's 12 steps per sequence, and the label says so."""
+    from dataclasses import fields
+
+    from treegym.agents.search.dfsdt import DFSDTConfig
+
+    field = {f.name: f for f in fields(DFSDTConfig)}["max_depth"]
+    assert field.default == 12 and field.metadata["source"].startswith("paper (JUDEC 5.1: 12 steps")
+    assert "counts tree nodes" in field.metadata["source"]

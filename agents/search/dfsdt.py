@@ -41,8 +41,9 @@ generating 3 decision sequences", no task-specific knowledge):
 scoring) beside ``success`` (the first answer, played).
 
 Defaults follow ToolBench's runner (authors' code, ``DFS_woFilter_w2``):
-``width=2``, ``prune_back=2``, ``max_depth=12`` steps (ToolBench's
-``single_chain_max_step``), the call budget from ``budget`` (ToolBench: 200
+``width=2``, ``prune_back=2``; ``max_depth=12`` env steps is JUDEC 5.1's 12 steps per
+sequence (ToolBench's ``single_chain_max_step`` 12 counts tree nodes, three per step: about 4
+steps), the call budget from ``budget`` (ToolBench: 200
 queries; here the suite-wide default). ``answer_threshold=0.5`` and
 ``answer_judge=value`` are ours (our envs have no give-up action; the value
 prompt's "likely" is the middle of its scale).
@@ -74,7 +75,10 @@ class DFSDTConfig:
     width: int = option(2, "authors' code (ToolBench `DFS_woFilter_w2`)", "children per node", minimum=1)
     prune_back: int = option(2, "authors' code (ToolBench DFSDT: a give-up goes back 2 levels)",
                              "levels a give-up backtracks", minimum=1)
-    max_depth: int = option(12, "authors' code (ToolBench `single_chain_max_step` 12)", "steps per chain",
+    max_depth: int = option(
+        12, "paper (JUDEC 5.1: 12 steps per decision sequence for every baseline); ToolBench's "
+        "`single_chain_max_step` 12 counts tree nodes, 3 per step (Thought, Action, Action Input; its "
+        "`get_depth() // 3` is the step), about 4 steps", "env steps per chain",
                             minimum=1)
     max_sequences: int | None = option(None, "authors' code (DFSDT stops at the first answer)",
                                        "stop after this many decision sequences", minimum=1)
