@@ -138,7 +138,8 @@ def test_options_are_typed_once_from_the_config_fields_and_errors_name_option_ag
     agent = make_agent("mcts", TreePrompts.env_id, TreeLLM(), prompts=TreePrompts(), **opts)
     assert (agent.config.n_iters, agent.config.w_exp) == (7, 2.0)
     assert type(agent.config.w_exp) is float and agent.config.rollout_depth is None
-    assert agent.hook_options == {"propose_mode": "list", "temperature": 0.5, "filter_valid": False, "value_samples": 1}
+    assert agent.hook_options == {"propose_mode": "list", "temperature": 0.5, "filter_valid": False, "value_samples": 1,
+                                  "peek_success": False}
     assert agent.budget == 9
     with pytest.raises(ValueError, match=r"^mcts: n_iters must be a whole number of at least 1, not 'ten' "
                                          r"\(an option of agent 'mcts'\)$"):

@@ -139,7 +139,8 @@ class SearchAgent(BasePolicy):
         self.seed = opts.seed
         self.tree_out = opts.tree_out
         self.hook_options = dict(propose_mode=opts.propose_mode, temperature=opts.temperature,
-                                 filter_valid=opts.filter_valid, value_samples=opts.value_samples)
+                                 filter_valid=opts.filter_valid, value_samples=opts.value_samples,
+                                 peek_success=opts.peek_success)
         self.peek_success = opts.peek_success
         self.patience = opts.patience
         self.result: SearchResult | None = None
