@@ -1,6 +1,8 @@
 """The Tree-of-Thoughts BFS and DFS policies on a hand-built tree with scripted values (not the truth)."""
 from __future__ import annotations
 
+import treegym.agents.search.tot as tot_module
+
 import pytest
 
 from support.tree_world import TreeLLM, run
@@ -259,3 +261,21 @@ def test_dfs_frees_the_candidates_it_never_descends_into(monkeypatch):
     run(ToTDFSAgent, tree, TreeLLM(proposals=tree, values={"b": 0.9, "c": 0.8}), n_evaluate=1, max_children=1)
     # a (final) and c (beyond max_children) are freed at once; b after its subtree is exhausted
     assert pruned[:2] == ["a", "c"] and "b" in pruned
+
+
+def test_the_readme_compares_our_mean_value_with_tots_sum_truthfully():
+    """Our value is the mean of sure 1 / likely 0.5 / impossible 0; ToT sums 20 / 1 / 0.001. The two
+    scales can disagree, and the README's example must be what the code computes."""
+    from pathlib import Path
+
+    from treegym.agents.prompts import get_prompts
+
+    spec = get_prompts("treegym/Game24-v0")
+    ours = lambda words: sum(spec.parse_value(w) for w in words) / len(words)  # noqa: E731 - SearchConfig.value's mean
+    tot = lambda words: sum({"sure": 20, "likely": 1, "impossible": 0.001}[w] for w in words)  # noqa: E731
+    one_sure, three_likely = ["sure", "impossible", "impossible"], ["likely"] * 3
+    assert tot(one_sure) > tot(three_likely) and ours(one_sure) < ours(three_likely)  # the orders disagree
+    readme = " ".join((Path(tot_module.__file__).parent / "README.md").read_text(encoding="utf-8").split())
+    assert "order states the same way up to ties" not in readme
+    assert (f"scores {tot(one_sure):.3f} against {tot(three_likely):g} for (likely, likely, likely) in ToT, "
+            f"{ours(one_sure):.2f} against {ours(three_likely):g} here") in readme

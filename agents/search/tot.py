@@ -4,8 +4,8 @@ Both use ToT's Game-of-24 recipe through the search config: a *propose* call
 returns several candidate next steps at once (``n_propose`` asked for, ToT's
 one-shot prompt lists 8), every candidate is stepped in the env from its
 parent's snapshot, and every new state gets a *value*: the mean of
-``n_evaluate`` LLM value calls (sure 1 / likely 0.5 / impossible 0; ToT sums
-20/1/0.001 over its samples, which orders states the same way up to ties),
+``n_evaluate`` LLM value calls (sure 1 / likely 0.5 / impossible 0; ToT instead sums
+20/1/0.001 over its samples, which can order states differently: see agents/search/README.md),
 final states included; only with ``peek_success=true`` (an oracle) does a
 step that ended the episode get the env's verdict (1 won / 0 lost) instead.
 
