@@ -14,7 +14,7 @@ The package follows LLM-Reasoners (world model / search config / algorithm):
 
 A :class:`SearchAgent` is an ordinary policy. On its first ``act`` of an
 episode it runs the algorithm on the bound env inside an LLM call budget
-(``BudgetedLLM``; a spent budget stops the search cleanly, the tree so far is
+(``BudgetedLLM``: the run's own when its limits are the search's, so one budget, not two; a spent budget stops the search cleanly, the tree so far is
 kept), restores the env to the root snapshot, then plays the chosen
 trajectory's actions one per ``act``. If the chosen trajectory ends before the
 episode does (the chosen leaf is not terminal), it continues greedily: one
@@ -226,9 +226,16 @@ class SearchAgent(BasePolicy):
 
     # ------------------------------------------------------------ the search run
     def _budgeted(self) -> Any:
+        """The LLM the search sends through: the run's own budget when it is this search's (a fresh
+        ``BudgetedLLM`` with the same limits: one budget, not two nested), else a new ``BudgetedLLM``
+        with ``budget`` and ``max_tokens`` around the LLM handed in."""
         from ..llm.budget import BudgetedLLM
 
-        return BudgetedLLM(self.llm, max_calls=self.budget, max_tokens=self.max_tokens)
+        llm = self.llm
+        if (isinstance(llm, BudgetedLLM) and llm.max_calls == self.budget and llm.max_tokens == self.max_tokens
+                and llm.usage.calls == 0 and llm.usage.total_tokens == 0 and llm.remaining_calls == llm.max_calls):
+            return llm
+        return BudgetedLLM(llm, max_calls=self.budget, max_tokens=self.max_tokens)
 
     def run_search(self, observation: dict, info: dict) -> SearchResult:
         """Search from the bound env's current state, leave the env there, return the result."""
