@@ -316,3 +316,29 @@ def test_one_budget_wrapper_per_episode_when_the_search_budget_is_the_runs(tmp_p
                                      for r in records)
     assert len(built) == wrappers
     assert all(r["llm_calls"] <= 10 and r["agent_stats"]["search_llm_calls"] <= r["llm_calls"] for r in records)
+
+
+def test_search_imports_no_higher_agent_layer():
+    """The agents' order is llm < prompts/requests < simulated < search < baselines < experiments <
+    training: no module of agents/search imports baselines, experiments or training, function-level
+    imports included (cot@K, reflexion and sc@K live in baselines, above search)."""
+    import ast
+    from pathlib import Path
+
+    import treegym.agents.search as search
+
+    higher = ("baselines", "experiments", "training")
+    found = []
+    for path in sorted(Path(search.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                if any(h in parts for h in higher) and (isinstance(node, ast.Import) or node.level or "treegym" in parts):
+                    found.append(f"{path.name}: {name}")
+    assert not found
