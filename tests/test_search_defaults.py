@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from treegym.agents.baselines.attempts import AttemptsConfig, ReflexionConfig, SCConfig
-from treegym.agents.baselines.autogpt import _make_autogpt
+from treegym.agents.baselines.autogpt import AutoGPTConfig
 from treegym.agents.baselines.react import RandomPolicy, ReactPolicy
 from treegym.agents.search import dfsdt, lats, mcts, radagent_mcts, tot
 from treegym.agents.search.astar import AStarConfig
@@ -31,10 +31,10 @@ README = Path(mcts.__file__).resolve().parent / "README.md"  # agents/search/REA
 CONFIGS = {
     "search": SearchOptions, "elo": EloConfig, "astar": AStarConfig, "mcts": mcts.MCTSConfig,
     "lats": lats.LATSConfig, "radagent-mcts": radagent_mcts.RaDAgentMCTSConfig, "tot": tot.ToTConfig, "bfs": tot.BFSConfig, "dfs": tot.DFSConfig,
-    "dfsdt": DFSDTConfig, "cot": AttemptsConfig, "reflexion": ReflexionConfig, "sc": SCConfig,
+    "dfsdt": DFSDTConfig, "cot": AttemptsConfig, "reflexion": ReflexionConfig, "sc": SCConfig, "autogpt": AutoGPTConfig,
 }
 #: table label -> the function whose own keyword defaults the rows document (policies without a config)
-CONSTRUCTORS = {"react": ReactPolicy.__init__, "random": RandomPolicy.__init__, "autogpt": _make_autogpt}
+CONSTRUCTORS = {"react": ReactPolicy.__init__, "random": RandomPolicy.__init__}
 #: table label -> the settings the variant's name fixes
 PRESETS = {
     "judec-bfs": tot.JUDEC_BFS, "judec-dfs": tot.JUDEC_DFS, "judec-dfsdt": dfsdt.JUDEC_DFSDT,
