@@ -166,3 +166,12 @@ def test_a_config_value_can_be_handed_in_whole():
         config.n_iters = 5  # type: ignore[misc]
     with pytest.raises(ValueError, match="either config= or its fields"):
         MCTSAgent(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts(), config=config, n_iters=3)
+
+
+def test_numbers_are_typed_strictly():
+    assert _make(MCTSAgent, n_iters=3.0).config.n_iters == 3 and _make(MCTSAgent, w_exp=2).config.w_exp == 2.0
+    for bad in (2.5, True, "3.5", [3]):
+        with pytest.raises(ValueError, match="n_iters must be a whole number"):
+            _make(MCTSAgent, n_iters=bad)
+    with pytest.raises(ValueError, match="w_exp must be a number"):
+        _make(MCTSAgent, w_exp=False)

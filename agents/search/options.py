@@ -73,6 +73,22 @@ def _accepted(kinds: tuple[type, ...], nullable: bool, meta: dict) -> str:
     return out
 
 
+def _number(value: Any, kind: type) -> Any:
+    """``value`` as an int or float (``kind``), or None: a whole float is an int, text is parsed."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        if kind is float:
+            return float(value)
+        return value if isinstance(value, int) else (int(value) if value.is_integer() else None)
+    if isinstance(value, str):
+        try:
+            return kind(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
 def _coerce(value: Any, kinds: tuple[type, ...], nullable: bool, meta: dict) -> Any:
     """``value`` as the field's type, or raise ValueError (the caller words the message)."""
     if isinstance(value, str) and value.strip().lower() in meta["words"]:
@@ -87,24 +103,10 @@ def _coerce(value: Any, kinds: tuple[type, ...], nullable: bool, meta: dict) -> 
                 return value
             if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
                 return value.strip().lower() in _TRUE
-        elif kind is int:
-            if isinstance(value, int) and not isinstance(value, bool):
-                return value
-            if isinstance(value, float) and value.is_integer():
-                return int(value)
-            if isinstance(value, str):
-                try:
-                    return int(value.strip())
-                except ValueError:
-                    pass
-        elif kind is float:
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                return float(value)
-            if isinstance(value, str):
-                try:
-                    return float(value.strip())
-                except ValueError:
-                    pass
+        elif kind in (int, float):
+            number = _number(value, kind)
+            if number is not None:
+                return number
         elif kind is str:
             if isinstance(value, str):
                 return value
