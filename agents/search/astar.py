@@ -190,8 +190,9 @@ _MEMORIES_LOCK = threading.Lock()
 
 
 def run_memory(env_id: str, memory_id: str | None, seed_plans: Callable[[], list[list[str]]]) -> LongTermMemory:
-    """The memory shared by this process's episodes of ``env_id`` under ``memory_id`` (seeded once)."""
-    if memory_id is None or str(memory_id).lower() in ("none", ""):
+    """The memory shared by this process's episodes of ``env_id`` under ``memory_id`` (seeded once);
+    ``memory_id`` None (``memory_id=none``, typed by ``AStarConfig``): a fresh memory per call."""
+    if memory_id is None:
         return LongTermMemory(seed_plans())
     with _MEMORIES_LOCK:
         key = (env_id, memory_id)
