@@ -107,8 +107,6 @@ class AttemptsAgent(SearchAgent):
             raise ValueError(f"{self.name}: this baseline counts an episode as solved when any attempt succeeds "
                              "(and reflects after failed ones), which reads the env's success flag; pass "
                              "peek_success=true (--agent-opt peek_success=true) to allow that oracle, or use sc@K")
-        self.stop_on_success = self.stop_on_success_option(self.config.stop_on_success)
-        self._fresh()
 
     def _fresh(self) -> None:
         """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""

@@ -150,6 +150,13 @@ class SearchAgent(BasePolicy):
         self._root_obs: dict = {}
         self._stats: dict[str, Any] = {}
         self._llm_view: Any = None
+        if "stop_on_success" in fields_of(type(self.config)):
+            self.stop_on_success = self.stop_on_success_option(self.config.stop_on_success)
+        self._fresh()
+
+    def _fresh(self) -> None:
+        """The per-search state, empty (before the first search, for ``stats()``, and at every search);
+        an algorithm with such state overrides this."""
 
     def configure(self, env_id: str, config: Any) -> Any:
         """The algorithm's config for ``env_id`` (a subclass resolves env-dependent settings here,

@@ -98,10 +98,6 @@ class DFSDTAgent(SearchAgent):
 
     Config = DFSDTConfig
 
-    def __init__(self, env_id: str, llm: Any, **options: Any):
-        super().__init__(env_id, llm, **options)
-        self._fresh()
-
     def _fresh(self) -> None:
         """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""
         self.found: SearchNode | None = None

@@ -170,11 +170,13 @@ class EloSearchAgent(SearchAgent):
 
     Config = EloConfig
 
-    def __init__(self, env_id: str, llm: Any, **options: Any):
-        super().__init__(env_id, llm, **options)
-        self.stop_on_success = self.stop_on_success_option(self.config.stop_on_success)
+    def _fresh(self) -> None:
         self.sequences: list[SearchNode] = []
-        self.give_up_without_answer = self.config.final == "code"
+
+    @property
+    def give_up_without_answer(self) -> bool:  # type: ignore[override]
+        """``final=code``: no answer when the best end was pruned (the authors' code gives up)."""
+        return self.config.final == "code"
 
     def configure(self, env_id: str, config: "EloConfig") -> "EloConfig":
         """``tau0`` unset: r; ``rejection_p`` set: the rejection Elo it stands for."""

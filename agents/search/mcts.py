@@ -99,11 +99,6 @@ class MCTSAgent(SearchAgent):
 
     Config = MCTSConfig
 
-    def __init__(self, env_id: str, llm: Any, **options: Any):
-        super().__init__(env_id, llm, **options)
-        self.stop_on_success = self.stop_on_success_option(self.config.stop_on_success)
-        self._fresh()
-
     def _fresh(self) -> None:
         """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""
         self.iterations = 0

@@ -113,11 +113,6 @@ class _ToTAgent(SearchAgent):
 
     Config = ToTConfig
 
-    def __init__(self, env_id: str, llm: Any, **options: Any):
-        super().__init__(env_id, llm, **options)
-        self.stop_on_success = self.stop_on_success_option(self.config.stop_on_success)
-        self._fresh()
-
     def option_defaults(self, config: ToTConfig) -> dict[str, Any]:
         return {"value_samples": config.n_evaluate}
 
