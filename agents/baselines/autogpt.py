@@ -371,17 +371,13 @@ class AutoGPTPolicy(BasePolicy):
 @dataclass(frozen=True)
 class AutoGPTConfig:
     """The ``autogpt`` agent's options (Auto-GPT as the opinion study runs it)."""
-
-    opinions: str | None = option(
-        None, "paper (Auto-GPT 2.2: the plain agent; opinions are the study's addition, 2.3)",
-        "the expert agent whose suggestions are shown: oracle, rule or an agent name")
+    opinions: str | None = option(None, "paper (Auto-GPT 2.2: the plain agent; opinions are the study's addition, 2.3)",
+                                  "the expert agent whose suggestions are shown: oracle, rule or an agent name")
     top_k: int = option(1, "paper (Auto-GPT Table 1: one opinion; top 5 also run)", "opinions shown", minimum=1)
-    retries: int = option(2, "ours (a reply without a command is asked again twice)",
-                          "asks after a reply without a usable command", minimum=0)
+    retries: int = option(2, "ours (a reply without a command is asked again twice)", "asks again", minimum=0)
     temperature: float = option(TEMPERATURE, "paper (Auto-GPT 3.1.1)", "sampling temperature", minimum=0)
     seed: int | None = option(None, "ours (the LLM's own sampling)", "sampling seed")
-    prompt: str = option("tools", "paper (Auto-GPT 2.2: every action kind a command)",
-                         "each action a tool, or one act command", choices=("tools", "act"))
+    prompt: str = option("tools", "paper (Auto-GPT 2.2: every action kind a command)", "", choices=("tools", "act"))
 
 
 @register_agent("autogpt", needs_llm=True,
@@ -395,11 +391,10 @@ def _make_autogpt(env_id: str, llm: LLM, **options: Any) -> AutoGPTPolicy:
         try:
             expert = make_agent(cfg.opinions, env_id, llm, seed=cfg.seed)
         except KeyError as exc:
-            raise ValueError(f"autogpt: opinions={cfg.opinions!r} is not an agent ({exc.args[0]}); "
-                             "use oracle, rule, random, react or another agent name") from None
+            raise ValueError(f"autogpt: opinions={cfg.opinions!r} is not an agent ({exc.args[0]}); use oracle, "
+                             "rule, random, react or another agent name") from None
     policy = AutoGPTPolicy(env_id, llm, expert=expert, top_k=cfg.top_k, retries=cfg.retries,
                            temperature=cfg.temperature, seed=cfg.seed, prompt=cfg.prompt)
-    # opinions=oracle / gold: the expert knows the target (the env's scripted expert), far stronger than
-    # the paper's imitation-learning expert; every record says so
+    # opinions=oracle / gold know the target (far stronger than the paper's imitation expert): records say so
     policy.expert_knows_answer = cfg.opinions in ORACLE_EXPERTS
     return policy
