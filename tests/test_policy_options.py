@@ -173,5 +173,6 @@ def test_numbers_are_typed_strictly():
     for bad in (2.5, True, "3.5", [3]):
         with pytest.raises(ValueError, match="n_iters must be a whole number"):
             _make(MCTSAgent, n_iters=bad)
-    with pytest.raises(ValueError, match="w_exp must be a number"):
-        _make(MCTSAgent, w_exp=False)
+    for bad in (False, "nan", float("inf"), "-inf"):
+        with pytest.raises(ValueError, match="w_exp must be a number"):
+            _make(MCTSAgent, w_exp=bad)

@@ -11,6 +11,7 @@ fields (``tests/test_search_defaults.py``).
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from typing import Any, Sequence, TypeVar, Union
@@ -74,19 +75,20 @@ def _accepted(kinds: tuple[type, ...], nullable: bool, meta: dict) -> str:
 
 
 def _number(value: Any, kind: type) -> Any:
-    """``value`` as an int or float (``kind``), or None: a whole float is an int, text is parsed."""
+    """``value`` as an int or float (``kind``), or None: a whole float is an int, text is parsed,
+    NaN and infinities are no number an option takes."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, (int, float)):
-        if kind is float:
-            return float(value)
-        return value if isinstance(value, int) else (int(value) if value.is_integer() else None)
     if isinstance(value, str):
         try:
-            return kind(value.strip())
+            value = float(value.strip()) if kind is float else int(value.strip())
         except ValueError:
             return None
-    return None
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    if kind is float:
+        return float(value)
+    return value if isinstance(value, int) else (int(value) if value.is_integer() else None)
 
 
 def _coerce(value: Any, kinds: tuple[type, ...], nullable: bool, meta: dict) -> Any:
