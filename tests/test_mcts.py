@@ -115,7 +115,7 @@ def test_the_runs_call_budget_holds_under_threads(agent, tmp_path):
 def test_mcts_at_n_sets_the_iterations():
     llm = make_llm(WEAK, env_id=ENV)
     policy, *_ = searched("mcts@3", llm, budget=200, stop_on_success=False)
-    assert policy.n_iters == 3 and policy.stats()["mcts_iterations"] <= 3
+    assert policy.config.n_iters == 3 and policy.stats()["mcts_iterations"] <= 3
     assert policy.result.tree.root.visits == policy.stats()["mcts_iterations"]
     with pytest.raises(ValueError, match="@3"):
         make_agent("mcts@3", ENV, llm, n_iters=5)

@@ -268,8 +268,11 @@ def test_the_run_memory_is_one_per_env_and_memory_id_and_seeded_once():
     memory = run_memory("e1", mid, seed)
     assert run_memory("e1", mid, seed) is memory and seeded == [1] and memory.plans == [("a", "b")]
     assert run_memory("e2", mid, seed) is not memory and run_memory("e1", mid + "x", seed) is not memory
-    for fresh in (None, "none", "None", ""):  # no memory_id: every episode gets its own, freshly seeded
-        assert run_memory("e1", fresh, seed) is not run_memory("e1", fresh, seed)
+    # no memory_id: every episode gets its own, freshly seeded
+    assert run_memory("e1", None, seed) is not run_memory("e1", None, seed)
+    for text in ("none", "None", ""):  # the option's words for it, typed once by the agent's config
+        agent = AStarSearchAgent(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts(), memory_id=text)
+        assert agent.config.memory_id is None
 
 
 def test_agents_with_one_memory_id_share_it_and_n_demos_bounds_the_seed():
@@ -279,7 +282,7 @@ def test_agents_with_one_memory_id_share_it_and_n_demos_bounds_the_seed():
     first = run(AStarSearchAgent, TREE, _llm(), iterations=1, memory_id=mid)
     second = run(AStarSearchAgent, TREE, _llm(), iterations=1, memory_id=mid)
     assert first.memory is second.memory is run_memory(TreePrompts.env_id, mid, list)
-    assert AStarSearchAgent(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts()).memory_id == "run"  # the default
+    assert AStarSearchAgent(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts()).config.memory_id == "run"  # the default
     assert len(_run_with_memory(_llm(), iterations=1, n_demos=1).memory) == 1
     assert len(_run_with_memory(_llm(), iterations=1, n_demos=0).memory) == 0
 

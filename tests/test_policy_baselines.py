@@ -80,13 +80,13 @@ def test_random_is_uniform_over_the_listed_actions_and_reproducible():
 
 
 def test_the_factories_name_options_they_do_not_take():
-    with pytest.raises(ValueError, match="'random' has no option"):
+    with pytest.raises(ValueError, match=r"^agent 'random': unknown option\(s\) 'temperature'"):
         make_agent("random", "test/TreeWorld", seed=1, temperature=1)
-    with pytest.raises(ValueError, match=r"no option\(s\) depth, width; it takes: none$"):
+    with pytest.raises(ValueError, match=r"unknown option\(s\) 'depth', 'width'; its options are: none$"):
         make_agent("random", "test/TreeWorld", width=1, depth=2)
-    with pytest.raises(ValueError, match="it takes: seed"):
+    with pytest.raises(ValueError, match="its options are: seed"):
         make_agent("oracle", "test/TreeWorld", depth=2)
-    with pytest.raises(ValueError, match="it takes: none"):
+    with pytest.raises(ValueError, match="its options are: none"):
         make_agent("random", "test/TreeWorld", depth=2)
     with pytest.raises(ValueError, match="constrain, seed, temperature"):
         make_agent("react", "test/TreeWorld", TreeLLM(), budget=3)
@@ -203,7 +203,7 @@ def test_self_consistency_plays_every_attempt_and_takes_the_majority_answer():
     assert agent.stats()["sequences_success_any"] is True  # b/b1 won, though the vote did not pick it
     tie = run(SelfConsistencyAgent, TREE, TreeLLM(samples={"": ["b", "a"], "a": ["a1"], "b": ["b1"]}), attempts=2)
     assert "/".join(tie.result.chosen.actions()) == "b/b1"  # a tie goes to the answer seen first
-    assert SelfConsistencyAgent(TreePrompts.env_id, TreeLLM()).attempts == 5
+    assert SelfConsistencyAgent(TreePrompts.env_id, TreeLLM()).config.attempts == 5
     assert "sc_votes" not in SelfConsistencyAgent(TreePrompts.env_id, TreeLLM()).stats()
 
 
@@ -235,10 +235,10 @@ def test_attempt_baselines_keep_their_env_id_and_refuse_without_the_signal_in_wo
                                          r"flag; pass peek_success=true \(--agent-opt peek_success=true\) to allow "
                                          r"that oracle, or use sc@K$"):
         AttemptsAgent(TreePrompts.env_id, TreeLLM())
-    assert make_agent("reflexion", "treegym/Game24-v0", TreeLLM(), peek_success=True, attempts=2).attempts == 2
+    assert make_agent("reflexion", "treegym/Game24-v0", TreeLLM(), peek_success=True, attempts=2).config.attempts == 2
     defaults = ReflexionAgent(TreePrompts.env_id, TreeLLM(), peek_success=True)
-    assert (defaults.attempts, defaults.max_steps, defaults.max_reflections) == (3, 12, 3)  # JUDEC 5.1; ours
-    assert make_agent("sc@4", "treegym/Game24-v0", TreeLLM()).attempts == 4
+    assert (defaults.config.attempts, defaults.config.max_steps, defaults.config.max_reflections) == (3, 12, 3)  # JUDEC 5.1; ours
+    assert make_agent("sc@4", "treegym/Game24-v0", TreeLLM()).config.attempts == 4
 
 
 def test_self_consistency_reports_the_ten_largest_vote_groups_largest_first():

@@ -128,8 +128,8 @@ def test_a_step_with_no_proposals_counts_them_and_an_empty_tree_has_no_answer():
 def test_fresh_stats_and_option_parsing():
     agent = DFSDTAgent("t", TreeLLM(), prompts=object())
     assert agent.stats() == {"dfsdt_backtracks": 0, "dfsdt_give_ups": 0, "dfsdt_sequences": 0}
-    assert DFSDTAgent("t", TreeLLM(), prompts=object(), max_sequences="").max_sequences is None
-    assert DFSDTAgent("t", TreeLLM(), prompts=object(), max_sequences=1).max_sequences == 1
+    assert DFSDTAgent("t", TreeLLM(), prompts=object(), max_sequences="").config.max_sequences is None
+    assert DFSDTAgent("t", TreeLLM(), prompts=object(), max_sequences=1).config.max_sequences == 1
     assert DFSDTAgent("t", TreeLLM(), prompts=object()).env_id == "t"
 
 
@@ -145,7 +145,7 @@ def test_judec_dfsdt_takes_three_sequences_without_value_calls():
 
     llm = _llm()
     agent = run(lambda env_id, llm, **o: make_agent("judec-dfsdt", env_id, llm, **o), TREE, llm, WINS)
-    assert (agent.max_sequences, agent.answer_judge) == (3, "none")
+    assert (agent.config.max_sequences, agent.config.answer_judge) == (3, "none")
     assert "value" not in llm.request_kinds()
     # every final step is an answer (the model chose to end): after one, the parent tries its
     # next child; the third sequence ends the search
@@ -156,3 +156,15 @@ def test_judec_dfsdt_takes_three_sequences_without_value_calls():
     assert "sequences_success_any" not in run(DFSDTAgent, TREE, _llm(), WINS).stats()
     with pytest.raises(ValueError, match="answer_judge"):
         DFSDTAgent("treegym/TreeWorld-v0", _llm(), answer_judge="env")
+
+
+def test_max_depth_cites_what_counts_env_steps():
+    """ToolBench's single_chain_max_step 12 counts tree nodes (three per step), not env steps: our 12
+    env steps are JUDEC 5.1's 12 steps per sequence, and the label says so."""
+    from dataclasses import fields
+
+    from treegym.agents.search.dfsdt import DFSDTConfig
+
+    field = {f.name: f for f in fields(DFSDTConfig)}["max_depth"]
+    assert field.default == 12 and field.metadata["source"].startswith("paper (JUDEC 5.1: 12 steps")
+    assert "counts tree nodes" in field.metadata["source"]

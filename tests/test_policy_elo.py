@@ -57,7 +57,7 @@ def test_eq5_draws_follow_the_softmax_with_the_rootss_annealed_temperature(optio
     root = _node(elo_updates=3)  # the root's tau is annealed by its 3 matches, the children's are not
     for v in (120.0, 0.0, -80.0):
         _node(root, v)
-    tau = annealed_temperature(agent.tau0, 3, "paper")
+    tau = annealed_temperature(agent.config.tau0, 3, "paper")
     expected = selection_probabilities([120.0, 0.0, -80.0], tau, rejection)
     picks = _draws(agent, root)
     n = sum(picks.values())
@@ -67,7 +67,7 @@ def test_eq5_draws_follow_the_softmax_with_the_rootss_annealed_temperature(optio
 
 
 def test_tau0_defaults_to_r_and_anneal_code_uses_the_codes_schedule():
-    assert _bare().tau0 == ELO_R
+    assert _bare().config.tau0 == ELO_R
     agent = _bare(anneal="code", tau0=100)
     root = _node(elo_updates=5)
     for v in (50.0, -50.0):
@@ -345,8 +345,8 @@ def test_eq5_below_the_root_uses_that_steps_own_annealed_temperature():
     a = _node(root, 0.0, elo_updates=1)
     for v in (120.0, 0.0, -80.0):
         _node(a, v)
-    expected = selection_probabilities([120.0, 0.0, -80.0], annealed_temperature(agent.tau0, 1, "paper"), 0.0)
-    rooted = selection_probabilities([120.0, 0.0, -80.0], annealed_temperature(agent.tau0, 40, "paper"), 0.0)
+    expected = selection_probabilities([120.0, 0.0, -80.0], annealed_temperature(agent.config.tau0, 1, "paper"), 0.0)
+    rooted = selection_probabilities([120.0, 0.0, -80.0], annealed_temperature(agent.config.tau0, 40, "paper"), 0.0)
     assert abs(expected[0] - rooted[0]) > 0.15  # the two temperatures give clearly different draws
     picks: Counter = Counter()
     for _ in range(2500):

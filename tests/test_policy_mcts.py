@@ -14,6 +14,7 @@ from support.tree_world import TreeLLM, run
 from treegym.agents.search.tree import SearchNode, SearchTree
 from treegym.agents.search.lats import LATSAgent
 from treegym.agents.search.mcts import MCTSAgent
+from treegym.agents.search.radagent_mcts import RaDAgentMCTSAgent
 
 SMALL = {"": ["a", "b"], "a": ["a1", "a2"], "b": ["b1"]}
 SMALL_VALUES = {"a": 0.8, "b": 0.2, "a/a1": 0.4, "a/a2": 0.6, "b/b1": 0.1}
@@ -84,7 +85,7 @@ def _hand_tree(visits_values: list[tuple[int, float]]) -> SearchTree:
     return tree
 
 
-def test_output_max_reward_follows_q_and_max_visit_follows_visits():
+def test_output_follow_max_follows_q_and_max_visit_follows_visits():
     llm = TreeLLM()
     tree = _hand_tree([(5, 0.3), (2, 0.9), (0, 0.0)])
     tree.root.children[2].stats["prior"] = 0.95  # unvisited: its prior stands for Q
@@ -92,6 +93,24 @@ def test_output_max_reward_follows_q_and_max_visit_follows_visits():
     tree.root.children[2].stats["prior"] = 0.5
     assert MCTSAgent("t", llm, prompts=object()).choose(tree) is tree.root.children[1]
     assert MCTSAgent("t", llm, prompts=object(), output="max_visit").choose(tree) is tree.root.children[0]
+
+
+def test_output_max_reward_is_llm_reasoners_best_finished_path_not_the_q_path():
+    # LLM-Reasoners' max_reward: among paths that ended the episode, the highest sum of step rewards
+    # (here the priors); follow_max (the default) walks the highest Q instead
+    root = _hand()
+    a = _hand(root, id=1, value=0.9, visits=3, prior=0.9)  # the highest Q, but nothing below it ended
+    _hand(a, id=3, value=0.9, visits=1, prior=0.9)
+    b = _hand(root, id=2, value=0.2, visits=1, prior=0.2)
+    b_end = _hand(b, id=4, terminal=True, prior=0.5)
+    c = _hand(root, id=5, value=0.1, visits=1, prior=0.1)
+    _hand(c, id=6, terminal=True, prior=0.5)  # the same end value, a lower sum (0.6 < 0.7)
+    tree = SearchTree(root, algorithm="mcts")
+    assert _bare(output="max_reward").choose(tree) is b_end
+    assert _bare().config.output == "follow_max" and _bare().choose(tree).id == 3
+    unfinished = _hand()
+    _hand(unfinished, id=1, value=0.5, visits=1, prior=0.5)
+    assert _bare(output="max_reward").choose(SearchTree(unfinished, algorithm="mcts")) is None
 
 
 def test_rollout_depth_bounds_each_simulation():
@@ -122,7 +141,7 @@ def test_rollout_width_values_the_candidates_and_keeps_the_best():
 
 def test_per_step_runs_n_simulations_before_every_decision():
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(MCTSAgent, WIDE, llm, n_iters=3, n_actions=2, per_step=True)
+    agent = run(RaDAgentMCTSAgent, WIDE, llm, n_iters=3, n_actions=2)
     decisions = agent.decisions
     assert len(decisions) == 3 and decisions[-1].terminal
     assert [d.parent for d in decisions] == [agent.result.tree.root] + decisions[:-1]
@@ -157,16 +176,16 @@ def test_lats_reflects_after_each_simulation_that_the_model_does_not_rate_a_win(
     assert math.isclose(agent.result.tree.root.visits, agent.stats()["mcts_iterations"])
 
 
-def test_lats_shows_its_latest_reflections_in_later_prompts():
+def test_lats_reflects_on_its_first_failures_only_and_shows_them_in_later_prompts():
     tree = {"": ["a", "b", "c"], "a": ["a1"], "b": ["b1"], "c": ["c1"]}
     llm = TreeLLM(proposals=tree, values={"a": 0.5, "b": 0.4, "c": 0.3, "a/a1": 0.0, "b/b1": 0.0, "c/c1": 0.0})
     agent = run(LATSAgent, tree, llm, n_iters=4, n_actions=3, depth_limit=3, max_reflections=2)
-    assert agent.stats()["reflections"] == 2  # the latest max_reflections are kept
+    assert agent.stats()["reflections"] == 2
     reflected_at = [i for i, (kind, _) in enumerate(llm.prompts) if kind == "reflect"]
-    assert len(reflected_at) >= 3
+    assert len(reflected_at) == 2  # the first max_reflections failures, as the authors' code; none after
     later = [text for kind, text in llm.prompts[reflected_at[0] + 1:] if kind == "propose"]
     assert later and all(text.startswith("Lessons from earlier attempts:\n- lesson\n") for text in later)
-    # never more than the latest max_reflections (2) lessons
+    # never more than max_reflections (2) lessons
     assert max(text.count("- lesson") for kind, text in llm.prompts if kind == "propose") == 2
     first = [text for kind, text in llm.prompts[: reflected_at[0]] if kind == "propose"]
     assert first and not any("Lessons" in text for text in first)
@@ -230,21 +249,21 @@ def test_depth_limit_and_dead_steps():
 
 def test_per_step_with_peek_stops_at_a_win_and_numbers_its_decisions():
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(MCTSAgent, WIDE, llm, n_iters=3, n_actions=2, per_step=True)
+    agent = run(RaDAgentMCTSAgent, WIDE, llm, n_iters=3, n_actions=2)
     assert [d.stats["decision"] for d in agent.decisions] == [0, 1, 2]
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(MCTSAgent, WIDE, llm, ["b"], n_iters=3, n_actions=2, per_step=True, peek_success=True)
+    agent = run(RaDAgentMCTSAgent, WIDE, llm, ["b"], n_iters=3, n_actions=2, peek_success=True)
     assert agent.result.chosen.success and agent.decisions == [] and agent.stats()["mcts_decisions"] == 0
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(MCTSAgent, WIDE, llm, n_iters=3, n_actions=2, per_step=True, peek_success=True)
+    agent = run(RaDAgentMCTSAgent, WIDE, llm, n_iters=3, n_actions=2, peek_success=True)
     assert len(agent.decisions) == 3  # nothing won: the decisions go on to the end
 
 
 def test_fresh_stats_and_rollout_depth_parsing():
-    agent = MCTSAgent("t", TreeLLM(), prompts=object(), per_step=True)
+    agent = RaDAgentMCTSAgent("t", TreeLLM(), prompts=object())
     assert agent.stats() == {"mcts_iterations": 0, "mcts_decisions": 0}
     assert LATSAgent("t", TreeLLM(), prompts=object()).stats() == {"mcts_iterations": 0, "reflections": 0}
-    assert MCTSAgent("t", TreeLLM(), prompts=object(), rollout_depth="").rollout_depth is None
+    assert MCTSAgent("t", TreeLLM(), prompts=object(), rollout_depth="").config.rollout_depth is None
 
 
 # ----------------------------------------------------------------- ties, the answer's fallbacks
@@ -266,10 +285,10 @@ def test_ties_go_to_the_earlier_child():
     #    go to a again, which is expanded
     assert n["a"].visits == 2 and n["b"].visits == n["c"].visits == 0
     assert [e[1] for e in llm.log if e[0] == "propose"] == ["", "a"]
-    # the answer follows the earlier child on equal Q (max_reward) and equal visits and Q (max_visit)
+    # the answer follows the earlier child on equal Q (follow_max) and equal visits and Q (max_visit)
     root = _hand()
     first, second = _hand(root, value=0.5, visits=1, id=1), _hand(root, value=0.5, visits=1, id=2)
-    for output in ("max_reward", "max_visit"):
+    for output in ("follow_max", "max_visit"):
         assert _bare(output=output)._best_child(root) is first
     fresh = _hand()
     lo, hi = _hand(fresh, id=1, prior=0.3), _hand(fresh, id=2)  # unvisited: by prior, a missing prior is 0
@@ -307,8 +326,8 @@ def test_with_peek_the_answer_skips_lost_steps_and_falls_back_to_the_first_win()
 
 
 def test_nothing_proposed_gives_no_answer():
-    for per_step in (False, True):
-        agent = run(MCTSAgent, {"": ["a"]}, TreeLLM(proposals={}), n_iters=2, per_step=per_step)
+    for cls in (MCTSAgent, RaDAgentMCTSAgent):
+        agent = run(cls, {"": ["a"]}, TreeLLM(proposals={}), n_iters=2)
         assert agent.result.chosen is None and agent.result.tree.root.stats["dead"]
 
 
@@ -317,7 +336,7 @@ CHAIN = {"": ["a"], "a": ["b"], "a/b": ["c"], "a/b/c": ["d"]}  # a/b/c/d ends th
 
 def test_per_step_depth_limit_counts_from_the_current_decision():
     llm = TreeLLM(proposals=CHAIN)
-    agent = run(MCTSAgent, CHAIN, llm, per_step=True, depth_limit=2, n_iters=1)
+    agent = run(RaDAgentMCTSAgent, CHAIN, llm, depth_limit=2, n_iters=1)
     # each decision's single simulation expands the current node: depth_limit is measured from it
     assert [_path(n) for n in agent.decisions] == ["a", "a/b", "a/b/c", "a/b/c/d"]
 
@@ -327,7 +346,7 @@ def test_per_step_reopens_what_the_old_depth_limit_closed():
     # "a" the limit counts from it, so "a" is expandable again and the walk goes on to the end
     for n_iters in (1, 3):
         llm = TreeLLM(proposals=CHAIN)
-        agent = run(MCTSAgent, CHAIN, llm, per_step=True, depth_limit=1, n_iters=n_iters)
+        agent = run(RaDAgentMCTSAgent, CHAIN, llm, depth_limit=1, n_iters=n_iters)
         assert [_path(n) for n in agent.decisions] == ["a", "a/b", "a/b/c", "a/b/c/d"], n_iters
 
 
@@ -352,7 +371,7 @@ def test_make_mcts_without_an_at_suffix_keeps_the_default_iterations():
     from support.tree_world import TreePrompts
     from treegym.agents.search.mcts import make_mcts
 
-    assert make_mcts(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts()).n_iters == 10
+    assert make_mcts(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts()).config.n_iters == 10
 
 
 def test_selection_descends_through_nodes_a_rollout_already_visited():
@@ -366,13 +385,13 @@ def test_selection_descends_through_nodes_a_rollout_already_visited():
 
 def test_per_step_rollouts_measure_the_depth_limit_from_the_current_decision():
     llm = TreeLLM(proposals=CHAIN)
-    agent = run(MCTSAgent, CHAIN, llm, per_step=True, depth_limit=3, n_iters=1, simulate="rollout",
+    agent = run(RaDAgentMCTSAgent, CHAIN, llm, depth_limit=3, n_iters=1, simulate="rollout",
                 rollout_depth=1)
     assert _by_path(agent)["a/b/c/d"].stats.get("rollout")  # rolled out from a/b/c, 2 below the decision a
 
 
 def test_recomputed_closed_flags_follow_the_new_base():
-    agent = MCTSAgent("t", TreeLLM(), prompts=object(), depth_limit=2)
+    agent = RaDAgentMCTSAgent("t", TreeLLM(), prompts=object(), depth_limit=2)
     root = _hand()
     a = _hand(root, id=1, closed=True)  # closed from base 0: its children were all closed
     done = _hand(a, id=2, terminal=True, closed=True)  # an ended episode: closed at any base
@@ -415,28 +434,42 @@ def test_selection_explores_by_uct_with_the_parents_visit_count():
 
 
 def test_radagent_mcts_runs_n_simulations_before_every_decision():
-    from treegym.agents.search.mcts import make_radagent_mcts
+    from treegym.agents.search.radagent_mcts import make_radagent_mcts
 
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
     agent = run(make_radagent_mcts, WIDE, llm, at=3, n_actions=2)
-    assert agent.per_step and agent.n_iters == 3 and agent.stats()["mcts_decisions"] == 3
+    assert agent.name == "radagent-mcts" and agent.config.n_iters == 3 and agent.stats()["mcts_decisions"] == 3
     assert agent.result.tree.root.visits == 3  # N simulations at the first decision, more below it
     assert agent.stats()["mcts_iterations"] > 3
-    assert make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM()).n_iters == 40  # RaDAgent's MCTS@40
-    with pytest.raises(ValueError, match="per_step"):
+    assert make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM()).config.n_iters == 40  # RaDAgent's MCTS@40
+    # RaD-Agent's UCT: 1.41 * sqrt(2 ln N / n), our w_exp * sqrt(ln N / n)
+    assert make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM()).config.w_exp == pytest.approx(1.41 * math.sqrt(2))
+    with pytest.raises(ValueError, match="unknown option.*'per_step'"):  # per decision step is what it is
         make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM(), per_step=False)
     with pytest.raises(ValueError, match="n_iters"):
         make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM(), at=3, n_iters=5)
 
 
-@pytest.mark.parametrize("env_id,iters", [("treegym/WebShop-v0", 30), ("treegym/HotPotQA-v0", 50),
+@pytest.mark.parametrize("env_id,iters", [("treegym/WebShop-v0", 30), ("treegym/HotPotQA-v0", 30),
                                           ("treegym/Game24-v0", 30)])
 def test_lats_iterations_follow_the_benchmark(env_id, iters):
     agent = LATSAgent(env_id, TreeLLM())
-    assert agent.n_iters == iters
-    assert (agent.rollout_width, agent.rollout_depth, agent.depth_limit, agent.n_actions) == (5, None, 7, 5)
-    assert agent.w_exp == pytest.approx(math.sqrt(2)) and agent.reflect and agent.simulate_mode == "rollout"
-    assert LATSAgent(env_id, TreeLLM(), n_iters=7).n_iters == 7
+    assert agent.config.n_iters == iters
+    assert (agent.config.rollout_width, agent.config.rollout_depth, agent.config.depth_limit, agent.config.n_actions) == (5, None, 7, 5)
+    assert agent.config.w_exp == pytest.approx(math.sqrt(2)) and agent.config.reflect and agent.config.simulate == "rollout"
+    assert LATSAgent(env_id, TreeLLM(), n_iters=7).config.n_iters == 7
+
+
+@pytest.mark.parametrize("env_id,depth", [("treegym/WebShop-v0", 15), ("treegym/HotPotQA-v0", 4),
+                                          ("treegym/Game24-v0", 7)])
+def test_lats_rollouts_stop_at_the_authors_depth_per_benchmark(env_id, depth):
+    assert LATSAgent(env_id, TreeLLM()).config.rollout_max_depth == depth  # webshop/lats.py 15, hotpot/lats.py 4
+    assert LATSAgent(env_id, TreeLLM(), rollout_max_depth=2).config.rollout_max_depth == 2
+    chain = {("/".join(["x"] * i)): ["x"] for i in range(20)}  # x/x/x/... twenty deep
+    llm = TreeLLM(proposals=chain)
+    agent = run(LATSAgent, chain, llm, n_iters=1, rollout_max_depth=depth, rollout_width=1)
+    # one iteration: the root's child, then a rollout down to the rollout depth, past depth_limit (7)
+    assert max(n.depth for n in agent.result.tree.nodes) == depth
 
 
 def test_lats_rolls_out_to_the_end_sampling_five_children_per_step():
@@ -456,7 +489,7 @@ def test_lats_rolls_out_to_the_end_sampling_five_children_per_step():
 
 def test_per_step_cut_by_the_budget_answers_with_the_best_path_below_its_last_decision():
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(MCTSAgent, WIDE, llm, n_iters=40, n_actions=2, per_step=True, budget=6)
+    agent = run(RaDAgentMCTSAgent, WIDE, llm, n_iters=40, n_actions=2, budget=6)
     assert agent.result.stopped == "budget" and agent.decisions == []
     chosen = agent.result.chosen
     assert chosen is not None and chosen.depth >= 1  # not "no answer": the simulations so far decide

@@ -19,26 +19,28 @@ def _make(cls, **options):
 
 def test_elo_defaults():
     a = _make(EloSearchAgent)
-    assert (a.explorations, a.max_steps, a.k_factor, a.r, a.tau0) == (20, 12, ELO_K, ELO_R, ELO_R)
+    assert (a.config.explorations, a.config.max_steps, a.config.k_factor, a.config.r, a.config.tau0) == (20, 12, ELO_K, ELO_R, ELO_R)
     assert (ELO_K, ELO_R) == (50.0, 173.72)
-    assert (a.anneal, a.rejection_elo, a.max_children, a.comparisons, a.final) == ("paper", 0.0, None, 1, "paper")
-    assert (a.terminal_children, a.stop_on_success, a.propose_retries, a.peek_success) == ("skip", False, 3, False)
+    assert (a.config.anneal, a.config.rejection_elo, a.config.max_children, a.config.comparisons, a.config.final) == ("paper", 0.0, None, 1, "paper")
+    assert (a.config.terminal_children, a.stop_on_success, a.config.propose_retries, a.peek_success) == ("skip", False, 3, False)
     assert a.budget == 100 and not a.give_up_without_answer
-    a = _make(EloSearchAgent, rejection_p=0.9, max_children="15", final="code", tau0="", propose_retries=0,
+    a = _make(EloSearchAgent, rejection_p=0.9, max_children="15", final="code", tau0="", propose_retries=1,
               comparisons="2", k_factor="32", r="400", explorations="7", max_steps="18")
-    assert a.rejection_elo == pytest.approx(rejection_value_from_p(0.9, 400.0)) and a.max_children == 15
-    assert a.give_up_without_answer and a.tau0 == 400.0 and a.propose_retries == 1
-    assert (a.comparisons, a.k_factor, a.r, a.explorations, a.max_steps) == (2, 32.0, 400.0, 7, 18)
-    assert _make(EloSearchAgent, max_children="none").max_children is None
-    assert _make(EloSearchAgent, max_children="").max_children is None
-    assert _make(EloSearchAgent, rejection_elo="25").rejection_elo == 25.0
-    assert _make(EloSearchAgent, rejection_p="").rejection_elo == 0.0
+    assert a.config.rejection_elo == pytest.approx(rejection_value_from_p(0.9, 400.0)) and a.config.max_children == 15
+    assert a.give_up_without_answer and a.config.tau0 == 400.0 and a.config.propose_retries == 1
+    assert (a.config.comparisons, a.config.k_factor, a.config.r, a.config.explorations, a.config.max_steps) == (2, 32.0, 400.0, 7, 18)
+    assert _make(EloSearchAgent, max_children="none").config.max_children is None
+    assert _make(EloSearchAgent, max_children="").config.max_children is None
+    assert _make(EloSearchAgent, rejection_elo="25").config.rejection_elo == 25.0
+    assert _make(EloSearchAgent, rejection_p="").config.rejection_elo == 0.0
 
 
 @pytest.mark.parametrize("options,word", [({"anneal": "fast"}, "anneal"), ({"final": "best"}, "final"),
                                           ({"terminal_children": "all"}, "terminal_children"),
                                           ({"rejection_p": 1.0}, "rejection_p"),
-                                          ({"stop_on_success": "true"}, "peek_success")])
+                                          ({"stop_on_success": "true"}, "peek_success"),
+                                          ({"propose_retries": 0}, "propose_retries must be a whole number of at least 1"),
+                                          ({"explorations": "many"}, "explorations must be a whole number")])
 def test_elo_bad_values(options, word):
     with pytest.raises(ValueError, match=word):
         _make(EloSearchAgent, **options)
@@ -46,10 +48,10 @@ def test_elo_bad_values(options, word):
 
 def test_astar_defaults():
     a = _make(AStarSearchAgent, memory_id="none")
-    assert (a.alpha, a.beta, a.k, a.iterations, a.max_steps, a.n_demos) == (0.5, 0.5, 5, 30, 12, 5)
+    assert (a.config.alpha, a.config.beta, a.config.k, a.config.iterations, a.config.max_steps, a.config.n_demos) == (0.5, 0.5, 5, 30, 12, 5)
     assert a.use == {"g1": True, "g2": True, "h1": True, "h2": True} and a.peek_success is False
-    a = _make(AStarSearchAgent, memory_id="none", k=0, use_g1="false", alpha="1", beta="0")
-    assert a.k == 1 and a.use["g1"] is False and (a.alpha, a.beta) == (1.0, 0.0)
+    a = _make(AStarSearchAgent, memory_id="none", k=1, use_g1="false", alpha="1", beta="0")
+    assert a.config.k == 1 and a.use["g1"] is False and (a.config.alpha, a.config.beta) == (1.0, 0.0)
 
 
 @pytest.mark.parametrize("options,word", [({"alpha": 1.5}, "alpha"), ({"beta": -0.1}, "beta")])
@@ -60,16 +62,16 @@ def test_astar_bad_values(options, word):
 
 def test_mcts_and_lats_defaults():
     m = _make(MCTSAgent)
-    assert (m.n_iters, m.w_exp, m.depth_limit, m.n_actions, m.simulate_mode) == (10, 1.0, 5, 5, "value")
-    assert (m.rollout_depth, m.rollout_width, m.reflect, m.max_reflections, m.output) == (4, 1, False, 3, "max_reward")
-    assert (m.stop_on_success, m.per_step, m.peek_success) == (False, False, False)
+    assert (m.config.n_iters, m.config.w_exp, m.config.depth_limit, m.config.n_actions, m.config.simulate) == (10, 1.0, 5, 5, "value")
+    assert (m.config.rollout_depth, m.config.rollout_width, m.config.output) == (4, 1, "follow_max")
+    assert (m.stop_on_success, m.peek_success) == (False, False)
     lats = _make(LATSAgent)
-    assert (lats.n_iters, lats.w_exp, lats.depth_limit, lats.simulate_mode, lats.reflect) == \
+    assert (lats.config.n_iters, lats.config.w_exp, lats.config.depth_limit, lats.config.simulate, lats.config.reflect) == \
         (30, pytest.approx(2 ** 0.5), 7, "rollout", True)
-    assert _make(MCTSAgent, rollout_depth="none").rollout_depth is None
-    assert _make(MCTSAgent, rollout_depth=0).rollout_depth == 0
+    assert _make(MCTSAgent, rollout_depth="none").config.rollout_depth is None
+    assert _make(MCTSAgent, rollout_depth=0).config.rollout_depth == 0
     assert _make(MCTSAgent, peek_success=True).stop_on_success is True
-    assert make_mcts(TreePrompts.env_id, TreeLLM(), at=40, prompts=TreePrompts()).n_iters == 40
+    assert make_mcts(TreePrompts.env_id, TreeLLM(), at=40, prompts=TreePrompts()).config.n_iters == 40
 
 
 @pytest.mark.parametrize("options,word", [({"simulate": "random"}, "simulate"), ({"output": "best"}, "output"),
@@ -85,13 +87,13 @@ def test_mcts_bad_values(options, word):
 
 def test_tot_defaults():
     b = _make(ToTBFSAgent)
-    assert (b.n_propose, b.max_depth, b.breadth, b.select, b.stop_on_success) == (8, 4, 5, "value", False)
+    assert (b.config.n_propose, b.config.max_depth, b.config.breadth, b.config.select, b.stop_on_success) == (8, 4, 5, "value", False)
     assert b.hook_options["value_samples"] == 3 and b.value_states
     d = _make(ToTDFSAgent)
-    assert (d.value_threshold, d.max_children, d.max_sequences, d.n_propose, d.max_depth) == (0.3, 3, None, 8, 4)  # ToT crosswords DFS: max_per_state=3
+    assert (d.config.value_threshold, d.config.max_children, d.config.max_sequences, d.config.n_propose, d.config.max_depth) == (0.3, 3, None, 8, 4)  # ToT crosswords DFS: max_per_state=3
     assert _make(ToTBFSAgent, n_evaluate=2).hook_options["value_samples"] == 2
     assert _make(ToTBFSAgent, select="compare").value_states is False
-    assert _make(ToTDFSAgent, max_sequences="3").max_sequences == 3
+    assert _make(ToTDFSAgent, max_sequences="3").config.max_sequences == 3
 
 
 @pytest.mark.parametrize("cls,options,word", [
@@ -106,15 +108,15 @@ def test_tot_bad_values(cls, options, word):
 
 def test_dfsdt_defaults():
     d = _make(DFSDTAgent)
-    assert (d.width, d.prune_back, d.max_depth, d.max_sequences, d.answer_threshold) == (2, 2, 12, None, 0.5)
-    assert _make(DFSDTAgent, max_sequences="3").max_sequences == 3
-    assert _make(DFSDTAgent, max_sequences="none").max_sequences is None
+    assert (d.config.width, d.config.prune_back, d.config.max_depth, d.config.max_sequences, d.config.answer_threshold) == (2, 2, 12, None, 0.5)
+    assert _make(DFSDTAgent, max_sequences="3").config.max_sequences == 3
+    assert _make(DFSDTAgent, max_sequences="none").config.max_sequences is None
 
 
 @pytest.mark.parametrize("options,word", [({"width": 0}, "width"), ({"prune_back": 0}, "prune_back"),
                                           ({"max_depth": 0}, "max_depth"), ({"max_sequences": -2}, "max_sequences")])
 def test_dfsdt_bad_values(options, word):
-    with pytest.raises(ValueError, match=f"dfsdt: {word} must be at least 1"):
+    with pytest.raises(ValueError, match=f"dfsdt: {word} must be a whole number of at least 1"):
         _make(DFSDTAgent, **options)
 
 
@@ -124,3 +126,53 @@ def test_every_agent_keeps_its_env_id(cls):
     """The env id keys A*'s run memory and is written into every search tree."""
     agent = _make(cls, **({"memory_id": "none"} if cls is AStarSearchAgent else {}))
     assert agent.env_id == TreePrompts.env_id
+
+
+def test_options_are_typed_once_from_the_config_fields_and_errors_name_option_agent_and_values():
+    from treegym.agents.registry import make_agent
+    from treegym.scripts.options import parse_options
+
+    # --agent-opt strings arrive as parse_options gives them; every field is typed from its dataclass
+    opts = parse_options(["n_iters=7", "w_exp=2", "rollout_depth=none", "output=max_visit",
+                          "temperature=0.5", "filter_valid=off", "budget=9"])
+    agent = make_agent("mcts", TreePrompts.env_id, TreeLLM(), prompts=TreePrompts(), **opts)
+    assert (agent.config.n_iters, agent.config.w_exp) == (7, 2.0)
+    assert type(agent.config.w_exp) is float and agent.config.rollout_depth is None
+    assert agent.hook_options == {"propose_mode": "list", "temperature": 0.5, "filter_valid": False, "value_samples": 1,
+                                  "peek_success": False}
+    assert agent.budget == 9
+    with pytest.raises(ValueError, match=r"^mcts: n_iters must be a whole number of at least 1, not 'ten' "
+                                         r"\(an option of agent 'mcts'\)$"):
+        _make(MCTSAgent, n_iters="ten")
+    with pytest.raises(ValueError, match=r"lats: reflect must be true or false, not 'maybe'"):
+        _make(LATSAgent, reflect="maybe")
+    with pytest.raises(ValueError, match=r"mcts: output must be 'follow_max' or 'max_reward' or 'max_visit', not 'best'"):
+        _make(MCTSAgent, output="best")
+    with pytest.raises(ValueError, match=r"lats: propose_mode must be 'list' or 'sample'"):
+        _make(LATSAgent, propose_mode="vote")
+    with pytest.raises(ValueError, match=r"agent 'elo': unknown option\(s\) 'n_iters'; its options are: .*explorations"):
+        _make(EloSearchAgent, n_iters=3)
+
+
+def test_a_config_value_can_be_handed_in_whole():
+    from dataclasses import FrozenInstanceError, replace
+
+    from treegym.agents.search.mcts import MCTSConfig
+
+    config = replace(MCTSConfig(), n_iters=4, output="max_visit")
+    agent = MCTSAgent(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts(), config=config)
+    assert agent.config is config
+    with pytest.raises(FrozenInstanceError):
+        config.n_iters = 5  # type: ignore[misc]
+    with pytest.raises(ValueError, match="either config= or its fields"):
+        MCTSAgent(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts(), config=config, n_iters=3)
+
+
+def test_numbers_are_typed_strictly():
+    assert _make(MCTSAgent, n_iters=3.0).config.n_iters == 3 and _make(MCTSAgent, w_exp=2).config.w_exp == 2.0
+    for bad in (2.5, True, "3.5", [3]):
+        with pytest.raises(ValueError, match="n_iters must be a whole number"):
+            _make(MCTSAgent, n_iters=bad)
+    for bad in (False, "nan", float("inf"), "-inf"):
+        with pytest.raises(ValueError, match="w_exp must be a number"):
+            _make(MCTSAgent, w_exp=bad)

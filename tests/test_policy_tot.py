@@ -1,6 +1,8 @@
 """The Tree-of-Thoughts BFS and DFS policies on a hand-built tree with scripted values (not the truth)."""
 from __future__ import annotations
 
+import treegym.agents.search.tot as tot_module
+
 import pytest
 
 from support.tree_world import TreeLLM, run
@@ -127,8 +129,8 @@ def test_dfs_stats_before_and_parsing_of_max_sequences():
     agent = ToTDFSAgent("t", TreeLLM(), prompts=object())
     assert agent.stats() == {"dfs_pruned": 0, "dfs_sequences": 0}
     for text in ("none", ""):
-        assert ToTDFSAgent("t", TreeLLM(), prompts=object(), max_sequences=text).max_sequences is None
-    assert ToTDFSAgent("t", TreeLLM(), prompts=object(), max_sequences=1).max_sequences == 1
+        assert ToTDFSAgent("t", TreeLLM(), prompts=object(), max_sequences=text).config.max_sequences is None
+    assert ToTDFSAgent("t", TreeLLM(), prompts=object(), max_sequences=1).config.max_sequences == 1
 
 
 def test_with_peek_a_lost_final_state_is_never_the_answer_and_ties_go_to_the_first():
@@ -166,7 +168,7 @@ JTREE = {"": ["a", "b", "c"], "a": ["a1", "a2"], "b": ["b1", "b2"], "c": ["c1"]}
 def test_judec_bfs_makes_no_value_calls_and_scores_any_of_its_three_sequences():
     llm = TreeLLM(proposals=JTREE, judge={"a": 1, "b": 3, "c": 2})
     agent = run(_judec("judec-bfs"), JTREE, llm, ["b/b2"], max_depth=4, select="compare", breadth=3)
-    assert (agent.n_propose, agent.breadth, agent.select, agent.max_sequences) == (2, 3, "compare", 3)
+    assert (agent.config.n_propose, agent.config.breadth, agent.config.select, agent.config.max_sequences) == (2, 3, "compare", 3)
     assert "value" not in llm.request_kinds()
     # 2 candidates per state (a, b from the root; a1, a2 and b1, b2 below): the 4 final steps of
     # level 2 are decision sequences, the first 3 are kept and the search ends
@@ -199,10 +201,10 @@ def test_judec_baselines_refuse_options_that_contradict_the_paper(name, option):
         make_agent(name, "treegym/TreeWorld-v0", TreeLLM(), **option)
     key, value = next(iter(option.items()))
     agent = make_agent(name, "treegym/TreeWorld-v0", TreeLLM())
-    assert getattr(agent, key) != value
+    assert getattr(agent.config, key) != value
     # the preset's own values may be given (as text, as on the command line): they change nothing
-    same = {k: str(getattr(agent, k)) for k in ("max_sequences",)}
-    assert make_agent(name, "treegym/TreeWorld-v0", TreeLLM(), **same).max_sequences == 3
+    same = {k: str(getattr(agent.config, k)) for k in ("max_sequences",)}
+    assert make_agent(name, "treegym/TreeWorld-v0", TreeLLM(), **same).config.max_sequences == 3
 
 
 def test_bfs_compare_without_sequences_answers_by_its_comparisons_and_dfs_select_is_checked():
@@ -245,7 +247,7 @@ def test_select_none_with_peek_values_final_states_by_the_env_and_options_are_na
     nodes = {_path(n): n for n in agent.result.tree.nodes}
     assert (nodes["a/a1"].value, nodes["a/a2"].value) == (0.0, 1.0) and nodes["a"].value == 0.0
     assert agent.result.chosen is nodes["a/a2"]
-    with pytest.raises(ValueError, match="select must be one of value, none"):
+    with pytest.raises(ValueError, match="select must be 'value' or 'none'"):
         ToTDFSAgent("treegym/TreeWorld-v0", TreeLLM(), select="compare")
 
 
@@ -259,3 +261,21 @@ def test_dfs_frees_the_candidates_it_never_descends_into(monkeypatch):
     run(ToTDFSAgent, tree, TreeLLM(proposals=tree, values={"b": 0.9, "c": 0.8}), n_evaluate=1, max_children=1)
     # a (final) and c (beyond max_children) are freed at once; b after its subtree is exhausted
     assert pruned[:2] == ["a", "c"] and "b" in pruned
+
+
+def test_the_readme_compares_our_mean_value_with_tots_sum_truthfully():
+    """Our value is the mean of sure 1 / likely 0.5 / impossible 0; ToT sums 20 / 1 / 0.001. The two
+    scales can disagree, and the README's example must be what the code computes."""
+    from pathlib import Path
+
+    from treegym.agents.prompts import get_prompts
+
+    spec = get_prompts("treegym/Game24-v0")
+    ours = lambda words: sum(spec.parse_value(w) for w in words) / len(words)  # noqa: E731 - SearchConfig.value's mean
+    tot = lambda words: sum({"sure": 20, "likely": 1, "impossible": 0.001}[w] for w in words)  # noqa: E731
+    one_sure, three_likely = ["sure", "impossible", "impossible"], ["likely"] * 3
+    assert tot(one_sure) > tot(three_likely) and ours(one_sure) < ours(three_likely)  # the orders disagree
+    readme = " ".join((Path(tot_module.__file__).parent / "README.md").read_text(encoding="utf-8").split())
+    assert "order states the same way up to ties" not in readme
+    assert (f"scores {tot(one_sure):.3f} against {tot(three_likely):g} for (likely, likely, likely) in ToT, "
+            f"{ours(one_sure):.2f} against {ours(three_likely):g} here") in readme

@@ -1,8 +1,10 @@
 """The documented defaults (agents/search/README.md, "Defaults and their sources") are the code's.
 
-Every default of every agent's constructor (and of the variants' presets) must have a row with
-the same value and a source: "paper (...)", "authors' code (...)" or "ours (reason)". A default
-changed in the code without the table, or a row for an option that does not exist, fails here.
+Every field of every algorithm's config (``agents/search/options.py``: its default and the source in
+its metadata), every default of the other policies' constructors, and the variants' presets must have
+a row with the same value and (for a config field) the same source: "paper (...)", "authors' code
+(...)" or "ours (reason)". A default or source changed in the code without the table, or a row for
+an option that does not exist, fails here.
 """
 from __future__ import annotations
 
@@ -13,29 +15,29 @@ from pathlib import Path
 
 import pytest
 
-from treegym.agents.baselines.attempts import AttemptsAgent, ReflexionAgent, SelfConsistencyAgent
-from treegym.agents.baselines.autogpt import _make_autogpt
+from treegym.agents.baselines.attempts import AttemptsConfig, ReflexionConfig, SCConfig
+from treegym.agents.baselines.autogpt import AutoGPTConfig
 from treegym.agents.baselines.react import RandomPolicy, ReactPolicy
-from treegym.agents.search import lats, mcts, tot, dfsdt
-from treegym.agents.search.astar import AStarSearchAgent
-from treegym.agents.search.agent import SearchAgent
-from treegym.agents.search.dfsdt import DFSDTAgent
-from treegym.agents.search.elo import EloSearchAgent
+from treegym.agents.search import dfsdt, lats, mcts, radagent_mcts, tot
+from treegym.agents.search.astar import AStarConfig
+from treegym.agents.search.agent import SearchOptions
+from treegym.agents.search.dfsdt import DFSDTConfig
+from treegym.agents.search.elo import EloConfig
+from treegym.agents.search.options import fields_of, own_fields
 
 README = Path(mcts.__file__).resolve().parent / "README.md"  # agents/search/README.md, beside the code
 
-#: table label -> the function whose own keyword defaults the rows document
-CONSTRUCTORS = {
-    "search": SearchAgent.__init__, "elo": EloSearchAgent.__init__, "astar": AStarSearchAgent.__init__,
-    "mcts": mcts.MCTSAgent.__init__, "lats": lats.LATSAgent.__init__, "tot": tot._ToTAgent.__init__,
-    "bfs": tot.ToTBFSAgent.__init__, "dfs": tot.ToTDFSAgent.__init__, "dfsdt": DFSDTAgent.__init__,
-    "cot": AttemptsAgent.__init__, "reflexion": ReflexionAgent.__init__, "sc": SelfConsistencyAgent.__init__,
-    "react": ReactPolicy.__init__, "random": RandomPolicy.__init__, "autogpt": _make_autogpt,
+#: table label -> the config class whose own fields the rows document (default and source)
+CONFIGS = {
+    "search": SearchOptions, "elo": EloConfig, "astar": AStarConfig, "mcts": mcts.MCTSConfig,
+    "lats": lats.LATSConfig, "radagent-mcts": radagent_mcts.RaDAgentMCTSConfig, "tot": tot.ToTConfig, "bfs": tot.BFSConfig, "dfs": tot.DFSConfig,
+    "dfsdt": DFSDTConfig, "cot": AttemptsConfig, "reflexion": ReflexionConfig, "sc": SCConfig, "autogpt": AutoGPTConfig,
 }
+#: table label -> the function whose own keyword defaults the rows document (policies without a config)
+CONSTRUCTORS = {"react": ReactPolicy.__init__, "random": RandomPolicy.__init__}
 #: table label -> the settings the variant's name fixes
 PRESETS = {
     "judec-bfs": tot.JUDEC_BFS, "judec-dfs": tot.JUDEC_DFS, "judec-dfsdt": dfsdt.JUDEC_DFSDT,
-    "radagent-mcts": {"per_step": True, "n_iters": mcts.RADAGENT_SIMULATIONS},
 }
 
 
@@ -68,30 +70,51 @@ def _same(code, documented: str) -> bool:
     return str(code) == documented
 
 
-def test_every_default_of_every_agent_is_documented_with_its_value():
-    rows = _rows()
-    documented: dict[str, dict[str, str]] = {}
-    for agent, option, default, _source in rows:
+def _documented() -> dict[str, dict[str, tuple[str, str]]]:
+    documented: dict[str, dict[str, tuple[str, str]]] = {}
+    for agent, option, default, source in _rows():
         assert option not in documented.setdefault(agent, {}), f"{agent}.{option} is documented twice"
-        documented[agent][option] = default
-    assert set(documented) == set(CONSTRUCTORS) | set(PRESETS)
+        documented[agent][option] = (default, source)
+    return documented
+
+
+def test_every_default_of_every_agent_is_documented_with_its_value():
+    documented = _documented()
+    assert set(documented) == set(CONFIGS) | set(CONSTRUCTORS) | set(PRESETS)
     for label, fn in CONSTRUCTORS.items():
         code = _own_defaults(fn)
         assert set(documented[label]) == set(code), label
         for option, value in code.items():
-            if label == "lats" and option == "n_iters":
-                continue  # resolved from the env id: checked below
-            assert _same(value, documented[label][option]), f"{label}.{option}: code {value!r}, README {documented[label][option]!r}"
+            assert _same(value, documented[label][option][0]), f"{label}.{option}: code {value!r}, README {documented[label][option][0]!r}"
     for label, preset in PRESETS.items():
-        assert {k: str(v).lower() for k, v in preset.items()} == {k: v.lower() for k, v in documented[label].items()}, label
+        assert {k: str(v).lower() for k, v in preset.items()} == {k: v[0].lower() for k, v in documented[label].items()}, label
 
 
-def test_lats_iterations_per_benchmark_are_the_documented_ones():
-    cell = {(a, o): d for a, o, d, _ in _rows()}[("lats", "n_iters")]
-    assert _own_defaults(lats.LATSAgent.__init__)["n_iters"] is None  # resolved per env
+@pytest.mark.parametrize("label", sorted(CONFIGS))
+def test_every_config_field_is_documented_with_its_value_and_source(label):
+    config = CONFIGS[label]
+    fields = fields_of(config)
+    own = own_fields(config)
+    assert list(documented := _documented()[label]) == own, f"{label}: README rows vs the config's own fields"
+    for option in own:
+        f = fields[option]
+        default, source = documented[option]
+        if not (label == "lats" and option in ("n_iters", "rollout_max_depth")):  # by env id: checked below
+            assert _same(f.default, default), f"{label}.{option}: code {f.default!r}, README {default!r}"
+        assert source == f.metadata["source"], \
+            f"{label}.{option}: the README's source differs from the field's; the row should read\n" \
+            f"| {label} | `{option}` | {default} | {f.metadata['source']} |"
+
+
+@pytest.mark.parametrize("option,table,default", [
+    ("n_iters", lats.LATS_ITERATIONS, lats.LATS_DEFAULT_ITERATIONS),
+    ("rollout_max_depth", lats.LATS_ROLLOUT_DEPTH, lats.LATS_DEFAULT_ROLLOUT_DEPTH)])
+def test_lats_settings_per_benchmark_are_the_documented_ones(option, table, default):
+    cell = {(a, o): d for a, o, d, _ in _rows()}[("lats", option)]
+    assert getattr(lats.LATSConfig(), option) is None  # resolved per env
     pairs = dict(re.findall(r"(\w+) (\d+)", cell.split(":", 1)[1]))
-    assert pairs.pop("else") == str(lats.LATS_DEFAULT_ITERATIONS)
-    assert pairs == {k: str(v) for k, v in lats.LATS_ITERATIONS.items()}
+    assert pairs.pop("else") == str(default)
+    assert pairs == {k: str(v) for k, v in table.items()}
 
 
 @pytest.mark.parametrize("row", _rows(), ids=lambda r: f"{r[0]}.{r[1]}")

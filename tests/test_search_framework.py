@@ -290,3 +290,55 @@ def test_search_through_the_openai_client_on_a_real_endpoint(agent):
         assert rec["success"], rec
         assert policy.stats()["search_llm_calls"] >= 3
         assert len(server.chat_requests()) >= policy.stats()["search_llm_calls"] + 2  # + the 2 retried
+
+
+@pytest.mark.parametrize("agent,options,wrappers", [
+    ("mcts", {}, 2),  # one budget per episode: the search sends through the run's own budget
+    ("mcts", {"budget": 5}, 4),  # a search budget of its own beside the run's: that one is nested
+])
+def test_one_budget_wrapper_per_episode_when_the_search_budget_is_the_runs(tmp_path, monkeypatch, agent, options,
+                                                                           wrappers):
+    from treegym.agents.experiments.evaluation import RunConfig, evaluate
+    from treegym.agents.llm import budget
+
+    built: list[object] = []
+    init = budget.BudgetedLLM.__init__
+
+    def counting(self, *args, **kwargs):
+        built.append(self)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(budget.BudgetedLLM, "__init__", counting)
+    config = RunConfig(env_id=ENV, agent=agent, llm_spec="synthetic:p_correct=0.7,seed=0", task_ids=[900, 901],
+                       budget=10, agent_options=options, preflight=False)
+    records = evaluate(config, tmp_path / "out.jsonl", progress=False, log=None)
+    assert len(records) == 2 and all(r["error"] is None or "budget" in r["error"] or "gave up" in r["error"]
+                                     for r in records)
+    assert len(built) == wrappers
+    assert all(r["llm_calls"] <= 10 and r["agent_stats"]["search_llm_calls"] <= r["llm_calls"] for r in records)
+
+
+def test_search_imports_no_higher_agent_layer():
+    """The agents' order is llm < prompts/requests < simulated < search < baselines < experiments <
+    training: no module of agents/search imports baselines, experiments or training, function-level
+    imports included (cot@K, reflexion and sc@K live in baselines, above search)."""
+    import ast
+    from pathlib import Path
+
+    import treegym.agents.search as search
+
+    higher = ("baselines", "experiments", "training")
+    found = []
+    for path in sorted(Path(search.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                if any(h in parts for h in higher) and (isinstance(node, ast.Import) or node.level or "treegym" in parts):
+                    found.append(f"{path.name}: {name}")
+    assert not found

@@ -72,7 +72,38 @@ def test_astar_keeps_free_form_search_queries_on_webshop(catalog):
         queries = [c.action for c in tree.root.children if c.action.lower().startswith("search[")]
         assert queries, [c.action for c in tree.root.children]
         for child in tree.root.children:
-            assert 0 < child.stats["g2"] <= 1 and child.stats["g2"] * policy.k == pytest.approx(
-                round(child.stats["g2"] * policy.k))  # a count over k
+            assert 0 < child.stats["g2"] <= 1 and child.stats["g2"] * policy.config.k == pytest.approx(
+                round(child.stats["g2"] * policy.config.k))  # a count over k
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("peek", [False, True])
+def test_value_and_compare_prompts_show_the_done_pages_score_only_with_peek_success(peek, catalog):
+    """The done page reads "Your score (min 0.0, max 1.0) [SEP] 1.0": the env's reward. A value or
+    comparison prompt shows it to the model only when the search may read the env's verdict."""
+    from treegym.agents.prompts import get_prompts
+    from treegym.agents.search.config import SearchConfig
+    from treegym.agents.search.tree import SearchTree
+    from treegym.agents.simulated.scripted import ScriptedLLM
+
+    env = gym.make(ENV, catalog=catalog.root, split="all")
+    try:
+        obs, info = env.reset(options={"task_id": 0})
+        plan = env.unwrapped.expert().plan
+        llm = ScriptedLLM(["sure"] * 3 + ["Answer: A"] * 4)
+        hooks = SearchConfig(env, get_prompts(ENV), llm, peek_success=peek)
+        root = hooks.make_root(obs, info)
+        hooks.tree = SearchTree(root, algorithm="test", env_id=ENV)
+        node = root
+        for action in plan:
+            node = hooks.expand(node, action)
+        assert node.terminal and "Your score" in node.observation["text"]
+        hooks.value(node)
+        hooks.compare(node, node.parent)
+        prompts = [m[-1]["content"] for m in llm.calls]
+        assert len(prompts) == 3 and all(("Your score" in p) is peek for p in prompts)
+        if not peek:
+            assert all("Thank you for shopping with us!" in p for p in prompts)  # the page itself stays
     finally:
         env.close()

@@ -156,7 +156,7 @@ class EagerHandleGame24(HandleSnapshots, Game24Env):
 
 @pytest.mark.parametrize("agent,options", [("bfs", {"budget": 120}), ("dfs", {"budget": 120}),
                                            ("dfsdt", {"budget": 100}),
-                                           ("mcts", {"budget": 80, "per_step": True, "n_iters": 3})])
+                                           ("radagent-mcts@3", {"budget": 80})])
 def test_algorithms_prune_what_they_leave_for_good(agent, options):
     """BFS drops the states it does not keep, DFS and DFSDT the subtrees they backtrack out of,
     MCTS@N the siblings of each committed decision: their handles are freed during the search,

@@ -21,7 +21,7 @@ def _agent(name, env_id, llm):
     try:
         return make_agent(name, env_id, llm, seed=0, budget=60, **extra)
     except ValueError as exc:
-        if "has no option(s) budget" not in str(exc):
+        if "unknown option(s) 'budget'" not in str(exc):
             raise
         return make_agent(name, env_id, llm, seed=0, **extra)
 

@@ -43,6 +43,7 @@ read after the attempts like ``chosen_success``.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from .react import ReactPolicy
@@ -50,12 +51,42 @@ from ..registry import register_agent
 from ..search.agent import SearchAgent, build_search_agent
 from ..search.config import SearchConfig
 from ..search.tree import SearchNode, SearchTree
+from ..search.options import option, typed_value
 from ..search.sequences import sequence_stats
 
 
 def answer_key(prompts: Any, node: SearchNode) -> str:
     """What an attempt answered, for voting: the prompt spec's ``answer_key`` of its final observation."""
     return str(prompts.answer_key(node.observation))
+
+
+@dataclass(frozen=True)
+class AttemptsConfig:
+    """``cot@K``'s settings."""
+
+    attempts: int = option(3, "paper (JUDEC 5.1, RaDAgent: CoT@3)", "ReAct attempts (K)", minimum=1)
+    max_steps: int = option(12, "paper (JUDEC 5.1: 12 steps per sequence)", "steps per attempt", minimum=1)
+    stop_on_success: bool | None = option(
+        None, "ours (none = `peek_success`, which `cot@K` requires: pass@K stops at a success)",
+        "stop at the first successful attempt (needs peek_success)", words=("default",))
+
+
+@dataclass(frozen=True)
+class ReflexionConfig(AttemptsConfig):
+    """``reflexion``'s settings."""
+
+    max_reflections: int = option(3, "ours (one per failed attempt of 3)", "reflections shown in prompts",
+                                  minimum=1)
+
+
+@dataclass(frozen=True)
+class SCConfig(AttemptsConfig):
+    """``sc@K``'s settings."""
+
+    attempts: int = option(5, "ours (self-consistency has no K for our envs)", "sampled attempts (K)", minimum=1)
+    stop_on_success: bool | None = option(
+        False, "paper (self-consistency plays every sample, then votes)",
+        "stop at the first successful attempt (needs peek_success)", words=("default",))
 
 
 class AttemptsAgent(SearchAgent):
@@ -68,21 +99,14 @@ class AttemptsAgent(SearchAgent):
     #: feedback): they refuse to run without peek_success=true. sc@K does not need it.
     needs_success_signal = True
 
-    def __init__(self, env_id: str, llm: Any, *, attempts: int = 3, max_steps: int = 12,
-                 stop_on_success: bool | None = None, **options: Any):
+    Config = AttemptsConfig
+
+    def __init__(self, env_id: str, llm: Any, **options: Any):
         super().__init__(env_id, llm, **options)
         if self.needs_success_signal and not self.peek_success:
             raise ValueError(f"{self.name}: this baseline counts an episode as solved when any attempt succeeds "
                              "(and reflects after failed ones), which reads the env's success flag; pass "
                              "peek_success=true (--agent-opt peek_success=true) to allow that oracle, or use sc@K")
-        if int(attempts) < 1:
-            raise ValueError(f"{self.name}: attempts must be at least 1, got {attempts}")
-        if int(max_steps) < 1:
-            raise ValueError(f"{self.name}: max_steps must be at least 1, got {max_steps}")
-        self.attempts = int(attempts)
-        self.max_steps = int(max_steps)
-        self.stop_on_success = self.stop_on_success_option(stop_on_success)
-        self._fresh()
 
     def _fresh(self) -> None:
         """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""
@@ -92,14 +116,14 @@ class AttemptsAgent(SearchAgent):
     # ------------------------------------------------------------ the attempts
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
         self._fresh()
-        for i in range(self.attempts):
+        for i in range(self.config.attempts):
             leaf = self.attempt(root, hooks, i)
             leaf.stats.setdefault("attempts", []).append(i)
             leaf.value = i
             self.finished.append(leaf)
             if self.known_win(leaf) and self.stop_on_success:
                 return
-            if not self.known_win(leaf) and i + 1 < self.attempts:
+            if not self.known_win(leaf) and i + 1 < self.config.attempts:
                 self.after_failure(leaf, hooks)
 
     def attempt(self, root: SearchNode, hooks: SearchConfig, i: int) -> SearchNode:
@@ -109,7 +133,7 @@ class AttemptsAgent(SearchAgent):
         policy.reset()
         policy.bind(hooks.env)
         node = root
-        while not node.terminal and node.depth < self.max_steps:
+        while not node.terminal and node.depth < self.config.max_steps:
             hooks.restore(node)  # the policy's request is about the live env: put it at this node
             action = policy.act(node.observation, node.info)
             if not action:
@@ -142,9 +166,7 @@ class ReflexionAgent(AttemptsAgent):
 
     name = "reflexion"
 
-    def __init__(self, env_id: str, llm: Any, *, max_reflections: int = 3, **options: Any):
-        super().__init__(env_id, llm, **options)
-        self.max_reflections = max(1, int(max_reflections))
+    Config = ReflexionConfig
 
     def after_failure(self, leaf: SearchNode, hooks: SearchConfig) -> None:
         if leaf.terminal:
@@ -155,7 +177,7 @@ class ReflexionAgent(AttemptsAgent):
         if text:
             leaf.stats["reflection"] = text
             self.reflections.append(text)
-            del self.reflections[: max(0, len(self.reflections) - self.max_reflections)]
+            del self.reflections[: max(0, len(self.reflections) - self.config.max_reflections)]
 
     def stats(self) -> dict[str, Any]:
         out = super().stats()
@@ -169,9 +191,7 @@ class SelfConsistencyAgent(AttemptsAgent):
     name = "sc"
     needs_success_signal = False
 
-    def __init__(self, env_id: str, llm: Any, *, attempts: int = 5, stop_on_success: bool | None = False,
-                 **options: Any):
-        super().__init__(env_id, llm, attempts=attempts, stop_on_success=stop_on_success, **options)
+    Config = SCConfig
 
     def _fresh(self) -> None:
         super()._fresh()
@@ -196,24 +216,26 @@ class SelfConsistencyAgent(AttemptsAgent):
         return out
 
 
-def _k(at: int | None, attempts: int | None, default: int) -> int:
-    if at is not None and attempts is not None and int(at) != int(attempts):
-        raise ValueError(f"the agent name says @{at} but attempts={attempts}; give one of them")
-    return int(at if at is not None else attempts if attempts is not None else default)
+def _k(at: int | None, options: dict[str, Any], cls: type) -> dict[str, Any]:
+    """``options`` with ``attempts`` from the agent name's ``@K`` (``cot@5``), which must agree with an
+    ``attempts=`` option."""
+    if at is None:
+        return options
+    if "attempts" in options and typed_value(cls.Config, "attempts", options["attempts"], cls.name) != at:
+        raise ValueError(f"the agent name says @{at} but attempts={options['attempts']}; give one of them")
+    return {**options, "attempts": at}
 
 
 @register_agent("cot@", needs_llm=True, help="K independent ReAct attempts from the start; success if one succeeds (cot@3)")
-def make_cot(env_id: str, llm: Any, at: int | None = None, attempts: int | None = None, **options: Any) -> AttemptsAgent:
-    return build_search_agent(AttemptsAgent, env_id, llm, {**options, "attempts": _k(at, attempts, 3)})
+def make_cot(env_id: str, llm: Any, at: int | None = None, **options: Any) -> AttemptsAgent:
+    return build_search_agent(AttemptsAgent, env_id, llm, _k(at, options, AttemptsAgent))
 
 
 @register_agent("reflexion", needs_llm=True, help="cot@3 with a self-reflection after each failed attempt in later prompts")
-def make_reflexion(env_id: str, llm: Any, at: int | None = None, attempts: int | None = None,
-                   **options: Any) -> ReflexionAgent:
-    return build_search_agent(ReflexionAgent, env_id, llm, {**options, "attempts": _k(at, attempts, 3)})
+def make_reflexion(env_id: str, llm: Any, at: int | None = None, **options: Any) -> ReflexionAgent:
+    return build_search_agent(ReflexionAgent, env_id, llm, _k(at, options, ReflexionAgent))
 
 
 @register_agent("sc@", needs_llm=True, help="self-consistency: K sampled attempts, majority vote over final answers (sc@5)")
-def make_sc(env_id: str, llm: Any, at: int | None = None, attempts: int | None = None,
-            **options: Any) -> SelfConsistencyAgent:
-    return build_search_agent(SelfConsistencyAgent, env_id, llm, {**options, "attempts": _k(at, attempts, 5)})
+def make_sc(env_id: str, llm: Any, at: int | None = None, **options: Any) -> SelfConsistencyAgent:
+    return build_search_agent(SelfConsistencyAgent, env_id, llm, _k(at, options, SelfConsistencyAgent))

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..prompts import Step, get_prompts
@@ -40,6 +41,7 @@ from ..llm.base import LLM, BudgetExceeded, LLMError, Message
 from ..policy import AgentGaveUp, BasePolicy
 from ..registry import make_agent, register_agent
 from ..requests import ReactRequest
+from ..search.options import build_config, option
 
 FORMAT_INSTRUCTIONS = """You are Auto-GPT, an autonomous agent. Decide the next command yourself.
 You should only respond in JSON format as described below.
@@ -356,26 +358,33 @@ class AutoGPTPolicy(BasePolicy):
         return s
 
 
+@dataclass(frozen=True)
+class AutoGPTConfig:
+    """The ``autogpt`` agent's options (Auto-GPT as the opinion study runs it)."""
+    opinions: str | None = option(None, "paper (Auto-GPT 2.2: the plain agent; opinions are the study's addition, 2.3)",
+                                  "the expert agent whose suggestions are shown: oracle, rule or an agent name")
+    top_k: int = option(1, "paper (Auto-GPT Table 1: one opinion; top 5 also run)", "opinions shown", minimum=1)
+    retries: int = option(2, "ours (a reply without a command is asked again twice)", "asks again", minimum=0)
+    temperature: float = option(TEMPERATURE, "paper (Auto-GPT 3.1.1)", "sampling temperature", minimum=0)
+    seed: int | None = option(None, "ours (the LLM's own sampling)", "sampling seed")
+    prompt: str = option("tools", "paper (Auto-GPT 2.2: every action kind a command)", "", choices=("tools", "act"))
+
+
 @register_agent("autogpt", needs_llm=True,
                 help="Auto-GPT JSON thoughts/command; opinions=oracle|rule|<agent> top_k=K adds expert suggestions")
-def _make_autogpt(env_id: str, llm: LLM, *, opinions: str | None = None, top_k: int = 1, retries: int = 2,
-                  temperature: float = TEMPERATURE, seed: int | None = None, prompt: str = "tools",
-                  **options: Any) -> AutoGPTPolicy:
-    if options:
-        raise ValueError(f"agent 'autogpt' has no option(s) {', '.join(sorted(options))}; "
-                         "it takes: opinions, top_k, retries, temperature, seed, prompt")
+def _make_autogpt(env_id: str, llm: LLM, **options: Any) -> AutoGPTPolicy:
+    cfg = build_config(AutoGPTConfig, options, "autogpt")
     expert = None
-    if opinions not in (None, "", "none"):
-        if str(opinions) == "autogpt":
+    if cfg.opinions is not None:
+        if cfg.opinions == "autogpt":
             raise ValueError("autogpt: opinions=autogpt would ask itself; name another agent (oracle, rule, react, ...)")
         try:
-            expert = make_agent(str(opinions), env_id, llm, seed=seed)
+            expert = make_agent(cfg.opinions, env_id, llm, seed=cfg.seed)
         except KeyError as exc:
-            raise ValueError(f"autogpt: opinions={opinions!r} is not an agent ({exc.args[0]}); "
-                             "use oracle, rule, random, react or another agent name") from None
-    policy = AutoGPTPolicy(env_id, llm, expert=expert, top_k=top_k, retries=retries, temperature=temperature,
-                           seed=seed, prompt=prompt)
-    # opinions=oracle / gold: the expert knows the target (the env's scripted expert), far stronger than
-    # the paper's imitation-learning expert; every record says so
-    policy.expert_knows_answer = str(opinions) in ORACLE_EXPERTS
+            raise ValueError(f"autogpt: opinions={cfg.opinions!r} is not an agent ({exc.args[0]}); use oracle, "
+                             "rule, random, react or another agent name") from None
+    policy = AutoGPTPolicy(env_id, llm, expert=expert, top_k=cfg.top_k, retries=cfg.retries,
+                           temperature=cfg.temperature, seed=cfg.seed, prompt=cfg.prompt)
+    # opinions=oracle / gold know the target (far stronger than the paper's imitation expert): records say so
+    policy.expert_knows_answer = cfg.opinions in ORACLE_EXPERTS
     return policy

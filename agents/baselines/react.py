@@ -142,4 +142,5 @@ def _make_react(env_id: str, llm: LLM, **options: Any) -> ReactPolicy:
 def _no_options(agent: str, options: dict, allowed: set[str] = frozenset()) -> None:
     extra = sorted(set(options) - set(allowed))
     if extra:
-        raise ValueError(f"agent {agent!r} has no option(s) {', '.join(extra)}; it takes: {', '.join(sorted(allowed)) or 'none'}")
+        raise ValueError(f"agent {agent!r}: unknown option(s) {', '.join(map(repr, extra))}; "
+                         f"its options are: {', '.join(sorted(allowed)) or 'none'}")

@@ -208,6 +208,12 @@ class PromptSpec(AnswerForms):
             got = lines[key] = list(self.task_lines(obs))
         return list(got)
 
+    def without_verdict(self, obs: dict, history: Sequence[Step]) -> tuple[dict, Sequence[Step]]:
+        """``obs`` and ``history`` without the env's verdict on the episode (e.g. a score the final page
+        shows), for the prompts that judge states when the search may not read the env's success
+        (``peek_success`` off). By default pages show no verdict: both come back unchanged."""
+        return obs, history
+
     def state_lines(self, obs: dict) -> list[str]:
         lines = [f"{self.observation_label}: {one_line(obs.get('text', ''), self.page_chars)}"]
         valid = obs.get("valid_actions") or ()

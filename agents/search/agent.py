@@ -14,7 +14,7 @@ The package follows LLM-Reasoners (world model / search config / algorithm):
 
 A :class:`SearchAgent` is an ordinary policy. On its first ``act`` of an
 episode it runs the algorithm on the bound env inside an LLM call budget
-(``BudgetedLLM``; a spent budget stops the search cleanly, the tree so far is
+(``BudgetedLLM``: the run's own when its limits are the search's, so one budget, not two; a spent budget stops the search cleanly, the tree so far is
 kept), restores the env to the root snapshot, then plays the chosen
 trajectory's actions one per ``act``. If the chosen trajectory ends before the
 episode does (the chosen leaf is not terminal), it continues greedily: one
@@ -34,6 +34,7 @@ from .telemetry import PatienceExhausted, SearchTelemetry
 
 from .tree import SearchNode, SearchTree
 from .config import SearchConfig
+from .options import build_config, fields_of, option, split_options
 
 
 @dataclass
@@ -48,73 +49,100 @@ class SearchResult:
     stopped: str  # "done", "budget", "patience" or "llm_error"
 
 
+@dataclass(frozen=True)
+class SearchOptions:
+    """The options every search algorithm takes (the search policy's, not the algorithm's): its
+    budgets, seed, tree file, how the search config asks the LLM, and what the search may know."""
+
+    budget: int | None = option(
+        "default", "paper (JUDEC 5.1: 100 LLM calls; `default` = the run's `--budget`, else 100)",
+        "LLM calls per search", minimum=0, words=("default",))
+    max_tokens: int | None = option(None, "ours (no token budget unless asked: the papers count calls)",
+                                    "tokens per search", minimum=0)
+    seed: int = option(0, "ours (the same seed on the same task gives the same tree)", "search seed")
+    tree_out: str | None = option(None, "ours (no file unless asked)",
+                                  "path of the tree JSON; {task} and {episode} are replaced")
+    patience: int | None = option(
+        None, "ours (no early stop unless asked: the papers stop on the call budget; N = stop once the "
+        "best value has not risen for N expansions)", "expansions without a better value before stopping",
+        minimum=0)
+    propose_mode: str = option(
+        "list", "authors' code (ToT's \"Possible next steps\" propose prompt, princeton-nlp/tree-of-thought-llm "
+        "`prompts/game24.py`)", "one list call, or k sampled ReAct calls", choices=("list", "sample"))
+    temperature: float = option(0.7, "authors' code (ToT `run.py`: `--temperature` default 0.7)",
+                                "sampling temperature", minimum=0)
+    filter_valid: bool = option(
+        True, "ours (where the env lists valid actions, a step it would reject makes no node)",
+        "keep only proposals among the listed valid actions")
+    value_samples: int = option(1, "ours (one value call per state; ToT agents use `n_evaluate`)",
+                                "LLM calls averaged per value", minimum=1)
+    peek_success: bool = option(
+        False, "ours (the papers' searches judge states with the model; the env's verdict is an oracle)",
+        "whether the search may read the env's success flag and reward")
+    prompts: Any = option(None, "ours (the env's prompt spec, `agents/prompts`)", "a prompt spec object")
+
+
+@dataclass(frozen=True)
+class NoConfig:
+    """The settings of an algorithm that has none of its own."""
+
+
 class SearchAgent(BasePolicy):
     """A policy that searches on its first ``act`` and then plays the chosen trajectory.
 
-    Subclasses set ``name`` and ``value_name`` and implement ``search(root, hooks)``
-    and ``choose(tree)``; ``self.rng`` (numpy Generator) is seeded per search from
-    ``seed`` and the root observation, so the same seed on the same task gives the
-    same tree.
+    Subclasses set ``name``, ``value_name`` and ``Config`` (a frozen dataclass of
+    :func:`~.options.option` fields: the algorithm's settings, read as ``self.config``) and implement
+    ``search(root, hooks)`` and ``choose(tree)``; ``self.rng`` (numpy Generator) is seeded per search
+    from ``seed`` and the root observation, so the same seed on the same task gives the same tree.
 
-    Options common to all algorithms: ``budget`` (LLM calls per search; default: the
-    run's ``--budget`` when the LLM handed in is a ``BudgetedLLM`` with a limit, else
-    ``default_budget`` = 100),
-    ``max_tokens`` (token budget, default none), ``seed``, ``tree_out`` (path of the
-    tree JSON; ``{task}`` in it is replaced by the task id (``info["task_id"]``),
-    ``{episode}`` by this agent object's episode count; without either the file
-    is overwritten per episode), ``propose_mode``, ``temperature``,
-    ``filter_valid``, ``value_samples`` (passed to :class:`SearchConfig`);
-    ``patience`` (stop when the best value has not risen for that many expansions,
-    ``telemetry.py``; default never);
-    ``prompts`` (a prompt spec; default: the env's, ``agents/prompts``), and
-    ``peek_success`` (default false): whether the search may read the env's success
-    flag and reward (an oracle). Without it an algorithm sees what a deployed agent
-    sees: observations, and whether the episode ended; every record carries the
-    setting (``peek_success`` in ``stats()``).
+    ``options`` are the fields of :class:`SearchOptions` (every algorithm's) and of ``Config``, typed
+    once by :func:`~.options.build_config` (strings from ``--agent-opt`` included); ``config=`` hands
+    in a ready ``Config`` value instead of its fields. ``budget=default`` is the run's ``--budget``
+    when the LLM handed in is a ``BudgetedLLM`` with a limit, else ``default_budget`` = 100;
+    ``tree_out``'s ``{task}`` is replaced by the task id (``info["task_id"]``), ``{episode}`` by this
+    agent object's episode count (without either the file is overwritten per episode); ``patience``
+    stops when the best value has not risen for that many expansions (``telemetry.py``);
+    ``peek_success`` (default false): whether the search may read the env's success flag and reward
+    (an oracle). Without it an algorithm sees what a deployed agent sees: observations, and whether
+    the episode ended; every record carries the setting (``peek_success`` in ``stats()``).
     """
 
     name = "search"
     value_name = "value"
+    #: The algorithm's settings (a frozen dataclass of ``option`` fields).
+    Config: type = NoConfig
     #: When ``choose`` returns None: False = continue greedily, True = raise AgentGaveUp.
     give_up_without_answer = False
     #: LLM calls per search when neither ``budget=`` nor the run's ``--budget`` says.
     default_budget = 100
 
-    def __init__(
-        self,
-        env_id: str,
-        llm: LLM,
-        *,
-        budget: int | str | None = "default",
-        max_tokens: int | None = None,
-        seed: int = 0,
-        tree_out: str | None = None,
-        propose_mode: str = "list",
-        temperature: float = 0.7,
-        filter_valid: bool = True,
-        value_samples: int = 1,
-        peek_success: bool = False,
-        prompts: Any = None,
-        patience: int | None = None,
-    ):
+    def __init__(self, env_id: str, llm: LLM, *, config: Any = None, **options: Any):
         if llm is None:
             raise ValueError(f"agent {self.name!r} needs an LLM")
+        common, own, unknown = split_options(options, SearchOptions, self.Config)
+        if unknown:
+            known = sorted({*fields_of(SearchOptions), *fields_of(self.Config)})
+            raise ValueError(f"agent {self.name!r}: unknown option(s) {', '.join(map(repr, unknown))}; "
+                             f"its options are: {', '.join(known)}")
+        if config is not None and own:
+            raise ValueError(f"agent {self.name!r}: pass either config= or its fields "
+                             f"({', '.join(sorted(own))}), not both")
+        self.config = self.configure(env_id, config if config is not None else build_config(self.Config, own, self.name))
+        opts = build_config(SearchOptions, {**self.option_defaults(self.config), **common}, self.name)
+        self.options = opts
         self.env_id = env_id
         self.llm = llm
-        self.prompts = prompts or get_prompts(env_id)
-        if budget == "default":
-            # the run's --budget when the runner handed us a budgeted LLM, else the paper's default
-            budget = getattr(llm, "max_calls", None) or self.default_budget
-        self.budget = None if budget in (None, "", "none") else int(budget)
-        self.max_tokens = None if max_tokens in (None, "", "none") else int(max_tokens)
-        self.seed = int(seed)
-        self.tree_out = tree_out
-        self.hook_options = dict(propose_mode=propose_mode, temperature=float(temperature),
-                                 filter_valid=_as_bool(filter_valid), value_samples=int(value_samples))
-        self.peek_success = _as_bool(peek_success)
-        self.patience = None if patience in (None, "", "none") else int(patience)
-        if self.patience is not None and self.patience < 0:
-            raise ValueError(f"{self.name}: patience is a number of expansions >= 0, got {patience}")
+        self.prompts = opts.prompts or get_prompts(env_id)
+        # the run's --budget when the runner handed us a budgeted LLM, else the paper's default
+        self.budget = (getattr(llm, "max_calls", None) or self.default_budget) if opts.budget == "default" else opts.budget
+        self.max_tokens = opts.max_tokens
+        self.seed = opts.seed
+        self.tree_out = opts.tree_out
+        self.hook_options = dict(propose_mode=opts.propose_mode, temperature=opts.temperature,
+                                 filter_valid=opts.filter_valid, value_samples=opts.value_samples,
+                                 peek_success=opts.peek_success)
+        self.peek_success = opts.peek_success
+        self.patience = opts.patience
         self.result: SearchResult | None = None
         self.episode = 0
         self._plan: list[str] | None = None
@@ -122,6 +150,23 @@ class SearchAgent(BasePolicy):
         self._root_obs: dict = {}
         self._stats: dict[str, Any] = {}
         self._llm_view: Any = None
+        if "stop_on_success" in fields_of(type(self.config)):
+            self.stop_on_success = self.stop_on_success_option(self.config.stop_on_success)
+        self._fresh()
+
+    def _fresh(self) -> None:
+        """The per-search state, empty (before the first search, for ``stats()``, and at every search);
+        an algorithm with such state overrides this."""
+
+    def configure(self, env_id: str, config: Any) -> Any:
+        """The algorithm's config for ``env_id`` (a subclass resolves env-dependent settings here,
+        with ``dataclasses.replace``); by default ``config`` itself."""
+        return config
+
+    def option_defaults(self, config: Any) -> dict[str, Any]:
+        """Defaults of common options that follow the algorithm's config (e.g. ToT's ``value_samples``
+        = ``n_evaluate``); given options override them."""
+        return {}
 
     # ------------------------------------------------------------ what the search may know
     def known_win(self, node: SearchNode) -> bool:
@@ -138,9 +183,9 @@ class SearchAgent(BasePolicy):
 
     def stop_on_success_option(self, value: Any) -> bool:
         """Resolve a ``stop_on_success`` option: unset follows ``peek_success``; true needs it."""
-        if value in (None, "", "default"):
+        if value is None or value == "default":
             return self.peek_success
-        stop = _as_bool(value)
+        stop = bool(value)
         if stop and not self.peek_success:
             raise ValueError(f"{self.name}: stop_on_success=true reads the env's success flag during the "
                              "search; pass peek_success=true as well to allow that oracle")
@@ -188,9 +233,16 @@ class SearchAgent(BasePolicy):
 
     # ------------------------------------------------------------ the search run
     def _budgeted(self) -> Any:
+        """The LLM the search sends through: the run's own budget when it is this search's (a fresh
+        ``BudgetedLLM`` with the same limits: one budget, not two nested), else a new ``BudgetedLLM``
+        with ``budget`` and ``max_tokens`` around the LLM handed in."""
         from ..llm.budget import BudgetedLLM
 
-        return BudgetedLLM(self.llm, max_calls=self.budget, max_tokens=self.max_tokens)
+        llm = self.llm
+        if (isinstance(llm, BudgetedLLM) and llm.max_calls == self.budget and llm.max_tokens == self.max_tokens
+                and llm.usage.calls == 0 and llm.usage.total_tokens == 0 and llm.remaining_calls == llm.max_calls):
+            return llm
+        return BudgetedLLM(llm, max_calls=self.budget, max_tokens=self.max_tokens)
 
     def run_search(self, observation: dict, info: dict) -> SearchResult:
         """Search from the bound env's current state, leave the env there, return the result."""
@@ -274,33 +326,6 @@ class SearchAgent(BasePolicy):
         return proposals[0]
 
 
-def agent_options(cls: type) -> list[str]:
-    """The keyword options ``cls`` accepts (its own and those of its SearchAgent bases)."""
-    import inspect
-
-    names: set[str] = set()
-    for klass in cls.__mro__:
-        init = klass.__dict__.get("__init__")
-        if init is None or klass is object:
-            continue
-        for p in inspect.signature(init).parameters.values():
-            if p.kind is p.KEYWORD_ONLY or (p.kind is p.POSITIONAL_OR_KEYWORD and p.name not in ("self", "env_id", "llm")):
-                names.add(p.name)
-    return sorted(names)
-
-
 def build_search_agent(cls: type, env_id: str, llm: Any, options: dict[str, Any]) -> "SearchAgent":
-    """``cls(env_id, llm, **options)``, or a ValueError naming an unknown option and the known ones."""
-    known = agent_options(cls)
-    unknown = [k for k in options if k not in known and k != "at"]
-    if unknown:
-        raise ValueError(f"agent {cls.name!r}: unknown option(s) {', '.join(map(repr, unknown))}; "
-                         f"its options are: {', '.join(known)}")
-    options = {k: v for k, v in options.items() if k != "at"}
-    return cls(env_id, llm, **options)
-
-
-def _as_bool(x: Any) -> bool:
-    if isinstance(x, str):
-        return x.strip().lower() not in ("0", "false", "no", "off", "")
-    return bool(x)
+    """``cls(env_id, llm, **options)`` (``at``, the ``@N`` of an agent name, is the factory's, not an option)."""
+    return cls(env_id, llm, **{k: v for k, v in options.items() if k != "at"})

@@ -52,10 +52,12 @@ gives the same number.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from ..registry import register_agent
-from .agent import SearchAgent, _as_bool, build_search_agent
+from .agent import SearchAgent, build_search_agent
+from .options import option
 from .config import SearchConfig
 from .tree import SearchNode, SearchTree
 
@@ -188,8 +190,9 @@ _MEMORIES_LOCK = threading.Lock()
 
 
 def run_memory(env_id: str, memory_id: str | None, seed_plans: Callable[[], list[list[str]]]) -> LongTermMemory:
-    """The memory shared by this process's episodes of ``env_id`` under ``memory_id`` (seeded once)."""
-    if memory_id is None or str(memory_id).lower() in ("none", ""):
+    """The memory shared by this process's episodes of ``env_id`` under ``memory_id`` (seeded once);
+    ``memory_id`` None (``memory_id=none``, typed by ``AStarConfig``): a fresh memory per call."""
+    if memory_id is None:
         return LongTermMemory(seed_plans())
     with _MEMORIES_LOCK:
         key = (env_id, memory_id)
@@ -199,6 +202,34 @@ def run_memory(env_id: str, memory_id: str | None, seed_plans: Callable[[], list
 
 
 # ----------------------------------------------------------------- the agent
+@dataclass(frozen=True)
+class AStarConfig:
+    """ToolChain*'s A* settings."""
+
+    alpha: float = option(
+        0.5, "ours (ToolChain* Eq. 1 names alpha, the main text gives no value; 0.5 is the plain geometric mean)",
+        "g's geometric-mean weight in [0, 1]")
+    beta: float = option(0.5, "ours (the same for Eq. 2)", "h's geometric-mean weight in [0, 1]")
+    k: int = option(5, "ours (ToolChain* 3.2 samples k actions, no value for our envs)",
+                    "ReAct samples per expansion", minimum=1)
+    iterations: int = option(30, "ours (Algorithm 1's T, no value for our envs)", "expansions", minimum=0)
+    max_steps: int = option(12, "ours (JUDEC 5.1's 12 steps, for comparable agents)", "steps per plan", minimum=1)
+    use_g1: bool = option(True, "paper (ToolChain* 3.2, Eq. 1)", "memory LCS term of g")
+    use_g2: bool = option(True, "paper (ToolChain* 3.2, Eq. 1)", "self-consistency term of g")
+    use_h1: bool = option(True, "paper (ToolChain* 3.3, Eq. 2)", "memory position term of h")
+    use_h2: bool = option(True, "paper (ToolChain* 3.3, Eq. 2)", "imagination term of h")
+    n_demos: int = option(5, "ours (the paper's demonstrations are per benchmark; ours come from the env's expert)",
+                          "expert plans seeding the memory", minimum=0)
+    memory_id: str | None = option(
+        "run", "paper (ToolChain* 3.2: the long-term memory spans tasks; it learns only with `peek_success`)",
+        "name of the long-term memory shared across tasks (none: one per search)")
+
+    def __post_init__(self) -> None:
+        for name in ("alpha", "beta"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"astar: {name} is a geometric-mean weight in [0, 1], got {getattr(self, name)}")
+
+
 class AStarSearchAgent(SearchAgent):
     """ToolChain* A* search (see module docstring for options)."""
 
@@ -206,39 +237,16 @@ class AStarSearchAgent(SearchAgent):
     value_name = "f"
     _key: Callable[[str], str]  # the search config's action_key, set when a search starts
 
-    def __init__(
-        self,
-        env_id: str,
-        llm: Any,
-        *,
-        alpha: float = 0.5,
-        beta: float = 0.5,
-        k: int = 5,
-        iterations: int = 30,
-        max_steps: int = 12,
-        use_g1: bool = True,
-        use_g2: bool = True,
-        use_h1: bool = True,
-        use_h2: bool = True,
-        n_demos: int = 5,
-        memory_id: str | None = "run",
-        **options: Any,
-    ):
+    Config = AStarConfig
+
+    def __init__(self, env_id: str, llm: Any, **options: Any):
         super().__init__(env_id, llm, **options)
-        self.alpha, self.beta = float(alpha), float(beta)
-        for name, w in (("alpha", self.alpha), ("beta", self.beta)):
-            if not 0.0 <= w <= 1.0:
-                raise ValueError(f"astar: {name} is a geometric-mean weight in [0, 1], got {w}")
-        self.k = max(1, int(k))
-        self.iterations = int(iterations)
-        self.max_steps = int(max_steps)
-        self.use = {t: _as_bool(v) for t, v in (("g1", use_g1), ("g2", use_g2), ("h1", use_h1), ("h2", use_h2))}
-        self.n_demos = int(n_demos)
-        self.memory_id = memory_id
+        self.use = {"g1": self.config.use_g1, "g2": self.config.use_g2, "h1": self.config.use_h1,
+                    "h2": self.config.use_h2}
         self.memory: LongTermMemory | None = None  # built on the first search, from the env's expert
 
     def _demonstrations(self, hooks: SearchConfig) -> list[list[str]]:
-        return [[self._key(a) for a in plan] for plan in hooks.demonstrations(self.n_demos)]
+        return [[self._key(a) for a in plan] for plan in hooks.demonstrations(self.config.n_demos)]
 
     # ------------------------------------------------------------ costs
     def _plan_keys(self, node: SearchNode) -> list[str]:
@@ -248,14 +256,14 @@ class AStarSearchAgent(SearchAgent):
         parent_g = float(child.parent.stats["g"])  # a scored child has a parent, and every parent has g
         g1 = self.memory.g1(self._plan_keys(child)) if self.use["g1"] else None
         g2 = frequency if self.use["g2"] else None
-        g = parent_g + step_cost(g1, g2, self.alpha)
+        g = parent_g + step_cost(g1, g2, self.config.alpha)
         h1 = self.memory.h1(self._key(child.action)) if self.use["h1"] else None
         h2 = None
         if self.use["h2"]:
             # With peek_success a won step needs no imagination (nothing is left to do); without it
             # every step is scored the same way, won or not.
             h2 = 1.0 if self.known_win(child) else self._imagination(child, hooks)
-        h = future_cost(h1, h2, self.beta)
+        h = future_cost(h1, h2, self.config.beta)
         child.stats.update({"g": g, "h": h, "g1": g1, "g2": g2, "h1": h1, "h2": h2})
         child.value = g + h
 
@@ -270,10 +278,10 @@ class AStarSearchAgent(SearchAgent):
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
         self._key = hooks.action_key
         if self.memory is None:
-            self.memory = run_memory(self.env_id, self.memory_id, lambda: self._demonstrations(hooks))
+            self.memory = run_memory(self.env_id, self.config.memory_id, lambda: self._demonstrations(hooks))
         root.stats.update({"g": 0.0, "h": 0.0})
         frontier: list[SearchNode] = [root]
-        for _ in range(self.iterations):
+        for _ in range(self.config.iterations):
             if not frontier:
                 return
             node = min(frontier, key=lambda n: (n.value, n.id))
@@ -281,9 +289,9 @@ class AStarSearchAgent(SearchAgent):
             node.visits = 1  # a node leaves the frontier once: this is its only visit
             if self.known_win(node):
                 return  # the goal test: only with peek_success (Alg. 1 has none); choose() returns it
-            if node.terminal or node.depth >= self.max_steps:
+            if node.terminal or node.depth >= self.config.max_steps:
                 continue
-            samples = hooks.sample_actions(node, self.k)
+            samples = hooks.sample_actions(node, self.config.k)
             counts: dict[str, int] = {}
             for a in samples:
                 counts[a] = counts.get(a, 0) + 1
@@ -293,7 +301,7 @@ class AStarSearchAgent(SearchAgent):
                     continue  # the env would reject it: no node (the sample still lowers others' frequency)
                 child = hooks.expand(node, action)  # a new child: the node had none, the keys are distinct
                 # g2 = #{j : a_j = a} / k (ToolChain* 3.2): unparseable samples count in k
-                self._score_child(child, count / self.k, hooks)
+                self._score_child(child, count / self.config.k, hooks)
                 if not child.terminal or self.known_win(child):
                     frontier.append(child)
 

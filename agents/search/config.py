@@ -37,6 +37,9 @@ class SearchConfig:
       proposals among them (matched case-insensitively, rewritten to the listed
       form) or filling one of the env's ``action_templates()`` (a search query).
     * ``value_samples``: LLM calls averaged per ``value``.
+    * ``peek_success``: whether the env's verdict may reach the model; without it ``value`` and
+      ``compare`` prompts show states without it (the prompt spec's ``without_verdict``: WebShop's
+      done page loses its score line).
 
     Counters: ``expansions`` (env steps taken by ``expand``), ``restores``.
 
@@ -59,6 +62,7 @@ class SearchConfig:
         temperature: float = 0.7,
         filter_valid: bool = True,
         value_samples: int = 1,
+        peek_success: bool = False,
         tree: SearchTree | None = None,
     ):
         if propose_mode not in ("list", "sample"):
@@ -71,6 +75,7 @@ class SearchConfig:
         self.temperature = float(temperature)
         self.filter_valid = bool(filter_valid)
         self.value_samples = max(1, int(value_samples))
+        self.peek_success = bool(peek_success)
         self.tree = tree
         self.reflections: list[str] = []
         self.expansions = 0
@@ -249,6 +254,9 @@ class SearchConfig:
         ta = a.trajectory() if isinstance(a, SearchNode) else list(a)
         tb = b.trajectory() if isinstance(b, SearchNode) else list(b)
         obs = self.tree.root.observation if self.tree is not None else {}
+        if not self.peek_success:
+            obs, ta = self.prompts.without_verdict(obs, ta)
+            tb = self.prompts.without_verdict(obs, tb)[1]
         choices = self.prompts.compare_choices
         m1 = self.prompts.compare_messages(obs, ta, tb)
         t1 = CompareRequest(m1, self.env, self._refs(a, b), choices=choices).send(self.llm)[0]
@@ -265,7 +273,10 @@ class SearchConfig:
 
     def value(self, node: SearchNode) -> float:
         """The LLM's value of ``node``'s state in [0, 1], averaged over ``value_samples`` calls."""
-        messages = self.prompts.value_messages(node.observation, node.trajectory())
+        obs, history = node.observation, node.trajectory()
+        if not self.peek_success:
+            obs, history = self.prompts.without_verdict(obs, history)
+        messages = self.prompts.value_messages(obs, history)
         choices = self.prompts.value_choices
         states = self._refs(node)
         texts = list(ValueRequest(messages, self.env, states, choices=choices,

@@ -41,8 +41,9 @@ generating 3 decision sequences", no task-specific knowledge):
 scoring) beside ``success`` (the first answer, played).
 
 Defaults follow ToolBench's runner (authors' code, ``DFS_woFilter_w2``):
-``width=2``, ``prune_back=2``, ``max_depth=12`` steps (ToolBench's
-``single_chain_max_step``), the call budget from ``budget`` (ToolBench: 200
+``width=2``, ``prune_back=2``; ``max_depth=12`` env steps is JUDEC 5.1's 12 steps per
+sequence (ToolBench's ``single_chain_max_step`` 12 counts tree nodes, three per step: about 4
+steps), the call budget from ``budget`` (ToolBench: 200
 queries; here the suite-wide default). ``answer_threshold=0.5`` and
 ``answer_judge=value`` are ours (our envs have no give-up action; the value
 prompt's "likely" is the middle of its scale).
@@ -54,15 +55,39 @@ DFS visiting order.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..registry import register_agent
 from .agent import SearchAgent, build_search_agent
+from .options import option
 from .config import SearchConfig
 from .tree import SearchNode, SearchTree
 from .sequences import judec_options, sequence_stats
 
 FOUND = 10_000  # "unwind everything": the search has its answer
+
+
+@dataclass(frozen=True)
+class DFSDTConfig:
+    """ToolBench DFSDT's settings."""
+
+    width: int = option(2, "authors' code (ToolBench `DFS_woFilter_w2`)", "children per node", minimum=1)
+    prune_back: int = option(2, "authors' code (ToolBench DFSDT: a give-up goes back 2 levels)",
+                             "levels a give-up backtracks", minimum=1)
+    max_depth: int = option(
+        12, "paper (JUDEC 5.1: 12 steps per decision sequence for every baseline); ToolBench's "
+        "`single_chain_max_step` 12 counts tree nodes, 3 per step (Thought, Action, Action Input; its "
+        "`get_depth() // 3` is the step), about 4 steps", "env steps per chain",
+                            minimum=1)
+    max_sequences: int | None = option(None, "authors' code (DFSDT stops at the first answer)",
+                                       "stop after this many decision sequences", minimum=1)
+    answer_threshold: float = option(
+        0.5, "ours (our envs have no give-up action; \"likely\" or better, inclusive, is an answer)",
+        "value from which a final state is an answer")
+    answer_judge: str = option(
+        "value", "ours (the same reason: the model's value of the final state stands in for its give-up choice)",
+        "how a final state is judged an answer", choices=("value", "none"))
 
 
 class DFSDTAgent(SearchAgent):
@@ -71,24 +96,7 @@ class DFSDTAgent(SearchAgent):
     name = "dfsdt"
     value_name = "order"
 
-    def __init__(self, env_id: str, llm: Any, *, width: int = 2, prune_back: int = 2, max_depth: int = 12,
-                 max_sequences: int | None = None, answer_threshold: float = 0.5, answer_judge: str = "value",
-                 **options: Any):
-        super().__init__(env_id, llm, **options)
-        for key, v in (("width", width), ("prune_back", prune_back), ("max_depth", max_depth)):
-            if int(v) < 1:
-                raise ValueError(f"dfsdt: {key} must be at least 1, got {v}")
-        self.width = int(width)
-        self.prune_back = int(prune_back)
-        self.max_depth = int(max_depth)
-        self.max_sequences = None if max_sequences in (None, "", "none") else int(max_sequences)
-        if self.max_sequences is not None and self.max_sequences < 1:
-            raise ValueError(f"dfsdt: max_sequences must be at least 1 or none, got {max_sequences}")
-        self.answer_threshold = float(answer_threshold)
-        if answer_judge not in ("value", "none"):
-            raise ValueError(f"dfsdt: answer_judge must be 'value' or 'none', not {answer_judge!r}")
-        self.answer_judge = answer_judge
-        self._fresh()
+    Config = DFSDTConfig
 
     def _fresh(self) -> None:
         """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""
@@ -110,15 +118,15 @@ class DFSDTAgent(SearchAgent):
         no give-up action, so the self-judgment stands in for that choice."""
         if self.peek_success:
             return node.success or node.reward > 0
-        if self.answer_judge == "none":
+        if self.config.answer_judge == "none":
             return True
         node.stats["judged"] = float(hooks.value(node))
-        return node.stats["judged"] >= self.answer_threshold
+        return node.stats["judged"] >= self.config.answer_threshold
 
     def _sequence_done(self, node: SearchNode) -> int | None:
         """Count a finished decision sequence; FOUND when ``max_sequences`` of them are reached."""
         self.sequences.append(node)
-        if self.max_sequences is not None and len(self.sequences) >= self.max_sequences:
+        if self.config.max_sequences is not None and len(self.sequences) >= self.config.max_sequences:
             return FOUND
         return None
 
@@ -132,16 +140,16 @@ class DFSDTAgent(SearchAgent):
             # runs to max_sequences decision sequences (JUDEC's baseline setting)
             node.stats["answer"] = True
             self.found = self.found or node
-            if self.max_sequences is None:
+            if self.config.max_sequences is None:
                 return FOUND
             return self._sequence_done(node) or 1
         if node.terminal:
             node.stats["give_up"] = True
             self.give_ups += 1
-            return self._sequence_done(node) or self.prune_back
-        if node.depth >= self.max_depth:
+            return self._sequence_done(node) or self.config.prune_back
+        if node.depth >= self.config.max_depth:
             return self._sequence_done(node) or 1
-        for i in range(self.width):
+        for i in range(self.config.width):
             avoid = [c.action for c in node.children if c.action]
             actions = hooks.propose(node, 1, avoid=avoid, attempt=i)
             if not actions:
@@ -171,7 +179,7 @@ class DFSDTAgent(SearchAgent):
         out = super().stats()
         out.update(dfsdt_backtracks=self.backtracks, dfsdt_give_ups=self.give_ups,
                    dfsdt_sequences=len(self.sequences))
-        if self.max_sequences is not None:
+        if self.config.max_sequences is not None:
             out.update(sequence_stats(self.sequences))
         return out
 
@@ -187,4 +195,4 @@ JUDEC_DFSDT = {"max_sequences": 3, "answer_judge": "none"}
 
 @register_agent("judec-dfsdt", needs_llm=True, help="JUDEC's DFSDT baseline: DFSDT until 3 decision sequences, no value calls")
 def make_judec_dfsdt(env_id: str, llm: Any, **options: Any) -> DFSDTAgent:
-    return build_search_agent(DFSDTAgent, env_id, llm, judec_options(JUDEC_DFSDT, options))
+    return build_search_agent(DFSDTAgent, env_id, llm, judec_options(JUDEC_DFSDT, options, DFSDTAgent))

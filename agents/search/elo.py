@@ -52,10 +52,12 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from itertools import accumulate
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from ..registry import register_agent
 from .agent import SearchAgent, build_search_agent
+from .options import option
 from .config import SearchConfig
 from .tree import SearchNode, SearchTree
 
@@ -128,56 +130,60 @@ def rejection_value_from_p(p: float, r: float = ELO_R) -> float:
 
 
 # ----------------------------------------------------------------- the agent
+@dataclass(frozen=True)
+class EloConfig:
+    """JUDEC's Elo-based tree search settings."""
+
+    explorations: int = option(20, "paper (JUDEC 5.1)", "decision sequences to generate", minimum=1)
+    max_steps: int = option(12, "paper (JUDEC 5.1)", "steps per sequence", minimum=0)
+    k_factor: float = option(ELO_K, "paper (JUDEC 5.1)", "Elo K")
+    r: float = option(ELO_R, "paper (JUDEC 5.1)", "Elo scale", minimum=1e-9)
+    tau0: float | None = option(None, "ours (none = r: Eq. 8 names tau0, neither paper gives a value)",
+                                "initial softmax temperature", minimum=1e-9)
+    anneal: str = option("paper", "paper (JUDEC Eq. 8, 4.2)", "annealing schedule", choices=("paper", "code"))
+    rejection_elo: float = option(0.0, "paper (JUDEC 5.1: \"the Elo score of d-hat ... 0.0\")",
+                                  "Elo of the rejection (explore a new decision)")
+    rejection_p: float | None = option(
+        None, "ours (unset: `rejection_elo` holds; the authors' code derives it from p)",
+        "rejection probability to derive rejection_elo from")
+    max_children: int | None = option(
+        None, "ours (inferred: JUDEC 4.1 offers the rejection at every step and names no cap; the code caps at 4 / 15)",
+        "children per step before no rejection is offered", minimum=1)
+    comparisons: int = option(1, "paper (JUDEC Eq. 6, 4.2: one earlier sequence per new one)",
+                              "earlier sequences each new one is compared with", minimum=0)
+    final: str = option("paper", "paper (JUDEC Eq. 9, 4.3)", "how the answer is chosen",
+                        choices=("paper", "terminal", "code"))
+    terminal_children: str = option("skip", "ours (paper silent; nothing can be explored below a final step)",
+                                    "whether Eq. 5 draws final steps", choices=("skip", "include"))
+    stop_on_success: bool | None = option(
+        None, "ours (none = `peek_success`, false by default: inferred from JUDEC 4.1 running all explorations)",
+        "stop at the first won step (needs peek_success)", words=("default",))
+    propose_retries: int = option(3, "ours (paper silent)", "asks before a step counts as having nothing new",
+                                  minimum=1)
+
+
 class EloSearchAgent(SearchAgent):
     """JUDEC / RaDAgent Elo-based tree search (see module docstring for options)."""
 
     name = "elo"
     value_name = "elo"
 
-    def __init__(
-        self,
-        env_id: str,
-        llm: Any,
-        *,
-        explorations: int = 20,
-        max_steps: int = 12,
-        k_factor: float = ELO_K,
-        r: float = ELO_R,
-        tau0: float | None = None,
-        anneal: str = "paper",
-        rejection_elo: float = 0.0,
-        rejection_p: float | None = None,
-        max_children: int | None = None,
-        comparisons: int = 1,
-        final: str = "paper",
-        terminal_children: str = "skip",
-        stop_on_success: bool | None = None,
-        propose_retries: int = 3,
-        **options: Any,
-    ):
-        super().__init__(env_id, llm, **options)
-        if anneal not in ("paper", "code"):
-            raise ValueError(f"elo: anneal must be 'paper' or 'code', not {anneal!r}")
-        if final not in ("paper", "terminal", "code"):
-            raise ValueError(f"elo: final must be 'paper', 'terminal' or 'code', not {final!r}")
-        if terminal_children not in ("skip", "include"):
-            raise ValueError(f"elo: terminal_children must be 'skip' or 'include', not {terminal_children!r}")
-        self.explorations = int(explorations)
-        self.max_steps = int(max_steps)
-        self.k_factor = float(k_factor)
-        self.r = float(r)
-        self.tau0 = float(tau0) if tau0 not in (None, "") else self.r
-        self.anneal = anneal
-        self.rejection_elo = (rejection_value_from_p(float(rejection_p), self.r)
-                              if rejection_p not in (None, "") else float(rejection_elo))
-        self.max_children = int(max_children) if max_children not in (None, "", "none") else None
-        self.comparisons = int(comparisons)
-        self.final = final
-        self.terminal_children = terminal_children
-        self.stop_on_success = self.stop_on_success_option(stop_on_success)
-        self.propose_retries = max(1, int(propose_retries))
+    Config = EloConfig
+
+    def _fresh(self) -> None:
         self.sequences: list[SearchNode] = []
-        self.give_up_without_answer = final == "code"
+
+    @property
+    def give_up_without_answer(self) -> bool:  # type: ignore[override]
+        """``final=code``: no answer when the best end was pruned (the authors' code gives up)."""
+        return self.config.final == "code"
+
+    def configure(self, env_id: str, config: "EloConfig") -> "EloConfig":
+        """``tau0`` unset: r; ``rejection_p`` set: the rejection Elo it stands for."""
+        tau0 = config.r if config.tau0 is None else config.tau0
+        rejection = (config.rejection_elo if config.rejection_p is None
+                     else rejection_value_from_p(config.rejection_p, config.r))
+        return replace(config, tau0=tau0, rejection_elo=rejection)
 
     # ------------------------------------------------------------ per-node bookkeeping
     @staticmethod
@@ -186,17 +192,17 @@ class EloSearchAgent(SearchAgent):
         return int(node.stats.get("elo_updates", 0))
 
     def tau(self, node: SearchNode) -> float:
-        return annealed_temperature(self.tau0, self.updates(node), self.anneal)
+        return annealed_temperature(self.config.tau0, self.updates(node), self.config.anneal)
 
     def _open_children(self, node: SearchNode) -> list[SearchNode]:
         """The children Eq. 5 draws from: not closed, and not terminal unless ``terminal_children=include``."""
-        keep_terminal = self.terminal_children == "include"
+        keep_terminal = self.config.terminal_children == "include"
         return [c for c in node.children if (keep_terminal or not c.terminal) and not c.stats.get("closed")]
 
     def _can_reject(self, node: SearchNode) -> bool:
-        if node.stats.get("no_new") or node.terminal or node.depth >= self.max_steps:
+        if node.stats.get("no_new") or node.terminal or node.depth >= self.config.max_steps:
             return False
-        return self.max_children is None or len(node.children) < self.max_children
+        return self.config.max_children is None or len(node.children) < self.config.max_children
 
     # ------------------------------------------------------------ search
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
@@ -204,7 +210,7 @@ class EloSearchAgent(SearchAgent):
         walks = 0
         # Walks that end in a closed branch cost no LLM call and do not count as explorations;
         # the walk cap only guards against a tree with nothing left to explore.
-        while (len(self.sequences) < self.explorations and walks < 4 * self.explorations
+        while (len(self.sequences) < self.config.explorations and walks < 4 * self.config.explorations
                and not root.stats.get("closed")):
             walks += 1
             start = self._descend(root)
@@ -229,7 +235,7 @@ class EloSearchAgent(SearchAgent):
                 node.stats["closed"] = True
                 return None
             probs = selection_probabilities([c.value for c in children], self.tau(node),
-                                            self.rejection_elo if can_reject else None)
+                                            self.config.rejection_elo if can_reject else None)
             pick = choice_index(self.rng, probs)
             if pick == len(children):
                 return node
@@ -245,13 +251,13 @@ class EloSearchAgent(SearchAgent):
         actions = hooks.propose(start, 1, avoid=avoid, attempt=tries)
         if not actions:
             start.stats["propose_tries"] = tries + 1
-            if tries + 1 >= self.propose_retries:
+            if tries + 1 >= self.config.propose_retries:
                 start.stats["no_new"] = True  # the model has nothing new from here
             return None
         node = hooks.expand(start, actions[0])  # a new step: the avoid list kept the siblings' actions out
         node.visits = 1
-        while not node.terminal and node.depth < self.max_steps:
-            for attempt in range(max(1, self.propose_retries)):  # an unusable answer is asked again
+        while not node.terminal and node.depth < self.config.max_steps:
+            for attempt in range(self.config.propose_retries):  # an unusable answer is asked again
                 actions = hooks.propose(node, 1, attempt=attempt)
                 if actions:
                     break
@@ -267,10 +273,10 @@ class EloSearchAgent(SearchAgent):
     def _judge(self, leaf: SearchNode, hooks: SearchConfig) -> None:
         """Eq. 6 + Eq. 3 against random earlier sequences, then Eq. 7 bottom-up."""
         earlier = self.sequences[:-1]
-        for _ in range(min(self.comparisons, len(earlier))):
+        for _ in range(min(self.config.comparisons, len(earlier))):
             other = earlier[int(self.rng.integers(len(earlier)))]
             result = hooks.compare(leaf, other)
-            leaf.value, other.value = elo_update(leaf.value, other.value, result, self.k_factor, self.r)
+            leaf.value, other.value = elo_update(leaf.value, other.value, result, self.config.k_factor, self.config.r)
             for n in {id(x): x for x in leaf.path() + other.path()}.values():
                 n.stats["elo_updates"] = self.updates(n) + 1
             self._aggregate(hooks.tree)
@@ -284,13 +290,13 @@ class EloSearchAgent(SearchAgent):
 
     # ------------------------------------------------------------ answer (Eq. 9)
     def choose(self, tree: SearchTree) -> SearchNode | None:
-        ends = [s for s in self.sequences if s.terminal] if self.final == "terminal" else []
+        ends = [s for s in self.sequences if s.terminal] if self.config.final == "terminal" else []
         if not ends:
             ends = list(self.sequences)  # Eq. 9: argmax over every decision sequence's end
         if not ends:
             return None
         best = max(ends, key=lambda n: (n.value, -n.id))
-        if self.final == "code" and not best.terminal:
+        if self.config.final == "code" and not best.terminal:
             return None  # the code emits no answer; the agent gives up (give_up_without_answer)
         return best
 
@@ -303,7 +309,7 @@ class EloSearchAgent(SearchAgent):
             # normalises chosen_elo over a run's tasks). chosen_elo_normalized is Eq. 1
             # against a fresh step (Elo 0): a per-episode score in (0, 1).
             out["chosen_elo"] = round(float(chosen.value), 4)
-            out["chosen_elo_normalized"] = round(expected_score(float(chosen.value), 0.0, self.r), 4)
+            out["chosen_elo_normalized"] = round(expected_score(float(chosen.value), 0.0, self.config.r), 4)
         return out
 
 

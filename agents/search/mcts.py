@@ -1,4 +1,4 @@
-"""Monte Carlo tree search over LLM proposals: agents ``mcts`` and ``radagent-mcts@N`` (``lats`` is in ``lats.py``).
+"""Monte Carlo tree search (UCT) over LLM proposals: agent ``mcts``.
 
 One iteration (LLM-Reasoners ``MCTS`` phases):
 
@@ -31,38 +31,19 @@ terminal reward).
 
 The search ends after ``n_iters`` iterations, when the LLM budget is spent,
 when no node is left to expand, or (``stop_on_success``) when a step has won.
-The answer (``output=max_reward``) is the path that follows the highest Q from
+The answer (``output=follow_max``) is the path that follows the highest Q from
 the root (LLM-Reasoners ``follow_max``; with ``peek_success`` the first won
-leaf comes first); ``output=max_visit`` follows visit counts.
+leaf comes first); ``output=max_visit`` follows visit counts; ``output=max_reward``
+(LLM-Reasoners' default, ``_dfs_max_reward``) is the path that ended the episode with the
+highest sum of its steps' priors, none when no path ended it.
 
-``per_step=true`` runs MCTS@N as RaDAgent's baseline does (RaDAgent 6.6:
-"40 and 100 simulations at each decision step"): ``n_iters`` simulations from
-the current decision step, then a commitment to its best child (by
-``output``), then ``n_iters`` more from there, until the episode ends;
-``depth_limit`` then counts from the current decision step. The agent
-``radagent-mcts@N`` is that baseline (``per_step=true``, ``n_iters=N``, 40
-without ``@N``); plain ``mcts@N`` grows one tree from the start with N
-simulations in all. ``rollout_depth=none`` rolls out until the env ends the
-episode (bounded by ``depth_limit``), ToolChain*'s MCTS baseline.
+``rollout_depth=none`` rolls out until the env ends the episode (bounded by ``depth_limit``),
+ToolChain*'s MCTS baseline. ``mcts@N`` grows one tree from the start with N simulations in all.
 
-``lats`` (Zhou et al. 2023, Language Agent Tree Search) is this loop with the authors' settings and
-self-reflection (``reflect``): see ``lats.py``.
-
-Defaults (each overridable with ``--agent-opt key=value``; ``mcts@40`` /
-``lats@40`` set ``n_iters``); their sources are in agents/search/README.md:
-
-============  ======  ======================
-option        mcts    lats
-============  ======  ======================
-n_iters       10      30 WebShop / 50 HotPotQA
-w_exp         1.0     1.414
-depth_limit   5       7
-n_actions     5       5
-simulate      value   rollout
-rollout_depth 4       none (to the end)
-rollout_width 1       5
-reflect       false   true
-============  ======  ======================
+The same loop serves two more agents, each in its own module: ``radagent-mcts@N`` (RaDAgent's
+MCTS@N baseline: N simulations before every decision step, ``radagent_mcts.py``) and ``lats``
+(Zhou et al. 2023, Language Agent Tree Search: the authors' settings, rollouts and self-reflection,
+``lats.py``). Defaults and their sources: the ``MCTSConfig`` fields and agents/search/README.md.
 
 Node fields: ``value`` = Q (mean backed-up reward), ``visits`` = N;
 ``stats["prior"]`` the expansion-time value, ``stats["dead"]`` when the model
@@ -71,12 +52,41 @@ proposed nothing usable from the node.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from ..registry import register_agent
-from .agent import SearchAgent, _as_bool, build_search_agent
+from .agent import SearchAgent, build_search_agent
+from .options import option, typed_value
 from .config import SearchConfig
 from .tree import SearchNode, SearchTree
+
+
+@dataclass(frozen=True)
+class MCTSConfig:
+    """The settings of plain MCTS (UCT with LLM priors; LLM-Reasoners' defaults)."""
+
+    n_iters: int = option(10, "authors' code (LLM-Reasoners `MCTS(n_iters=10)`)", "simulations", minimum=1)
+    w_exp: float = option(1.0, "authors' code (LLM-Reasoners `MCTS(w_exp=1.)`)", "UCT exploration weight")
+    depth_limit: int = option(5, "authors' code (LLM-Reasoners `MCTS(depth_limit=5)`)",
+                              "steps below the start a branch may grow", minimum=1)
+    n_actions: int = option(5, "authors' code (LLM-Reasoners' examples; LATS's `n_generate_sample` is 5 too)",
+                            "proposals per expansion", minimum=1)
+    simulate: str = option("value", "paper (RaDAgent 6.6: the MCTS baseline scores states with ToT's value)",
+                           "how a new child is scored", choices=("value", "rollout"))
+    rollout_depth: int | None = option(
+        4, "ours (used only with `simulate=rollout`; `lats` has the authors' value)",
+        "rollout steps (none: until the episode ends, bounded by depth_limit)", minimum=0)
+    rollout_width: int = option(1, "ours (used only with `simulate=rollout`; `lats` has the authors' value)",
+                                "proposals per rollout step (the best-valued one is kept)", minimum=1)
+    output: str = option(
+        "follow_max", "authors' code (LLM-Reasoners `output_strategy='follow_max'`; its default `max_reward` "
+        "needs paths that ended the episode, which `simulate=value` seldom grows, and is an option here)",
+        "how the answer path is chosen", choices=("follow_max", "max_reward", "max_visit"))
+    stop_on_success: bool | None = option(
+        None, "ours (none = `peek_success`; LATS stops at the env's reward 1, an oracle here)",
+        "stop at the first won step (needs peek_success)", words=("default",))
+
 
 
 class MCTSAgent(SearchAgent):
@@ -84,107 +94,26 @@ class MCTSAgent(SearchAgent):
 
     name = "mcts"
     value_name = "q"
-    _base = 0  # depth of the node the simulations start from (set by search; per_step moves it down)
+    _base = 0  # depth of the node the simulations start from (set by search; radagent-mcts moves it down)
     _current: SearchNode  # that node (set by search)
 
-    def __init__(
-        self,
-        env_id: str,
-        llm: Any,
-        *,
-        n_iters: int = 10,
-        w_exp: float = 1.0,
-        depth_limit: int = 5,
-        n_actions: int = 5,
-        simulate: str = "value",
-        rollout_depth: int = 4,
-        rollout_width: int = 1,
-        reflect: bool = False,
-        max_reflections: int = 3,
-        output: str = "max_reward",
-        stop_on_success: bool | None = None,
-        per_step: bool = False,
-        **options: Any,
-    ):
-        super().__init__(env_id, llm, **options)
-        if simulate not in ("value", "rollout"):
-            raise ValueError(f"{self.name}: simulate must be 'value' or 'rollout', not {simulate!r}")
-        if output not in ("max_reward", "max_visit"):
-            raise ValueError(f"{self.name}: output must be 'max_reward' or 'max_visit', not {output!r}")
-        for key, v in (("n_iters", n_iters), ("depth_limit", depth_limit), ("n_actions", n_actions),
-                       ("rollout_width", rollout_width)):
-            if int(v) < 1:
-                raise ValueError(f"{self.name}: {key} must be at least 1, got {v}")
-        self.n_iters = int(n_iters)
-        self.w_exp = float(w_exp)
-        self.depth_limit = int(depth_limit)
-        self.n_actions = int(n_actions)
-        self.simulate_mode = simulate
-        # rollout_depth=none: roll out until the env ends the episode (ToolChain*'s MCTS baseline),
-        # still bounded by depth_limit
-        self.rollout_depth = None if rollout_depth in (None, "", "none") else int(rollout_depth)
-        if self.rollout_depth is not None and self.rollout_depth < 0:
-            raise ValueError(f"{self.name}: rollout_depth must be >= 0 or none, got {rollout_depth}")
-        self.rollout_width = int(rollout_width)
-        self.reflect = _as_bool(reflect)
-        self.max_reflections = int(max_reflections)
-        self.output = output
-        self.stop_on_success = self.stop_on_success_option(stop_on_success)
-        self.per_step = _as_bool(per_step)
-        self._fresh()
+    Config = MCTSConfig
 
     def _fresh(self) -> None:
         """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""
-        self.reflections: list[str] = []
         self.iterations = 0
         self.won: SearchNode | None = None
-        self.decisions: list[SearchNode] = []
 
     # ------------------------------------------------------------ the loop
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
         self._fresh()
         self._base = root.depth
-        self._current = root  # the decision step the simulations start from
-        if self.reflect:
-            hooks.reflections = self.reflections
-        if not self.per_step:
-            self._simulations(root, hooks)
-            return
-        # MCTS@N as RaDAgent's baseline runs it: N simulations before every decision step, then
-        # commit to the best child and simulate again from there.
-        current = root
-        while not current.terminal:
-            self._base = current.depth
-            self._simulations(current, hooks)
-            if self.stop_on_success and self.won is not None:
-                return
-            nxt = self._best_child(current)
-            if nxt is None:
-                return
-            nxt.stats["decision"] = len(self.decisions)
-            self.decisions.append(nxt)
-            for sibling in current.children:
-                if sibling is not nxt:
-                    hooks.prune(sibling)  # committed: the search never goes back above nxt
-            self._current = current = nxt
-            self._base = current.depth
-            self._recompute_closed(current)  # the depth limit now counts from here
-
-    def _recompute_closed(self, node: SearchNode) -> bool:
-        """Recompute the closed flags below ``node`` (post-order) for the current ``_base``: a node
-        the old depth limit closed can be expanded again once the search has committed further down."""
-        if node.children:
-            closed = all([self._recompute_closed(c) for c in node.children])
-        else:
-            closed = not self._expandable(node)
-        node.stats.pop("closed", None)
-        if closed:
-            node.stats["closed"] = True
-        return closed
+        self._current = root  # the node the simulations start from
+        self._simulations(root, hooks)
 
     def _simulations(self, start: SearchNode, hooks: SearchConfig) -> None:
         """``n_iters`` select-expand-simulate-back-propagate rounds below ``start``."""
-        for _ in range(self.n_iters):
+        for _ in range(self.config.n_iters):
             path = self._select(start)
             if path is None:
                 return  # every branch is finished or dead
@@ -201,12 +130,17 @@ class MCTSAgent(SearchAgent):
                 self.won = end
             if self.stop_on_success and self.won is not None:
                 return
-            failed = not end.success if self.peek_success else reward < 1.0
-            if self.reflect and (end.terminal or self.simulate_mode == "rollout") and failed:
-                self._reflect(end, hooks, reward)
+            self.after_simulation(end, reward, hooks)
+
+    def rollout_stop_depth(self) -> int:
+        """A rollout stops at this node depth: the depth limit, counted from where the simulations start."""
+        return self._base + self.config.depth_limit
+
+    def after_simulation(self, end: SearchNode, reward: float, hooks: SearchConfig) -> None:
+        """Called after each simulation that did not stop the search (LATS reflects here)."""
 
     def _expandable(self, node: SearchNode) -> bool:
-        return not node.terminal and node.depth - self._base < self.depth_limit and not node.stats.get("dead")
+        return not node.terminal and node.depth - self._base < self.config.depth_limit and not node.stats.get("dead")
 
     def _closed(self, node: SearchNode) -> bool:
         return bool(node.stats.get("closed"))
@@ -225,7 +159,7 @@ class MCTSAgent(SearchAgent):
 
     def uct(self, parent: SearchNode, child: SearchNode) -> float:
         q = child.value if child.visits else float(child.stats.get("prior", 0.0))
-        return q + self.w_exp * math.sqrt(math.log(max(1, parent.visits)) / max(1, child.visits))
+        return q + self.config.w_exp * math.sqrt(math.log(max(1, parent.visits)) / max(1, child.visits))
 
     def _select(self, root: SearchNode) -> list[SearchNode] | None:
         """The path to the node to expand or simulate next (None when all is closed)."""
@@ -245,7 +179,7 @@ class MCTSAgent(SearchAgent):
 
     def _expand(self, node: SearchNode, hooks: SearchConfig) -> SearchNode | None:
         """Add up to ``n_actions`` children with priors; return the best new one."""
-        actions = hooks.propose(node, self.n_actions)  # a node is expanded once, while it has no children
+        actions = hooks.propose(node, self.config.n_actions)  # a node is expanded once, while it has no children
         if not actions:
             node.stats["dead"] = True
             return None
@@ -271,15 +205,15 @@ class MCTSAgent(SearchAgent):
 
     def _simulate(self, node: SearchNode, hooks: SearchConfig) -> tuple[float, SearchNode]:
         """(reward, the node the simulation ended on: ``node`` itself or a rollout descendant)."""
-        if node.terminal or self.simulate_mode == "value":
+        if node.terminal or self.config.simulate == "value":
             return self._reward(node, hooks), node
         current = node
         steps = 0
-        while self.rollout_depth is None or steps < self.rollout_depth:
+        while self.config.rollout_depth is None or steps < self.config.rollout_depth:
             steps += 1
-            if current.terminal or current.depth - self._base >= self.depth_limit:
+            if current.terminal or current.depth >= self.rollout_stop_depth():
                 break
-            actions = hooks.propose(current, self.rollout_width)
+            actions = hooks.propose(current, self.config.rollout_width)
             if not actions:
                 current.stats["dead"] = True
                 break
@@ -294,28 +228,13 @@ class MCTSAgent(SearchAgent):
             current = nxt
         return self._reward(current, hooks), current
 
-    def _reflect(self, end: SearchNode, hooks: SearchConfig, reward: float) -> None:
-        """One reflection on a simulation that did not win. The outcome shown to the model is the env's
-        verdict only with ``peek_success``; otherwise it is the model's own value of where it ended."""
-        if self.peek_success:
-            outcome = ("the episode ended without success (reward %g)" % end.reward if end.terminal
-                       else f"no success after {end.depth} steps")
-        else:
-            outcome = (f"the episode ended in a state valued {reward:.2f}" if end.terminal
-                       else f"after {end.depth} steps the state was valued {reward:.2f}")
-        text = hooks.reflect(end, outcome)
-        if text:
-            end.stats["reflection"] = text
-            self.reflections.append(text)
-            del self.reflections[: max(0, len(self.reflections) - self.max_reflections)]
-
     # ------------------------------------------------------------ the answer
     def _best_child(self, node: SearchNode) -> SearchNode | None:
-        """The child the answer follows: the highest Q (``max_reward``; an unvisited child by its
-        prior) or the most visits (``max_visit``); with ``peek_success`` lost steps are skipped."""
+        """The child the answer follows (and radagent-mcts commits to): the most visits (``max_visit``),
+        else the highest Q (an unvisited child by its prior); with ``peek_success`` lost steps are skipped."""
         if not node.children:
             return None
-        key = ((lambda c: (c.visits, c.value, -c.id)) if self.output == "max_visit"
+        key = ((lambda c: (c.visits, c.value, -c.id)) if self.config.output == "max_visit"
                else (lambda c: (c.value if c.visits else c.stats.get("prior", 0.0), c.visits, -c.id)))
         candidates = node.children
         if self.peek_success:
@@ -328,47 +247,45 @@ class MCTSAgent(SearchAgent):
         won = [n for n in tree.nodes if self.known_win(n)]
         if won:
             return min(won, key=lambda n: n.id)
-        # per_step: the committed decisions, then (when the budget ended the simulations of a decision)
-        # the best path below the last one, as plain MCTS answers
-        node = self._current if self.per_step else tree.root
+        node = self.answer_start(tree)
+        if self.config.output == "max_reward":
+            return self._max_reward_end(node)[1]
         while node.children:
             node = self._best_child(node)
         return node if node is not tree.root else None
 
+    def _max_reward_end(self, node: SearchNode, total: float = 0.0) -> tuple[float, SearchNode | None]:
+        """(the highest sum of step priors, its end) over the paths below ``node`` that ended the
+        episode; (-inf, None) when none did (LLM-Reasoners' ``_dfs_max_reward``; ties: the earlier)."""
+        if node.terminal:
+            return total, node
+        best: tuple[float, SearchNode | None] = (-math.inf, None)
+        for child in node.children:
+            found = self._max_reward_end(child, total + float(child.stats.get("prior", 0.0)))
+            if found[0] > best[0]:
+                best = found
+        return best
+
+    def answer_start(self, tree: SearchTree) -> SearchNode:
+        """Where the answer path starts: the root (radagent-mcts: its last committed decision)."""
+        return tree.root
+
     def stats(self) -> dict[str, Any]:
         out = super().stats()
         out["mcts_iterations"] = self.iterations
-        if self.per_step:
-            out["mcts_decisions"] = len(self.decisions)
-        if self.reflect:
-            out["reflections"] = len(self.reflections)
         return out
-
-
-#: RaDAgent 6.6's smaller MCTS baseline, MCTS@40 (the other is MCTS@100)
-RADAGENT_SIMULATIONS = 40
 
 
 def iterations_option(options: dict[str, Any]) -> dict[str, Any]:
     """``mcts@40`` (RaDAgent's MCTS@40 naming), ``lats@40``: ``n_iters=40`` (``options`` without ``at``)."""
     at = options.pop("at", None)
     if at is not None:
-        if "n_iters" in options and int(options["n_iters"]) != int(at):
+        if "n_iters" in options and typed_value(MCTSConfig, "n_iters", options["n_iters"], "mcts") != at:
             raise ValueError(f"the agent name says @{at} but n_iters={options['n_iters']}; give one of them")
-        options["n_iters"] = int(at)
+        options["n_iters"] = at
     return options
 
 
 @register_agent("mcts", needs_llm=True, help="MCTS/UCT with LLM proposals and ToT value (LLM-Reasoners defaults; mcts@N: N iterations)")
 def make_mcts(env_id: str, llm: Any, **options: Any) -> MCTSAgent:
     return build_search_agent(MCTSAgent, env_id, llm, iterations_option(options))
-
-
-@register_agent("radagent-mcts@", needs_llm=True, help="RaDAgent's MCTS@N baseline: N simulations with ToT's value before every decision (default 40)")
-def make_radagent_mcts(env_id: str, llm: Any, **options: Any) -> MCTSAgent:
-    if "per_step" in options and not _as_bool(options["per_step"]):
-        raise ValueError("radagent-mcts runs its simulations per decision step (per_step=true); "
-                         "use mcts@N for one tree grown from the start")
-    options = iterations_option({**options, "per_step": True})
-    options.setdefault("n_iters", RADAGENT_SIMULATIONS)
-    return build_search_agent(MCTSAgent, env_id, llm, options)

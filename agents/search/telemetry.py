@@ -60,7 +60,7 @@ def search_value(algorithm: str, value: float, visits: int, stats: Mapping[str, 
     if algorithm == "dfsdt":
         judged = stats.get("judged")
         return float(judged) if judged is not None else None
-    if algorithm in ("mcts", "lats"):
+    if algorithm in ("mcts", "radagent-mcts", "lats"):
         if visits:
             return float(value)
         prior = stats.get("prior")
@@ -75,7 +75,7 @@ def _value_reader(algorithm: str) -> Callable[[Any], float | None]:
         return lambda n: float(n.value) if n.stats.get("elo_updates") else None
     if algorithm == "astar":
         return lambda n: -float(n.value) if "g" in n.stats else None
-    if algorithm in ("mcts", "lats"):
+    if algorithm in ("mcts", "radagent-mcts", "lats"):
         def mcts(n: Any) -> float | None:
             if n.visits:
                 return float(n.value)

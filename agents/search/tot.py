@@ -4,8 +4,8 @@ Both use ToT's Game-of-24 recipe through the search config: a *propose* call
 returns several candidate next steps at once (``n_propose`` asked for, ToT's
 one-shot prompt lists 8), every candidate is stepped in the env from its
 parent's snapshot, and every new state gets a *value*: the mean of
-``n_evaluate`` LLM value calls (sure 1 / likely 0.5 / impossible 0; ToT sums
-20/1/0.001 over its samples, which orders states the same way up to ties),
+``n_evaluate`` LLM value calls (sure 1 / likely 0.5 / impossible 0; ToT instead sums
+20/1/0.001 over its samples, which can order states differently: see agents/search/README.md),
 final states included; only with ``peek_success=true`` (an oracle) does a
 step that ended the episode get the env's verdict (1 won / 0 lost) instead.
 
@@ -50,13 +50,60 @@ marks DFS prunes, ``stats["level"]`` the BFS level a state was kept at.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..registry import register_agent
 from .agent import SearchAgent, build_search_agent
+from .options import option
 from .config import SearchConfig
 from .tree import SearchNode, SearchTree
 from .sequences import first_answer, judec_options, sequence_stats
+
+
+def _select_option(choices: tuple[str, ...]) -> Any:
+    return option("value", "authors' code (ToT `--method_evaluate value`)",
+                  "how states are ranked: ToT's value prompt, pairwise comparison, or none", choices=choices)
+
+
+@dataclass(frozen=True)
+class ToTConfig:
+    """What ToT's BFS and DFS share."""
+
+    n_propose: int = option(8, "authors' code (ToT's Game-of-24 propose prompt lists 8 steps)",
+                            "proposals per state", minimum=1)
+    n_evaluate: int = option(3, "authors' code (ToT `scripts/game24/bfs.sh --n_evaluate_sample 3`)",
+                             "value calls per state (the default of value_samples)", minimum=1)
+    max_depth: int = option(4, "ours (Game of 24: 3 operations + the answer)", "levels", minimum=1)
+    select: str = _select_option(("value",))
+    max_sequences: int | None = option(
+        None, "authors' code (ToT runs its levels / DFS to the end; JUDEC's variants set 3)",
+        "stop after this many decision sequences", minimum=1)
+    stop_on_success: bool | None = option(
+        None, "ours (none = `peek_success`; ToT checks success only after its search)",
+        "stop at the first won step (needs peek_success)", words=("default",))
+
+
+@dataclass(frozen=True)
+class BFSConfig(ToTConfig):
+    """ToT's BFS."""
+
+    select: str = _select_option(("value", "compare"))
+    breadth: int = option(5, "authors' code (ToT `scripts/game24/bfs.sh --n_select_sample 5`)",
+                          "states kept per level", minimum=1)
+
+
+@dataclass(frozen=True)
+class DFSConfig(ToTConfig):
+    """ToT's DFS."""
+
+    select: str = _select_option(("value", "none"))
+    value_threshold: float = option(
+        0.3, "ours (below it most of 3 samples said \"impossible\"; ToT's crosswords DFS prunes on its own scale)",
+        "states valued below it are pruned")
+    max_children: int = option(
+        3, "authors' code (ToT `scripts/crosswords/search_crosswords-dfs.ipynb`: `dfs(..., max_per_state=3)`)",
+        "children descended into per state", minimum=1)
 
 
 class _ToTAgent(SearchAgent):
@@ -64,27 +111,10 @@ class _ToTAgent(SearchAgent):
 
     value_name = "value"
 
-    #: the ``select`` values this algorithm takes; ``value`` is ToT's value prompt
-    selects: tuple[str, ...] = ("value",)
+    Config = ToTConfig
 
-    def __init__(self, env_id: str, llm: Any, *, n_propose: int = 8, n_evaluate: int = 3, max_depth: int = 4,
-                 select: str = "value", max_sequences: int | None = None, stop_on_success: bool | None = None,
-                 **options: Any):
-        options.setdefault("value_samples", n_evaluate)
-        super().__init__(env_id, llm, **options)
-        for key, v in (("n_propose", n_propose), ("n_evaluate", n_evaluate), ("max_depth", max_depth)):
-            if int(v) < 1:
-                raise ValueError(f"{self.name}: {key} must be at least 1, got {v}")
-        if select not in self.selects:
-            raise ValueError(f"{self.name}: select must be one of {', '.join(self.selects)}, not {select!r}")
-        self.n_propose = int(n_propose)
-        self.max_depth = int(max_depth)
-        self.select = select
-        self.max_sequences = None if max_sequences in (None, "", "none") else int(max_sequences)
-        if self.max_sequences is not None and self.max_sequences < 1:
-            raise ValueError(f"{self.name}: max_sequences must be at least 1 or none, got {max_sequences}")
-        self.stop_on_success = self.stop_on_success_option(stop_on_success)
-        self._fresh()
+    def option_defaults(self, config: ToTConfig) -> dict[str, Any]:
+        return {"value_samples": config.n_evaluate}
 
     def _fresh(self) -> None:
         """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""
@@ -94,19 +124,19 @@ class _ToTAgent(SearchAgent):
     @property
     def value_states(self) -> bool:
         """Whether states get ToT's value prompt (``select=value``); JUDEC's baselines use none."""
-        return self.select == "value"
+        return self.config.select == "value"
 
     def _sequence_done(self, ends: Sequence[SearchNode]) -> bool:
         """Count finished decision sequences; True when ``max_sequences`` is reached (the rest are dropped)."""
         self.sequences += ends
-        if self.max_sequences is None:
+        if self.config.max_sequences is None:
             return False
-        del self.sequences[self.max_sequences:]
-        return len(self.sequences) == self.max_sequences
+        del self.sequences[self.config.max_sequences:]
+        return len(self.sequences) == self.config.max_sequences
 
     def children(self, node: SearchNode, hooks: SearchConfig) -> list[SearchNode]:
         """Propose from ``node``, step every proposal, value every new child (stops early on a win)."""
-        actions = hooks.propose(node, self.n_propose)  # a state is expanded once, while it has no children
+        actions = hooks.propose(node, self.config.n_propose)  # a state is expanded once, while it has no children
         out: list[SearchNode] = []
         for action in actions:
             child = hooks.expand(node, action)  # distinct proposals: a new child each
@@ -143,13 +173,7 @@ class ToTBFSAgent(_ToTAgent):
 
     name = "bfs"
 
-    selects = ("value", "compare")
-
-    def __init__(self, env_id: str, llm: Any, *, breadth: int = 5, **options: Any):
-        super().__init__(env_id, llm, **options)
-        if int(breadth) < 1:
-            raise ValueError(f"bfs: breadth must be at least 1, got {breadth}")
-        self.breadth = int(breadth)
+    Config = BFSConfig
 
     def _fresh(self) -> None:
         super()._fresh()
@@ -158,7 +182,7 @@ class ToTBFSAgent(_ToTAgent):
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
         self._fresh()
         frontier: Sequence[SearchNode] = [root]
-        for level in range(1, self.max_depth + 1):
+        for level in range(1, self.config.max_depth + 1):
             candidates: list[SearchNode] = []
             for node in frontier:
                 candidates += self.children(node, hooks)
@@ -168,21 +192,21 @@ class ToTBFSAgent(_ToTAgent):
             if self._sequence_done([c for c in candidates if c.terminal]):
                 return
             open_ = [c for c in candidates if not c.terminal]
-            if self.select == "compare":
+            if self.config.select == "compare":
                 self._rank_by_comparison(open_, hooks)
-            frontier = sorted(open_, key=lambda c: (-c.value, c.id))[: self.breadth]
+            frontier = sorted(open_, key=lambda c: (-c.value, c.id))[: self.config.breadth]
             for c in candidates:
                 if c not in frontier:
                     hooks.prune(c)  # BFS never returns to a state it did not keep
             for node in frontier:
                 node.stats["level"] = level
-            if not frontier or (level == self.max_depth and self._sequence_done(frontier)):
+            if not frontier or (level == self.config.max_depth and self._sequence_done(frontier)):
                 return
 
     def _rank_by_comparison(self, nodes: list[SearchNode], hooks: SearchConfig) -> None:
         """``select=compare`` (JUDEC's BFS baseline, ToolEval-style): every pair of this level's
         states is judged once (two order-swapped calls); a state's value is its share of wins."""
-        if len(nodes) <= self.breadth:
+        if len(nodes) <= self.config.breadth:
             return  # all are kept: no comparison needed
         wins = {id(n): 0.0 for n in nodes}
         for i, a in enumerate(nodes):
@@ -196,7 +220,7 @@ class ToTBFSAgent(_ToTAgent):
     def stats(self) -> dict[str, Any]:
         out = super().stats()
         out["bfs_levels"] = self.levels
-        if self.max_sequences is not None:
+        if self.config.max_sequences is not None:
             out.update(sequence_stats(self.sequences))
         return out
 
@@ -206,15 +230,7 @@ class ToTDFSAgent(_ToTAgent):
 
     name = "dfs"
 
-    selects = ("value", "none")
-
-    def __init__(self, env_id: str, llm: Any, *, value_threshold: float = 0.3, max_children: int = 3,
-                 **options: Any):
-        super().__init__(env_id, llm, **options)
-        if int(max_children) < 1:
-            raise ValueError(f"dfs: max_children must be at least 1, got {max_children}")
-        self.value_threshold = float(value_threshold)
-        self.max_children = int(max_children)
+    Config = DFSConfig
 
     def _fresh(self) -> None:
         super()._fresh()
@@ -226,7 +242,7 @@ class ToTDFSAgent(_ToTAgent):
 
     def _dfs(self, node: SearchNode, hooks: SearchConfig) -> bool:
         """True when the search is over (a win was found, or ``max_sequences`` were made)."""
-        if node.depth >= self.max_depth:
+        if node.depth >= self.config.max_depth:
             return self._sequence_done([node])
         kids = self.children(node, hooks)
         if self.won is not None and self.stop_on_success:
@@ -236,10 +252,10 @@ class ToTDFSAgent(_ToTAgent):
         # select=none: every value is 0, so the order is the model's (node ids follow the proposals)
         ranked = sorted((c for c in kids if not c.terminal), key=lambda c: (-c.value, c.id))
         for c in kids:
-            if c.terminal or c not in ranked[: self.max_children]:
+            if c.terminal or c not in ranked[: self.config.max_children]:
                 hooks.prune(c)  # never descended into
-        for child in ranked[: self.max_children]:
-            if self.value_states and child.value < self.value_threshold:
+        for child in ranked[: self.config.max_children]:
+            if self.value_states and child.value < self.config.value_threshold:
                 child.stats["pruned"] = True
                 self.pruned += 1
                 hooks.prune(child)
@@ -253,7 +269,7 @@ class ToTDFSAgent(_ToTAgent):
         out = super().stats()
         out["dfs_pruned"] = self.pruned
         out["dfs_sequences"] = len(self.sequences)
-        if self.max_sequences is not None:
+        if self.config.max_sequences is not None:
             out.update(sequence_stats(self.sequences))
         return out
 
@@ -275,9 +291,9 @@ JUDEC_DFS = {"n_propose": 2, "select": "none", "max_sequences": 3}
 
 @register_agent("judec-bfs", needs_llm=True, help="JUDEC's BFS baseline: 2 candidates per state, 3 kept by pairwise comparison, no value calls, 3 sequences")
 def make_judec_bfs(env_id: str, llm: Any, **options: Any) -> ToTBFSAgent:
-    return build_search_agent(ToTBFSAgent, env_id, llm, judec_options(JUDEC_BFS, options))
+    return build_search_agent(ToTBFSAgent, env_id, llm, judec_options(JUDEC_BFS, options, ToTBFSAgent))
 
 
 @register_agent("judec-dfs", needs_llm=True, help="JUDEC's DFS baseline: depth-first in the model's order, no value calls, 3 sequences")
 def make_judec_dfs(env_id: str, llm: Any, **options: Any) -> ToTDFSAgent:
-    return build_search_agent(ToTDFSAgent, env_id, llm, judec_options(JUDEC_DFS, options))
+    return build_search_agent(ToTDFSAgent, env_id, llm, judec_options(JUDEC_DFS, options, ToTDFSAgent))

@@ -6,8 +6,15 @@ WebShop's: ``search[keywords]`` (the env's action template) and ``click[label]``
 """
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+from typing import Sequence
+
 from .. import register_spec
-from ..spec import PromptSpec, one_line
+from ..spec import PromptSpec, Step, one_line
+
+#: the done page's verdict, "[SEP] Your score (min 0.0, max 1.0) [SEP] 1.0": the env's reward
+_SCORE = re.compile(r"\s*\[SEP\]\s*Your score \(min 0\.0, max 1\.0\)\s*\[SEP\]\s*[-+0-9.eE]+")
 
 EXAMPLE = """Instruction: i need a long lasting pink lip gloss, and price lower than 20.00 dollars
 Observation: WebShop [SEP] Instruction: [SEP] i need a long lasting pink lip gloss, and price lower than 20.00 dollars [SEP] Search
@@ -45,3 +52,13 @@ class WebShopPrompts(PromptSpec):
     def task_lines(self, obs: dict) -> list[str]:
         # The instruction only: WebShop agents never see the goal's attribute list (the env's other task fields).
         return [f"Instruction: {one_line(obs.get('instruction', ''), 2000)}"]
+
+    def without_verdict(self, obs: dict, history: Sequence[Step]) -> tuple[dict, Sequence[Step]]:
+        """The done page without its score line: the score is the env's reward, which a value or
+        comparison prompt may show only with ``peek_success`` (upstream's page shows it to a human)."""
+        if isinstance(obs, dict) and "Your score" in str(obs.get("text", "")):
+            obs = {**obs, "text": _SCORE.sub("", str(obs["text"]))}
+        if any("Your score" in s.observation for s in history):
+            history = [replace(s, observation=_SCORE.sub("", s.observation)) if "Your score" in s.observation else s
+                       for s in history]
+        return obs, history
