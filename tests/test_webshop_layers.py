@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from treegym.scripts.import_graph import Arrow, cycles
+from treegym.scripts.dev.import_graph import Arrow, cycles
 
 PACKAGE = Path(__file__).resolve().parents[1] / "envs" / "webshop"
 
