@@ -54,6 +54,7 @@ from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of th
     config_hash,
     episode_key,
     experiment_config,
+    lacks_saved_tree,
     llm_config,
     resume_state,
 )
@@ -235,8 +236,12 @@ def evaluate(
         plan: list[tuple[Any, int]] = [(t, episode_seed(config.seed, t)) for t in config.task_ids]
         found: dict[tuple, dict] = {}
         todo: list[tuple[Any, int]] = []
+        wants_trees = bool((config.agent_options or {}).get("tree_out"))
+        treeless = 0
         for task_id, seed in plan:
             rec = state.get(chash, task_id, seed)
+            if rec is not None and wants_trees and lacks_saved_tree(rec):
+                rec, treeless = None, treeless + 1
             if rec is not None:
                 found[episode_key(chash, task_id, seed)] = rec
             else:
@@ -246,7 +251,8 @@ def evaluate(
                              other_records=state.other_records, legacy_records=state.legacy_records,
                              tampered_records=state.tampered_records)
         if existed:
-            log("treegym: " + reused.describe(len(plan), results.path))
+            log("treegym: " + reused.describe(len(plan), results.path)
+                + (f"; rerunning {treeless} whose search tree was not saved (--save-trees)" if treeless else ""))
 
         if todo and llm is not None and config.preflight and config.cache_mode != "replay":
             check = getattr(llm, "preflight", None)

@@ -59,7 +59,7 @@ class ResultsFile:
             if text:
                 rec = load_line(text, where=str(self.path), line_no=no, what_to_do=self.WHAT_TO_DO)
                 if not isinstance(rec, dict):
-                    raise ValueError(f"{self.path}: line {no} is JSON but not an object; {self.WHAT_TO_DO}")
+                    raise ValueError(f"{self.path}:{no}: JSON but not an object; {self.WHAT_TO_DO}")
                 records.append(rec)
             good_end = end
             pos = end

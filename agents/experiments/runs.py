@@ -246,6 +246,16 @@ def wrong_answers(records: Iterable[Mapping[str, Any]]) -> int:
     return sum(1 for r in records if not r.get("error") and r.get("success") is not True)
 
 
+def lacks_saved_tree(record: Mapping[str, Any]) -> bool:
+    """Whether ``record`` names no saved search tree (``agent_stats.tree_json``) or one whose file is gone.
+
+    A run asked to save trees (``tree_out``, ``--save-trees``) reruns such records instead of reusing
+    them: ``tree_out`` is not part of the config, so a record of a run without trees matches."""
+    stats = record.get("agent_stats")
+    path = stats.get("tree_json") if isinstance(stats, Mapping) else None
+    return not isinstance(path, str) or not path or not Path(path).is_file()
+
+
 def is_retryable(record: Mapping[str, Any]) -> bool:
     """Whether ``record`` failed for an infrastructure reason a rerun should try again."""
     return bool(record.get("error")) and record.get("error_kind") in RETRYABLE_ERROR_KINDS

@@ -37,7 +37,7 @@ from .episode import episode_seed
 from .evaluation import RunConfig, run_task
 from .progress import progress_bar
 from .executors import collect
-from .runs import ResultsFile, config_hash, episode_key, resume_state
+from .runs import ResultsFile, config_hash, episode_key, lacks_saved_tree, resume_state
 
 
 @dataclass
@@ -126,6 +126,8 @@ def run_sweep(
             for task_id in cfg.task_ids:
                 seed = episode_seed(cfg.seed, task_id)
                 rec = state.get(chash, task_id, seed)
+                if rec is not None and (cfg.agent_options or {}).get("tree_out") and lacks_saved_tree(rec):
+                    rec = None  # asked to save trees: a record without one is run again
                 if rec is not None:
                     found[episode_key(chash, task_id, seed)] = rec
                 else:

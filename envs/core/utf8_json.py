@@ -78,19 +78,19 @@ def dump_line(value: Any, *, default: Callable[[Any], Any] | None = None,
 def load_line(raw: bytes, *, where: str, line_no: int, what_to_do: str) -> Any:
     """The JSON value of one line ``raw`` (line ``line_no`` of the file named by ``where``).
 
-    Raises ``ValueError`` with one line naming the file, line and, for bytes
+    Raises ``ValueError`` with one line (``FILE:LINE: ...``) naming the file, line and, for bytes
     that are not UTF-8, the byte and its column, followed by ``what_to_do``.
     """
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         bad = raw[exc.start:exc.start + 1]
-        raise ValueError(f"{where}: line {line_no} has a byte that is not UTF-8 (0x{bad.hex()} at column "
+        raise ValueError(f"{where}:{line_no}: a byte that is not UTF-8 (0x{bad.hex()} at column "
                          f"{exc.start + 1}); {what_to_do}") from None
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as exc:
-        raise ValueError(f"{where}: line {line_no} is not JSON ({exc}); {what_to_do}") from None
+        raise ValueError(f"{where}:{line_no}: not JSON ({exc}); {what_to_do}") from None
 
 
 def utf8_bytes(text: str) -> bytes:
