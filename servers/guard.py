@@ -59,7 +59,10 @@ def refusal(host_header: str | None, origin_header: str | None, allowed: frozens
         return (f"refused: Host {str(host_header)[:80]!r} is not one this server answers to "
                 f"({', '.join(sorted(allowed))}); start it with --allow-host NAME to allow another")
     if origin_header is not None:
-        parts = urlsplit(origin_header) if origin_header.startswith(("http://", "https://")) else None
+        try:
+            parts = urlsplit(origin_header) if origin_header.startswith(("http://", "https://")) else None
+        except ValueError:  # "http://[::1" does not split
+            parts = None
         if parts is None or _safe_hostname(parts) not in allowed:
             return (f"refused: cross-origin request from {origin_header[:80]!r}; only pages of "
                     f"{', '.join(sorted(allowed))} may call this server (--allow-host NAME to allow another)")
@@ -73,7 +76,10 @@ def cross_site_refusal(fetch_site: str | None, referer: str | None, allowed: fro
     site = (fetch_site or "").strip().lower()
     ref_host = None
     if referer:
-        ref_host = _safe_hostname(urlsplit(referer)) if referer.startswith(("http://", "https://")) else "?"
+        try:
+            ref_host = _safe_hostname(urlsplit(referer)) if referer.startswith(("http://", "https://")) else "?"
+        except ValueError:  # "http://[::1/" does not split
+            ref_host = "?"
     if site == "cross-site" or (ref_host is not None and ref_host not in allowed):
         came_from = f" from a page of {referer[:80]!r}" if referer else ""
         return (f"refused: a cross-site request{came_from} (Sec-Fetch-Site: {fetch_site or 'absent'}); this server "

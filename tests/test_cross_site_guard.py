@@ -13,13 +13,16 @@ the guard. Then real headless Chromium loads a page of another site
 from __future__ import annotations
 
 import http.client
-import re
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from treegym.servers.run import serve_in_thread
+
+sys.path.insert(0, str(Path(__file__).parent / "fuzz"))
+from fuzzing import route_paths  # noqa: E402
 
 # what Chromium sends for an <img> on a page of http://localhost:PORT pointing at 127.0.0.1
 CROSS_SITE_IMG = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image",
@@ -49,15 +52,6 @@ def _apps(catalog):
     return apps
 
 
-def _routes(app) -> list[tuple[str, str]]:
-    out = []
-    for rule in app.url_map.iter_rules():
-        path = re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", lambda m: "1" if "id" not in m.group(1) else "abc", rule.rule)
-        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
-            out.append((method, path))
-    return out
-
-
 def _send(srv, method: str, path: str, headers: dict) -> tuple[int, bytes]:
     conn = http.client.HTTPConnection(srv.host, srv.port, timeout=120)
     try:
@@ -71,7 +65,7 @@ def _send(srv, method: str, path: str, headers: dict) -> tuple[int, bytes]:
 
 def test_every_route_of_every_server_refuses_a_cross_site_browser_request(catalog):
     for name, app in _apps(catalog).items():
-        routes = _routes(app)
+        routes = route_paths(app)
         assert len(routes) >= 3, name
         with serve_in_thread(app) as srv:
             own = {"Sec-Fetch-Site": "same-origin", "Referer": f"{srv.url}/"}

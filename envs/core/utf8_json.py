@@ -30,7 +30,8 @@ MAX_PATHS = 5
 def unencodable_paths(value: Any, limit: int = MAX_PATHS) -> list[str]:
     """JSON paths (``actions[3]``, ``trace.answer``) of the strings in ``value`` that have no UTF-8 form.
 
-    Keys are checked too; walked without recursion; at most ``limit`` paths.
+    Keys are checked too (a key without one is shown with ``\\udXXX`` escapes); walked without
+    recursion; at most ``limit`` paths.
     """
     found: list[str] = []
     stack: list[tuple[Any, str]] = [(value, "")]
@@ -42,7 +43,8 @@ def unencodable_paths(value: Any, limit: int = MAX_PATHS) -> list[str]:
         elif isinstance(item, dict):
             for k, v in reversed(list(item.items())):
                 key = str(k)
-                name = f"{path}.{key}" if path else key
+                shown = key.encode("utf-8", "backslashreplace").decode("utf-8")  # a path that prints
+                name = f"{path}.{shown}" if path else shown
                 if not _encodable(key):
                     found.append(f"{name} (a key)")
                 stack.append((v, name))
