@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 import pytest
 
+from treegym.envs.android.logcat import parse_line
 from treegym.envs.android.sim.phone import SimPhone
 from treegym.servers.android.fake_adb import FakeAdbServer
 
@@ -238,6 +239,7 @@ def r_logcat_clear_and_dump(d):
     epoch = d.adb("logcat", "-d", "-v", "epoch").stdout.decode().splitlines()[1:]
     assert epoch and all(EPOCH.match(ln) for ln in epoch) and len(epoch) == len(lines) - 1
     assert all(ANDROID_ENV_LINE.match(ln) for ln in epoch), [ln for ln in epoch if not ANDROID_ENV_LINE.match(ln)]
+    assert all(parse_line(ln) is not None for ln in epoch)  # our own reader takes the real format too
     assert "mFocusedApp=AppWindowToken{" in d.adb("shell", "dumpsys", "window", "windows").stdout.decode()
     brief = d.adb("logcat", "-d", "-v", "brief", "-b", "system", "ActivityTaskManager:I", "*:S").stdout.decode()
     assert brief.startswith("I/ActivityTaskManager(") and "ActivityManager" not in brief.replace("ActivityTaskManager", "")
