@@ -54,6 +54,7 @@ def no_hang(fn: Callable[..., Any], *args: Any, what: str = "", bound: float | N
     t.start()
     t.join(HANG_SECONDS if bound is None else bound)
     if t.is_alive():
+        tally("hangs")
         pytest.fail(f"hang: no answer after {HANG_SECONDS if bound is None else bound:g} s to {what[:300]}")
     if "error" in out:
         raise out["error"]
@@ -221,9 +222,33 @@ def route_paths(app: Any) -> list[tuple[str, str]]:
     return out
 
 
+def http_send(srv: Any, method: str, path: str, body: bytes | None = None,
+              headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    """``(status, body)`` of one request to ``srv`` (a ``BackgroundServer``), under :func:`no_hang`;
+    header values are sent as their bytes (a lone surrogate as ``surrogateescape`` makes it)."""
+    import http.client
+
+    sent = {k: v.encode("utf-8", "surrogateescape") for k, v in (headers or {}).items()}
+
+    def go() -> tuple[int, bytes]:
+        conn = http.client.HTTPConnection(srv.host, srv.port, timeout=300)
+        try:
+            conn.request(method, path, body=body, headers=sent)
+            resp = conn.getresponse()
+            return resp.status, resp.read()
+        finally:
+            conn.close()
+
+    status, raw = no_hang(go, what=f"{method} {path} {headers} {body[:200] if body else b''!r}")
+    tally("server requests")
+    if status >= 500:
+        tally("5xx")
+    return status, raw
+
+
 #: What the fuzz tests sent, by kind ("actions", "requests", "mutated snapshots", ...) and failures found
 #: ("exceptions", "5xx", "hangs" stay 0 when the suite passes); printed at the end of the run (conftest.py).
-COUNTS: dict[str, int] = {}
+COUNTS: dict[str, int] = {"5xx": 0, "hangs": 0, "exceptions out of step()": 0, "records lost": 0}
 _COUNTS_LOCK = threading.Lock()
 
 

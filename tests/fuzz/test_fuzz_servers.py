@@ -9,13 +9,12 @@ every route can still serve.
 """
 from __future__ import annotations
 
-import http.client
 import json
 from urllib.parse import quote
 
 import pytest
 
-from fuzzing import ODD_TEXT, count, deep_json, mutate_json, no_hang, rng_for, tally
+from fuzzing import ODD_TEXT, count, deep_json, http_send, mutate_json, rng_for, tally
 
 pytest.importorskip("flask")
 
@@ -39,17 +38,7 @@ def webshop_server():
 
 
 def _send(srv, method: str, path: str, body: bytes | None = None, ctype: str = "application/json"):
-    def go():
-        conn = http.client.HTTPConnection(srv.host, srv.port, timeout=300)
-        try:
-            conn.request(method, path, body=body, headers={"Content-Type": ctype} if body is not None else {})
-            resp = conn.getresponse()
-            return resp.status, resp.read()
-        finally:
-            conn.close()
-
-    status, raw = no_hang(go, what=f"{method} {path} {body[:200] if body else b''!r}")
-    tally("server requests")
+    status, raw = http_send(srv, method, path, body, {"Content-Type": ctype} if body is not None else {})
     assert status < 500, (method, path, body[:300] if body else None, raw[:500])
     return status, raw
 

@@ -10,7 +10,6 @@ and the adb server keeps answering. ``TREEGYM_FUZZ_SCALE`` / ``TREEGYM_FUZZ_SEED
 """
 from __future__ import annotations
 
-import http.client
 import json
 import socket
 import sqlite3
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzzing import ODD_TEXT, bad_utf8, count, garbage_actions, no_hang, rng_for, route_paths, tally
+from fuzzing import ODD_TEXT, bad_utf8, count, garbage_actions, http_send, no_hang, rng_for, route_paths, tally
 
 from treegym.agents.experiments.runs import ResultsFile
 
@@ -131,28 +130,6 @@ REFERERS = [None, "http://evil.example/x", "http://localhost:1/", "http://127.0.
             "not a url", "http://[::1/", "http://\udcff/"]
 
 
-def _send(srv, method: str, path: str, body: bytes | None, headers: dict) -> tuple[int, bytes]:
-    def go():
-        conn = http.client.HTTPConnection(srv.host, srv.port, timeout=300)
-        try:
-            conn.putrequest(method, path, skip_accept_encoding=True)
-            for k, v in {"Content-Type": "application/json", **headers}.items():
-                conn.putheader(k, v.encode("utf-8", "surrogateescape"))
-            if body is not None:
-                conn.putheader("Content-Length", str(len(body)))
-            conn.endheaders(body)
-            resp = conn.getresponse()
-            return resp.status, resp.read()
-        finally:
-            conn.close()
-
-    status, raw = no_hang(go, what=f"{method} {path} {headers} {body[:100] if body else b''!r}")
-    tally("server requests")
-    if status >= 500:
-        tally("5xx")
-    return status, raw
-
-
 def test_every_route_answers_odd_bodies_and_refuses_every_cross_site_request():
     from treegym.servers.run import serve_in_thread
 
@@ -172,7 +149,8 @@ def test_every_route_answers_odd_bodies_and_refuses_every_cross_site_request():
                                        "seed": 1}).encode()  # lone surrogates arrive as "\ud800" escapes
                 else:
                     body = json.dumps({rng.choice(ODD_TEXT): rng.choice(ODD_TEXT)}).encode()
-                status, raw = _send(srv, method, path, body if method != "GET" else None, headers)
+                status, raw = http_send(srv, method, path, body if method != "GET" else None,
+                                        {"Content-Type": "application/json", **headers})
                 assert status < 500, (name, method, path, headers, raw[:300])
                 foreign = referer is not None and not referer.startswith(("http://localhost", "http://127.0.0.1"))
                 if site == "cross-site" or foreign:
