@@ -106,7 +106,7 @@ def test_a_second_run_on_the_same_out_is_refused(tmp_path):
                               capture_output=True, text=True)
         assert done.returncode == 2
         assert f"{out} is being written by another treegym run" in done.stderr
-        assert out.read_bytes() == b""
+        assert out.read_bytes() == b"", "the refused run wrote nothing"
     finally:
         holder.communicate("")
     assert main(["run", GAME24, "--no-progress", "--agent", "oracle", "--tasks", "900:901", "--out", str(out)]) == 0

@@ -109,12 +109,13 @@ class ResultsFile:
     def exclusive(self) -> Iterator[None]:
         """Hold an exclusive advisory lock (``flock``) on the results file while the block runs.
 
-        Creates the file when missing. Raises ``ValueError`` (one line: the file
+        Creates the file when missing (and removes it again when the run wrote nothing). Raises ``ValueError`` (one line: the file
         and what to do) when another process holds the lock.
         """
         import fcntl
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        created = not self.path.exists()
         fd = os.open(self.path, os.O_RDONLY | os.O_CREAT, 0o644)
         try:
             try:
@@ -122,6 +123,13 @@ class ResultsFile:
             except BlockingIOError:
                 raise ValueError(f"{self.path} is being written by another treegym run; wait for it to finish "
                                  "or give this run another --out") from None
-            yield
+            try:
+                yield
+            finally:
+                if created and os.fstat(fd).st_size == 0:  # a run that wrote nothing leaves no file behind
+                    try:
+                        os.unlink(self.path)
+                    except OSError:
+                        pass
         finally:
             os.close(fd)
