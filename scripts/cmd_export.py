@@ -47,7 +47,10 @@ def run(args: argparse.Namespace) -> int:
     except ExportError as exc:
         print(f"treegym: {exc}", file=sys.stderr)
         return 2
-    print(f"treegym export: {counts['lines']} {args.format} line(s) from {counts['trees']} tree(s) -> {args.out}")
+    replayed = counts.get("replayed", 0)
+    made_of = f"{counts['trees']} saved tree(s)" + (f" and {replayed} record(s) without a tree, replayed as one "
+                                                     "path each" if replayed else "")
+    print(f"treegym export: {counts['lines']} {args.format} line(s) from {made_of} -> {args.out}")
     if counts["lines"] == 0:
         hint = {"dpo": "no sibling pair differs by --min-gap; try --value search or a smaller --min-gap",
                 "sft": "no tree reached a successful end", "values": "the trees have no nodes below the root",

@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 import pytest
 
+from treegym.envs.android.logcat import parse_line
 from treegym.envs.android.sim.phone import SimPhone
 from treegym.servers.android.fake_adb import FakeAdbServer
 
@@ -28,7 +29,11 @@ pytestmark = pytest.mark.skipif(shutil.which("adb") is None,
 
 ALARM_DB = "/data/user_de/0/com.google.android.deskclock/databases/alarms.db"
 THREADTIME = re.compile(r"^\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} +\d+ +\d+ [VDIWEF] \S.*?: ")
-EPOCH = re.compile(r"^\d{10}\.\d{3} +\d+ +\d+ [VDIWEF] \S.*?: ")
+# android_env's logcat line pattern (components/logcat_thread.py), rewritten from its documented form: the
+# seconds are right-aligned in a wide field, so a line starts with spaces. B-MoCA reads rewards through it.
+ANDROID_ENV_LINE = re.compile(r"^ +(?P<timestamp>[0-9]+\.[0-9]+) +(?P<pid>[0-9]+) +(?P<tid>[0-9]+)"
+                              r" +(?P<priority>.) +(?P<tag>[^:]*): (?P<message>.*)$")
+EPOCH = re.compile(r"^ {9}\d{10}\.\d{3} +\d+ +\d+ [VDIWEF] \S.*?: ")
 
 
 class Device:
@@ -233,6 +238,9 @@ def r_logcat_clear_and_dump(d):
     assert any("cmp=com.android.settings/.Settings" in ln for ln in lines)
     epoch = d.adb("logcat", "-d", "-v", "epoch").stdout.decode().splitlines()[1:]
     assert epoch and all(EPOCH.match(ln) for ln in epoch) and len(epoch) == len(lines) - 1
+    assert all(ANDROID_ENV_LINE.match(ln) for ln in epoch), [ln for ln in epoch if not ANDROID_ENV_LINE.match(ln)]
+    assert all(parse_line(ln) is not None for ln in epoch)  # our own reader takes the real format too
+    assert "mFocusedApp=AppWindowToken{" in d.adb("shell", "dumpsys", "window", "windows").stdout.decode()
     brief = d.adb("logcat", "-d", "-v", "brief", "-b", "system", "ActivityTaskManager:I", "*:S").stdout.decode()
     assert brief.startswith("I/ActivityTaskManager(") and "ActivityManager" not in brief.replace("ActivityTaskManager", "")
     assert d.adb("logcat", "-d", "-v", "bogus").returncode != 0
@@ -259,6 +267,7 @@ def r_logcat_stream(d):
         proc.wait(timeout=10)
     assert first == "--------- beginning of main\n"
     assert EPOCH.match(line) and line.rstrip().endswith("I AlarmClock: Created new alarm instance")
+    assert ANDROID_ENV_LINE.match(line.rstrip("\n")).group("message") == "Created new alarm instance"
 
 
 def r_uiautomator_pull(d):

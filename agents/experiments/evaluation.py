@@ -55,6 +55,7 @@ from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of th
     config_hash,
     episode_key,
     experiment_config,
+    lacks_saved_tree,
     llm_config,
     resume_state,
 )
@@ -262,56 +263,63 @@ def evaluate(
     experiment = config.experiment(llm)
     chash = config_hash(experiment)
     results = ResultsFile(out)
-    state = resume_state(results.load(), [experiment], retry_errors=config.retry_errors)
-    plan: list[tuple[Any, int]] = [(t, episode_seed(config.seed, t)) for t in config.task_ids]
-    found: dict[tuple, dict] = {}
-    todo: list[tuple[Any, int]] = []
-    for task_id, seed in plan:
-        rec = state.get(chash, task_id, seed)
-        if rec is not None:
-            found[episode_key(chash, task_id, seed)] = rec
-        else:
-            todo.append((task_id, seed))
-    planned = {episode_key(chash, t, s) for t, s in plan}
-    reused = ResumeState(reusable=dict(found), retry={k: v for k, v in state.retry.items() if k in planned},
-                         other_records=state.other_records, legacy_records=state.legacy_records,
-                         tampered_records=state.tampered_records)
-    if results.path.exists():
-        log("treegym: " + reused.describe(len(plan), results.path))
-
-    if todo and llm is not None and config.preflight and config.cache_mode != "replay":
-        check = preflight_of(llm)
-        if check is not None:
-            check()
-
-    def one(task_id: Any, seed: int) -> dict:
-        return run_task(config, llm, cached, llm_name, task_id, seed, experiment)
-
-    def keep(rec: dict) -> None:
-        results.append(rec)
-        found[episode_key(chash, rec["task_id"], rec["seed"])] = rec
-        bar.update(1)
-        if on_record:
-            on_record(rec)
-
-    bar = progress_bar(len(todo), f"{config.env_id} {config.agent}", progress)
-    try:
-        # live search figures in the bar (searches in this process: sequential and thread backends)
-        with listening(_search_postfix(bar)):
-            if config.workers <= 1 and not config.max_in_flight and config.backend != "ray":
-                for task_id, seed in todo:
-                    keep(one(task_id, seed))
+    existed = results.path.exists() and results.path.stat().st_size > 0
+    with results.exclusive():
+        state = resume_state(results.load(), [experiment], retry_errors=config.retry_errors)
+        plan: list[tuple[Any, int]] = [(t, episode_seed(config.seed, t)) for t in config.task_ids]
+        found: dict[tuple, dict] = {}
+        todo: list[tuple[Any, int]] = []
+        wants_trees = bool((config.agent_options or {}).get("tree_out"))
+        treeless = 0
+        for task_id, seed in plan:
+            rec = state.get(chash, task_id, seed)
+            if rec is not None and wants_trees and lacks_saved_tree(rec):
+                rec, treeless = None, treeless + 1
+            if rec is not None:
+                found[episode_key(chash, task_id, seed)] = rec
             else:
-                with _executor(config) as pool:
-                    if config.backend in ("process", "ray"):
-                        futures = [pool.submit(run_task, config, llm, cached, llm_name, t, s, experiment)
-                                   for t, s in todo]
-                    else:
-                        futures = [pool.submit(one, t, s) for t, s in todo]
-                    collect(futures, keep)
-    finally:
-        bar.close()
-    return [found[episode_key(chash, t, s)] for t, s in plan if episode_key(chash, t, s) in found]
+                todo.append((task_id, seed))
+        planned = {episode_key(chash, t, s) for t, s in plan}
+        reused = ResumeState(reusable=dict(found), retry={k: v for k, v in state.retry.items() if k in planned},
+                             other_records=state.other_records, legacy_records=state.legacy_records,
+                             tampered_records=state.tampered_records)
+        if existed:
+            log("treegym: " + reused.describe(len(plan), results.path)
+                + (f"; rerunning {treeless} whose search tree was not saved (--save-trees)" if treeless else ""))
+
+        if todo and llm is not None and config.preflight and config.cache_mode != "replay":
+            check = preflight_of(llm)
+            if check is not None:
+                check()
+
+        def one(task_id: Any, seed: int) -> dict:
+            return run_task(config, llm, cached, llm_name, task_id, seed, experiment)
+
+        def keep(rec: dict) -> None:
+            results.append(rec)
+            found[episode_key(chash, rec["task_id"], rec["seed"])] = rec
+            bar.update(1)
+            if on_record:
+                on_record(rec)
+
+        bar = progress_bar(len(todo), f"{config.env_id} {config.agent}", progress)
+        try:
+            # live search figures in the bar (searches in this process: sequential and thread backends)
+            with listening(_search_postfix(bar)):
+                if config.workers <= 1 and not config.max_in_flight and config.backend != "ray":
+                    for task_id, seed in todo:
+                        keep(one(task_id, seed))
+                else:
+                    with _executor(config) as pool:
+                        if config.backend in ("process", "ray"):
+                            futures = [pool.submit(run_task, config, llm, cached, llm_name, t, s, experiment)
+                                       for t, s in todo]
+                        else:
+                            futures = [pool.submit(one, t, s) for t, s in todo]
+                        collect(futures, keep)
+        finally:
+            bar.close()
+        return [found[episode_key(chash, t, s)] for t, s in plan if episode_key(chash, t, s) in found]
 
 
 def _replace(config: RunConfig, **changes: Any) -> RunConfig:

@@ -57,13 +57,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..llm.info import result_config_of
+from .results_file import ResultsFile  # noqa: F401 - the results file of every run command
 
 #: Bump when a treegym change alters the results of an existing experiment config.
 RESULTS_VERSION = 1
@@ -238,62 +238,19 @@ def wrong_answers(records: Iterable[Mapping[str, Any]]) -> int:
     return sum(1 for r in records if not r.get("error") and r.get("success") is not True)
 
 
+def lacks_saved_tree(record: Mapping[str, Any]) -> bool:
+    """Whether ``record`` names no saved search tree (``agent_stats.tree_json``) or one whose file is gone.
+
+    A run asked to save trees (``tree_out``, ``--save-trees``) reruns such records instead of reusing
+    them: ``tree_out`` is not part of the config, so a record of a run without trees matches."""
+    stats = record.get("agent_stats")
+    path = stats.get("tree_json") if isinstance(stats, Mapping) else None
+    return not isinstance(path, str) or not path or not Path(path).is_file()
+
+
 def is_retryable(record: Mapping[str, Any]) -> bool:
     """Whether ``record`` failed for an infrastructure reason a rerun should try again."""
     return bool(record.get("error")) and record.get("error_kind") in RETRYABLE_ERROR_KINDS
-
-
-# ----------------------------------------------------------------- the results file
-class ResultsFile:
-    """Append-only JSONL of episode records, safe to resume after a kill."""
-
-    def __init__(self, path: str | os.PathLike):
-        self.path = Path(path)
-        self._lock = threading.Lock()
-
-    def load(self) -> list[dict]:
-        """Records already written. A torn last line (killed mid-write) is removed from the file."""
-        if not self.path.exists():
-            return []
-        raw = self.path.read_bytes()
-        records, good_end = [], 0
-        pos = 0
-        for line in raw.splitlines(keepends=True):
-            end = pos + len(line)
-            if line.endswith(b"\n"):
-                text = line.strip()
-                if text:
-                    try:
-                        rec = json.loads(text)
-                    except json.JSONDecodeError as exc:
-                        raise ValueError(
-                            f"{self.path}: line at byte {pos} is not JSON ({exc}); fix or move the file, "
-                            "it is not a treegym results file"
-                        ) from None
-                    if not isinstance(rec, dict):
-                        raise ValueError(
-                            f"{self.path}: line at byte {pos} is JSON but not an object; fix or move the file, "
-                            "it is not a treegym results file"
-                        )
-                    records.append(rec)
-                good_end = end
-            pos = end
-        if good_end < len(raw):
-            print(f"treegym: dropping an unfinished last line of {self.path} (a run was killed mid-write)", file=sys.stderr)
-            with open(self.path, "r+b") as fh:
-                fh.truncate(good_end)
-        return records
-
-    def append(self, record: dict) -> None:
-        line = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
-        with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                os.write(fd, line)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
 
 
 # ----------------------------------------------------------------- resume

@@ -38,7 +38,7 @@ from .episode import episode_seed
 from .evaluation import RunConfig, run_task
 from .progress import progress_bar
 from .executors import collect
-from .runs import ResultsFile, config_hash, episode_key, resume_state
+from .runs import ResultsFile, config_hash, episode_key, lacks_saved_tree, resume_state
 
 
 @dataclass
@@ -118,60 +118,64 @@ def run_sweep(
         cells.append((cfg, llm, cache, getattr(llm, "name", "none") if llm is not None else "none", experiment, chash))
 
     results = ResultsFile(out)
-    state = resume_state(results.load(), [c[4] for c in cells], retry_errors=retry_errors)
-    found: dict[tuple, dict] = {}
-    todo: list[tuple[int, Any, int]] = []
-    for i, (cfg, _llm, _cache, _name, _exp, chash) in enumerate(cells):
-        for task_id in cfg.task_ids:
-            seed = episode_seed(cfg.seed, task_id)
-            rec = state.get(chash, task_id, seed)
-            if rec is not None:
-                found[episode_key(chash, task_id, seed)] = rec
+    existed = results.path.exists() and results.path.stat().st_size > 0
+    with results.exclusive():
+        state = resume_state(results.load(), [c[4] for c in cells], retry_errors=retry_errors)
+        found: dict[tuple, dict] = {}
+        todo: list[tuple[int, Any, int]] = []
+        for i, (cfg, _llm, _cache, _name, _exp, chash) in enumerate(cells):
+            for task_id in cfg.task_ids:
+                seed = episode_seed(cfg.seed, task_id)
+                rec = state.get(chash, task_id, seed)
+                if rec is not None and (cfg.agent_options or {}).get("tree_out") and lacks_saved_tree(rec):
+                    rec = None  # asked to save trees: a record without one is run again
+                if rec is not None:
+                    found[episode_key(chash, task_id, seed)] = rec
+                else:
+                    todo.append((i, task_id, seed))
+        total = len(found) + len(todo)
+        result = SweepResult(cells=[c[0] for c in cells], records=[], reused=len(found), retried=len(state.retry))
+        if existed:
+            say(f"treegym sweep: {len(configs)} cells, {total} episodes; reused {len(found)} from {results.path}"
+                + (f", rerunning {len(state.retry)} that failed with an infrastructure error" if state.retry else "")
+                + (f"; {state.other_records} records of other settings left alone" if state.other_records else ""))
+
+        if todo and preflight:
+            for key, llm in llm_objs.items():
+                check = preflight_of(llm)
+                if check is not None and any(_llm_key(cells[i][0]) == key for i, _t, _s in todo):
+                    check()
+
+        bar = progress_bar(total, "sweep", progress, initial=len(found))
+
+        def keep(rec: dict) -> None:
+            results.append(rec)
+            found[episode_key(rec["config_hash"], rec["task_id"], rec["seed"])] = rec
+            result.ran += 1
+            bar.update(1)
+
+        def args_of(i: int, task_id: Any, seed: int) -> tuple:
+            cfg, llm, cache, name, experiment, _h = cells[i]
+            return (cfg, llm, cache, name, task_id, seed, experiment)
+
+        try:
+            if workers <= 1 and not max_in_flight and backend != "ray":
+                for i, task_id, seed in todo:
+                    keep(run_task(*args_of(i, task_id, seed)))
             else:
-                todo.append((i, task_id, seed))
-    total = len(found) + len(todo)
-    result = SweepResult(cells=[c[0] for c in cells], records=[], reused=len(found), retried=len(state.retry))
-    if results.path.exists():
-        say(f"treegym sweep: {len(configs)} cells, {total} episodes; reused {len(found)} from {results.path}"
-            + (f", rerunning {len(state.retry)} that failed with an infrastructure error" if state.retry else "")
-            + (f"; {state.other_records} records of other settings left alone" if state.other_records else ""))
+                from .executors import make_executor
+                from .evaluation import _watch_parent  # process workers exit when the sweep dies
+                import os
 
-    if todo and preflight:
-        for key, llm in llm_objs.items():
-            check = preflight_of(llm)
-            if check is not None and any(_llm_key(cells[i][0]) == key for i, _t, _s in todo):
-                check()
-
-    bar = progress_bar(total, "sweep", progress, initial=len(found))
-
-    def keep(rec: dict) -> None:
-        results.append(rec)
-        found[episode_key(rec["config_hash"], rec["task_id"], rec["seed"])] = rec
-        result.ran += 1
-        bar.update(1)
-
-    def args_of(i: int, task_id: Any, seed: int) -> tuple:
-        cfg, llm, cache, name, experiment, _h = cells[i]
-        return (cfg, llm, cache, name, task_id, seed, experiment)
-
-    try:
-        if workers <= 1 and not max_in_flight and backend != "ray":
-            for i, task_id, seed in todo:
-                keep(run_task(*args_of(i, task_id, seed)))
-        else:
-            from .executors import make_executor
-            from .evaluation import _watch_parent  # process workers exit when the sweep dies
-            import os
-
-            with make_executor(backend, workers, max_in_flight=max_in_flight, ray_address=ray_address,
-                               initializer=_watch_parent, initargs=(os.getpid(),)) as pool:
-                futures = [pool.submit(run_task, *args_of(i, t, s)) for i, t, s in todo]
-                collect(futures, keep)
-    finally:
-        bar.close()
-    for cfg, _llm, _cache, _name, _exp, chash in cells:
-        keys = [episode_key(chash, t, episode_seed(cfg.seed, t)) for t in cfg.task_ids]
-        result.records.append([found[k] for k in keys if k in found])
+                with make_executor(backend, workers, max_in_flight=max_in_flight, ray_address=ray_address,
+                                   initializer=_watch_parent, initargs=(os.getpid(),)) as pool:
+                    futures = [pool.submit(run_task, *args_of(i, t, s)) for i, t, s in todo]
+                    collect(futures, keep)
+        finally:
+            bar.close()
+        for cfg, _llm, _cache, _name, _exp, chash in cells:
+            keys = [episode_key(chash, t, episode_seed(cfg.seed, t)) for t in cfg.task_ids]
+            result.records.append([found[k] for k in keys if k in found])
     return result
 
 

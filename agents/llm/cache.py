@@ -46,6 +46,8 @@ import warnings
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
+
+from ...envs.core.utf8_json import dump_line, utf8_bytes
 from typing import Any, Iterator, Literal
 
 from filelock import FileLock
@@ -63,7 +65,7 @@ def request_key(model: str, request: Request) -> str:
     """SHA-256 hex digest of a canonical JSON form of ``request`` for ``model`` (without the sample index)."""
     payload = {"model": model, "messages": request.plain_messages(), **request.sampling()}
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(utf8_bytes(text)).hexdigest()
 
 
 def _valid_entry(entry: Any) -> bool:
@@ -118,7 +120,7 @@ class ResponseCache:
 
     def append(self, entry: dict) -> None:
         """Write ``entry`` as one line (one ``os.write``, under the file lock) and index it."""
-        line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        line, _escaped = dump_line(entry, separators=(",", ":"))  # an answer's lone surrogate: a \\u escape
         with self._locked():
             broken_tail = self._read_new()
             data = (b"\n" + line) if broken_tail else line  # never glue a line onto a truncated one

@@ -52,6 +52,7 @@ from typing import Any
 import openai
 from openai.types.chat import ChatCompletion
 
+from ...envs.core.utf8_json import without_lone_surrogates
 from .accounting import CostTracker
 from .base import LLMAuthError, LLMError, Usage, approx_tokens
 from .deadline import deadline_http_client
@@ -242,7 +243,8 @@ class OpenAICompatibleLLM(Retrying):
         n, max_tokens, seed = request.n, request.max_tokens, request.seed
         params: dict[str, Any] = {
             "model": self.model,
-            "messages": request.plain_messages(),
+            # a lone surrogate (from an earlier answer) has no UTF-8 form: it goes out as U+FFFD
+            "messages": without_lone_surrogates(request.plain_messages()),
             "temperature": request.temperature,
         }
         if max_tokens is None:

@@ -18,8 +18,9 @@ and the tree is always re-read before patience stops a search.
 **Patience.** With ``patience=N`` (the ``patience`` option of every search agent,
 ``--agent-opt patience=N``), the search stops with ``search_stopped == "patience"`` once the
 best value has not risen for N expansions in a row (the tree so far is kept and the best
-answer in it is played, as when the budget runs out). The count starts at the first
-expansion, and a first value counts as a rise.
+answer in it is played, as when the budget runs out). The count starts once some node has a
+value (Elo's first comparison, MCTS's first backup): a search that has not valued anything
+yet is never stopped by patience.
 
 **Listeners.** :func:`listening` registers a callable that receives :meth:`SearchTelemetry.as_dict`
 after every expansion (from whichever thread runs the search); ``treegym run`` uses one to show
@@ -112,7 +113,8 @@ class SearchTelemetry:
         usage = getattr(hooks.llm, "usage", None)
         if usage is not None:
             self.llm_calls, self.tokens = int(usage.calls), int(usage.total_tokens)
-        self.since_improvement += 1
+        if self.best_value is not None:  # patience counts only once there is a value to improve on
+            self.since_improvement += 1
         # Reading every node's value costs O(nodes): do it every nodes/SCAN_SHARE expansions (so the
         # cost per expansion stays bounded as the tree grows), and always before patience may stop.
         due = self.patience and self.since_improvement >= self.patience

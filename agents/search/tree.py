@@ -178,7 +178,12 @@ class SearchTree:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_json(), ensure_ascii=False, indent=1))
+        data = self.to_json()
+        try:
+            text = json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (an LLM answer): kept as a JSON \u escape
+            text = json.dumps(data, ensure_ascii=True, indent=1).encode("ascii")
+        tmp.write_bytes(text)
         os.replace(tmp, path)
         return path
 

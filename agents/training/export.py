@@ -39,12 +39,12 @@ terminal node), ``success``.
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
+from ...envs.core.utf8_json import dump_line
 from .trees import ExportError, SavedTree, conversation, load_inputs, node_values, system_prompt
 
 FORMATS = ("dpo", "sft", "values", "prm")
@@ -162,7 +162,7 @@ def export_lines(trees: Sequence[SavedTree], opts: ExportOptions) -> Iterator[di
 def export(inputs: Sequence[str | os.PathLike], out: str | os.PathLike, opts: ExportOptions,
            warn: Callable[[str], None] = lambda _m: None) -> dict[str, int]:
     """Write the lines of every tree behind ``inputs`` to ``out`` (atomically); returns counts:
-    ``trees``, ``lines``, ``cut_observations`` (nodes with only a cut excerpt of their observation)."""
+    ``trees`` (saved search trees), ``replayed`` (one-path trees replayed from records without one), ``lines``, ``cut_observations`` (nodes with only a cut excerpt of their observation)."""
     trees = load_inputs(inputs, warn)
     cut = sum(t.cut_observations() for t in trees)
     if cut:
@@ -174,9 +174,10 @@ def export(inputs: Sequence[str | os.PathLike], out: str | os.PathLike, opts: Ex
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     n = 0
-    with tmp.open("w", encoding="utf-8") as fh:
+    with tmp.open("wb") as fh:
         for line in export_lines(trees, opts):
-            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+            fh.write(dump_line(line)[0])  # a lone surrogate (an LLM answer) is kept as a JSON \u escape
             n += 1
     os.replace(tmp, out)
-    return {"trees": len(trees), "lines": n, "cut_observations": cut}
+    replayed = sum(1 for t in trees if t.replayed)
+    return {"trees": len(trees) - replayed, "replayed": replayed, "lines": n, "cut_observations": cut}

@@ -52,6 +52,7 @@ class SavedTree:
     nodes: dict[int, dict]
     children: dict[int, list[int]] = field(default_factory=dict)
     record_success: bool | None = None  # the run record's verdict, when the tree came through one
+    replayed: bool = False  # a one-path tree replayed from a record that names no saved tree
 
     @property
     def root(self) -> dict:
@@ -164,6 +165,7 @@ def chain_from_record(rec: dict, source: str) -> SavedTree:
                      task_id=str(rec.get("task_id")), instruction=instruction, chosen=max(nodes), nodes=nodes,
                      children={i: ([i + 1] if i + 1 in nodes else []) for i in nodes})
     tree.record_success = bool(rec.get("success"))
+    tree.replayed = True
     return tree
 
 

@@ -343,5 +343,5 @@ def handcoded_action(state: ALFWorldState) -> str:
     # upstream answers a repeated or inadmissible choice with a random admissible command
     if not valid:
         return "look"
-    seed = zlib.crc32(f"{state.game.source}|{len(state.history)}|{action}".encode())
+    seed = zlib.crc32(f"{state.game.source}|{len(state.history)}|{action}".encode("utf-8", "surrogatepass"))
     return valid[seed % len(valid)]

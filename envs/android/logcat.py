@@ -208,7 +208,7 @@ def format_line(line: str, req: LogcatRequest) -> str:
     pid, tid, pri, tag, msg = int(m.group("pid")), int(m.group("tid")), m.group("pri"), m.group("tag"), m.group("msg")
     frac = f"{ms:03d}000" if "usec" in req.modifiers else f"{ms:03d}"
     if req.fmt == "epoch":
-        when = f"{sec:5d}.{frac}"
+        when = f"{sec:19d}.{frac}"  # right-aligned like AOSP logprint.cpp, which android_env's pattern needs
     else:
         t = datetime.fromtimestamp(sec, tz=timezone.utc)
         when = t.strftime("%Y-%m-%d %H:%M:%S" if "year" in req.modifiers else "%m-%d %H:%M:%S") + "." + frac

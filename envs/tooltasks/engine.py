@@ -33,7 +33,7 @@ def parse_call(action: Any, functions: Mapping[str, Mapping[str, Any]]) -> tuple
     if head.isidentifier() and text.endswith(")"):
         try:
             node = ast.parse(text, mode="eval").body
-        except (SyntaxError, RecursionError, MemoryError):  # deep nesting overflows the parser
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # deep nesting; a lone surrogate (no UTF-8)
             return f"cannot parse the call {text[:80]!r}"
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
             return "write one call like set_location(\"Boston\")"

@@ -16,7 +16,7 @@ from treegym.envs.android.logcat import render
 from treegym.envs.android.sim.phone import SimPhone
 from treegym.envs.android.sim.shell import ShellSession
 
-from .adb_wire import ID_CLOSE_STDIN, ID_EXIT, ID_STDERR, ID_STDIN, ID_STDOUT, read_packets, send_v2
+from .adb_wire import ID_CLOSE_STDIN, ID_EXIT, ID_STDERR, ID_STDIN, ID_STDOUT, MAX_LINE, read_packets, send_v2
 
 
 class ShellHost(Protocol):
@@ -47,25 +47,36 @@ def run_shell(server: ShellHost, sock: socket.socket, cmd: str, v2: bool) -> Non
         send_v2(sock, ID_EXIT, bytes([res.status & 0xFF]))
 
 def _interactive(server: ShellHost, sock: socket.socket, sh: ShellSession, v2: bool) -> None:
-    """Lines from the client's stdin run one by one until stdin closes or ``exit``."""
+    """Lines from the client's stdin run one by one until stdin closes or ``exit``.
+
+    A line longer than ``MAX_LINE`` (or a v2 packet over ``MAX_PACKET``) ends the session with a message;
+    only the bytes after the last newline are searched again, so a long stream costs linear time."""
     buf, pending = bytearray(), bytearray()
     while not sh.exited:
         data = sock.recv(65536)
         if not data:
             break
         closed = False
+        scanned = len(pending)
         if v2:
             buf += data
-            for kind, payload in read_packets(buf):
-                if kind == ID_STDIN:
-                    pending += payload
-                elif kind == ID_CLOSE_STDIN:
-                    closed = True
+            try:
+                for kind, payload in read_packets(buf):
+                    if kind == ID_STDIN:
+                        pending += payload
+                    elif kind == ID_CLOSE_STDIN:
+                        closed = True
+            except ValueError as exc:
+                return _refuse(sock, f"{exc}; closing", v2)
         else:
             pending += data
-        while b"\n" in pending and not sh.exited:
-            line, _, rest = bytes(pending).partition(b"\n")
-            pending = bytearray(rest)
+        while not sh.exited:
+            cut = pending.find(b"\n", scanned)
+            if cut < 0:
+                break
+            line = bytes(pending[:cut])
+            del pending[:cut + 1]
+            scanned = 0
             with server.lock:
                 res = sh.run(line.decode("utf-8", "replace"))
             if v2:
@@ -73,10 +84,22 @@ def _interactive(server: ShellHost, sock: socket.socket, sh: ShellSession, v2: b
                 send_v2(sock, ID_STDERR, res.stderr)
             else:
                 sock.sendall(res.merged)
+        if len(pending) > MAX_LINE:
+            return _refuse(sock, f"a line longer than {MAX_LINE} bytes; closing", v2)
         if closed:
             break
     if v2:
         send_v2(sock, ID_EXIT, bytes([sh.status & 0xFF]))
+
+
+def _refuse(sock: socket.socket, message: str, v2: bool) -> None:
+    """End an interactive session: ``message`` on stderr (v2: then exit status 1)."""
+    text = f"/system/bin/sh: {message}\n".encode()
+    if v2:
+        send_v2(sock, ID_STDERR, text)
+        send_v2(sock, ID_EXIT, bytes([1]))
+    else:
+        sock.sendall(text)
 
 def _follow_logcat(server: ShellHost, sock: socket.socket, sh: ShellSession, v2: bool) -> None:
     """A logcat that keeps running: new lines (its format and filters) until the client hangs up."""

@@ -60,10 +60,16 @@ def send_v2(sock: socket.socket, kind: int, data: bytes) -> None:
         sock.sendall(packet(kind, data[i:i + PACKET_MAX]))
 
 
+MAX_LINE = 64 * 1024  # bytes in one console or interactive-shell line (a command line is far shorter)
+MAX_PACKET = 1 << 20  # payload bytes in one shell v2 packet (adb sends at most 256 KiB)
+
+
 def read_packets(buf: bytearray) -> Iterator[tuple[int, bytes]]:
-    """Complete v2 packets at the front of ``buf`` (consumed from it)."""
+    """Complete v2 packets at the front of ``buf`` (consumed from it); ``ValueError`` for one over MAX_PACKET."""
     while len(buf) >= 5:
         kind, n = struct.unpack("<BI", bytes(buf[:5]))
+        if n > MAX_PACKET:
+            raise ValueError(f"a shell packet of {n} bytes (at most {MAX_PACKET})")
         if len(buf) < 5 + n:
             return
         data = bytes(buf[5:5 + n])

@@ -3,13 +3,15 @@
 A greeting, then one reply per line: ``avd snapshot save|load|list|delete NAME``
 (``OK`` / ``KO: ...``), ``kill`` (the emulator exits: the server's device goes
 away until ``FakeAdbServer.power_on``), ``help``, ``ping``, ``auth ...`` (any
-token), ``quit``. Loading a name never saved but naming a configuration
+token), ``quit``. A line longer than ``MAX_LINE`` bytes ends the connection. Loading a name never saved but naming a configuration
 (``test_env_100``) boots that configuration's base state, as B-MoCA's
 per-configuration snapshots do.
 """
 from __future__ import annotations
 
 from typing import Any
+
+from .adb_wire import MAX_LINE
 
 from treegym.envs.android.device import all_configs
 from treegym.envs.android.sim.handset import initial_state
@@ -21,7 +23,14 @@ def serve_console(server: Any, rfile: Any, wfile: Any) -> None:
         return  # a killed emulator has no console
     wfile.write(b"Android Console: type 'help' for a list of commands\r\nOK\r\n")
     wfile.flush()
-    for raw in rfile:
+    while True:
+        raw = rfile.readline(MAX_LINE + 1)
+        if not raw:
+            return
+        if len(raw) > MAX_LINE:
+            wfile.write(f"KO: line longer than {MAX_LINE} bytes; closing\r\n".encode())
+            wfile.flush()
+            return
         line = raw.decode("utf-8", "replace").strip()
         server.requests.append(f"console:{line}")
         if not line:

@@ -24,7 +24,12 @@ Commands run in the phone's shell (``envs/android/sim/shell.py``): exit statuses
 ``/system/bin/sh: X: not found`` (127), root only after ``adb root`` or ``su``.
 Memory is bounded: files on the phone hold at most ``max_file_bytes`` (a push past
 it fails with "No space left on device" and is not kept), the request log
-``max_log_bytes``.
+``max_log_bytes``, a console or interactive-shell line :data:`MAX_LINE` bytes (a
+longer one ends the connection with a message). Connections that send nothing
+for ``idle_timeout`` seconds are closed (a streaming ``logcat`` and
+``track-devices`` are not idle), and each port serves at most
+``max_connections`` at once (the next is answered ``FAIL`` and closed), so idle
+or slow clients cannot pile up threads.
 
 The **emulator console** listens on the port named in the serial (``adb emu``
 connects there): a greeting, then ``avd snapshot save|load|list|delete NAME``
@@ -57,6 +62,8 @@ from .emulator_console import serve_console
 ADB_VERSION = 41
 FEATURES = "shell_v2"
 BACKLOG = 128
+IDLE_TIMEOUT = 120.0  # seconds a connection may send nothing
+MAX_CONNECTIONS = 256  # connections served at once per port (each holds a thread)
 
 
 def _free_port() -> int:
@@ -77,7 +84,8 @@ class FakeAdbServer:
 
     def __init__(self, phone: SimPhone | None = None, host: str = "127.0.0.1", port: int = 0,
                  console_port: int = 0, max_file_bytes: int = DEFAULT_MAX_BYTES, max_log_bytes: int = 256 * 1024,
-                 boot_seconds: float = 0.5, backlog: int = BACKLOG):
+                 boot_seconds: float = 0.5, backlog: int = BACKLOG, idle_timeout: float = IDLE_TIMEOUT,
+                 max_connections: int = MAX_CONNECTIONS):
         self.phone = phone or SimPhone()
         self.phone.files.max_bytes = int(max_file_bytes)
         self.lock = threading.RLock()
@@ -88,6 +96,8 @@ class FakeAdbServer:
         self.console_port = 0
         self.boot_seconds = float(boot_seconds)
         self.backlog = int(backlog)
+        self.idle_timeout = float(idle_timeout)
+        self.max_connections = int(max_connections)
         self._servers: list[socketserver.ThreadingTCPServer] = []
         self._threads: list[threading.Thread] = []
         self.stopped = threading.Event()
@@ -132,11 +142,14 @@ class FakeAdbServer:
         class AdbHandler(socketserver.BaseRequestHandler):
             def handle(self) -> None:
                 try:
+                    self.request.settimeout(outer.idle_timeout)
                     outer._serve_adb(self.request)
                 except (ConnectionError, OSError, struct.error):
                     pass
 
         class ConsoleHandler(socketserver.StreamRequestHandler):
+            timeout = outer.idle_timeout
+
             def handle(self) -> None:
                 try:
                     serve_console(outer, self.rfile, self.wfile)
@@ -147,6 +160,26 @@ class FakeAdbServer:
             allow_reuse_address = True
             daemon_threads = True
             request_queue_size = outer.backlog  # listen() backlog: clients connecting at once are not dropped
+
+            def __init__(self, *args: Any, **kw: Any) -> None:
+                super().__init__(*args, **kw)
+                self.slots = threading.BoundedSemaphore(outer.max_connections)
+
+            def process_request(self, request: Any, client_address: Any) -> None:
+                if not self.slots.acquire(blocking=False):  # at the cap: say so and close, no new thread
+                    try:
+                        fail(request, f"too many connections (at most {outer.max_connections}); try again")
+                    except OSError:
+                        pass
+                    self.shutdown_request(request)
+                    return
+                super().process_request(request, client_address)
+
+            def process_request_thread(self, request: Any, client_address: Any) -> None:
+                try:
+                    super().process_request_thread(request, client_address)
+                finally:
+                    self.slots.release()
 
         console = Server((self.host, self._want_console or _free_port()), ConsoleHandler)
         adb = Server((self.host, self._want_port or _free_port()), AdbHandler)

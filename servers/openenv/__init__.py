@@ -51,7 +51,10 @@ Errors: HTTP 400/403/404/413/422/503 with ``{"detail": "..."}``; over WebSocket 
 ``CAPACITY_REACHED``, ...). A malformed *action string* is not an error: the
 env answers it, as every treegym env does. Bind 127.0.0.1 (the default of
 ``servers/run.py``): the API has no authentication, and requests carrying a
-non-loopback ``Origin`` (a web page) or ``Host`` (DNS rebinding) are refused.
+non-loopback ``Origin`` (a web page) or ``Host`` (DNS rebinding) are refused, as are
+cross-site browser requests (``Sec-Fetch-Site: cross-site`` or a foreign ``Referer``). A WebSocket
+session idle for ``ws_idle_timeout`` seconds (default 3600, the HTTP sessions' ttl) is sent
+``SESSION_EXPIRED`` and closed.
 
 Modules: ``session.py`` (the protocol over envs: sessions, fork tokens,
 answers, schemas), ``app.py`` (the Flask routes and the WebSocket).

@@ -8,22 +8,25 @@ from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from treegym.envs.core import jsonsafe
-from treegym.servers.guard import allowed_host_set, refusal
+from treegym.servers.guard import allowed_host_set, request_refusal
 
 from .session import DEFAULT_MAX_FORKS, DEFAULT_MAX_SESSIONS, OpenEnvError, OpenEnvService, Session, _treegym_meta
 
 DEFAULT_MAX_CONTENT_LENGTH = 1024 * 1024
+WS_IDLE_TIMEOUT = 3600.0  # seconds a WebSocket session may go without a message (the HTTP sessions' ttl)
 
 
 def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None, *,
                        max_sessions: int = DEFAULT_MAX_SESSIONS, max_forks: int = DEFAULT_MAX_FORKS,
                        max_content_length: int = DEFAULT_MAX_CONTENT_LENGTH,
-                       allowed_hosts: Iterable[str] | None = None) -> Flask:
+                       allowed_hosts: Iterable[str] | None = None, ws_idle_timeout: float = WS_IDLE_TIMEOUT) -> Flask:
     """A Flask app serving ``env_id`` (made with ``env_kwargs``) over OpenEnv's protocol (module docstring).
 
     Requests with a foreign ``Host`` or ``Origin`` are refused by the guard every treegym server uses
     (``servers/guard.py``: loopback names plus ``allowed_hosts``, default ``$TREEGYM_ALLOWED_HOSTS``),
-    answered in OpenEnv's ``{"detail": ...}`` shape."""
+    answered in OpenEnv's ``{"detail": ...}`` shape, and so are cross-site browser requests. A WebSocket
+    session that receives no message for ``ws_idle_timeout`` seconds is sent a ``SESSION_EXPIRED`` error
+    and closed, and its env goes back to the pool."""
     try:
         from flask_sock import Sock
     except ImportError as exc:
@@ -49,7 +52,7 @@ def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None,
 
     @app.before_request
     def _refuse_foreign_hosts():
-        why = refusal(request.headers.get("Host"), request.headers.get("Origin"), allowed)
+        why = request_refusal(request.headers, allowed)
         return (jsonify(detail=why), 403) if why is not None else None
 
     def _refused(exc: OpenEnvError | HTTPException):
@@ -99,6 +102,8 @@ def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None,
 
     @sock.route("/ws")
     def ws_session(ws):
+        if getattr(ws, "sock", None) is not None:
+            ws.sock.settimeout(None)  # the HTTP read timeout is for requests; idleness is timed below
         try:
             session = service.acquire(counted=True)
         except OpenEnvError as exc:
@@ -106,8 +111,12 @@ def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None,
             return
         try:
             while True:
-                raw = ws.receive()
-                if raw is None:
+                raw = ws.receive(timeout=ws_idle_timeout)
+                if raw is None:  # idle too long (or closed): expire the session like the HTTP ones
+                    if ws.connected:
+                        ws.send(_ws_error(OpenEnvError(f"session expired after {ws_idle_timeout:g} s without a "
+                                                       "message; open a new WebSocket", code="SESSION_EXPIRED")))
+                        ws.close(reason=1000, message="session expired: idle")
                     return
                 try:
                     message = jsonsafe.loads(raw)

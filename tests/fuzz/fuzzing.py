@@ -8,6 +8,8 @@
   and unicode, huge strings, wrong types, nested JSON, near-valid commands
   (a valid action mutated), and snapshots with fields deleted, retyped or
   replaced.
+* :func:`bad_utf8` makes byte strings that are not UTF-8; :func:`route_paths` lists a Flask
+  app's routes with their placeholders filled.
 * :func:`no_hang` runs one call on a thread and fails the test naming the
   input when it does not return within a generous bound: a hang detector, not
   a speed target (a correct call takes milliseconds; the bound is minutes).
@@ -53,6 +55,7 @@ def no_hang(fn: Callable[..., Any], *args: Any, what: str = "", bound: float | N
     t.start()
     t.join(HANG_SECONDS if bound is None else bound)
     if t.is_alive():
+        tally("hangs")
         pytest.fail(f"hang: no answer after {HANG_SECONDS if bound is None else bound:g} s to {what[:300]}")
     if "error" in out:
         raise out["error"]
@@ -63,7 +66,10 @@ ODD_TEXT = ["", " ", "\n", "\t\r\n", "\x00", "\\", "\\c", "\\boxed{look}", " \\q
             "ß²³", "é" * 300, "\ud7ff", "NaN", "-1", "1e309", "None", "null", "true", "[]", "{}", "{", "}", "[[",
             "'", '"', "`rm -rf /`", "$(id)", "; ls", "../../etc/passwd", "%s%s%n", "{0}{1}", "<script>x</script>",
             "search[]", "click[]", "click[" + "x" * 500 + "]", "search[" + "ü" * 200, "go to", "take", "1 + ",
-            "Action: ", "Action: \nAction Input: {", "Finish", "GET /", "GET " + "/x" * 300]
+            "Action: ", "Action: \nAction Input: {", "Finish", "GET /", "GET " + "/x" * 300,
+            # lone surrogates: what an OpenAI-compatible server's "\ud800" escape decodes to, and what
+            # Python's surrogateescape makes of a byte that is not UTF-8
+            "\ud800", "go \udfff north", "search[\udcff]", "\ud83d"]
 WRONG_TYPES: list[Any] = [None, 0, -1, 3.5, float("nan"), float("inf"), True, [], {}, ["look"], {"action": "look"},
                           b"look", ("a", "b"), 10 ** 40]
 
@@ -79,8 +85,8 @@ def _random_unicode(rng: random.Random, n: int) -> str:
     chars = []
     for _ in range(n):
         cp = rng.choice([rng.randrange(32, 127), rng.randrange(0, 0x3000), rng.randrange(0x1F300, 0x1FAFF)])
-        if 0xD800 <= cp <= 0xDFFF:
-            cp = 0xFFFD
+        if 0xD800 <= cp <= 0xDFFF or rng.random() < 0.01:
+            cp = rng.choice([0xD800, 0xDBFF, 0xDC80, 0xDCFF, 0xDFFF])  # a lone surrogate, now and then
         chars.append(chr(cp))
     return "".join(chars)
 
@@ -194,26 +200,63 @@ def _mutate_once(rng: random.Random, value: Any) -> Any:
     return rng.choice(_ODD_VALUES)
 
 
-#: What the fuzz tests sent, by kind ("actions", "requests", "mutated snapshots", ...) and failures found
-#: ("exceptions", "5xx", "hangs" stay 0 when the suite passes); printed at the end of the run (conftest.py).
-COUNTS: dict[str, int] = {}
-_COUNTS_LOCK = threading.Lock()
+def bad_utf8(rng: random.Random, text: str = "") -> bytes:
+    """``text`` (or random unicode) as UTF-8 with bytes that are not UTF-8 spliced in: a stray
+    continuation byte, 0xff, a cut multi-byte sequence, an encoded surrogate (CESU)."""
+    raw = bytearray((text or _random_unicode(rng, rng.randrange(1, 40))).encode("utf-8", "surrogatepass"))
+    for _ in range(rng.randrange(1, 4)):
+        junk = rng.choice([b"\x80", b"\xff", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80"])
+        i = rng.randrange(len(raw) + 1)
+        raw[i:i] = junk
+    return bytes(raw)
 
 
-def http_request(srv: Any, method: str, path: str, body: bytes | None = None,
-                 ctype: str = "application/json") -> tuple[int, bytes]:
-    """One HTTP request to the server ``srv`` (``serve_in_thread``'s), under :func:`no_hang`; asserts
-    the answer is not a 5xx. Returns the status and the raw body."""
+def route_paths(app: Any) -> list[tuple[str, str]]:
+    """``(method, path)`` for every route of the Flask ``app`` (HEAD and OPTIONS left out), each
+    ``<placeholder>`` filled with ``abc`` (ids) or ``1``."""
+    import re
+
+    out = []
+    for rule in app.url_map.iter_rules():
+        path = re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", lambda m: "abc" if "id" in m.group(1) else "1", rule.rule)
+        out += [(method, path) for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})]
+    return out
+
+
+def http_send(srv: Any, method: str, path: str, body: bytes | None = None,
+              headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    """``(status, body)`` of one request to ``srv`` (a ``BackgroundServer``), under :func:`no_hang`;
+    header values are sent as their bytes (a lone surrogate as ``surrogateescape`` makes it)."""
+    import http.client
+
+    sent = {k: v.encode("utf-8", "surrogateescape") for k, v in (headers or {}).items()}
+
     def go() -> tuple[int, bytes]:
         conn = http.client.HTTPConnection(srv.host, srv.port, timeout=300)
         try:
-            conn.request(method, path, body=body, headers={"Content-Type": ctype} if body is not None else {})
+            conn.request(method, path, body=body, headers=sent)
             resp = conn.getresponse()
             return resp.status, resp.read()
         finally:
             conn.close()
 
-    status, raw = no_hang(go, what=f"{method} {path} {body[:200] if body else b''!r}")
+    status, raw = no_hang(go, what=f"{method} {path} {headers} {body[:200] if body else b''!r}")
+    tally("server requests")
+    if status >= 500:
+        tally("5xx")
+    return status, raw
+
+
+#: What the fuzz tests sent, by kind ("actions", "requests", "mutated snapshots", ...) and failures found
+#: ("exceptions", "5xx", "hangs" stay 0 when the suite passes); printed at the end of the run (conftest.py).
+COUNTS: dict[str, int] = {"5xx": 0, "hangs": 0, "exceptions out of step()": 0, "records lost": 0}
+_COUNTS_LOCK = threading.Lock()
+
+
+def http_request(srv: Any, method: str, path: str, body: bytes | None = None,
+                 ctype: str = "application/json") -> tuple[int, bytes]:
+    """:func:`http_send` with a JSON (or ``ctype``) body, asserting the answer is not a 5xx."""
+    status, raw = http_send(srv, method, path, body, {"Content-Type": ctype} if body is not None else {})
     assert status < 500, (method, path, body[:300] if body else None, raw[:500])
     return status, raw
 

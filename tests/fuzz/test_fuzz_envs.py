@@ -50,7 +50,11 @@ def _names(obs: dict) -> list[str]:
 
 
 def _step(env, action):
-    return no_hang(env.step, action, what=f"step({action!r}) on {env.spec.id}")
+    try:
+        return no_hang(env.step, action, what=f"step({action!r}) on {env.spec.id}")
+    except Exception:
+        tally("exceptions out of step()")
+        raise
 
 
 def _key(result) -> str:

@@ -35,10 +35,13 @@ Which records count, following ``agents/runs.py``:
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
+
+from ....envs.core.utf8_json import load_line
 
 
 class RunFileError(ValueError):
@@ -186,12 +189,32 @@ def _files(paths: Sequence[str | Path]) -> list[Path]:
         except (OSError, ValueError) as exc:  # a name too long, a NUL byte
             raise RunFileError(f"{str(p)[:80]!r}: not a usable file or folder name ({exc.args[-1]})") from None
         if is_dir:
-            files += sorted(x for x in p.rglob("*.jsonl") if not x.name.endswith(".cache.jsonl"))
+            files += _run_files_under(p)
         elif exists:
             files.append(p)
         else:
             raise RunFileError(f"{p}: no such file or folder")
     return files
+
+
+#: Files and folders a report looks at under one folder argument before it asks for a narrower one.
+MAX_WALK_ENTRIES = 100_000
+#: Kernel pseudo file systems: never run folders, and endless to walk.
+PSEUDO_FS = ("/proc", "/sys", "/dev", "/run")
+
+
+def _run_files_under(root: Path) -> list[Path]:
+    """The ``*.jsonl`` files under ``root`` (not LLM caches), without following links into other folders and
+    without entering :data:`PSEUDO_FS`; :class:`RunFileError` after :data:`MAX_WALK_ENTRIES` entries."""
+    seen, found = 0, []
+    for folder, dirs, names in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if os.path.join(folder, d) not in PSEUDO_FS)
+        seen += len(dirs) + len(names)
+        if seen > MAX_WALK_ENTRIES:
+            raise RunFileError(f"{root}: more than {MAX_WALK_ENTRIES:,} files and folders to look through for run "
+                               "files; name the run folder or the .jsonl files themselves (e.g. runs/)")
+        found += [Path(folder) / n for n in names if n.endswith(".jsonl") and not n.endswith(".cache.jsonl")]
+    return sorted(found)
 
 
 def read_run_file(path: Path, runs: "Runs | None" = None) -> list[dict]:
@@ -203,16 +226,21 @@ def read_run_file(path: Path, runs: "Runs | None" = None) -> list[dict]:
         raise RunFileError(f"cannot read {path}: {exc.strerror or exc}") from None
     lines = raw.split(b"\n")
     if lines and lines[-1].strip():
-        print(f"treegym report: {path}: ignoring an unfinished last line (a run was killed mid-write)",
-              file=sys.stderr)
+        try:  # a complete record that lacks only its newline counts (a rerun keeps it too)
+            json.loads(lines[-1].decode("utf-8"))
+            lines.append(b"")
+        except (ValueError, RecursionError):
+            print(f"treegym report: {path}: ignoring an unfinished last line (a run was killed mid-write)",
+                  file=sys.stderr)
     out = []
     for no, line in enumerate(lines[:-1], 1):
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise RunFileError(f"{path}:{no}: not JSON ({exc}); is this a treegym run file?") from None
+            rec = load_line(line, where=str(path), line_no=no, what_to_do="fix or remove that line; is this a "
+                            "treegym run file?")
+        except ValueError as exc:
+            raise RunFileError(str(exc)) from None
         if isinstance(rec, dict) and "env_id" in rec and "agent" in rec:
             if not isinstance(rec.get("success"), bool):
                 raise RunFileError(f"{path}:{no}: \"success\" must be true or false, got {rec.get('success')!r}; "

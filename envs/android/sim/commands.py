@@ -180,8 +180,9 @@ def _dumpsys(sh: Shell, args: list[str]) -> str | ShellResult:
              else "com.google.android.apps.nexuslauncher/.NexusLauncherActivity")
     if what == "activity":
         return f"  mResumedActivity: ActivityRecord{{a1b2c3 u0 {focus} t100}}\n"
-    if what == "window":
-        return f"  mCurrentFocus=Window{{d4e5f6 u0 {focus}}}\n"
+    if what == "window":  # Android 10 prints the focused app's token after the focused window
+        return (f"  mCurrentFocus=Window{{d4e5f6 u0 {focus}}}\n"
+                f"  mFocusedApp=AppWindowToken{{7a8b9c token=Token{{1f2e3d ActivityRecord{{a1b2c3 u0 {focus} t100}}}}}}\n")
     if what == "telephony.registry":
         return f"  mCallState={2 if phone.state.call else 0}\n  mCallIncomingNumber=\n"
     if what == "alarm":

@@ -211,14 +211,17 @@ class Handset:
             sep = "_" if "_" in st.config.locale else "-"
             st = replace(st, config=replace(st.config, locale=locale.replace("-", sep).replace("_", sep)))
         pushed = self.files.pop(ALARM_DB, None)
+        problem = None
         if pushed is not None:
             try:
                 st = replace(st, alarms=import_alarms(pushed))
-            except ValueError:
-                pass  # deskclock starts with the alarms it had when its database is unreadable
+            except ValueError as exc:  # deskclock starts with the alarms it had, and says why in the log
+                problem = f"cannot read the pushed alarms.db, kept the alarms it had: {exc}"
         fresh = PhoneState(config=st.config, clock_ms=st.clock_ms)
         st = replace(st, launcher=fresh.launcher, foreground="", tasks=(), overlay=None, stopwatch=fresh.stopwatch,
                      dial="", call=None, ime="", field_text="", alive=fresh.alive, log_cleared=st.log_count)
+        if problem:
+            st = st.emit("com.google.android.deskclock", "E", "AlarmClock", problem)
         self.state = st
         if not soft:
             self.adb_root = False

@@ -114,20 +114,53 @@ def export_alarms(state: PhoneState) -> bytes:
         os.unlink(tmp)
 
 
+#: SQLite virtual-machine steps an alarms.db import may take (a real one needs a few thousand);
+#: a recursive view or a huge table is refused instead of holding the phone.
+IMPORT_MAX_STEPS = 2_000_000
+#: Alarms an import keeps at most (deskclock shows a few dozen).
+IMPORT_MAX_ROWS = 1000
+
+
 def import_alarms(data: bytes) -> tuple[Alarm, ...]:
-    """The alarms of a deskclock ``alarms.db``; raises ValueError when it is not one."""
+    """The alarms of a deskclock ``alarms.db``; raises ValueError (one line, what was wrong) when it is not one.
+
+    The database is opened read-only and read under a step budget (a progress
+    handler, :data:`IMPORT_MAX_STEPS`), so a recursive view ends in a refusal,
+    not a hang; every row must hold integers (no NULL, text or real hours), and
+    more than :data:`IMPORT_MAX_ROWS` rows are refused.
+    """
     fd, tmp = tempfile.mkstemp(suffix=".db")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        con = sqlite3.connect(tmp)
+        con = sqlite3.connect(f"file:{tmp}?mode=ro", uri=True)
+        steps = [0]
+
+        def budget() -> int:
+            steps[0] += 1
+            return 1 if steps[0] * 1000 > IMPORT_MAX_STEPS else 0
+
+        con.set_progress_handler(budget, 1000)
         try:
             rows = con.execute("SELECT _id, hour, minutes, enabled, daysofweek FROM alarm_templates "
-                               "ORDER BY _id").fetchall()
+                               f"ORDER BY _id LIMIT {IMPORT_MAX_ROWS + 1}").fetchall()
+        except sqlite3.OperationalError as exc:
+            if "interrupted" in str(exc):
+                raise ValueError(f"alarms.db: reading alarm_templates took more than {IMPORT_MAX_STEPS:,} SQLite "
+                                 "steps (a recursive view?); push a plain deskclock database") from None
+            raise ValueError(f"not a deskclock alarms database: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise ValueError(f"not a deskclock alarms database: {exc}") from None
         finally:
             con.close()
     finally:
         os.unlink(tmp)
-    return tuple(Alarm(int(i), int(h) % 24, int(m) % 60, bool(e), int(d) & 127) for i, h, m, e, d in rows)
+    if len(rows) > IMPORT_MAX_ROWS:
+        raise ValueError(f"alarms.db: more than {IMPORT_MAX_ROWS} alarms; push a deskclock database with fewer")
+    names = ("_id", "hour", "minutes", "enabled", "daysofweek")
+    for no, row in enumerate(rows, 1):
+        for name, value in zip(names, row):
+            if not isinstance(value, int):
+                raise ValueError(f"alarms.db: alarm_templates row {no} has {name} = {value!r:.40}, not an integer; "
+                                 "push a deskclock database whose alarms are whole numbers")
+    return tuple(Alarm(i, h % 24, m % 60, bool(e), d & 127) for i, h, m, e, d in rows)
