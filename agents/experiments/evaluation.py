@@ -157,7 +157,7 @@ def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, tas
     Module-level (not a closure) so a process pool can run it.
     """
     from ..llm.openai_client import count_retries
-    from ..llm.wrappers import BudgetedLLM
+    from ..llm.budget import BudgetedLLM
     from ..registry import make_agent
 
     if experiment is None:
@@ -281,8 +281,7 @@ def evaluate(
                 todo.append((task_id, seed))
         planned = {episode_key(chash, t, s) for t, s in plan}
         reused = ResumeState(reusable=dict(found), retry={k: v for k, v in state.retry.items() if k in planned},
-                             other_records=state.other_records, legacy_records=state.legacy_records,
-                             tampered_records=state.tampered_records)
+                             other_records=state.other_records, tampered_records=state.tampered_records)
         if existed:
             log("treegym: " + reused.describe(len(plan), results.path)
                 + (f"; rerunning {treeless} whose search tree was not saved (--save-trees)" if treeless else ""))

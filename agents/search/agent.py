@@ -192,11 +192,6 @@ class SearchAgent(BasePolicy):
         return stop
 
     # ------------------------------------------------------------ to implement
-    @property
-    def adapter(self) -> Any:
-        """Deprecated name of :attr:`prompts`."""
-        return self.prompts
-
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:  # pragma: no cover - abstract
         """Grow ``hooks.tree`` from ``root``; may stop any time (``BudgetExceeded`` is caught outside)."""
         raise NotImplementedError

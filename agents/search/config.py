@@ -86,11 +86,6 @@ class SearchConfig:
     def restores(self) -> int:
         return self.snapshots.restores
 
-    @property
-    def adapter(self) -> Any:
-        """Deprecated name of :attr:`prompts`."""
-        return self.prompts
-
     # ------------------------------------------------------------ env access
     def make_root(self, observation: dict, info: dict) -> SearchNode:
         """The root node: the live env's current state (the env is not moved)."""
