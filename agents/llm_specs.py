@@ -68,7 +68,7 @@ def _factory(prefix: str) -> Callable[..., LLM] | None:
         module, name = _BUILT_IN[prefix]
         factory = _BACKENDS[prefix] = getattr(importlib.import_module(module), name)
         return factory
-    from treegym.envs.core.plugins import load_entry_points  # here: importing treegym.envs registers every id
+    from treegym.envs.core.plugins import load_entry_points  # lazy: importing treegym.envs registers every id
 
     if load_entry_points(ENTRY_POINT_GROUP, name=prefix) and prefix not in _BACKENDS:
         raise ValueError(f"the {ENTRY_POINT_GROUP} entry point {prefix!r} loaded but registered no backend "

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .options import nonnegative_int, parse_options, positive_float, positive_int
-from .run_checks import InputError, parse_tasks  # noqa: F401 - parse_tasks is re-exported
+from .run_checks import InputError
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -48,7 +48,7 @@ from ..llm.base import LLM
 from ..llm.cache import CachedLLM as CachedLLMType
 from ..llm.info import info_of, preflight_of
 from ..search.telemetry import listening
-from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of this module
+from .runs import (
     ResultsFile,
     ResumeState,
     classify_error,
@@ -63,6 +63,11 @@ from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of th
 
 from .episode import _jsonable, episode_seed, run_episode
 from .progress import _search_postfix, progress_bar
+from treegym.envs import env_class
+from ..llm_specs import make_llm
+from ..registry import agent_spec, make_agent
+from .executors import make_executor
+
 # ----------------------------------------------------------------- a run
 @dataclass
 class RunConfig:
@@ -113,8 +118,6 @@ def _env_takes(env_id: str, name: str) -> bool:
     """Whether the env class of ``env_id`` takes the make-kwarg ``name`` (registers a user's env id first)."""
     import inspect
 
-    from treegym.envs import env_class
-
     cls = env_class(env_id)
     try:
         return name in inspect.signature(cls.__init__).parameters
@@ -156,9 +159,8 @@ def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, tas
     ``experiment`` is the run's experiment config (computed when not given).
     Module-level (not a closure) so a process pool can run it.
     """
-    from ..llm.openai_client import count_retries
+    from ..llm.openai_client import count_retries  # lazy: imports the openai package (about a second)
     from ..llm.budget import BudgetedLLM
-    from ..registry import make_agent
 
     if experiment is None:
         experiment = config.experiment(llm)
@@ -239,9 +241,6 @@ def evaluate(
     many episodes were reused (None: silent). Raises ``ValueError``/``KeyError``
     for a bad agent or option and :class:`LLMError` when the preflight fails.
     """
-    from ..llm_specs import make_llm
-    from ..registry import agent_spec, make_agent
-
     log = log or (lambda _m: None)
     spec = agent_spec(config.agent)
     if llm is None and spec.needs_llm:
@@ -346,8 +345,6 @@ def _watch_parent(parent_pid: int, interval: float = 0.5) -> None:
 
 
 def _executor(config: RunConfig) -> Any:
-    from .executors import make_executor
-
     # process workers watch this process and exit when it dies (_watch_parent)
     return make_executor(config.backend, config.workers, max_in_flight=config.max_in_flight,
                          ray_address=config.ray_address, initializer=_watch_parent, initargs=(os.getpid(),))

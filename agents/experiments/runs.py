@@ -64,6 +64,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ..llm.info import result_config_of
 from .results_file import ResultsFile  # noqa: F401 - the results file of every run command
+from ..llm.base import BudgetExceeded, LLMError
+from ..policy import AgentGaveUp
 
 #: Bump when a treegym change alters the results of an existing experiment config.
 RESULTS_VERSION = 1
@@ -199,9 +201,6 @@ def record_key(record: Mapping[str, Any]) -> tuple[str, Any, int] | None:
 # ----------------------------------------------------------------- errors
 def classify_error(exc: BaseException) -> str:
     """The ``error_kind`` of an exception that ended an episode (see the module docstring)."""
-    from ..llm.base import BudgetExceeded, LLMError
-    from ..policy import AgentGaveUp
-
     if isinstance(exc, BudgetExceeded):
         return "budget"
     if isinstance(exc, AgentGaveUp):

@@ -35,6 +35,7 @@ from .telemetry import PatienceExhausted, SearchTelemetry
 from .tree import SearchNode, SearchTree
 from .config import SearchConfig
 from .options import build_config, fields_of, option, split_options
+from ..llm.budget import BudgetedLLM
 
 
 @dataclass
@@ -231,8 +232,6 @@ class SearchAgent(BasePolicy):
         """The LLM the search sends through: the run's own budget when it is this search's (a fresh
         ``BudgetedLLM`` with the same limits: one budget, not two nested), else a new ``BudgetedLLM``
         with ``budget`` and ``max_tokens`` around the LLM handed in."""
-        from ..llm.budget import BudgetedLLM
-
         llm = self.llm
         if (isinstance(llm, BudgetedLLM) and llm.max_calls == self.budget and llm.max_tokens == self.max_tokens
                 and llm.usage.calls == 0 and llm.usage.total_tokens == 0 and llm.remaining_calls == llm.max_calls):

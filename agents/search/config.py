@@ -19,6 +19,7 @@ from .snapshot_store import SnapshotStore, timed_step
 from .telemetry import SearchTelemetry
 
 from .tree import LLM_EXCERPT_CHARS, LLM_CALLS_PER_NODE, SearchNode, SearchTree, _success
+from ...envs.core import clone
 
 
 class SearchConfig:
@@ -309,8 +310,6 @@ class SearchConfig:
         ``train`` split, shuffled by ``seed``: what seeds A*'s long-term memory. [] when the env
         lists no train tasks or has no expert."""
         import random
-
-        from ...envs.core import clone
 
         base = getattr(self.env, "unwrapped", self.env)
         try:

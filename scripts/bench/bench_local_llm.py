@@ -32,6 +32,8 @@ import time
 from typing import Any
 
 from treegym.agents.llm.request import Request
+from treegym.agents.llm.local import LocalLLM, LocalLLMServer, LocalLLMUnavailable, shutdown
+from treegym.agents.llm.local_runtime import choose_runtime, installed_runtimes, runtime_version
 
 LOREM = ("the quick brown fox jumps over the lazy dog while a small model reads a long prompt about "
          "forkable environments tree search agents and the game of twenty four ").split()
@@ -56,8 +58,6 @@ def game24_choices() -> list[str]:
 
 
 def cold_start_seconds(runtime: str, threads: int) -> float:
-    from treegym.agents.llm.local import LocalLLMServer
-
     server = LocalLLMServer(runtime=runtime, n_threads=threads)
     began = time.perf_counter()
     server.start()
@@ -117,9 +117,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prompt-words", type=int, default=300)
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per request before giving up")
     args = ap.parse_args(argv)
-
-    from treegym.agents.llm.local import LocalLLM, LocalLLMUnavailable, shutdown
-    from treegym.agents.llm.local_runtime import choose_runtime, installed_runtimes, runtime_version
 
     try:
         runtimes = [choose_runtime(r) for r in args.runtimes.split(",") if r.strip()] or installed_runtimes()

@@ -234,7 +234,8 @@ def cycles(arrows: list[Arrow]) -> list[list[str]]:
     return sorted(groups)
 
 
-def _under(name: str, prefix: str) -> bool:
+def under(name: str, prefix: str) -> bool:
+    """Whether module ``name`` is ``prefix`` or inside it."""
     return name == prefix or name.startswith(prefix + ".")
 
 
@@ -243,7 +244,7 @@ def placement(module: str) -> tuple[int, Unit] | None:
     best: tuple[int, Unit] | None = None
     for floor, units in enumerate(LAYERS):
         for unit in units:
-            holds = _under(module, unit.name) if unit.package else module == unit.name
+            holds = under(module, unit.name) if unit.package else module == unit.name
             if holds and (best is None or len(unit.name) > len(best[1].name)):
                 best = (floor, unit)
     return best
@@ -256,7 +257,7 @@ def upward(arrows: list[Arrow]) -> list[Arrow]:
         src, dst = placement(a.source), placement(a.target)
         if src is None or dst is None or src[1] == dst[1]:
             continue
-        if dst[0] >= src[0] or any(_under(a.source, x) and _under(a.target, y) or _under(a.source, y) and _under(a.target, x)
+        if dst[0] >= src[0] or any(under(a.source, x) and under(a.target, y) or under(a.source, y) and under(a.target, x)
                                    for x, y in APART):
             bad.append(a)
     return bad
