@@ -42,12 +42,14 @@ def test_no_import_cycle_no_upward_arrow_and_no_unplaced_module_anywhere():
 def test_the_agents_floors_read_in_the_drawn_order():
     order = [unit.name for units in import_graph.LAYERS for unit in units if unit.name.startswith("treegym.agents")]
     assert order == ["treegym.agents.llm", "treegym.agents.requests", "treegym.agents.policy", "treegym.agents.discovery",
-                     "treegym.agents.prompts", "treegym.agents.registry", "treegym.agents.llm_specs",
-                     "treegym.agents.simulated", "treegym.agents.search", "treegym.agents.baselines",
+                     "treegym.agents.prompts", "treegym.agents.registry", "treegym.agents.simulated",
+                     "treegym.agents.search", "treegym.agents.llm_specs", "treegym.agents.baselines",
                      "treegym.agents.experiments", "treegym.agents.training", "treegym.agents"]
     floor = {unit.name: f for f, units in enumerate(import_graph.LAYERS) for unit in units}
     assert floor["treegym.agents.simulated"] < floor["treegym.agents.search"] < floor["treegym.agents.baselines"] \
         < floor["treegym.agents.experiments"] < floor["treegym.agents.training"]
+    # the LLM factory picks among the transport's and the simulated backends; search builds no LLM
+    assert floor["treegym.agents.simulated"] < floor["treegym.agents.llm_specs"] == floor["treegym.agents.search"]
 
 
 def test_design_md_draws_the_enforced_table():
