@@ -48,8 +48,8 @@ from ..llm.base import LLM
 from ..llm.cache import CachedLLM as CachedLLMType
 from ..llm.info import info_of, preflight_of
 from ..search.telemetry import listening
+from .results_file import ResultsFile
 from .runs import (
-    ResultsFile,
     ResumeState,
     classify_error,
     config_hash,

@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..llm.info import result_config_of
-from .results_file import ResultsFile  # noqa: F401 - the results file of every run command
+from .results_file import ResultsFile
 from ..llm.base import BudgetExceeded, LLMError
 from ..policy import AgentGaveUp
 

@@ -39,7 +39,8 @@ from .episode import episode_seed
 from .evaluation import RunConfig, _watch_parent, run_task
 from .progress import progress_bar
 from .executors import collect, make_executor
-from .runs import ResultsFile, config_hash, episode_key, lacks_saved_tree, resume_state
+from .results_file import ResultsFile
+from .runs import config_hash, episode_key, lacks_saved_tree, resume_state
 from ..llm.cache import CachedLLM
 from ..llm_specs import make_llm
 from ..registry import agent_spec
