@@ -68,13 +68,15 @@ def test_siblings_on_one_floor_may_not_import_each_other_and_lazy_imports_need_a
         "agents/registry.py": "from . import policy\n",
         "agents/requests.py": "def f():\n    from . import policy\n",
         "agents/prompts.py": ("def f():\n    # lazy: a plugin load\n    from . import discovery\n"
-                              "def g():\n    from . import discovery  # lazy: same reason\n"),
+                              "def g():\n    from . import discovery  # lazy: same reason\n"
+                              "    from . import policy\n"),  # the comment above is the other import's
     })
     lines, clean = import_graph.report(["agents"], tmp_path)
     assert not clean
     assert [line for line in lines if line.startswith("upward arrow:")] == [
         "upward arrow: treegym.agents.requests -> treegym.agents.policy  (function-level import, line 2)"]
     assert [line for line in lines if line.startswith("lazy import")] == [
+        "lazy import without a reason: treegym.agents.prompts:6 -> treegym.agents.policy",
         "lazy import without a reason: treegym.agents.requests:2 -> treegym.agents.policy"]
 
 

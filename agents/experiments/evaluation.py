@@ -45,6 +45,7 @@ import treegym.envs  # noqa: F401 - registers the ids, also inside spawned worke
 
 from .executors import collect
 from ..llm.base import LLM
+from ..llm.budget import BudgetedLLM
 from ..llm.cache import CachedLLM as CachedLLMType
 from ..llm.info import info_of, preflight_of
 from ..search.telemetry import listening
@@ -160,7 +161,6 @@ def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, tas
     Module-level (not a closure) so a process pool can run it.
     """
     from ..llm.openai_client import count_retries  # lazy: imports the openai package (about a second)
-    from ..llm.budget import BudgetedLLM
 
     if experiment is None:
         experiment = config.experiment(llm)

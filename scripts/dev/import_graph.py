@@ -125,12 +125,13 @@ def _resolve(module: str, is_package: bool, level: int, name: str | None) -> str
     return ".".join(base + ([name] if name else []))
 
 
-def _lazy_reasons(source: str) -> dict[int, str]:
-    """line -> the text after ``# lazy:`` of a comment on that line."""
-    out: dict[int, str] = {}
+def _lazy_reasons(source: str) -> dict[int, tuple[str, bool]]:
+    """line -> (the text after ``# lazy:`` of a comment on that line, whether the comment is the whole line)."""
+    out: dict[int, tuple[str, bool]] = {}
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
         if tok.type == tokenize.COMMENT and LAZY_MARK in tok.string:
-            out[tok.start[0]] = tok.string.split(LAZY_MARK, 1)[1].strip()
+            alone = not tok.line[: tok.start[1]].strip()
+            out[tok.start[0]] = (tok.string.split(LAZY_MARK, 1)[1].strip(), alone)
     return out
 
 
@@ -152,8 +153,11 @@ def arrows_of(module: str, path: Path, known: set[str]) -> list[Arrow]:
         return None
 
     def reason_of(node: ast.stmt) -> str:
-        lines = range(node.lineno - 1, (node.end_lineno or node.lineno) + 1)
-        return next((reasons[n] for n in lines if n in reasons), "")
+        above = reasons.get(node.lineno - 1)
+        if above and above[1]:  # a comment line of its own right above the import
+            return above[0]
+        own = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+        return next((reasons[n][0] for n in own if n in reasons), "")
 
     def visit(node: ast.AST, kind: str) -> None:
         for child in ast.iter_child_nodes(node):
