@@ -41,8 +41,8 @@ class Node:
 class Forest:
     """The nodes of one task's rollout group (module docstring); ids are 0, 1, 2, ... in creation order."""
 
-    def __init__(self, task_id: Any = None) -> None:
-        self.task_id = task_id
+    def __init__(self, task_id: Any = None, seed: int | None = None) -> None:
+        self.task_id, self.seed = task_id, seed  # the reset's task and seed (a root's state)
         self.nodes: list[Node] = []
 
     def add_root(self, tree: int, state_key: str = "") -> Node:

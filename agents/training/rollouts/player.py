@@ -64,11 +64,11 @@ class Player:
         self._at: tuple[int, int] | None = None  # (id(forest), node id) the env is in now
 
     # ------------------------------------------------------------------ states
-    def root(self, forest: Forest, tree: int, *, seed: int | None = None) -> Node:
-        """Reset the env to the forest's task and add a root for ``tree``."""
+    def root(self, forest: Forest, tree: int) -> Node:
+        """Reset the env to the forest's task and seed and add a root for ``tree``."""
         options = None if forest.task_id is None else {"task_id": forest.task_id}
         t0 = time.perf_counter()
-        obs, info = self.env.reset(seed=seed, options=options)
+        obs, info = self.env.reset(seed=forest.seed, options=options)
         self.acct.reset_seconds += time.perf_counter() - t0
         self.acct.resets += 1
         self.prompts.bind(self.env)

@@ -9,7 +9,8 @@ Fields of every row:
   ``advantage_step`` / ``anchor`` / ``anchor_size`` (anchor); formulas in ``advantages.py``;
 * ``reward`` - the trajectory's outcome (the env's episode return); for a step shared by several
   trajectories, the mean over them, with ``leaves`` = how many trajectories pass through it;
-* ``env_id``, ``mode``, ``task_id`` (a string), ``tree``, ``node``, ``parent`` (the previous step's
+* ``env_id``, ``mode``, ``task_id`` (a string), ``seed`` (the reset's seed: with the task and the
+  path's actions it reproduces the step's state), ``tree``, ``node``, ``parent`` (the previous step's
   ``node``; null for a first step), ``depth`` (1 for a first step), ``action`` (as played),
   ``step_reward`` (the env's reward for this step), ``leaf`` (the trajectory ended here).
 """
@@ -41,7 +42,7 @@ def forest_rows(forest: Forest, mode: str, env_id: str, **formula: Any) -> Itera
         outcomes = [forest.outcome(i) for i in below]
         parent = forest.nodes[node.parent] if node.parent is not None else None
         row: dict[str, Any] = {
-            "env_id": env_id, "mode": mode, "task_id": str(forest.task_id), "tree": node.tree, "node": node.id,
+            "env_id": env_id, "mode": mode, "task_id": str(forest.task_id), "seed": forest.seed, "tree": node.tree, "node": node.id,
             "parent": None if parent is None or parent.is_root else parent.id, "depth": node.depth,
             "prompt": node.prompt, "completion": [{"role": "assistant", "content": node.completion}],
             "action": node.action, "step_reward": node.reward,

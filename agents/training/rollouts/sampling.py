@@ -54,11 +54,11 @@ class Chain:
         if self.budget is not None and self.budget < 1:
             raise ValueError(f"--budget must be at least 1 LLM call, got {self.budget}")
 
-    def sample(self, player: Player, forest: Forest, seed: int | None) -> None:
+    def sample(self, player: Player, forest: Forest) -> None:
         start = player.acct.llm_calls
         tree = 0
         while (tree < self.group) if self.budget is None else (player.acct.llm_calls - start < self.budget):
-            player.play_from(forest, player.root(forest, tree, seed=seed).id)
+            player.play_from(forest, player.root(forest, tree).id)
             tree += 1
 
 
@@ -79,9 +79,9 @@ class TreeSearch:
         if self.iters < 0:
             raise ValueError(f"--iters must be at least 0, got {self.iters}")
 
-    def sample(self, player: Player, forest: Forest, seed: int | None) -> None:
+    def sample(self, player: Player, forest: Forest) -> None:
         for m in range(self.trees):
-            player.play_from(forest, player.root(forest, m, seed=seed).id)
+            player.play_from(forest, player.root(forest, m).id)
         for _ in range(self.iters):
             for m in range(self.trees):
                 for node_id in _draw(player, _expandable(forest, m), self.expand):
@@ -105,8 +105,8 @@ class Anchor:
         if self.states < 0:
             raise ValueError(f"--states must be at least 0, got {self.states}")
 
-    def sample(self, player: Player, forest: Forest, seed: int | None) -> None:
-        root = player.root(forest, 0, seed=seed)
+    def sample(self, player: Player, forest: Forest) -> None:
+        root = player.root(forest, 0)
         for _ in range(self.group):
             player.play_from(forest, root.id)
         for node_id in _draw(player, _expandable(forest), self.states):
@@ -117,9 +117,9 @@ class Anchor:
 def sample_task(scheme: Any, player: Player, task_id: Any, seed: int | None = None) -> tuple[Forest, Accounting]:
     """One task's forest under ``scheme`` and what sampling it cost."""
     before = Accounting() + player.acct
-    forest = Forest(task_id)
+    forest = Forest(task_id, seed)
     try:
-        scheme.sample(player, forest, seed)
+        scheme.sample(player, forest)
     finally:
         player.forget()
     spent = Accounting(**{k: getattr(player.acct, k) - getattr(before, k) for k in before.__dataclass_fields__})
