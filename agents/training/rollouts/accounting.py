@@ -2,7 +2,8 @@
 
 Restoring a snapshot replaces replaying the branch's prefix (a reset plus ``depth`` steps).
 ``restore_seconds`` is measured; the replay it replaced is estimated from the same run's mean
-reset and step times (``replay_seconds_estimate``). The bench (``scripts/bench/bench_rollouts.py``)
+step time and mean reset time, leaving out the env's first reset, which also loads data (with no
+later reset the estimate counts resets as free, so it errs low) (``replay_seconds_estimate``). The bench (``scripts/bench/bench_rollouts.py``)
 replays prefixes for real to check the estimate and that each restore equals its replay.
 """
 from __future__ import annotations
@@ -22,10 +23,12 @@ class Accounting:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     resets: int = 0
+    warm_resets: int = 0  # resets after the env's first (which also loads data): the replay estimate's unit
     snapshots: int = 0
     restores: int = 0
     prefix_steps_saved: int = 0  # steps a replay of each restored prefix would have played
     reset_seconds: float = 0.0
+    warm_reset_seconds: float = 0.0
     step_seconds: float = 0.0
     snapshot_seconds: float = 0.0
     restore_seconds: float = 0.0
@@ -40,7 +43,7 @@ class Accounting:
     @property
     def replay_seconds_estimate(self) -> float:
         """What replaying every restored prefix would have cost at this run's mean reset and step times."""
-        reset = self.reset_seconds / self.resets if self.resets else 0.0
+        reset = self.warm_reset_seconds / self.warm_resets if self.warm_resets else 0.0  # no warm reset: 0 (low)
         step = self.step_seconds / self.env_steps if self.env_steps else 0.0
         return self.restores * reset + self.prefix_steps_saved * step
 

@@ -62,6 +62,7 @@ class Player:
         self._snap: dict[int, Any] = {}  # node id -> snapshot of the state after it
         self._obs: dict[int, dict] = {}  # node id -> the observation after it
         self._at: tuple[int, int] | None = None  # (id(forest), node id) the env is in now
+        self._reset_before = False  # the env's first reset also loads its data: not a replay's cost
 
     # ------------------------------------------------------------------ states
     def root(self, forest: Forest, tree: int) -> Node:
@@ -69,7 +70,12 @@ class Player:
         options = None if forest.task_id is None else {"task_id": forest.task_id}
         t0 = time.perf_counter()
         obs, info = self.env.reset(seed=forest.seed, options=options)
-        self.acct.reset_seconds += time.perf_counter() - t0
+        took = time.perf_counter() - t0
+        if self._reset_before:
+            self.acct.warm_resets += 1
+            self.acct.warm_reset_seconds += took
+        self._reset_before = True
+        self.acct.reset_seconds += took
         self.acct.resets += 1
         self.prompts.bind(self.env)
         snap = self._fork()
