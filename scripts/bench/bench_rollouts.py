@@ -37,6 +37,7 @@ import gymnasium as gym
 import treegym.envs as te
 from treegym.agents import make_llm
 from treegym.agents.training.rollouts import Accounting, Anchor, Chain, TreeSearch, sample_rollouts
+from treegym.agents.training.rollouts.rows import row_path
 
 from .bench_support import load_text, provenance
 
@@ -91,14 +92,6 @@ def equal_budget(env_id: str, llm: str, tasks: list[Any], per_task: dict[str, li
     return out
 
 
-def _path(nodes: dict[int, dict], node: int) -> list[dict]:
-    out = []
-    while node is not None:
-        out.append(nodes[node])
-        node = nodes[node]["parent"]
-    return out[::-1]
-
-
 def _seen(obs: dict) -> tuple:
     return str(obs.get("text", "")), tuple(str(a) for a in obs.get("valid_actions") or ())
 
@@ -114,7 +107,7 @@ def restore_vs_replay(env_id: str, tasks: list[Any], task_rows: list[list[dict]]
                 children[r["parent"]] = children.get(r["parent"], 0) + 1
         for node, count in children.items():
             if count > 1:
-                points.append((task, nodes[node]["seed"], [r["action"] for r in _path(nodes, node)]))
+                points.append((task, nodes[node]["seed"], [r["action"] for r in row_path(nodes, node)]))
     if len(points) < 2:
         return {"branch_points": len(points)}
     a, b = gym.make(env_id), gym.make(env_id)

@@ -50,3 +50,13 @@ def forest_rows(forest: Forest, mode: str, env_id: str, **formula: Any) -> Itera
         }
         row.update(parts[node.id])
         yield row
+
+
+def row_path(rows_by_node: dict[int, dict[str, Any]], node: int) -> list[dict[str, Any]]:
+    """One task's rows from its first step down to ``node`` (rows keyed by ``node``, linked by ``parent``)."""
+    out = []
+    at: int | None = node
+    while at is not None:
+        out.append(rows_by_node[at])
+        at = rows_by_node[at]["parent"]
+    return out[::-1]

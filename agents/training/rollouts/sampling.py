@@ -29,6 +29,14 @@ from .player import Player
 MODES = ("chain", "tree", "anchor")
 
 
+def _check_sizes(scheme: Any, **minimum: int) -> None:
+    """Refuse a size below its minimum, naming the flag that sets it."""
+    for name, low in minimum.items():
+        value = getattr(scheme, name)
+        if not isinstance(value, int) or value < low:
+            raise ValueError(f"--{name} must be a whole number of at least {low}, got {value!r}")
+
+
 def _expandable(forest: Forest, tree: int | None = None) -> list[int]:
     return [n.id for n in forest.steps() if not n.leaf and (tree is None or n.tree == tree)]
 
@@ -49,10 +57,7 @@ class Chain:
     needs_identity = False
 
     def __post_init__(self) -> None:
-        if self.group < 1:
-            raise ValueError(f"--group must be at least 1, got {self.group}")
-        if self.budget is not None and self.budget < 1:
-            raise ValueError(f"--budget must be at least 1 LLM call, got {self.budget}")
+        _check_sizes(self, group=1, **({} if self.budget is None else {"budget": 1}))
 
     def sample(self, player: Player, forest: Forest) -> None:
         start = player.acct.llm_calls
@@ -73,11 +78,7 @@ class TreeSearch:
     needs_identity = False
 
     def __post_init__(self) -> None:
-        for name in ("trees", "expand"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"--{name} must be at least 1, got {getattr(self, name)}")
-        if self.iters < 0:
-            raise ValueError(f"--iters must be at least 0, got {self.iters}")
+        _check_sizes(self, trees=1, expand=1, iters=0)
 
     def sample(self, player: Player, forest: Forest) -> None:
         for m in range(self.trees):
@@ -99,11 +100,7 @@ class Anchor:
     needs_identity = True
 
     def __post_init__(self) -> None:
-        for name in ("group", "branch"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"--{name} must be at least 1, got {getattr(self, name)}")
-        if self.states < 0:
-            raise ValueError(f"--states must be at least 0, got {self.states}")
+        _check_sizes(self, group=1, states=0, branch=1)
 
     def sample(self, player: Player, forest: Forest) -> None:
         root = player.root(forest, 0)
