@@ -21,7 +21,11 @@ trajectory against the trajectories (leaves) of its own tree :math:`T`,
 :math:`\hat A_{intra}(H_i) = (R(H_i) - \mathrm{mean}_{j \in T} R(H_j)) / \mathrm{std}_{j \in T} R(H_j)`;
 the inter-tree advantage against all trajectories of the task's M trees,
 :math:`\hat A_{inter}(H_i)` likewise over :math:`\bigcup_m T_m`; the trajectory's advantage is
-their sum :math:`\hat A_{tree}(H_i) = \hat A_{intra}(H_i) + \hat A_{inter}(H_i)`. In the paper a
+their sum :math:`\hat A_{tree}(H_i) = \hat A_{intra}(H_i) + \hat A_{inter}(H_i)`. Checked against the
+authors' code (AMAP-ML/Tree-GRPO at 90b1709, ``verl/trainer/ppo/ray_trainer_ts.py``,
+``adv_estimator='tree'``, the setting of its training scripts: two ``compute_grpo_outcome_advantage``
+calls in ``core_algos.py``, grouped by the task's ``uid`` and by the ``tree_uid``, added); there a
+group of one leaf gives the raw reward, here 0 (above). In the paper a
 shared prefix node is trained once per trajectory through it, each time with that trajectory's
 advantage; one row per step needs one number, so a node carries the **mean** over the leaves
 below it of each part (the paper's effective weight is this mean times the row's ``leaves``
