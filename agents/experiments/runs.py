@@ -188,7 +188,7 @@ def episode_key(chash: str, task_id: Any, seed: int) -> tuple[str, Any, int]:
 
 
 def record_key(record: Mapping[str, Any]) -> tuple[str, Any, int] | None:
-    """:func:`episode_key` of a stored record; None for records without a config (older treegym)."""
+    """:func:`episode_key` of a stored record; None for records without a config."""
     chash = record.get("config_hash")
     if not isinstance(chash, str) or "task_id" not in record or "seed" not in record:
         return None
