@@ -80,9 +80,9 @@ def default_out(env_id: str, agent: str, llm: str) -> Path:
 def save_trees_option(agent: str, policy: object, options: dict, folder: str, out: Path) -> dict:
     """``options`` with ``tree_out`` set for ``--save-trees [folder]`` (an option of search agents:
     ``policy`` is the agent built from ``options``)."""
-    from treegym.agents.search.agent import SearchAgent
+    from treegym.agents.search.agent import SearchPolicy
 
-    if not isinstance(policy, SearchAgent):
+    if not isinstance(policy, SearchPolicy):
         raise InputError(f"--save-trees saves search trees; agent {agent!r} does not search "
                          "(use elo, astar, mcts, lats, dfsdt, bfs or dfs)")
     if "tree_out" in options:
