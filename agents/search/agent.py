@@ -112,22 +112,8 @@ class SearchPolicy(BasePolicy):
         self.name = cls.name
         if llm is None:
             raise ValueError(f"agent {self.name!r} needs an LLM")
-        common, own, unknown = split_options(options, SearchOptions, cls.Config)
-        if unknown:
-            known = sorted({*fields_of(SearchOptions), *fields_of(cls.Config)})
-            raise ValueError(f"agent {self.name!r}: unknown option(s) {', '.join(map(repr, unknown))}; "
-                             f"its options are: {', '.join(known)}")
-        if (config is not None or not isinstance(algorithm, type)) and own:
-            raise ValueError(f"agent {self.name!r}: pass either config= or its fields "
-                             f"({', '.join(sorted(own))}), not both")
-        if not isinstance(algorithm, type):
-            self.algorithm: SearchAlgorithm = algorithm
-        else:
-            built = config if config is not None else build_config(cls.Config, own, self.name)
-            self.algorithm = cls(cls.for_env(built, env_id))
-        opts = build_config(SearchOptions, {**self.algorithm.option_defaults(), **common}, self.name)
-        self.algorithm.check(opts.peek_success)
-        self.options = opts
+        self.algorithm, self.options = search_settings(algorithm, env_id, options, config)
+        opts = self.options
         self.env_id = env_id
         self.llm = llm
         self.prompts = opts.prompts or get_prompts(env_id)
@@ -277,6 +263,31 @@ class SearchPolicy(BasePolicy):
         return proposals[0]
 
 
+def search_settings(algorithm: "type[SearchAlgorithm] | SearchAlgorithm", env_id: str, options: dict[str, Any],
+                    config: Any = None) -> "tuple[SearchAlgorithm, SearchOptions]":
+    """(the algorithm value, the policy's options) for ``options``: each typed once from the field of
+    :class:`SearchOptions` or of the algorithm's ``Config`` that declares it (``config=`` or a built
+    ``algorithm`` instead of the config's fields), the config resolved for ``env_id``; a ValueError
+    names an unknown, mistyped or contradictory option."""
+    cls = algorithm if isinstance(algorithm, type) else type(algorithm)
+    common, own, unknown = split_options(options, SearchOptions, cls.Config)
+    if unknown:
+        known = sorted({*fields_of(SearchOptions), *fields_of(cls.Config)})
+        raise ValueError(f"agent {cls.name!r}: unknown option(s) {', '.join(map(repr, unknown))}; "
+                         f"its options are: {', '.join(known)}")
+    if (config is not None or not isinstance(algorithm, type)) and own:
+        raise ValueError(f"agent {cls.name!r}: pass either config= or its fields "
+                         f"({', '.join(sorted(own))}), not both")
+    if not isinstance(algorithm, type):
+        value = algorithm
+    else:
+        built = config if config is not None else build_config(cls.Config, own, cls.name)
+        value = cls(cls.for_env(built, env_id))
+    opts = build_config(SearchOptions, {**value.option_defaults(), **common}, cls.name)
+    value.check(opts.peek_success)
+    return value, opts
+
+
 def build_search_agent(algorithm: type, env_id: str, llm: Any, options: dict[str, Any]) -> SearchPolicy:
     """The search policy around ``algorithm`` for ``env_id``; ``options`` are its ``--agent-opt``s."""
     return SearchPolicy(algorithm, env_id, llm, **options)
@@ -312,15 +323,19 @@ def register_algorithm(name: str, *, help: str = "", at: str | None = None,
         if at is not None and at not in fields_of(algorithm.Config):
             raise ValueError(f"{algorithm.__name__}: at={at!r} is no field of {algorithm.Config.__name__}")
 
-        def make(env_id: str, llm: Any, **options: Any) -> SearchPolicy:
+        def named(options: dict[str, Any]) -> dict[str, Any]:
             number = options.pop("at", None)
             if at is not None:
                 options = name_option(algorithm, options, at, number)
-            if preset:
-                options = preset_options(algorithm, preset, options)
-            return build_search_agent(algorithm, env_id, llm, options)
+            return preset_options(algorithm, preset, options) if preset else options
 
-        register_agent(name, needs_llm=True, help=help)(make)
+        def make(env_id: str, llm: Any, **options: Any) -> SearchPolicy:
+            return build_search_agent(algorithm, env_id, llm, named(options))
+
+        def check(env_id: str, llm: Any, **options: Any) -> None:
+            search_settings(algorithm, env_id, named(options))
+
+        register_agent(name, needs_llm=True, help=help, check=check, searches=True)(make)
         return algorithm
 
     return deco
