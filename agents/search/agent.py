@@ -90,7 +90,8 @@ class SearchPolicy(BasePolicy):
 
     ``algorithm`` is a :class:`~.algorithm.SearchAlgorithm` class (built from ``options``' fields of
     its ``Config``, typed once by :func:`~.options.build_config`, strings from ``--agent-opt``
-    included; ``config=`` hands in a ready ``Config`` value instead) or a built algorithm value. The
+    included; ``config=`` hands in a ready ``Config`` value instead) or a built algorithm value (this
+    policy's alone: it keeps per-search state). The
     other ``options`` are :class:`SearchOptions` (the policy's: every algorithm gets them).
     ``budget=default`` is the run's ``--budget`` when the LLM handed in is a ``BudgetedLLM`` with a
     limit, else ``default_budget`` = 100; ``tree_out``'s ``{task}`` is replaced by the task id
