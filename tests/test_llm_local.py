@@ -302,6 +302,25 @@ def test_decisive_prefix_grammar_writes_fewer_tokens_and_answers_whole_choices(l
 
 
 @local_llm_test
+def test_sampling_draws_from_the_whole_distribution_not_llama_cpps_cut_candidates(llm):
+    # llama.cpp's default cuts (top_k 40, top_p 0.95, min_p 0.05, before the temperature) left this
+    # model 2 of the 10 first moves of 3 8 8 8 at temperature 2.0 in 40 seeds; the whole distribution gives 8
+    import gymnasium as gym
+
+    import treegym.envs  # noqa: F401 - registers the envs
+    from treegym.agents.prompts import get_prompts
+
+    env = gym.make("treegym/Game24-v0")
+    obs, _ = env.reset(options={"split": "train", "task_id": 116})
+    env.close()
+    choices = list(obs["valid_actions"])
+    messages = get_prompts("treegym/Game24-v0").react_messages(obs, [])
+    answers = {llm.complete(Request(messages, temperature=2.0, choices=choices, seed=seed))[0] for seed in range(40)}
+    assert answers <= set(choices) and len(answers) >= 5
+    assert llm.result_config()["sampling"] == "whole distribution"
+
+
+@local_llm_test
 def test_a_run_seed_makes_sampling_repeatable_and_is_part_of_the_result_key(llm):
     choices = [f"option {i}" for i in range(12)]
     messages = [{"role": "user", "content": "Pick any option."}]

