@@ -5,7 +5,7 @@
 # of 24 train puzzles,
 #   react  - greedy ReAct: one constrained action per step, temperature 0;
 #   dfsdt  - ToolBench's DFSDT over env forks (width 4, backtracking one level), sampling the legal
-#            moves at temperature 2.0 (nearly uniform), allowed to check a finished attempt with
+#            moves from the model's whole distribution at temperature 2.0, allowed to check a finished attempt with
 #            the env's verifier (peek_success=true: Game of 24 answers are checkable), at most 40
 #            LLM calls a puzzle.
 # Both run as one sweep on 2 worker processes (one llama.cpp server each). It ends with the results

@@ -8,7 +8,7 @@ One definition, used by ``scripts/quickstart.sh`` (the README's first command) a
   every train puzzle, before any model is asked: a property of the puzzles, not of the model);
 * ``react``: greedy ReAct, one grammar-constrained action per step at temperature 0;
 * ``dfsdt``: ToolBench's DFSDT over env forks (``width=4``, backtracking one level after a
-  failed attempt), proposals sampled at temperature 2.0 (nearly uniform over the legal moves),
+  failed attempt), moves sampled from the model's whole distribution at temperature 2.0,
   with ``peek_success=true``: the env's verifier says whether a finished attempt made 24, and
   the search stops at the first that did; at most ``BUDGET`` LLM calls a puzzle.
 
@@ -182,7 +182,7 @@ def closing_lines(outcome: Outcome, report: str | None = None) -> list[str]:
     ]
     if o.search_wins:
         lines.append("  Search beats greedy here. The gain comes from forking and checking, not from the model's "
-                     "judgement: the search samples nearly uniform moves (temperature 2.0), backtracks by "
+                     "judgement: the search samples moves at temperature 2.0, backtracks by "
                      "restoring env snapshots, and stops when the env's verifier says an attempt made 24.")
     else:
         lines.append("  Search did not beat greedy with an interval above zero in this run.")
