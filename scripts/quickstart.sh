@@ -11,7 +11,7 @@
 # Both run as one sweep on 2 worker processes (one llama.cpp server each). It ends with the results
 # table, the search tree of one solved episode (`treegym tree`), both pass rates with the 95%
 # interval of their difference, and the path of the HTML report (`treegym report`).
-# scripts/quickstart_seeds.py runs the same job with ten seeds. Outputs go to runs/quickstart/
+# scripts/dev/quickstart_seeds.py runs the same job with ten seeds. Outputs go to runs/quickstart/
 # (TREEGYM_QUICKSTART_OUT; a rerun with the same settings reuses them: delete the folder for a
 # fresh run). TREEGYM_QUICKSTART_SEED (default 0) is the embedded model's sampling seed. The LLM is
 # the embedded model unless OPENAI_BASE_URL / OPENAI_API_KEY are set; extra arguments go to

@@ -1,7 +1,7 @@
 """The quickstart's main job: greedy decoding against search over env forks with the env's verifier.
 
 One definition, used by ``scripts/quickstart.sh`` (the README's first command) and by
-``scripts/quickstart_seeds.py`` (the same job ten times with ten seeds):
+``scripts/dev/quickstart_seeds.py`` (the same job ten times with ten seeds):
 
 * tasks: ten Game of 24 train puzzles, the ones where a uniformly random two-step start most
   often leaves a pair of numbers that still makes 24 (computed by the env's exact solver over

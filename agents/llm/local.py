@@ -11,7 +11,7 @@ is always exactly one of them. Several samples (``n>1``) are sent as one
 seeded request each (``seed + k``): llama.cpp's server refuses ``n>1`` with one
 slot and repeats one sample with several.
 
-Constrained calls are cheap (``scripts/bench_local_llm.py`` measures them):
+Constrained calls are cheap (``scripts/bench/bench_local_llm.py`` measures them):
 
 * the grammar holds the model to each choice's *decisive prefix* (``grammar.decisive_prefixes``:
   ``4 - 5 =`` for ``4 - 5 = -1 (left: -1 6 10)``), the shortest start no other choice shares, and

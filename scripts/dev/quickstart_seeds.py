@@ -9,7 +9,7 @@ interval for a difference of two proportions, from Wilson intervals), then in ho
 interval lies above zero. The load average is printed beside each run: on a shared machine the
 seconds vary, the pass rates should not.
 
-    python scripts/quickstart_seeds.py [--seeds 1:11] [--out runs/quickstart_seeds] [-- extra sweep args]
+    python scripts/dev/quickstart_seeds.py [--seeds 1:11] [--out runs/quickstart_seeds] [-- extra sweep args]
 """
 from __future__ import annotations
 
