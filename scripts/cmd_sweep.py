@@ -146,16 +146,17 @@ def _agents(data: dict, args: argparse.Namespace) -> list[tuple[str, dict]]:
 
 
 def _check_agent(env_id: str, agent: str, opts: dict) -> None:
-    """Build the agent once with its options (a scripted LLM stands in for the real one, so nothing is
-    contacted) and raise :class:`InputError` naming an option it rejects, as ``treegym run`` does."""
+    """Check the agent's options without building it where its registration can (``check_agent``; a
+    scripted LLM stands in for the real one, so nothing is contacted) and raise :class:`InputError`
+    naming an option it rejects, as ``treegym run`` does."""
     from treegym.agents.llm_specs import make_llm
-    from treegym.agents.registry import agent_spec, make_agent
+    from treegym.agents.registry import agent_spec, check_agent
 
     from treegym.agents.experiments.evaluation import judging_options
 
     llm = make_llm("scripted", env_id=env_id) if agent_spec(agent).needs_llm else None
     opts = judging_options(env_id, opts, None)[0]  # protocol= is the env's (RunConfig moves it there)
-    check_agent_options(lambda o: make_agent(agent, env_id, llm, seed=0, **o), agent, opts)
+    check_agent_options(lambda o: check_agent(agent, env_id, llm, seed=0, **o), agent, opts)
 
 
 def build_configs(data: dict, args: argparse.Namespace) -> tuple[list[Any], dict[str, Any]]:
@@ -235,14 +236,13 @@ def build_configs(data: dict, args: argparse.Namespace) -> tuple[list[Any], dict
 
 def run(args: argparse.Namespace) -> int:
     from treegym.agents.experiments.summary import all_failed
-    from treegym.agents.registry import make_agent
     from treegym.agents.experiments.sweep import run_sweep, with_tree_dir
 
     try:
         data = load_grid_file(args.file) if args.file else {}
         configs, settings = build_configs(data, args)
         if settings["trees"]:
-            configs = [with_tree_dir(c, settings["trees"]) if _takes_tree_out(c, make_agent) else c for c in configs]
+            configs = [with_tree_dir(c, settings["trees"]) if _takes_tree_out(c) else c for c in configs]
     except (InputError, KeyError, ValueError) as exc:
         print(f"treegym sweep: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -287,19 +287,9 @@ def cell_table(result: Any) -> str:
     return "\n".join(lines)
 
 
-def _takes_tree_out(config: Any, make_agent: Any) -> bool:
-    """Whether the config's agent accepts tree_out (search agents do)."""
+def _takes_tree_out(config: Any) -> bool:
+    """Whether the config's agent accepts tree_out: search agents do (their registration says
+    ``searches``, as ``treegym run --save-trees`` reads it); nothing is built."""
     from treegym.agents.registry import agent_spec
 
-    if not agent_spec(config.agent).needs_llm:
-        return False
-    from treegym.agents.simulated.scripted import ScriptedLLM
-
-    try:
-        make_agent(config.agent, config.env_id, ScriptedLLM([]), seed=0,
-                   **{**(config.agent_options or {}), "tree_out": "x"})
-    except (ValueError, TypeError) as exc:
-        if "tree_out" in str(exc):
-            return False
-        raise
-    return True
+    return agent_spec(config.agent).searches

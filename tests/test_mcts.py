@@ -7,10 +7,11 @@ import math
 import pytest
 
 from support.agent_runs import ACCURATE, ENV, WEAK, garbage_episode, pass_rate, run_with_budget, recording, same_state, searched
+from treegym.agents.search.agent import SearchPolicy
 from treegym.agents.llm_specs import make_llm
 from treegym.agents.registry import make_agent
 from treegym.agents.search.tree import SearchNode
-from treegym.agents.search.mcts import MCTSAgent
+from treegym.agents.search.mcts import MCTS
 
 
 def _node(visits: int, value: float, prior: float = 0.0) -> SearchNode:
@@ -20,12 +21,12 @@ def _node(visits: int, value: float, prior: float = 0.0) -> SearchNode:
 
 
 def test_uct_by_hand():
-    agent = MCTSAgent(ENV, make_llm(ACCURATE, env_id=ENV), w_exp=1.0)
+    agent = SearchPolicy(MCTS, ENV, make_llm(ACCURATE, env_id=ENV), w_exp=1.0)
     parent = _node(visits=8, value=0.0)
     # Q + w * sqrt(ln 8 / 2) = 0.5 + 1.019668...
-    assert agent.uct(parent, _node(2, 0.5)) == pytest.approx(0.5 + math.sqrt(math.log(8) / 2))
+    assert agent.algorithm.uct(parent, _node(2, 0.5)) == pytest.approx(0.5 + math.sqrt(math.log(8) / 2))
     # unvisited: the prior stands in for Q, and N counts as 1
-    assert agent.uct(parent, _node(0, 0.0, prior=0.25)) == pytest.approx(0.25 + math.sqrt(math.log(8)))
+    assert agent.algorithm.uct(parent, _node(0, 0.0, prior=0.25)) == pytest.approx(0.25 + math.sqrt(math.log(8)))
 
 
 @pytest.mark.parametrize("agent", ["mcts", "lats"])
@@ -98,9 +99,9 @@ def test_lats_shows_reflections_in_later_proposal_prompts():
 
 def test_bad_options_are_named():
     with pytest.raises(ValueError, match="simulate"):
-        MCTSAgent(ENV, make_llm(ACCURATE, env_id=ENV), simulate="dice")
+        SearchPolicy(MCTS, ENV, make_llm(ACCURATE, env_id=ENV), simulate="dice")
     with pytest.raises(ValueError, match="n_actions"):
-        MCTSAgent(ENV, make_llm(ACCURATE, env_id=ENV), n_actions=0)
+        SearchPolicy(MCTS, ENV, make_llm(ACCURATE, env_id=ENV), n_actions=0)
 
 
 @pytest.mark.parametrize("agent", ["mcts", "lats"])
