@@ -78,8 +78,9 @@ class TextWorldState:
     def __reduce__(self):
         buf = io.BytesIO()
         pickler = _GamePickler(buf, self.progression.game)
-        pickler.dump(tuple(getattr(self, f) for f in self.__dataclass_fields__))
-        return _unpickle_state, (portable_path(self.game_path), buf.getvalue())
+        path = portable_path(self.game_path)
+        pickler.dump(tuple(path if f == "game_path" else getattr(self, f) for f in self.__dataclass_fields__))
+        return _unpickle_state, (path, buf.getvalue())
 
 
 @dataclass(eq=False)

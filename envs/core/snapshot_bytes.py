@@ -1,0 +1,135 @@
+"""Snapshots as bytes that travel: to another process or another machine with the same treegym and data.
+
+``snapshot_to_bytes(snap)`` / ``snapshot_from_bytes(data)`` (re-exported by ``treegym.envs``) write and
+read one sealed record::
+
+    b"TGSNAP" | 4-byte header length | header JSON | zlib(pickle(value))
+
+The header names the format version (:data:`FORMAT_VERSION`), the treegym version, the seal and its
+digest of everything else. Reading refuses, with one :class:`SnapshotBytesError` line each: bytes that
+are not such a record, another format version, another treegym version (a snapshot's payload is the
+engine's own value, whose shape may change between versions), and a payload whose digest does not
+match (tampered or truncated). Static data (a game, a catalog, a world) is referenced by key inside the
+payload and loaded on demand by the process that restores it, cached per process.
+
+The seal is ``sha256`` (catches corruption and edits that do not recompute it), or ``hmac-sha256``
+under a key: set ``TREEGYM_SNAPSHOT_KEY`` on every process of a cluster and bytes sealed elsewhere are
+refused. The payload is a pickle: load only bytes your own processes made, or set the key.
+:class:`~treegym.envs.core.signed.StateSigner` (states a session server hands out) seals with the same
+record, under that key when set, else under a key of its own process.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import pickle
+import struct
+import zlib
+from functools import lru_cache
+from typing import Any
+
+from .snapshot import FORMAT_VERSION, Snapshot, SnapshotError
+
+MAGIC = b"TGSNAP"
+KEY_VARIABLE = "TREEGYM_SNAPSHOT_KEY"
+_LENGTH = struct.Struct(">I")
+
+
+class SnapshotBytesError(SnapshotError, ValueError):
+    """Bytes that do not restore here: not a record, another version, or a payload that fails its seal."""
+
+
+@lru_cache(maxsize=1)
+def treegym_version() -> str:
+    """The installed treegym version (``unknown`` when the distribution has no metadata)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("treegym")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def cluster_key() -> bytes | None:
+    """The key of ``TREEGYM_SNAPSHOT_KEY`` (any text; None when unset or empty)."""
+    text = os.environ.get(KEY_VARIABLE, "")
+    return hashlib.sha256(text.encode("utf-8")).digest() if text else None
+
+
+def _digest(key: bytes | None, header: bytes, body: bytes) -> str:
+    if key is None:
+        return hashlib.sha256(header + body).hexdigest()
+    return hmac.new(key, header + body, hashlib.sha256).hexdigest()
+
+
+def _header(seal: str) -> dict[str, Any]:
+    return {"format": FORMAT_VERSION, "treegym": treegym_version(), "seal": seal}
+
+
+def seal(value: Any, key: bytes | None = None) -> bytes:
+    """``value`` pickled into one record (see the module docstring), HMAC-sealed when ``key`` is given."""
+    body = zlib.compress(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), 1)
+    header = _header("sha256" if key is None else "hmac-sha256")
+    header["digest"] = _digest(key, json.dumps(header, sort_keys=True).encode(), body)
+    head = json.dumps(header, sort_keys=True).encode()
+    return MAGIC + _LENGTH.pack(len(head)) + head + body
+
+
+def unseal(data: Any, key: bytes | None = None, what: str = "snapshot") -> Any:
+    """The value of a :func:`seal` record; one :class:`SnapshotBytesError` saying what is wrong otherwise."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise SnapshotBytesError(f"a {what} record is bytes, got {type(data).__name__}")
+    data = bytes(data)
+    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + _LENGTH.size:
+        raise SnapshotBytesError(f"these bytes are not a treegym {what} (no {MAGIC.decode()} record); "
+                                 "write them with treegym.envs.snapshot_to_bytes(snapshot)")
+    (n,) = _LENGTH.unpack_from(data, len(MAGIC))
+    start = len(MAGIC) + _LENGTH.size
+    try:
+        header = json.loads(data[start:start + n])
+        digest = header.pop("digest")
+        fmt, version, how = header["format"], header["treegym"], header["seal"]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise SnapshotBytesError(f"this {what} record's header is damaged; take the snapshot again") from None
+    if fmt != FORMAT_VERSION:
+        raise SnapshotBytesError(f"this {what} is in snapshot format {fmt!r}; this treegym reads format "
+                                 f"{FORMAT_VERSION}: restore it with the treegym that wrote it")
+    if version != treegym_version():
+        raise SnapshotBytesError(f"this {what} was written by treegym {version}; this is treegym "
+                                 f"{treegym_version()}: restore it with the same version")
+    wanted = "sha256" if key is None else "hmac-sha256"
+    if how != wanted:
+        hint = (f"set {KEY_VARIABLE} to the key it was sealed with" if key is None
+                else f"it was sealed without a key; unset {KEY_VARIABLE} or seal it again")
+        raise SnapshotBytesError(f"this {what} is sealed with {how!r} and this process reads {wanted!r}: {hint}")
+    body = data[start + n:]
+    expected = _digest(key, json.dumps(header, sort_keys=True).encode(), body)
+    if not isinstance(digest, str) or not hmac.compare_digest(expected.encode(), digest.encode("utf-8", "replace")):
+        raise SnapshotBytesError(f"this {what}'s payload does not match its seal (tampered, truncated, or sealed "
+                                 "under another key): take the snapshot again")
+    try:
+        return pickle.loads(zlib.decompress(body))
+    except SnapshotError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - sealed but unreadable here: data this process lacks
+        raise SnapshotBytesError(f"this {what} cannot be read here: {type(exc).__name__}: {exc}") from None
+
+
+def snapshot_to_bytes(snap: Snapshot) -> bytes:
+    """``snap`` as a sealed record that restores in any process with the same treegym and data
+    (under ``TREEGYM_SNAPSHOT_KEY`` when set)."""
+    if not isinstance(snap, Snapshot):
+        raise TypeError(f"snapshot_to_bytes takes a Snapshot (from treegym.envs.snapshot(env)), got "
+                        f"{type(snap).__name__}")
+    return seal(snap, cluster_key())
+
+
+def snapshot_from_bytes(data: bytes) -> Snapshot:
+    """The :class:`Snapshot` of :func:`snapshot_to_bytes`'s record; :class:`SnapshotBytesError` (one line)
+    for bytes of another format or treegym version, or whose payload fails the seal."""
+    snap = unseal(data, cluster_key())
+    if not isinstance(snap, Snapshot):
+        raise SnapshotBytesError(f"this record holds a {type(snap).__name__}, not a snapshot")
+    return snap
