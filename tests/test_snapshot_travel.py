@@ -88,7 +88,7 @@ def _edit_header(data: bytes, **changes) -> bytes:
     start = len(snapshot_bytes.MAGIC) + 4
     (n,) = snapshot_bytes._LENGTH.unpack_from(data, len(snapshot_bytes.MAGIC))
     header = json.loads(data[start:start + n])
-    head = json.dumps({**header, **changes}, sort_keys=True).encode()
+    head = json.dumps({**header, **changes}, sort_keys=True).encode()  # (the digest, next, no longer matches)
     return snapshot_bytes.MAGIC + snapshot_bytes._LENGTH.pack(len(head)) + head + data[start + n:]
 
 

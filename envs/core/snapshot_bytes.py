@@ -3,10 +3,10 @@
 ``snapshot_to_bytes(snap)`` / ``snapshot_from_bytes(data)`` (re-exported by ``treegym.envs``) write and
 read one sealed record::
 
-    b"TGSNAP" | 4-byte header length | header JSON | zlib(pickle(value))
+    b"TGSNAP" | 4-byte header length | header JSON | 32-byte digest | pickle(value) (zlib when large)
 
-The header names the format version (:data:`FORMAT_VERSION`), the treegym version, the seal and its
-digest of everything else. Reading refuses, with one :class:`SnapshotBytesError` line each: bytes that
+The header names the format version (:data:`FORMAT_VERSION`), the treegym version, the seal and the
+body's packing; the digest seals header and body. Reading refuses, with one :class:`SnapshotBytesError` line each: bytes that
 are not such a record, another format version, another treegym version (a snapshot's payload is the
 engine's own value, whose shape may change between versions), and a payload whose digest does not
 match (tampered or truncated). Static data (a game, a catalog, a world) is referenced by key inside the
@@ -35,6 +35,8 @@ from .snapshot import FORMAT_VERSION, Snapshot, SnapshotError
 MAGIC = b"TGSNAP"
 KEY_VARIABLE = "TREEGYM_SNAPSHOT_KEY"
 _LENGTH = struct.Struct(">I")
+_DIGEST_SIZE = 32  # SHA-256
+COMPRESS_ABOVE = 16 * 1024  # bytes of pickle: larger bodies are zlib-compressed
 
 
 class SnapshotBytesError(SnapshotError, ValueError):
@@ -58,23 +60,33 @@ def cluster_key() -> bytes | None:
     return hashlib.sha256(text.encode("utf-8")).digest() if text else None
 
 
-def _digest(key: bytes | None, header: bytes, body: bytes) -> str:
+def _digest(key: bytes | None, header: bytes, body: bytes) -> bytes:
     if key is None:
-        return hashlib.sha256(header + body).hexdigest()
-    return hmac.new(key, header + body, hashlib.sha256).hexdigest()
-
-
-def _header(seal: str) -> dict[str, Any]:
-    return {"format": FORMAT_VERSION, "treegym": treegym_version(), "seal": seal}
+        return hashlib.sha256(header + body).digest()
+    return hmac.new(key, header + body, hashlib.sha256).digest()
 
 
 def seal(value: Any, key: bytes | None = None) -> bytes:
     """``value`` pickled into one record (see the module docstring), HMAC-sealed when ``key`` is given."""
-    body = zlib.compress(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), 1)
-    header = _header("sha256" if key is None else "hmac-sha256")
-    header["digest"] = _digest(key, json.dumps(header, sort_keys=True).encode(), body)
+    body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    packed = "pickle"
+    if len(body) > COMPRESS_ABOVE:  # small ones: inflating costs more than the bytes saved
+        body, packed = zlib.compress(body, 1), "zlib-pickle"
+    header = {"format": FORMAT_VERSION, "treegym": treegym_version(),
+              "seal": "sha256" if key is None else "hmac-sha256", "body": packed}
     head = json.dumps(header, sort_keys=True).encode()
-    return MAGIC + _LENGTH.pack(len(head)) + head + body
+    return MAGIC + _LENGTH.pack(len(head)) + head + _digest(key, head, body) + body
+
+
+@lru_cache(maxsize=64)
+def _read_header(head: bytes) -> tuple | None:
+    """(format, treegym version, seal, body packing) of a header (records of one writer share theirs),
+    or None when it is damaged."""
+    try:
+        header = json.loads(head)
+        return header["format"], header["treegym"], header["seal"], header["body"]
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def unseal(data: Any, key: bytes | None = None, what: str = "snapshot") -> Any:
@@ -87,12 +99,11 @@ def unseal(data: Any, key: bytes | None = None, what: str = "snapshot") -> Any:
                                  "write them with treegym.envs.snapshot_to_bytes(snapshot)")
     (n,) = _LENGTH.unpack_from(data, len(MAGIC))
     start = len(MAGIC) + _LENGTH.size
-    try:
-        header = json.loads(data[start:start + n])
-        digest = header.pop("digest")
-        fmt, version, how = header["format"], header["treegym"], header["seal"]
-    except (ValueError, KeyError, TypeError, AttributeError):
-        raise SnapshotBytesError(f"this {what} record's header is damaged; take the snapshot again") from None
+    head = data[start:start + n]
+    header = _read_header(head) if len(head) == n else None
+    if header is None:
+        raise SnapshotBytesError(f"this {what} record's header is damaged; take the snapshot again")
+    fmt, version, how, packed = header
     if fmt != FORMAT_VERSION:
         raise SnapshotBytesError(f"this {what} is in snapshot format {fmt!r}; this treegym reads format "
                                  f"{FORMAT_VERSION}: restore it with the treegym that wrote it")
@@ -104,13 +115,12 @@ def unseal(data: Any, key: bytes | None = None, what: str = "snapshot") -> Any:
         hint = (f"set {KEY_VARIABLE} to the key it was sealed with" if key is None
                 else f"it was sealed without a key; unset {KEY_VARIABLE} or seal it again")
         raise SnapshotBytesError(f"this {what} is sealed with {how!r} and this process reads {wanted!r}: {hint}")
-    body = data[start + n:]
-    expected = _digest(key, json.dumps(header, sort_keys=True).encode(), body)
-    if not isinstance(digest, str) or not hmac.compare_digest(expected.encode(), digest.encode("utf-8", "replace")):
+    digest, body = data[start + n:start + n + _DIGEST_SIZE], data[start + n + _DIGEST_SIZE:]
+    if not hmac.compare_digest(_digest(key, head, body), digest):
         raise SnapshotBytesError(f"this {what}'s payload does not match its seal (tampered, truncated, or sealed "
                                  "under another key): take the snapshot again")
     try:
-        return pickle.loads(zlib.decompress(body))
+        return pickle.loads(zlib.decompress(body) if packed == "zlib-pickle" else body)
     except SnapshotError:
         raise
     except Exception as exc:  # noqa: BLE001 - sealed but unreadable here: data this process lacks
