@@ -75,6 +75,19 @@ class AndroidState:
     message: str = ""
     invalid: bool = False
 
+    def __reduce__(self):
+        # The screen of a native device state travels with it (SCREENS caches it by identity, in this process
+        # only): a snapshot restored in another process is observed without rendering it again.
+        screen = None if isinstance(self.device, _ExternalRef) else SCREENS.get(self.device)
+        return _android_state, (self.device, self.cursor, self.success, self.message, self.invalid, screen)
+
+
+def _android_state(device: Any, cursor: int, success: bool, message: str, invalid: bool,
+                   screen: tuple | None = None) -> AndroidState:
+    if screen is not None and SCREENS.get(device) is None:
+        SCREENS.put(device, *screen)
+    return AndroidState(device, cursor, success, message, invalid)
+
 
 class BMoCAEnv(ForkableEnv):
     """B-MoCA Android control on a simulated phone or a device (see the module docstring)."""

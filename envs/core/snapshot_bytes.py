@@ -28,7 +28,7 @@ import pickle
 import struct
 import zlib
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from .snapshot import FORMAT_VERSION, Snapshot, SnapshotError
 
@@ -125,6 +125,25 @@ def unseal(data: Any, key: bytes | None = None, what: str = "snapshot") -> Any:
         raise
     except Exception as exc:  # noqa: BLE001 - sealed but unreadable here: data this process lacks
         raise SnapshotBytesError(f"this {what} cannot be read here: {type(exc).__name__}: {exc}") from None
+
+
+def reduce_by_key(value: Any, loader: Callable[[Any], Any], key: Any) -> tuple:
+    """A ``__reduce__`` value for static data (a device configuration, a task): a reference,
+    ``loader(key)``, when that gives a value equal to ``value`` in this process (then the restoring
+    process loads it on demand, cached there), else a copy of ``value``'s fields."""
+    try:
+        same = loader(key) == value
+    except Exception:  # noqa: BLE001 - not loadable by key here: copy it
+        same = False
+    if same:
+        return loader, (key,)
+    return _fields_copy, (type(value), dict(value.__dict__))
+
+
+def _fields_copy(cls: type, fields: dict) -> Any:
+    value = object.__new__(cls)
+    value.__dict__.update(fields)
+    return value
 
 
 def snapshot_to_bytes(snap: Snapshot) -> bytes:
