@@ -126,10 +126,10 @@ def test_snapshot_bytes_round_trip_and_refuse_what_they_cannot_restore(monkeypat
 
 def test_a_pickled_snapshot_of_another_format_is_refused():
     _env, snap, _data = _game24_bytes()
-    fn, (version, fields) = snap.__reduce__()
+    fn, (version, *fields) = snap.__reduce__()
     assert pickle.loads(pickle.dumps(snap)) == snap and version == snapshot_bytes.FORMAT_VERSION
     with pytest.raises(te.SnapshotError, match="snapshot format 0"):
-        fn(0, fields)
+        fn(0, *fields)
 
 
 def test_server_states_restore_on_another_server_process_with_the_same_key(monkeypatch):

@@ -35,6 +35,10 @@ FORMAT_VERSION = 1
 
 SNAPSHOT_KINDS: tuple[str, ...] = ("native", "replay", "external")
 
+#: The instance-dict key marking a snapshot as made by ``snapshot()`` or already checked (not a field:
+#: equality, hashing and ``repr`` ignore it; pickling keeps it). See ``snapshot_check.py``.
+CHECKED = "_checked"
+
 # Rough cost of one snapshot+restore, which search code reads to plan.
 SNAPSHOT_COST_SECONDS: dict[str, float] = {"native": 1e-5, "replay": 1e-2, "external": 2.0}
 
@@ -95,7 +99,9 @@ class Snapshot:
 
     def __reduce__(self):
         # The format version travels with every pickle, so another version's snapshot is refused on load.
-        return _unpickle_snapshot, (FORMAT_VERSION, dict(self.__dict__))
+        d = self.__dict__
+        return _unpickle_snapshot, (FORMAT_VERSION, d["kind"], d["env_class"], d["payload"], d["steps"], d["max_steps"],
+                                    d["rng_state"], d["task"], d["wrappers"], d.get(CHECKED, False))
 
     def __deepcopy__(self, memo: dict) -> "Snapshot":
         # Immutable: sharing is safe and keeps large referenced data un-copied.
@@ -105,10 +111,12 @@ class Snapshot:
         return self
 
 
-def _unpickle_snapshot(version: Any, fields: dict) -> Snapshot:
+def _unpickle_snapshot(version: Any, kind: str, env_class: str, payload: Any, steps: int, max_steps: int | None,
+                       rng_state: Any, task: Any, wrappers: tuple, checked: bool = False) -> Snapshot:
     if version != FORMAT_VERSION:
         raise SnapshotError(f"this pickled snapshot is in snapshot format {version!r}; this treegym reads format "
                             f"{FORMAT_VERSION}: restore it with the treegym that took it")
-    new = object.__new__(Snapshot)
-    new.__dict__.update(fields)
+    new = Snapshot(kind, env_class, payload, steps, max_steps, rng_state, task, wrappers)
+    if checked:
+        new.__dict__[CHECKED] = True
     return new

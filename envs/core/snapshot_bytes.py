@@ -60,10 +60,10 @@ def cluster_key() -> bytes | None:
     return hashlib.sha256(text.encode("utf-8")).digest() if text else None
 
 
-def _digest(key: bytes | None, header: bytes, body: bytes) -> bytes:
-    if key is None:
-        return hashlib.sha256(header + body).digest()
-    return hmac.new(key, header + body, hashlib.sha256).digest()
+def _digest(key: bytes | None, header: Any, body: Any) -> bytes:
+    h = hashlib.sha256(header) if key is None else hmac.new(key, header, hashlib.sha256)
+    h.update(body)
+    return h.digest()
 
 
 def seal(value: Any, key: bytes | None = None) -> bytes:
@@ -93,7 +93,8 @@ def unseal(data: Any, key: bytes | None = None, what: str = "snapshot") -> Any:
     """The value of a :func:`seal` record; one :class:`SnapshotBytesError` saying what is wrong otherwise."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise SnapshotBytesError(f"a {what} record is bytes, got {type(data).__name__}")
-    data = bytes(data)
+    if type(data) is not bytes:
+        data = bytes(data)
     if not data.startswith(MAGIC) or len(data) < len(MAGIC) + _LENGTH.size:
         raise SnapshotBytesError(f"these bytes are not a treegym {what} (no {MAGIC.decode()} record); "
                                  "write them with treegym.envs.snapshot_to_bytes(snapshot)")
@@ -115,7 +116,8 @@ def unseal(data: Any, key: bytes | None = None, what: str = "snapshot") -> Any:
         hint = (f"set {KEY_VARIABLE} to the key it was sealed with" if key is None
                 else f"it was sealed without a key; unset {KEY_VARIABLE} or seal it again")
         raise SnapshotBytesError(f"this {what} is sealed with {how!r} and this process reads {wanted!r}: {hint}")
-    digest, body = data[start + n:start + n + _DIGEST_SIZE], data[start + n + _DIGEST_SIZE:]
+    view = memoryview(data)  # (slices of a view copy nothing)
+    digest, body = view[start + n:start + n + _DIGEST_SIZE], view[start + n + _DIGEST_SIZE:]
     if not hmac.compare_digest(_digest(key, head, body), digest):
         raise SnapshotBytesError(f"this {what}'s payload does not match its seal (tampered, truncated, or sealed "
                                  "under another key): take the snapshot again")
