@@ -141,3 +141,35 @@ def test_server_states_restore_on_another_server_process_with_the_same_key(monke
     monkeypatch.delenv(snapshot_bytes.KEY_VARIABLE)
     with pytest.raises(ValueError, match="not made by this server process"):
         StateSigner("state").loads(state)
+
+
+def _served_elsewhere(make_engine, task_id, monkeypatch) -> None:
+    """A state one server (engine) hands out restores on another server with the same key, to the same
+    observation and next step; without the key it is refused."""
+    monkeypatch.setenv(snapshot_bytes.KEY_VARIABLE, "cluster secret")
+    here, there = make_engine(), make_engine()
+    state = here.initial_state(here.task(task_id), 0)
+    for _ in range(2):
+        state = here.step(state, here.observe(state)[0]["valid_actions"][-1]).state
+    data = here.state_to_json(state)
+    moved = there.state_from_json(data)
+    assert te.first_difference(there.observe(moved), here.observe(state)) is None
+    action = here.observe(state)[0]["valid_actions"][0]
+    assert te.first_difference(there.observe(there.step(moved, action).state),
+                               here.observe(here.step(state, action).state)) is None
+    monkeypatch.delenv(snapshot_bytes.KEY_VARIABLE)
+    with pytest.raises(ValueError, match="not made by this server process"):
+        make_engine().state_from_json(data)
+
+
+def test_a_served_textworld_state_restores_on_another_server_with_the_same_key(monkeypatch):
+    from treegym.envs.textworld.engine import TextWorldEngine
+
+    _served_elsewhere(TextWorldEngine, "coin_1", monkeypatch)
+
+
+def test_a_served_bmoca_state_restores_on_another_server_with_the_same_key(monkeypatch):
+    from treegym.envs.android.env import BMoCAEnv
+    from treegym.servers.env_server import ForkEngine
+
+    _served_elsewhere(lambda: ForkEngine(BMoCAEnv(split="test")), "test_env_100/turn_on_airplane_mode", monkeypatch)

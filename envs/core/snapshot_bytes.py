@@ -36,7 +36,7 @@ MAGIC = b"TGSNAP"
 KEY_VARIABLE = "TREEGYM_SNAPSHOT_KEY"
 _LENGTH = struct.Struct(">I")
 _DIGEST_SIZE = 32  # SHA-256
-COMPRESS_ABOVE = 16 * 1024  # bytes of pickle: larger bodies are zlib-compressed
+COMPRESS_ABOVE = 1024 * 1024  # bytes of pickle: larger bodies are zlib-compressed (inflating costs time)
 
 
 class SnapshotBytesError(SnapshotError, ValueError):
