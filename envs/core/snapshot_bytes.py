@@ -34,7 +34,7 @@ from .snapshot import FORMAT_VERSION, Snapshot, SnapshotError
 
 MAGIC = b"TGSNAP"
 KEY_VARIABLE = "TREEGYM_SNAPSHOT_KEY"
-_LENGTH = struct.Struct(">I")
+_LENGTH = struct.Struct(">I")  # (MAGIC is 6 bytes, the length 4: the header starts at byte 10)
 _DIGEST_SIZE = 32  # SHA-256
 COMPRESS_ABOVE = 1024 * 1024  # bytes of pickle: larger bodies are zlib-compressed (inflating costs time)
 
@@ -56,7 +56,11 @@ def treegym_version() -> str:
 
 def cluster_key() -> bytes | None:
     """The key of ``TREEGYM_SNAPSHOT_KEY`` (any text; None when unset or empty)."""
-    text = os.environ.get(KEY_VARIABLE, "")
+    return _key_of(os.environ.get(KEY_VARIABLE, ""))
+
+
+@lru_cache(maxsize=4)
+def _key_of(text: str) -> bytes | None:
     return hashlib.sha256(text.encode("utf-8")).digest() if text else None
 
 
@@ -78,51 +82,56 @@ def seal(value: Any, key: bytes | None = None) -> bytes:
     return MAGIC + _LENGTH.pack(len(head)) + head + _digest(key, head, body) + body
 
 
-@lru_cache(maxsize=64)
-def _read_header(head: bytes) -> tuple | None:
-    """(format, treegym version, seal, body packing) of a header (records of one writer share theirs),
-    or None when it is damaged."""
+# Headers this process accepted, by (header bytes, whether it reads with a key) -> the body's packing: records
+# of one writer share their header, so it is read and checked once.
+_ACCEPTED: dict[tuple[bytes, bool], str] = {}
+
+
+def _accept(head: bytes, keyed: bool, what: str) -> str:
+    """Check a header (format, treegym version, seal); its body packing, or one SnapshotBytesError."""
     try:
         header = json.loads(head)
-        return header["format"], header["treegym"], header["seal"], header["body"]
+        fmt, version, how, packed = header["format"], header["treegym"], header["seal"], header["body"]
     except (ValueError, KeyError, TypeError):
-        return None
-
-
-def unseal(data: Any, key: bytes | None = None, what: str = "snapshot") -> Any:
-    """The value of a :func:`seal` record; one :class:`SnapshotBytesError` saying what is wrong otherwise."""
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise SnapshotBytesError(f"a {what} record is bytes, got {type(data).__name__}")
-    if type(data) is not bytes:
-        data = bytes(data)
-    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + _LENGTH.size:
-        raise SnapshotBytesError(f"these bytes are not a treegym {what} (no {MAGIC.decode()} record); "
-                                 "write them with treegym.envs.snapshot_to_bytes(snapshot)")
-    (n,) = _LENGTH.unpack_from(data, len(MAGIC))
-    start = len(MAGIC) + _LENGTH.size
-    head = data[start:start + n]
-    header = _read_header(head) if len(head) == n else None
-    if header is None:
-        raise SnapshotBytesError(f"this {what} record's header is damaged; take the snapshot again")
-    fmt, version, how, packed = header
+        raise SnapshotBytesError(f"this {what} record's header is damaged; take the snapshot again") from None
     if fmt != FORMAT_VERSION:
         raise SnapshotBytesError(f"this {what} is in snapshot format {fmt!r}; this treegym reads format "
                                  f"{FORMAT_VERSION}: restore it with the treegym that wrote it")
     if version != treegym_version():
         raise SnapshotBytesError(f"this {what} was written by treegym {version}; this is treegym "
                                  f"{treegym_version()}: restore it with the same version")
-    wanted = "sha256" if key is None else "hmac-sha256"
+    wanted = "hmac-sha256" if keyed else "sha256"
     if how != wanted:
-        hint = (f"set {KEY_VARIABLE} to the key it was sealed with" if key is None
-                else f"it was sealed without a key; unset {KEY_VARIABLE} or seal it again")
+        hint = (f"it was sealed without a key; unset {KEY_VARIABLE} or seal it again" if keyed
+                else f"set {KEY_VARIABLE} to the key it was sealed with")
         raise SnapshotBytesError(f"this {what} is sealed with {how!r} and this process reads {wanted!r}: {hint}")
-    view = memoryview(data)  # (slices of a view copy nothing)
-    digest, body = view[start + n:start + n + _DIGEST_SIZE], view[start + n + _DIGEST_SIZE:]
-    if not hmac.compare_digest(_digest(key, head, body), digest):
+    if packed not in ("pickle", "zlib-pickle"):
+        raise SnapshotBytesError(f"this {what}'s body is packed as {packed!r}, which this treegym does not read")
+    if len(_ACCEPTED) < 64:
+        _ACCEPTED[head, keyed] = packed
+    return packed
+
+
+def unseal(data: Any, key: bytes | None = None, what: str = "snapshot") -> Any:
+    """The value of a :func:`seal` record; one :class:`SnapshotBytesError` saying what is wrong otherwise."""
+    if type(data) is not bytes:
+        if not isinstance(data, (bytearray, memoryview)):
+            raise SnapshotBytesError(f"a {what} record is bytes, got {type(data).__name__}")
+        data = bytes(data)
+    if data[:6] != MAGIC or len(data) < 10:
+        raise SnapshotBytesError(f"these bytes are not a treegym {what} (no {MAGIC.decode()} record); "
+                                 "write them with treegym.envs.snapshot_to_bytes(snapshot)")
+    end = 10 + int.from_bytes(data[6:10], "big")  # (the hot path: a cold restore pays every line here)
+    head = data[10:end]
+    packed = _ACCEPTED.get((head, key is not None))
+    if packed is None:
+        packed = _accept(head, key is not None, what)
+    body = data[end + _DIGEST_SIZE:]
+    if not hmac.compare_digest(_digest(key, head, body), data[end:end + _DIGEST_SIZE]):
         raise SnapshotBytesError(f"this {what}'s payload does not match its seal (tampered, truncated, or sealed "
                                  "under another key): take the snapshot again")
     try:
-        return pickle.loads(zlib.decompress(body) if packed == "zlib-pickle" else body)
+        return pickle.loads(body if packed == "pickle" else zlib.decompress(body))
     except SnapshotError:
         raise
     except Exception as exc:  # noqa: BLE001 - sealed but unreadable here: data this process lacks
