@@ -173,3 +173,23 @@ def test_a_served_bmoca_state_restores_on_another_server_with_the_same_key(monke
     from treegym.servers.env_server import ForkEngine
 
     _served_elsewhere(lambda: ForkEngine(BMoCAEnv(split="test")), "test_env_100/turn_on_airplane_mode", monkeypatch)
+
+
+def test_a_tool_world_pickles_as_its_changes_from_the_initial_world_it_came_from():
+    from treegym.envs.tools_common.world import Tx, WorldState, static_world
+
+    base = static_world({"cart": {"a": 1}, "catalog": {str(i): {"price": i} for i in range(300)}})
+    tx = Tx(base)
+    tx.put("cart", "b", 2)
+    world = tx.commit()
+    data = pickle.dumps(world)
+    assert len(data) * 10 < len(pickle.dumps(WorldState(dict(world.collections))))  # the catalog stays behind
+    back = pickle.loads(data)
+    assert back == world and back.collections["catalog"] is base.collections["catalog"]
+    assert pickle.loads(pickle.dumps(base)) is base
+    assert pickle.loads(pickle.dumps(back)) == world  # a world restored from bytes travels on alike
+    # a process that never built that initial world (no env on the same data) says so
+    code = ("import pickle, sys\ntry:\n    pickle.loads(sys.stdin.buffer.read())\n"
+            "except ValueError as exc:\n    print(exc)\n")
+    out = subprocess.run([sys.executable, "-c", code], input=data, capture_output=True, check=True).stdout.decode()
+    assert "is not loaded in this process: make an env of the same family on the same task data" in out
