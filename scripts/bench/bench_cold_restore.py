@@ -22,11 +22,10 @@ whose data (game, catalog, world) it has not loaded yet: loaded on demand, cache
 Figures are medians of CPU time (wall beside them) with the load average printed before and after;
 ``cold/step`` is the target (<= 1).
 
-    python -m treegym.scripts.bench.bench_cold_restore [--env ID ...] [--depth 8] [--repeats 15]
+    python -m treegym.scripts.bench.bench_cold_restore [--env ID ...] [--depth 8] [--repeats 31]
 """
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -38,7 +37,7 @@ import numpy as np
 
 import treegym.envs as te
 from treegym.scripts.bench.bench_rollback import DEFAULT_DEPTH, RollbackRefused, _check, _check_step, _draw, \
-    open_walk, replay
+    chosen_env_ids, env_arguments, open_walk, print_table, replay
 from treegym.scripts.bench.bench_support import Samples, interleave, load_text
 
 TARGET_COLD_OVER_STEP = 1.0
@@ -139,18 +138,9 @@ def measure_cold_restore(env_id: str, *, seed: int = 0, depth: int = DEFAULT_DEP
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--env", action="append", help="env id to measure (repeatable; default: every registered id)")
-    p.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help=f"actions before each state (default {DEFAULT_DEPTH})")
-    p.add_argument("--seed", type=int, default=0, help="reset seed of the first task (default 0)")
-    p.add_argument("--repeats", type=int, default=15, help="interleaved repetitions, one new state each (default 15)")
-    args = p.parse_args(argv)
-    if args.depth < 0 or args.repeats < 2:
-        p.error("--depth must be >= 0 and --repeats >= 2")
-    ids = args.env or list(te.ENVS)
-    unknown = [i for i in ids if i not in te.ENVS]
-    if unknown:
-        p.error(f"unknown env id(s) {unknown}; registered: {', '.join(te.ENVS)}")
+    args_parser = env_arguments(__doc__.split("\n\n")[0], 31)  # (a repetition restores a new state)
+    args = args_parser.parse_args(argv)
+    ids = chosen_env_ids(args_parser, args, min_repeats=2)
     print(f"before: {load_text()}")
     header = (f"{'env':<24} {'depth':>5} {'step us':>9} {'cold us':>9} {'(unseal)':>9} {'warm us':>9} {'replay us':>10} "
               f"{'cold/step':>9} {'warm/step':>9} {'replay/cold':>11} {'first/step':>10}  (CPU medians; wall cold/step)")
@@ -178,11 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         if cold_over_step > TARGET_COLD_OVER_STEP:
             failed = True
             rows[-1] += "  MISSED cold <= 1 step"
-    print(header)
-    print("-" * len(header))
-    print("\n".join(rows))
-    print(f"after: {load_text()}")
-    return 1 if failed else 0
+    return print_table(header, rows, failed)
 
 
 if __name__ == "__main__":
