@@ -6,11 +6,12 @@ read one sealed record::
     b"TGSNAP" | 4-byte header length | header JSON | 32-byte digest | pickle(value) (zlib when large)
 
 The header names the format version (:data:`FORMAT_VERSION`), the treegym version, the seal and the
-body's packing; the digest seals header and body. Reading refuses, with one :class:`SnapshotBytesError` line each: bytes that
-are not such a record, another format version, another treegym version (a snapshot's payload is the
-engine's own value, whose shape may change between versions), and a payload whose digest does not
-match (tampered or truncated). Static data (a game, a catalog, a world) is referenced by key inside the
-payload and loaded on demand by the process that restores it, cached per process.
+body's packing; the digest seals header and body. Reading refuses, with one
+:class:`SnapshotBytesError` line each: bytes that are not such a record, another format version,
+another treegym version (a snapshot's payload is the engine's own value, whose shape may change
+between versions), and a payload whose digest does not match (tampered or truncated). Static data (a
+game, a catalog, a configuration) is referenced by key inside the payload (:func:`reduce_by_key` and
+the families' own ``__reduce__``) and loaded on demand by the process that restores it, cached there.
 
 The seal is ``sha256`` (catches corruption and edits that do not recompute it), or ``hmac-sha256``
 under a key: set ``TREEGYM_SNAPSHOT_KEY`` on every process of a cluster and bytes sealed elsewhere are
