@@ -38,7 +38,7 @@ def test_a_pickled_state_holds_the_game_by_key_and_the_facts_as_a_diff():
     data = pickle.dumps(env.snapshot())
     game_by_value = len(pickle.dumps(state.game.__dict__))
     assert game_by_value > 20_000  # what a snapshot used to carry
-    assert len(data) < 3_000, len(data)
+    assert len(data) < 4_500, len(data)  # (with the admissible commands and their actions, which travel along)
     assert b"pddl" not in data and b"cancontain" not in data
     back = pickle.loads(pickle.dumps(state))
     assert back.game is state.game  # the process's cached game, not a copy
