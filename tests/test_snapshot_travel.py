@@ -193,3 +193,13 @@ def test_a_tool_world_pickles_as_its_changes_from_the_initial_world_it_came_from
             "except ValueError as exc:\n    print(exc)\n")
     out = subprocess.run([sys.executable, "-c", code], input=data, capture_output=True, check=True).stdout.decode()
     assert "is not loaded in this process: make an env of the same family on the same task data" in out
+
+
+@pytest.mark.slow
+def test_the_cold_restore_bench_checks_every_restore_in_a_fresh_worker():
+    from treegym.scripts.bench.bench_cold_restore import measure_cold_restore
+
+    r = measure_cold_restore("treegym/ToolTasks-v0", depth=3, repeats=4)  # raises RollbackRefused on a difference
+    assert r["repeats"] == 4 and r["depth"] == 3 and r["distinct"] == 4
+    for name in ("first", "cold", "unseal", "step", "warm", "replay"):
+        assert r[name]["cpu"]["median"] > 0, name

@@ -126,10 +126,10 @@ def worker(env_id: str, states: list[TravellingState], other_seed: int, max_step
         env.close()
 
 
-def measure_cold_restore(env_id: str, *, seed: int = 0, depth: int = DEFAULT_DEPTH, repeats: int = 15) -> dict:
+def measure_cold_restore(env_id: str, *, seed: int = 0, depth: int = DEFAULT_DEPTH, repeats: int = 31) -> dict:
     """The figures for one env (see the module docstring), measured in a fresh spawned worker process."""
     max_steps = depth + 8
-    states = take_states(env_id, seed, depth, (repeats + 2) // 2, max_steps)
+    states = take_states(env_id, seed, depth, (repeats + 1) // 2, max_steps)[:repeats]
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         out = pool.submit(worker, env_id, states, seed + 2, max_steps).result()
     out["depth"] = min(len(st.actions) for st in states)
