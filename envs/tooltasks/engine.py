@@ -18,7 +18,7 @@ from treegym.envs.core.contract import ExpertAdvice, StepResult
 from treegym.envs.tools_common.calls import parse_action as parse_json_or_react
 from treegym.envs.core.state_json import StateReader
 from treegym.envs.tools_common.state_fields import read_evaluation, read_world
-from treegym.envs.tools_common.world import WorldState, static_world
+from treegym.envs.tools_common.world import WorldState
 
 from .domains import FUNCTIONS, TERMINAL, apply, dict_f1, goal_holds
 from .world_check import world_problem
@@ -79,7 +79,7 @@ class ToolTasksEngine:
         self.tasks = {t["task_id"]: t for t in tasks}
         self._splits = {k: tuple(v) for k, v in splits.items()}
         self.reward_mode = reward_mode
-        self._initial = {t["task_id"]: static_world(t["initial_world"]) for t in tasks}
+        self._initial = {t["task_id"]: WorldState.from_json(t["initial_world"]) for t in tasks}  # (small: pickled whole)
 
     def splits(self):
         return tuple(self._splits)
