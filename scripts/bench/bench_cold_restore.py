@@ -36,7 +36,7 @@ import gymnasium as gym
 import numpy as np
 
 import treegym.envs as te
-from treegym.scripts.bench.bench_rollback import DEFAULT_DEPTH, RollbackRefused, _check, _check_step, _draw, \
+from treegym.scripts.bench.bench_rollback import DEFAULT_DEPTH, _check, _check_step, _draw, attempt, \
     chosen_env_ids, env_arguments, open_walk, print_table, replay
 from treegym.scripts.bench.bench_support import Samples, interleave, load_text
 
@@ -144,14 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     rows, failed = [], False
     for env_id in ids:
         print(f"measuring {env_id} ...", file=sys.stderr, flush=True)
-        try:
-            r = measure_cold_restore(env_id, seed=args.seed, depth=args.depth, repeats=args.repeats)
-        except RollbackRefused as exc:
-            rows.append(f"{env_id}: REFUSED, a restored state differs: {exc}")
-            failed = True
-            continue
-        except (gym.error.DependencyNotInstalled, ImportError) as exc:
-            rows.append(f"{env_id}: skipped (extra not installed: {exc})")
+        r, refused = attempt(env_id, rows, lambda: measure_cold_restore(
+            env_id, seed=args.seed, depth=args.depth, repeats=args.repeats))
+        failed = failed or refused
+        if r is None:
             continue
         med = {k: {c: r[k][c]["median"] for c in ("cpu", "wall")} for k in ("first", "cold", "unseal", "step", "warm", "replay")}
         step = med["step"]["cpu"]

@@ -248,6 +248,21 @@ def chosen_env_ids(p: argparse.ArgumentParser, args: argparse.Namespace, min_rep
     return ids
 
 
+def attempt(env_id: str, rows: list[str], measure: Callable[[], dict]) -> tuple[dict | None, bool]:
+    """``(measure(), False)``; or None with a row saying why: a restored state differed or no states were
+    found (``True``: the run fails), or the env's extra is not installed (skipped, ``False``)."""
+    try:
+        return measure(), False
+    except RollbackRefused as exc:
+        rows.append(f"{env_id}: REFUSED, a restored state differs: {exc}")
+    except NoOpenStates as exc:
+        rows.append(f"{env_id}: not measured: {exc}")
+    except (gym.error.DependencyNotInstalled, ImportError) as exc:
+        rows.append(f"{env_id}: skipped (extra not installed: {exc})")
+        return None, False
+    return None, True
+
+
 def print_table(header: str, rows: list[str], failed: bool) -> int:
     """Print a benchmark's table and the load after it; the exit status (1 when ``failed``)."""
     print(header)
@@ -270,19 +285,11 @@ def main(argv: list[str] | None = None) -> int:
     for env_id in ids:
         max_steps = {"max_steps": args.depth + 8}
         print(f"measuring {env_id} at depth {args.depth} ...", file=sys.stderr, flush=True)
-        try:
-            r = measure_rollback(lambda: gym.make(env_id, **max_steps), seed=args.seed, depth=args.depth,
-                                 repeats=args.repeats, budget_s=args.budget)
-        except RollbackRefused as exc:
-            rows.append(f"{env_id}: REFUSED, restored state differs: {exc}")
-            failed = True
-            continue
-        except NoOpenStates as exc:
-            rows.append(f"{env_id}: not measured: {exc}")
-            failed = True
-            continue
-        except (gym.error.DependencyNotInstalled, ImportError) as exc:
-            rows.append(f"{env_id}: skipped (extra not installed: {exc})")
+        r, refused = attempt(env_id, rows, lambda: measure_rollback(
+            lambda: gym.make(env_id, **max_steps), seed=args.seed, depth=args.depth, repeats=args.repeats,
+            budget_s=args.budget))
+        failed = failed or refused
+        if r is None:
             continue
         med = {k: {c: r[k][c]["median"] * 1e6 for c in ("cpu", "wall")} for k in ("snapshot", "restore", "replay")}
         rows.append(f"{env_id:<28} {r['kind']:<8} {r['depth']:>5} {med['snapshot']['cpu']:>12.1f} "
