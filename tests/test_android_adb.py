@@ -5,12 +5,15 @@ Needs the ``adb`` binary (``apt-get install adb``; scripts/test.sh installs it).
 from __future__ import annotations
 
 import gc
+import os
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
 
+import treegym.envs as te
 from treegym.envs.android.adb import AdbBackend, AdbError
 from treegym.envs.android.env import BMoCAEnv
 from treegym.envs.android.sim.phone import SimPhone
@@ -127,6 +130,28 @@ def test_external_snapshots_restore_and_are_released(server):
         assert name not in server.phone.named, "dropping the snapshot must delete it on the emulator"
         with pytest.raises(AdbError, match="does not exist"):
             backend.load_snapshot("never_saved")
+    finally:
+        backend.close()
+
+
+def test_a_device_snapshot_pickles_in_its_process_and_is_refused_in_another(server):
+    backend = AdbBackend(serial=server.serial, server=f"tcp:127.0.0.1:{server.port}")
+    env = BMoCAEnv(split="test", backend=backend)
+    try:
+        obs, _ = env.reset(options={"task_id": "test_env_100/turn_on_airplane_mode"})
+        snap = env.snapshot()
+        data = te.snapshot_to_bytes(snap)
+        again = te.snapshot_from_bytes(data)
+        assert again.payload.device is snap.payload.device  # the same handle in the process that holds it
+        env.step('swipe("up")')
+        assert env.restore(again)[0] == obs
+        code = ("import sys, treegym.envs as te; from treegym.envs.android.env import BMoCAEnv\n"
+                "snap = te.snapshot_from_bytes(sys.stdin.buffer.read())\n"
+                "env = BMoCAEnv(split='test'); env.reset(seed=1)\n"
+                "try:\n    env.restore(snap)\nexcept te.SnapshotError as exc:\n    print(exc)\n")
+        out = subprocess.run([sys.executable, "-c", code], input=data, capture_output=True, check=True).stdout.decode()
+        assert f"emulator snapshot on the device {server.serial} driven by process {os.getpid()}" in out
+        assert "cannot travel" in out and out.count("\n") == 1
     finally:
         backend.close()
 

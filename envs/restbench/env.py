@@ -67,11 +67,11 @@ def shipped_data() -> RestData:
 @lru_cache(maxsize=4)
 def shipped_engine(reward_mode: str = "terminal",
                    max_observation_length: int = DEFAULT_MAX_OBSERVATION) -> RestBenchEngine:
-    from treegym.envs.tools_common.world import WorldState
+    from treegym.envs.tools_common.world import static_world
 
     from .catalog import INITIAL_WORLD
     tasks = shipped_tasks()
-    return RestBenchEngine(shipped_data(), tasks, _splits(tasks), WorldState.from_json(INITIAL_WORLD),
+    return RestBenchEngine(shipped_data(), tasks, _splits(tasks), static_world(INITIAL_WORLD),
                            reward_mode, max_observation_length)
 
 
