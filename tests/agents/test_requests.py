@@ -8,6 +8,7 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 
+from support.paths import REPO
 from treegym.agents.llm import CachedLLM, Request
 from treegym.agents.llm.cache import request_key
 from treegym.agents.requests import REQUEST_KINDS, LIVE, ProposeRequest, ReactRequest, ValueRequest
@@ -153,7 +154,7 @@ def test_the_readme_custom_llm_example_runs_an_episode():
     import treegym.envs  # noqa: F401  (registers the ids)
     from treegym.agents.experiments.episode import run_episode
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "llms.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "llms.md").read_text(encoding="utf-8")
     block = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "class EchoFirstChoice" in b)
     scope: dict = {}
     exec(compile(block, "docs/llms.md", "exec"), scope)

@@ -18,11 +18,10 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 
+from support.paths import REPO as ROOT
 import treegym.envs  # noqa: F401
 from treegym.scripts.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(Path(__file__).parent / "fuzz"))
 from fuzzing import deep_json, no_hang  # noqa: E402
 
 needs_textworld = pytest.mark.skipif(importlib.util.find_spec("textworld") is None,

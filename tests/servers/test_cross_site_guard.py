@@ -15,13 +15,13 @@ from __future__ import annotations
 import http.client
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
+from support.paths import TESTS
 from treegym.servers.run import serve_in_thread
 
-sys.path.insert(0, str(Path(__file__).parent / "fuzz"))
+sys.path.insert(0, str(TESTS / "fuzz"))
 from fuzzing import route_paths  # noqa: E402
 
 # what Chromium sends for an <img> on a page of http://localhost:PORT pointing at 127.0.0.1

@@ -176,9 +176,6 @@ def test_a_fully_position_biased_judge_cannot_rank(tmp_path):
 
 @pytest.mark.slow
 def test_llm_judge_tooleval_prompt_both_orders_and_cache(tmp_path):
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).parent))
     from support.chat_server import ChatServer
 
     from treegym.agents.llm.openai_client import OpenAICompatibleLLM

@@ -29,7 +29,6 @@ from treegym.agents.llm.base import LLMError
 from treegym.agents.llm_specs import default_spec, make_llm
 from treegym.agents.llm.request import Request
 
-REPO = Path(__file__).resolve().parents[1]
 
 
 def _local_llm_missing() -> str | None:

@@ -18,8 +18,6 @@ from treegym.agents.llm.base import LLM
 from treegym.agents.llm.openai_client import OpenAICompatibleLLM
 from treegym.agents.llm.request import Request
 
-REPO_TESTS = Path(__file__).resolve().parent
-
 
 def msgs(text: str) -> list[dict]:
     return [{"role": "user", "content": text}]

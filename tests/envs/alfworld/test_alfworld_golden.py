@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import dataclasses
 from functools import lru_cache
-from pathlib import Path
 
 import gymnasium as gym
 import pytest
 
+from support.paths import FIXTURES
 import treegym.envs  # noqa: F401
 from treegym.envs.alfworld.tasks import shipped_games
 from treegym.envs.alfworld.transcripts import load, replay
 
-GOLDEN = Path(__file__).parent / "fixtures" / "alfworld_golden.jsonl.xz"
+GOLDEN = FIXTURES / "alfworld_golden.jsonl.xz"
 
 
 @lru_cache(maxsize=1)

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import gymnasium as gym
 import pytest
 
+from support.paths import FIXTURES
 import treegym.envs  # noqa: F401  (registers the env ids)
 from treegym.envs.game24.tot_judge import judge_output
 
-LOGS = Path(__file__).parent / "fixtures" / "tot_logs"
+LOGS = FIXTURES / "tot_logs"
 BFS = "gpt-4_0.7_propose1_value3_greedy5_start900_end1000"
 COT = "gpt-4_0.7_naive_cot_sample_100_start900_end1000"
 IO = "gpt-4_0.7_naive_standard_sample_100_start900_end1000"

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 
+from support.paths import FIXTURES as ALL_FIXTURES
 import treegym.envs.webshop.importer as importer
 from treegym.envs.webshop.catalog import NO_PRICE_LIMIT, load_catalog, read_catalog
 from treegym.envs.webshop.importer import (UpstreamFormatError, import_upstream, iter_json_array,
@@ -14,7 +14,7 @@ from treegym.envs.webshop.importer import (UpstreamFormatError, import_upstream,
 from treegym.envs.webshop.nouns import title_nouns
 from treegym.scripts.cli import main as cli_main
 
-FIXTURES = Path(__file__).parent / "fixtures" / "webshop_upstream"
+FIXTURES = ALL_FIXTURES / "webshop_upstream"
 RAW = json.loads((FIXTURES / "items_shuffle_1000.json").read_text())
 INS = json.loads((FIXTURES / "items_ins_v2_1000.json").read_text())
 HUMAN = json.loads((FIXTURES / "items_human_ins.json").read_text())

@@ -7,9 +7,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from support.paths import REPO
 from treegym.scripts.dev.import_graph import Arrow, cycles
 
-PACKAGE = Path(__file__).resolve().parents[1] / "envs" / "webshop"
+PACKAGE = REPO / "envs" / "webshop"
 
 
 def _every_import(path: Path) -> list[Arrow]:
