@@ -45,7 +45,7 @@ module_path() {  # the module's path under the repository (and under treegym/ in
 for m in "${MODULES[@]}"; do module_path "$m" > /dev/null || exit 1; done
 # Every test file that targets the search and baseline policies (one file per algorithm: the policy on
 # hand-built trees with scripted models and on real envs with the synthetic model), paths under tests/.
-SEARCH_TESTS=(agents/search/test_{elo,astar,mcts,tot,dfsdt,search_options,snapshot_store,search_framework,search_defaults}.py
+SEARCH_TESTS=(agents/search/test_{elo,astar,mcts,lats,radagent_mcts,tot,dfsdt,search_options,snapshot_store,search_framework,search_defaults}.py
               agents/baselines/test_{baselines,attempts}.py)
 
 if [ ! -x "$WORK/venv/bin/mutmut" ]; then

@@ -1,9 +1,11 @@
-"""MCTS and LATS on Game of 24: UCT by hand, solving, degrading, budget, rollback, determinism,
-reflections; then the MCTS policies on hand-built trees with scripted values (not the truth).
+"""MCTS (UCT with LLM proposals and ToT's value) on Game of 24: UCT by hand, solving, degrading,
+budget, rollback, determinism (plain MCTS and LATS, which shares its loop); then the MCTS policy on
+hand-built trees with scripted values (not the truth).
 
 On the hand-built trees it checks UCT selection and running-mean back-propagation step by step, the
-visit-weighted-mean invariant on a larger search, ``output``, rollout depth, MCTS@N per decision
-step, and that no oracle is read without ``peek_success``.
+visit-weighted-mean invariant on a larger search, ``output``, rollout depth, ties, and that no oracle
+is read without ``peek_success``. LATS's and RaDAgent's MCTS@N's own behaviour is in test_lats.py
+and test_radagent_mcts.py.
 """
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ import math
 
 import pytest
 
-from support.agent_runs import ACCURATE, ENV, WEAK, garbage_episode, pass_rate, run_with_budget, recording, same_state, searched
+from support.agent_runs import ACCURATE, ENV, WEAK, garbage_episode, pass_rate, run_with_budget, same_state, searched
+from support.mcts_trees import CHAIN, WIDE, WIDE_VALUES, hand_node, node_path, nodes_by_path
 from support.tree_world import TreeLLM, run
 from treegym.agents.llm_specs import make_llm
 from treegym.agents.registry import make_agent
@@ -93,20 +96,6 @@ def test_backed_up_values_are_visit_weighted_means():
             assert own >= 0 and node.visits * node.value == pytest.approx(total)
 
 
-def test_lats_shows_reflections_in_later_proposal_prompts():
-    llm = recording(WEAK)
-    policy, *_ = searched("lats", llm, task_id=904, budget=60)
-    kinds = llm.kinds
-    assert "reflect" in kinds
-    first_reflect = kinds.index("reflect")
-    later = [m for m, k in zip(llm.calls[first_reflect + 1:], kinds[first_reflect + 1:]) if k == "propose"]
-    earlier = [m for m, k in zip(llm.calls[:first_reflect], kinds[:first_reflect]) if k == "propose"]
-    lesson = "Lessons from earlier attempts:"
-    assert later and all(lesson in m[-1]["content"] for m in later)
-    assert earlier and not any(lesson in m[-1]["content"] for m in earlier)
-    assert policy.stats()["reflections"] >= 1
-
-
 def test_bad_options_are_named():
     with pytest.raises(ValueError, match="simulate"):
         MCTSAgent(ENV, make_llm(ACCURATE, env_id=ENV), simulate="dice")
@@ -159,24 +148,11 @@ def test_mcts_through_the_real_openai_client_and_a_local_server():
 SMALL = {"": ["a", "b"], "a": ["a1", "a2"], "b": ["b1"]}
 SMALL_VALUES = {"a": 0.8, "b": 0.2, "a/a1": 0.4, "a/a2": 0.6, "b/b1": 0.1}
 
-WIDE = {"": ["a", "b", "c"], "a": ["a1", "a2"], "b": ["b1", "b2"], "c": ["c1"], "a/a1": ["x", "y"],
-        "a/a2": ["z"], "b/b1": ["w"], "b/b2": ["v"], "c/c1": ["u"]}
-WIDE_VALUES = {"a": 0.5, "b": 0.75, "c": 0.25, "a/a1": 0.5, "a/a2": 1.0, "b/b1": 0.25, "b/b2": 0.5, "c/c1": 0.75,
-               "a/a1/x": 0.0, "a/a1/y": 1.0, "a/a2/z": 0.25, "b/b1/w": 0.5, "b/b2/v": 0.0, "c/c1/u": 1.0}
-
-
-def _path(node) -> str:
-    return "/".join(node.actions())
-
-
-def _by_path(agent) -> dict:
-    return {_path(n): n for n in agent.result.tree.nodes}
-
 
 def test_three_iterations_by_hand():
     llm = TreeLLM(proposals=SMALL, values=SMALL_VALUES)
     agent = run(MCTSAgent, SMALL, llm, n_iters=3, n_actions=2, w_exp=1.0)
-    n = _by_path(agent)
+    n = nodes_by_path(agent)
     # 1: expand the root (a 0.8, b 0.2), simulate a: 0.8 backs up to the root and a
     # 2: UCT at the root: a 0.8 + sqrt(ln 1 / 1) = 0.8 beats b's prior 0.2 + 0 -> expand a (a1 0.4, a2 0.6),
     #    simulate a2: 0.6
@@ -204,7 +180,7 @@ def test_backed_up_values_are_visit_weighted_means_of_the_simulations():
         own = node.visits - below  # simulations that ended at this node, each worth its prior
         assert own >= 0
         total = sum(c.visits * c.value for c in node.children) + own * node.stats.get("prior", 0.0)
-        assert node.visits * node.value == pytest.approx(total), _path(node)
+        assert node.visits * node.value == pytest.approx(total), node_path(node)
     assert len([n for n in tree.nodes if n.visits]) >= 6
 
 
@@ -238,18 +214,18 @@ def test_output_follow_max_follows_q_and_max_visit_follows_visits():
 def test_output_max_reward_is_llm_reasoners_best_finished_path_not_the_q_path():
     # LLM-Reasoners' max_reward: among paths that ended the episode, the highest sum of step rewards
     # (here the priors); follow_max (the default) walks the highest Q instead
-    root = _hand()
-    a = _hand(root, id=1, value=0.9, visits=3, prior=0.9)  # the highest Q, but nothing below it ended
-    _hand(a, id=3, value=0.9, visits=1, prior=0.9)
-    b = _hand(root, id=2, value=0.2, visits=1, prior=0.2)
-    b_end = _hand(b, id=4, terminal=True, prior=0.5)
-    c = _hand(root, id=5, value=0.1, visits=1, prior=0.1)
-    _hand(c, id=6, terminal=True, prior=0.5)  # the same end value, a lower sum (0.6 < 0.7)
+    root = hand_node()
+    a = hand_node(root, id=1, value=0.9, visits=3, prior=0.9)  # the highest Q, but nothing below it ended
+    hand_node(a, id=3, value=0.9, visits=1, prior=0.9)
+    b = hand_node(root, id=2, value=0.2, visits=1, prior=0.2)
+    b_end = hand_node(b, id=4, terminal=True, prior=0.5)
+    c = hand_node(root, id=5, value=0.1, visits=1, prior=0.1)
+    hand_node(c, id=6, terminal=True, prior=0.5)  # the same end value, a lower sum (0.6 < 0.7)
     tree = SearchTree(root, algorithm="mcts")
     assert _bare(output="max_reward").choose(tree) is b_end
     assert _bare().config.output == "follow_max" and _bare().choose(tree).id == 3
-    unfinished = _hand()
-    _hand(unfinished, id=1, value=0.5, visits=1, prior=0.5)
+    unfinished = hand_node()
+    hand_node(unfinished, id=1, value=0.5, visits=1, prior=0.5)
     assert _bare(output="max_reward").choose(SearchTree(unfinished, algorithm="mcts")) is None
 
 
@@ -259,14 +235,14 @@ def test_rollout_depth_bounds_each_simulation():
     llm = TreeLLM(proposals=chain, values=values)
     agent = run(MCTSAgent, chain, llm, n_iters=1, n_actions=2, simulate="rollout", rollout_depth=2, depth_limit=10)
     rolled = [n for n in agent.result.tree.nodes if n.stats.get("rollout")]
-    assert [_path(n) for n in rolled] == ["a/a1", "a/a1/a2"]
+    assert [node_path(n) for n in rolled] == ["a/a1", "a/a1/a2"]
     assert agent.result.tree.root.visits == 1 and rolled[-1].visits == 1  # backed up from the rollout's end
 
     llm = TreeLLM(proposals=chain, values=values)
     agent = run(MCTSAgent, chain, llm, n_iters=1, n_actions=2, simulate="rollout", rollout_depth="none",
                 depth_limit=10)
     rolled = [n for n in agent.result.tree.nodes if n.stats.get("rollout")]
-    assert _path(rolled[-1]) == "a/a1/a2/a3/a4" and rolled[-1].terminal  # to the end of the episode
+    assert node_path(rolled[-1]) == "a/a1/a2/a3/a4" and rolled[-1].terminal  # to the end of the episode
     assert ("value", "a/a1/a2/a3/a4") in llm.log  # the final state is valued by the model, not the env
 
 
@@ -274,22 +250,9 @@ def test_rollout_width_values_the_candidates_and_keeps_the_best():
     tree = {"": ["a"], "a": ["p", "q"], "a/p": ["p1"], "a/q": ["q1"]}
     llm = TreeLLM(proposals=tree, values={"a": 0.5, "a/p": 0.2, "a/q": 0.7})
     agent = run(MCTSAgent, tree, llm, n_iters=1, n_actions=1, simulate="rollout", rollout_depth=1, rollout_width=2)
-    rolled = [_path(n) for n in agent.result.tree.nodes if n.stats.get("rollout")]
+    rolled = [node_path(n) for n in agent.result.tree.nodes if n.stats.get("rollout")]
     assert rolled == ["a/q"]
     assert agent.result.tree.root.value == pytest.approx(0.7)
-
-
-def test_per_step_runs_n_simulations_before_every_decision():
-    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(RaDAgentMCTSAgent, WIDE, llm, n_iters=3, n_actions=2)
-    decisions = agent.decisions
-    assert len(decisions) == 3 and decisions[-1].terminal
-    assert [d.parent for d in decisions] == [agent.result.tree.root] + decisions[:-1]
-    assert agent.result.chosen is decisions[-1]
-    assert agent.stats()["mcts_decisions"] == 3 and agent.stats()["mcts_iterations"] > 3
-    # back-propagation stops at the current decision step: the root saw only its own 3 simulations
-    assert agent.result.tree.root.visits == 3
-    assert decisions[0].visits > decisions[1].visits >= 1
 
 
 def test_no_oracle_by_default_and_the_env_verdict_with_peek():
@@ -305,64 +268,6 @@ def test_no_oracle_by_default_and_the_env_verdict_with_peek():
     assert agent.stats()["mcts_iterations"] == 1  # stopped at the won step
     with pytest.raises(ValueError, match="peek_success"):
         MCTSAgent("t", llm, prompts=object(), stop_on_success=True)
-
-
-def test_lats_reflects_after_each_simulation_that_the_model_does_not_rate_a_win():
-    tree = {"": ["a", "b"], "a": ["a1"], "b": ["b1"]}
-    llm = TreeLLM(proposals=tree, values={"a": 0.5, "b": 0.4, "a/a1": 1.0, "b/b1": 0.2})
-    agent = run(LATSAgent, tree, llm, n_iters=3, n_actions=2, depth_limit=3)
-    reflected = [_path(n) for n in agent.result.tree.nodes if "reflection" in n.stats]
-    assert "a/a1" not in reflected and reflected  # rated 1.0 by the model: no reflection
-    assert math.isclose(agent.result.tree.root.visits, agent.stats()["mcts_iterations"])
-
-
-def test_lats_reflects_on_its_first_failures_only_and_shows_them_in_later_prompts():
-    tree = {"": ["a", "b", "c"], "a": ["a1"], "b": ["b1"], "c": ["c1"]}
-    llm = TreeLLM(proposals=tree, values={"a": 0.5, "b": 0.4, "c": 0.3, "a/a1": 0.0, "b/b1": 0.0, "c/c1": 0.0})
-    agent = run(LATSAgent, tree, llm, n_iters=4, n_actions=3, depth_limit=3, max_reflections=2)
-    assert agent.stats()["reflections"] == 2
-    reflected_at = [i for i, (kind, _) in enumerate(llm.prompts) if kind == "reflect"]
-    assert len(reflected_at) == 2  # the first max_reflections failures, as the authors' code; none after
-    later = [text for kind, text in llm.prompts[reflected_at[0] + 1:] if kind == "propose"]
-    assert later and all(text.startswith("Lessons from earlier attempts:\n- lesson\n") for text in later)
-    # never more than max_reflections (2) lessons
-    assert max(text.count("- lesson") for kind, text in llm.prompts if kind == "propose") == 2
-    first = [text for kind, text in llm.prompts[: reflected_at[0]] if kind == "propose"]
-    assert first and not any("Lessons" in text for text in first)
-    ended = [n for n in agent.result.tree.nodes if "reflection" in n.stats]
-    assert all(n.stats["reflection"] == "lesson" for n in ended)
-
-
-def test_the_reflection_prompt_shows_the_models_value_not_the_envs_verdict():
-    tree = {"": ["a", "b"], "a": ["a1"], "b": ["b1"]}
-    values = {"a": 0.5, "b": 0.25, "a/a1": 0.5, "b/b1": 0.25}
-    llm = TreeLLM(proposals=tree, values=values)
-    run(LATSAgent, tree, llm, ["a/a1"], n_iters=2, n_actions=2, depth_limit=3, rollout_depth=1)
-    outcomes = [text.splitlines()[0] for kind, text in llm.prompts if kind == "reflect"]
-    assert outcomes[0] == "outcome: the episode ended in a state valued 0.50"  # a/a1 won; the model said 0.5
-    llm = TreeLLM(proposals=tree, values=values)
-    run(LATSAgent, tree, llm, ["b/b1"], n_iters=2, n_actions=2, depth_limit=3, rollout_depth=0)
-    assert [t.splitlines()[0] for k, t in llm.prompts if k == "reflect"][0] == \
-        "outcome: after 1 steps the state was valued 0.50"
-    llm = TreeLLM(proposals=tree, values=values)
-    run(LATSAgent, tree, llm, ["b/b1"], n_iters=2, n_actions=2, depth_limit=3, rollout_depth=1, peek_success=True,
-        stop_on_success=False)
-    outcomes = [t.splitlines()[0] for k, t in llm.prompts if k == "reflect"]
-    assert outcomes[0] == "outcome: the episode ended without success (reward 0)"
-    llm = TreeLLM(proposals=tree, values=dict(values, a=1.0))  # the model is sure about a; the env is not
-    run(LATSAgent, tree, llm, ["b/b1"], n_iters=1, n_actions=2, depth_limit=3, rollout_depth=0, peek_success=True)
-    assert [t.splitlines()[0] for k, t in llm.prompts if k == "reflect"] == ["outcome: no success after 1 steps"]
-
-
-def test_lats_reflections_reach_sampled_react_prompts_too():
-    tree = {"": ["a", "b"], "a": ["a1"], "b": ["b1"]}
-    samples = {"": ["a", "b"], "a": ["a1"], "b": ["b1"]}
-    llm = TreeLLM(samples=samples, values={"a": 0.5, "b": 0.4, "a/a1": 0.0, "b/b1": 0.0})
-    run(LATSAgent, tree, llm, n_iters=3, n_actions=2, depth_limit=3, propose_mode="sample")
-    first_reflection = next(i for i, (kind, _) in enumerate(llm.prompts) if kind == "reflect")
-    later = [text for kind, text in llm.prompts[first_reflection:] if kind == "react"]
-    assert later and all(t.startswith("Lessons from earlier attempts:\n- lesson\n") and "\n\nat " in t
-                         for t in later)
 
 
 def test_uct_with_a_parent_visited_once_has_no_exploration_bonus():
@@ -387,18 +292,6 @@ def test_depth_limit_and_dead_steps():
     assert agent.result.chosen is a
 
 
-def test_per_step_with_peek_stops_at_a_win_and_numbers_its_decisions():
-    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(RaDAgentMCTSAgent, WIDE, llm, n_iters=3, n_actions=2)
-    assert [d.stats["decision"] for d in agent.decisions] == [0, 1, 2]
-    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(RaDAgentMCTSAgent, WIDE, llm, ["b"], n_iters=3, n_actions=2, peek_success=True)
-    assert agent.result.chosen.success and agent.decisions == [] and agent.stats()["mcts_decisions"] == 0
-    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(RaDAgentMCTSAgent, WIDE, llm, n_iters=3, n_actions=2, peek_success=True)
-    assert len(agent.decisions) == 3  # nothing won: the decisions go on to the end
-
-
 def test_fresh_stats_and_rollout_depth_parsing():
     agent = RaDAgentMCTSAgent("t", TreeLLM(), prompts=object())
     assert agent.stats() == {"mcts_iterations": 0, "mcts_decisions": 0}
@@ -407,31 +300,23 @@ def test_fresh_stats_and_rollout_depth_parsing():
 
 
 # ----------------------------------------------------------------- ties, the answer's fallbacks
-def _hand(parent=None, *, value=0.0, visits=0, terminal=False, success=False, id=0, **stats) -> SearchNode:
-    node = SearchNode(snapshot=None, observation={}, value=value, visits=visits, terminal=terminal,  # type: ignore
-                      success=success, id=id, depth=parent.depth + 1 if parent else 0, parent=parent)
-    node.stats.update(stats)
-    if parent is not None:
-        parent.children.append(node)
-    return node
-
 
 def test_ties_go_to_the_earlier_child():
     tree = {"": ["a", "b", "c"], "a": ["a1"], "b": ["b1"], "c": ["c1"]}
     llm = TreeLLM(proposals=tree)  # every state is valued 0.5: all priors tie
     agent = run(MCTSAgent, tree, llm, n_iters=2, n_actions=3)
-    n = _by_path(agent)
+    n = nodes_by_path(agent)
     # 1: expand the root, simulate the first of three equal priors; 2: UCT ties at the root (0.5 + 0 each)
     #    go to a again, which is expanded
     assert n["a"].visits == 2 and n["b"].visits == n["c"].visits == 0
     assert [e[1] for e in llm.log if e[0] == "propose"] == ["", "a"]
     # the answer follows the earlier child on equal Q (follow_max) and equal visits and Q (max_visit)
-    root = _hand()
-    first, second = _hand(root, value=0.5, visits=1, id=1), _hand(root, value=0.5, visits=1, id=2)
+    root = hand_node()
+    first, second = hand_node(root, value=0.5, visits=1, id=1), hand_node(root, value=0.5, visits=1, id=2)
     for output in ("follow_max", "max_visit"):
         assert _bare(output=output)._best_child(root) is first
-    fresh = _hand()
-    lo, hi = _hand(fresh, id=1, prior=0.3), _hand(fresh, id=2)  # unvisited: by prior, a missing prior is 0
+    fresh = hand_node()
+    lo, hi = hand_node(fresh, id=1, prior=0.3), hand_node(fresh, id=2)  # unvisited: by prior, a missing prior is 0
     assert _bare()._best_child(fresh) is lo
 
 
@@ -439,7 +324,7 @@ def test_rollout_ties_go_to_the_earlier_child():
     tree = {"": ["a"], "a": ["x", "y"], "a/x": ["x1"], "a/y": ["y1"]}
     llm = TreeLLM(proposals=tree)
     agent = run(MCTSAgent, tree, llm, n_iters=1, n_actions=1, simulate="rollout", rollout_width=2, rollout_depth=1)
-    n = _by_path(agent)
+    n = nodes_by_path(agent)
     assert n["a/x"].stats.get("rollout") and not n["a/y"].stats.get("rollout")
 
 
@@ -451,13 +336,13 @@ def _bare(**options) -> MCTSAgent:
 
 def test_with_peek_the_answer_skips_lost_steps_and_falls_back_to_the_first_win():
     agent = _bare(peek_success=True)
-    root = _hand()
-    _hand(root, value=0.9, visits=1, terminal=True, id=1)  # lost: never the answer
-    _hand(root, value=0.5, visits=1, id=2)
-    won = _hand(root, value=0.7, visits=1, terminal=True, success=True, id=3)
+    root = hand_node()
+    hand_node(root, value=0.9, visits=1, terminal=True, id=1)  # lost: never the answer
+    hand_node(root, value=0.5, visits=1, id=2)
+    won = hand_node(root, value=0.7, visits=1, terminal=True, success=True, id=3)
     assert agent._best_child(root) is won
     # no simulation ended on a win (self.won is None) but the tree holds wins: the earliest one
-    late, early = _hand(root, terminal=True, success=True, id=7), _hand(root, terminal=True, success=True, id=5)
+    late, early = hand_node(root, terminal=True, success=True, id=7), hand_node(root, terminal=True, success=True, id=5)
 
     class Tree:
         nodes = [root, late, early]
@@ -469,25 +354,6 @@ def test_nothing_proposed_gives_no_answer():
     for cls in (MCTSAgent, RaDAgentMCTSAgent):
         agent = run(cls, {"": ["a"]}, TreeLLM(proposals={}), n_iters=2)
         assert agent.result.chosen is None and agent.result.tree.root.stats["dead"]
-
-
-CHAIN = {"": ["a"], "a": ["b"], "a/b": ["c"], "a/b/c": ["d"]}  # a/b/c/d ends the episode
-
-
-def test_per_step_depth_limit_counts_from_the_current_decision():
-    llm = TreeLLM(proposals=CHAIN)
-    agent = run(RaDAgentMCTSAgent, CHAIN, llm, depth_limit=2, n_iters=1)
-    # each decision's single simulation expands the current node: depth_limit is measured from it
-    assert [_path(n) for n in agent.decisions] == ["a", "a/b", "a/b/c", "a/b/c/d"]
-
-
-def test_per_step_reopens_what_the_old_depth_limit_closed():
-    # depth_limit=1: the first decision's simulation closes "a" (at the limit); after committing to
-    # "a" the limit counts from it, so "a" is expandable again and the walk goes on to the end
-    for n_iters in (1, 3):
-        llm = TreeLLM(proposals=CHAIN)
-        agent = run(RaDAgentMCTSAgent, CHAIN, llm, depth_limit=1, n_iters=n_iters)
-        assert [_path(n) for n in agent.decisions] == ["a", "a/b", "a/b/c", "a/b/c/d"], n_iters
 
 
 def test_a_rollout_stops_at_the_depth_limit_and_at_the_end_of_the_episode():
@@ -523,29 +389,6 @@ def test_selection_descends_through_nodes_a_rollout_already_visited():
     assert [e[1] for e in llm.log if e[0] == "propose"] == ["", "a", "a/x"]
 
 
-def test_per_step_rollouts_measure_the_depth_limit_from_the_current_decision():
-    llm = TreeLLM(proposals=CHAIN)
-    agent = run(RaDAgentMCTSAgent, CHAIN, llm, depth_limit=3, n_iters=1, simulate="rollout",
-                rollout_depth=1)
-    assert _by_path(agent)["a/b/c/d"].stats.get("rollout")  # rolled out from a/b/c, 2 below the decision a
-
-
-def test_recomputed_closed_flags_follow_the_new_base():
-    agent = RaDAgentMCTSAgent("t", TreeLLM(), prompts=object(), depth_limit=2)
-    root = _hand()
-    a = _hand(root, id=1, closed=True)  # closed from base 0: its children were all closed
-    done = _hand(a, id=2, terminal=True, closed=True)  # an ended episode: closed at any base
-    deep = _hand(a, id=3, closed=True)  # depth 2: at the limit from base 0, open from base 1
-    agent._base = 0
-    assert agent._recompute_closed(a) is True and a.stats["closed"] and deep.stats["closed"]
-    agent._base = 1
-    assert agent._recompute_closed(a) is False  # committed to "a": deep can be expanded again
-    assert "closed" not in a.stats and "closed" not in deep.stats and done.stats["closed"] is True
-    agent._base = 2
-    _hand(deep, id=4, terminal=True)  # its only child ended the episode
-    assert agent._recompute_closed(deep) is True and deep.stats["closed"] is True
-
-
 def _uct_tree():
     """A tree with hand-set statistics: the root seen 1000 times; its child b (5 visits, Q 0.1) beats
     a (990 visits, Q 0.9) only through the exploration term; below b, b2 (4 visits, Q 0.9) beats b1
@@ -573,67 +416,3 @@ def test_selection_explores_by_uct_with_the_parents_visit_count():
     assert MCTSAgent("treegym/TreeWorld-v0", TreeLLM(), w_exp=0.0)._select(nodes[""]) == [nodes[""], nodes["a"]]
 
 
-def test_radagent_mcts_runs_n_simulations_before_every_decision():
-    from treegym.agents.search.radagent_mcts import make_radagent_mcts
-
-    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(make_radagent_mcts, WIDE, llm, at=3, n_actions=2)
-    assert agent.name == "radagent-mcts" and agent.config.n_iters == 3 and agent.stats()["mcts_decisions"] == 3
-    assert agent.result.tree.root.visits == 3  # N simulations at the first decision, more below it
-    assert agent.stats()["mcts_iterations"] > 3
-    assert make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM()).config.n_iters == 40  # RaDAgent's MCTS@40
-    # RaD-Agent's UCT: 1.41 * sqrt(2 ln N / n), our w_exp * sqrt(ln N / n)
-    assert make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM()).config.w_exp == pytest.approx(1.41 * math.sqrt(2))
-    with pytest.raises(ValueError, match="unknown option.*'per_step'"):  # per decision step is what it is
-        make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM(), per_step=False)
-    with pytest.raises(ValueError, match="n_iters"):
-        make_radagent_mcts("treegym/TreeWorld-v0", TreeLLM(), at=3, n_iters=5)
-
-
-@pytest.mark.parametrize("env_id,iters", [("treegym/WebShop-v0", 30), ("treegym/HotPotQA-v0", 30),
-                                          ("treegym/Game24-v0", 30)])
-def test_lats_iterations_follow_the_benchmark(env_id, iters):
-    agent = LATSAgent(env_id, TreeLLM())
-    assert agent.config.n_iters == iters
-    assert (agent.config.rollout_width, agent.config.rollout_depth, agent.config.depth_limit, agent.config.n_actions) == (5, None, 7, 5)
-    assert agent.config.w_exp == pytest.approx(math.sqrt(2)) and agent.config.reflect and agent.config.simulate == "rollout"
-    assert LATSAgent(env_id, TreeLLM(), n_iters=7).config.n_iters == 7
-
-
-@pytest.mark.parametrize("env_id,depth", [("treegym/WebShop-v0", 15), ("treegym/HotPotQA-v0", 4),
-                                          ("treegym/Game24-v0", 7)])
-def test_lats_rollouts_stop_at_the_authors_depth_per_benchmark(env_id, depth):
-    assert LATSAgent(env_id, TreeLLM()).config.rollout_max_depth == depth  # webshop/lats.py 15, hotpot/lats.py 4
-    assert LATSAgent(env_id, TreeLLM(), rollout_max_depth=2).config.rollout_max_depth == 2
-    chain = {("/".join(["x"] * i)): ["x"] for i in range(20)}  # x/x/x/... twenty deep
-    llm = TreeLLM(proposals=chain)
-    agent = run(LATSAgent, chain, llm, n_iters=1, rollout_max_depth=depth, rollout_width=1)
-    # one iteration: the root's child, then a rollout down to the rollout depth, past depth_limit (7)
-    assert max(n.depth for n in agent.result.tree.nodes) == depth
-
-
-def test_lats_rolls_out_to_the_end_sampling_five_children_per_step():
-    deep = {"": ["a"], "a": ["a1"], "a/a1": ["p", "q", "r", "s", "t"], "a/a1/p": ["e"], "a/a1/q": ["e"],
-            "a/a1/r": ["e"], "a/a1/s": ["e"], "a/a1/t": ["e"]}
-    values = {"a/a1/r": 0.9, "a/a1/p": 0.1}
-    llm = TreeLLM(proposals=deep, values=values)
-    agent = run(LATSAgent, deep, llm, n_iters=1)
-    nodes = _by_path(agent)
-    # one iteration: expand the root (a), roll out from a to the end of the episode (a/a1/r/e),
-    # valuing the 5 candidates at a/a1 and keeping the best (r)
-    assert "a/a1/r/e" in nodes and nodes["a/a1/r/e"].terminal and nodes["a/a1/r/e"].stats["rollout"]
-    assert [e[1] for e in llm.log if e[0] == "value"] == ["a", "a/a1/p", "a/a1/q", "a/a1/r", "a/a1/s",
-                                                          "a/a1/t", "a/a1/r/e"]
-    assert nodes[""].visits == 1 and nodes["a/a1/r"].visits == 1 and nodes["a/a1/p"].visits == 0
-
-
-def test_per_step_cut_by_the_budget_answers_with_the_best_path_below_its_last_decision():
-    llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(RaDAgentMCTSAgent, WIDE, llm, n_iters=40, n_actions=2, budget=6)
-    assert agent.result.stopped == "budget" and agent.decisions == []
-    chosen = agent.result.chosen
-    assert chosen is not None and chosen.depth >= 1  # not "no answer": the simulations so far decide
-    node = agent.result.tree.root
-    while node.children:
-        node = agent._best_child(node)
-    assert chosen is node
