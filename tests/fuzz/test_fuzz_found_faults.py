@@ -1,4 +1,4 @@
-"""The faults issue 25 found by fuzzing, one test each (B-MoCA's are in tests/fuzz/test_fuzz_android.py).
+"""Faults the fuzzers found (issue 25), one regression test each (B-MoCA's are in test_fuzz_android.py).
 
 Hangs and crashes, wrong numbers, documented paths that failed, resources and
 exposure: every repro gives the behaviour a user expects.
