@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from support.paths import REPO
+
 from treegym.scripts.cli import main
 
 RECORD_FIELDS = {
@@ -157,3 +159,50 @@ def test_run_webshop_gold_records_reward_parts(tmp_path):
         assert r["success"] and r["reward"] == 1.0
         assert r["actions"][0].startswith("search[") and r["actions"][-1] == "click[Buy Now]"
         assert r["reward_parts"]["r_type"] == 1.0 and r["reward_parts"]["r_price"] == 1.0
+
+
+# ----------------------------------------------------------------------------- faults the fuzzers found (issue 25)
+
+def test_split_reaches_the_env(tmp_path):
+    from treegym.envs.alfworld.env import ALFWorldEnv
+
+    tid = ALFWorldEnv.split_task_ids("generated_train")[0]
+    out = tmp_path / "g.jsonl"
+    assert main(["run", "treegym/ALFWorld-v0", "--agent", "oracle", "--split", "generated_train", "--tasks", tid,
+                 "--out", str(out), "--no-progress"]) == 0
+    (rec,) = read_jsonl(out)
+    assert rec["success"] and rec["config"]["split"] == "generated_train"
+
+
+def test_default_split_falls_back_to_the_envs_own(tmp_path, capsys):
+    out = tmp_path / "alf.jsonl"
+    from treegym.scripts.run_checks import default_split, select_tasks
+    from treegym.envs.alfworld.env import ALFWorldEnv
+
+    assert default_split(ALFWorldEnv, {"expert": "handcoded"}) == "valid_unseen"
+    ids, split = select_tasks("treegym/ALFWorld-v0", ALFWorldEnv, None, None, {"expert": "handcoded"})
+    assert split == "valid_unseen" and len(ids) == 134
+    assert main(["run", "treegym/ALFWorld-v0", "--agent", "oracle", "--env-opt", "expert=handcoded",
+                 "--tasks", ",".join(ids[:2]), "--out", str(out), "--no-progress"]) == 0
+    assert all(r["success"] for r in read_jsonl(out))
+
+
+def _treegym(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    code = "import sys; from treegym.scripts.cli import main; sys.exit(main())"
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, **(env or {})})
+
+
+def test_an_entry_point_plugin_reaches_the_cli(tmp_path):
+    (tmp_path / "walkplugin.py").write_text(
+        "import gymnasium as gym\n"
+        "def register():\n"
+        "    gym.register('plugged/NumberWalk-v0', entry_point='treegym.envs.examples.number_walk:NumberWalkEnv')\n")
+    dist = tmp_path / "walkplugin-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: walkplugin\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[treegym.envs]\nwalk = walkplugin:register\n")
+    done = _treegym("check", "plugged/NumberWalk-v0", cwd=REPO, env={"PYTHONPATH": str(tmp_path)})
+    assert done.returncode == 0 and "rollback OK" in done.stdout, done.stderr
+    done = _treegym("check", "nowhere/Nothing-v0", cwd=REPO)
+    assert done.returncode == 2 and "module:EnvId" in done.stderr

@@ -103,3 +103,30 @@ def test_numeric_flags_are_range_checked(capsys, tmp_path, flag, value):
     err = capsys.readouterr().err
     assert f"argument {flag}" in err and repr(value) in err
     assert not (tmp_path / "x.jsonl").exists()
+
+
+# ----------------------------------------------------------------------------- faults the fuzzers found (issue 25)
+
+def test_alfworld_numeric_tasks_are_refused_before_any_episode(tmp_path, capsys):
+    out = tmp_path / "a.jsonl"
+    assert main(["run", "treegym/ALFWorld-v0", "--agent", "oracle", "--tasks", "0:5", "--out", str(out)]) == 2
+    assert "not task(s) of treegym/ALFWorld-v0" in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["run", "treegym/Game24-v0", "--agent", "oracle", "--tasks", "0:99999999999"], "more than any env has"),
+    (["run", "treegym/Game24-v0", "--agent", "oracle", "--tasks", "0:1", "--out", "{tmp}"], "is a folder"),
+    (["report", "{runs}", "--out", "{file}"], "is a file, not a folder"),
+    (["run", "treegym/Game24-v0", "--agent", "oracle", "--tasks", "0:1", "--env-opt", "noequals"], "key=value"),
+])
+def test_bad_input_is_one_line_and_exit_2(argv, message, tmp_path, capsys):
+    (tmp_path / "a-file").write_text("x")
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("")
+    argv = [a.format(tmp=tmp_path, file=tmp_path / "a-file", runs=runs) for a in argv]
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and message in err and "Traceback" not in err and len(err.splitlines()) == 1, err

@@ -13,16 +13,14 @@ the guard. Then real headless Chromium loads a page of another site
 from __future__ import annotations
 
 import http.client
-import sys
 import time
 
 import pytest
 
-from support.paths import TESTS
+from fuzzing import route_paths
+from support.http_json import http_json
 from treegym.servers.run import serve_in_thread
 
-sys.path.insert(0, str(TESTS / "fuzz"))
-from fuzzing import route_paths  # noqa: E402
 
 # what Chromium sends for an <img> on a page of http://localhost:PORT pointing at 127.0.0.1
 CROSS_SITE_IMG = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image",
@@ -125,3 +123,28 @@ def test_a_page_on_another_site_cannot_create_or_drive_shop_sessions(catalog, tm
     passed = [h.get("Sec-Fetch-Site") for h in seen]
     assert "cross-site" not in passed and passed[0] == "none", passed
     assert "search" in own_page.lower()
+
+
+# ----------------------------------------------------------------------------- faults the fuzzers found (issue 25)
+
+def test_every_server_refuses_foreign_host_and_origin_unless_allowed(catalog):
+    from treegym.servers.run import serve_in_thread
+    from treegym.servers.toolbench import create_app as tools_app
+    from treegym.servers.webshop import create_app as webshop_app
+
+    for app in (tools_app(), webshop_app(catalog)):
+        with serve_in_thread(app) as srv:
+            # a web page's cross-origin text/plain POST (no preflight), and DNS rebinding (a foreign Host)
+            status, body = http_json(srv, "POST", "/api/sessions", b"{}", {"Content-Type": "text/plain",
+                                                                      "Origin": "http://evil.example"})
+            assert status == 403 and "cross-origin" in body["error"]
+            status, body = http_json(srv, "POST", "/api/sessions", b"{}", {"Host": "evil.example"})
+            assert status == 403 and "evil.example" in body["error"]
+            status, _ = http_json(srv, "POST", "/api/sessions", b"{}", {"Origin": f"http://127.0.0.1:{srv.port}"})
+            assert status == 201  # the site's own pages, and clients sending no Origin, are served
+    from treegym.servers.sessions import create_session_app
+    from support.line_engine import LineEngine
+
+    with serve_in_thread(create_session_app(LineEngine(), allowed_hosts=["shop.lan"])) as srv:
+        assert http_json(srv, "POST", "/api/sessions", b"{}", {"Host": "shop.lan:80"})[0] == 201
+        assert http_json(srv, "POST", "/api/sessions", b"{}", {"Host": "evil.example"})[0] == 403

@@ -199,3 +199,18 @@ def test_a_server_killed_mid_episode_gives_a_clear_error_and_a_restart_resumes_f
         assert obs["text"] == "at 1" and info["steps"] == 1
         assert again.step("right")[0]["text"] == "at 2"
         again.close()
+
+
+# ----------------------------------------------------------------------------- faults the fuzzers found (issue 25)
+
+def test_expert_is_opt_in():
+    from support.line_engine import LineEngine
+    from treegym.servers.sessions import create_session_app
+
+    for enabled in (False, True):
+        client = create_session_app(LineEngine(), serve_expert=enabled).test_client()
+        sid = client.post("/api/sessions", json={}).get_json()["session_id"]
+        resp = client.get(f"/api/sessions/{sid}/expert")
+        assert resp.status_code == (200 if enabled else 403)
+        if not enabled:
+            assert "--expert" in resp.get_json()["error"]

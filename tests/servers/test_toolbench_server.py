@@ -8,6 +8,9 @@ import urllib.request
 import gymnasium as gym
 import pytest
 
+from fuzzing import deep_json
+from support.http_json import http_json
+
 pytest.importorskip("flask")
 
 import treegym.envs as te  # noqa: E402
@@ -183,3 +186,45 @@ def test_restbench_and_tooltasks_http_mode_match_in_process(server, env_id, pref
             break
     assert te.restore(local, snaps[0]) == te.restore(remote, snaps[1])
     remote.close()
+
+
+# ----------------------------------------------------------------------------- faults the fuzzers found (issue 25)
+
+@pytest.fixture(scope="module")
+def tools_server():
+    from treegym.servers.run import serve_in_thread
+    from treegym.servers.toolbench import create_app
+
+    with serve_in_thread(create_app()) as srv:
+        yield srv
+
+
+def test_session_routes_refuse_deep_json_and_an_infinite_task_id(tools_server):
+    status, made = http_json(tools_server, "POST", "/api/sessions", b'{"seed": 0}')
+    sid = made["session_id"]
+    deep = deep_json(1_000).encode()
+    for path in ["/api/sessions", f"/api/sessions/{sid}/step", f"/api/sessions/{sid}/reset",
+                 f"/api/sessions/{sid}/restore", "/restbench/api/sessions", "/virtual"]:
+        status, body = http_json(tools_server, "POST", path, deep)
+        assert status in (400, 422), (path, status, body)
+    status, body = http_json(tools_server, "POST", "/api/sessions", b'{"task_id": 1e309}')
+    assert status == 400 and "task_id" in body["error"]
+
+
+@pytest.mark.parametrize("prefix,field,value", [("", "calls", [{"name": 1}]), ("", "world", {"tables": 3}),
+                                                ("/restbench", "calls", [{"method": "GET"}]),
+                                                ("/tooltasks", "world", [None])])
+def test_restore_refuses_a_state_the_engine_cannot_use_and_leaves_the_session_unchanged(tools_server, prefix, field,
+                                                                                       value):
+    api = f"{prefix}/api/sessions"
+    status, made = http_json(tools_server, "POST", api, b'{"seed": 1}')
+    sid = made["session_id"]
+    action = (made["observation"].get("valid_actions") or ["x"])[0]
+    http_json(tools_server, "POST", f"{api}/{sid}/step", json.dumps({"action": action}).encode())
+    before = http_json(tools_server, "GET", f"{api}/{sid}")[1]
+    bad = dict(before["state"], **{field: value})
+    status, body = http_json(tools_server, "POST", f"{api}/{sid}/restore", json.dumps({"state": bad}).encode())
+    assert status == 400 and "bad session state" in body["error"]
+    after = http_json(tools_server, "GET", f"{api}/{sid}")[1]
+    assert after["state"] == before["state"]
+    assert http_json(tools_server, "POST", f"{api}/{sid}/step", json.dumps({"action": action}).encode())[0] == 200

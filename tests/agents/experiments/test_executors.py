@@ -2,10 +2,16 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
+
+from fuzzing import no_hang
 
 from treegym.agents.experiments.evaluation import RunConfig, evaluate
 from treegym.agents.experiments.executors import BoundedExecutor, make_executor
@@ -176,3 +182,29 @@ def test_process_pool_shutdown_finishes_the_calls_it_holds():
         pool.submit(pid_after, (0.0,))
     with pytest.raises(ValueError, match="at least 1"):
         ThreadedProcessPool(0, 1)
+
+
+# ----------------------------------------------------------------------------- faults the fuzzers found (issue 25)
+
+@pytest.mark.slow
+def test_process_workers_exit_with_a_killed_parent(tmp_path):
+    script = ("import time\nfrom treegym.agents.experiments.process_pool import ThreadedProcessPool\n"
+              "pool = ThreadedProcessPool(1, 1)\nfut = pool.submit(time.sleep, (3600,))\n"
+              "time.sleep(1)\nprint(pool.pids[0], flush=True)\ntime.sleep(3600)\n")
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    worker = int(parent.stdout.readline())
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+
+    def gone() -> bool:
+        while True:
+            try:
+                os.kill(worker, 0)
+            except ProcessLookupError:
+                return True
+            with open(f"/proc/{worker}/stat") as f:
+                if f.read().split(") ", 1)[1].startswith("Z"):
+                    return True
+            time.sleep(0.05)
+
+    assert no_hang(gone, what=f"worker {worker} still running after its parent was killed", bound=120)

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from support.jsonl import read_jsonl
+
 from treegym.agents.experiments.report import preference as pref
 from treegym.agents.experiments.report.build import build_report
 from treegym.agents.experiments.report.figures import elo_calibration
@@ -347,3 +349,25 @@ def test_the_seed_papers_other_metrics_are_shown_where_records_carry_them(tmp_pa
     nothing_bought = load_runs([_write(tmp_path / "n.jsonl", [_rec("autogpt", 1, False, agent_stats={"purchased": False})])])
     row = env_tables(nothing_bought)[ENV][0]
     assert row.purchase_rate == 0.0 and row.precision is None
+
+
+# ----------------------------------------------------------------------------- faults the fuzzers found (issue 25)
+
+def test_report_refuses_a_string_success_and_counts_wrong_answers(tmp_path, capsys):
+    from treegym.scripts.cli import main
+
+    out = tmp_path / "runs.jsonl"
+    assert main(["run", "treegym/Game24-v0", "--agent", "random", "--tasks", "0:4", "--out", str(out),
+                 "--no-progress"]) == 0
+    records = read_jsonl(out)
+    assert all(r["success"] is False and r["error"] is None for r in records)  # four wrong answers
+    assert main(["report", str(out), "--out", str(tmp_path / "rep"), "--no-figures"]) == 0
+    table = (tmp_path / "rep").glob("*.csv")
+    rows = [line for f in table for line in f.read_text().splitlines()[1:]]
+    header = next((tmp_path / "rep").glob("*.csv")).read_text().splitlines()[0].split(",")
+    assert rows and rows[0].split(",")[header.index("wrong")] == "4"
+    records[0]["success"] = "false"
+    out.write_text("".join(json.dumps(r) + "\n" for r in records))
+    capsys.readouterr()
+    assert main(["report", str(out), "--out", str(tmp_path / "rep2"), "--no-figures"]) == 2
+    assert "must be true or false" in capsys.readouterr().err

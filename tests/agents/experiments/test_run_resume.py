@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 from support.chat_server import ChatServer, Fault
@@ -152,3 +154,20 @@ def test_budget_exhaustion_is_a_result_not_retried(tmp_path, capsys):
     assert run(*args) == 0
     assert "reused 2 of 2" in capsys.readouterr().err
     assert len(read_jsonl(out)) == 2
+
+
+# ----------------------------------------------------------------------------- faults the fuzzers found (issue 25)
+
+def test_a_rebuilt_input_file_at_the_same_path_is_a_new_experiment(tmp_path):
+    from treegym.agents.experiments.runs import config_hash, experiment_config
+
+    folder = tmp_path / "catalog"
+    folder.mkdir()
+    (folder / "products.json").write_text("[1]")
+    first = config_hash(experiment_config(env_id="treegym/WebShop-v0", agent="rule", env_options={"catalog": str(folder)}))
+    (folder / "products.json").write_text("[2]")  # `treegym webshop build --overwrite` at the same path
+    os.utime(folder / "products.json", ns=(time.time_ns() + 10 ** 9,) * 2)
+    second = config_hash(experiment_config(env_id="treegym/WebShop-v0", agent="rule", env_options={"catalog": str(folder)}))
+    assert first != second
+    again = config_hash(experiment_config(env_id="treegym/WebShop-v0", agent="rule", env_options={"catalog": str(folder)}))
+    assert again == second

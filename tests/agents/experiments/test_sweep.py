@@ -111,3 +111,18 @@ def test_kill_9_mid_sweep_then_resume_loses_and_repeats_nothing(tmp_path, backen
     assert max(keys.values()) == 1  # and none twice: nothing finished was repeated
     assert after[:len(before)] == before  # the records written before the kill are untouched
     assert f"reused {len(before)}" in done.stderr
+
+
+# ----------------------------------------------------------------------------- faults the fuzzers found (issue 25)
+
+def test_sweep_refuses_unknown_agent_options_and_fails_when_every_episode_fails(tmp_path, capsys, monkeypatch):
+    assert main(["sweep", "--env", "treegym/Game24-v0", "--agents", "dfs", "--llm", "synthetic:seed=0",
+                 "--tasks", "0:1", "--agent-opt", "dfs:bogus=1", "--out", str(tmp_path / "s.jsonl"),
+                 "--no-progress"]) == 2
+    assert "bogus" in capsys.readouterr().err and not (tmp_path / "s.jsonl").exists()
+    monkeypatch.setenv("TREEGYM_LLM_MAX_RETRIES", "0")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens: every episode fails
+    monkeypatch.setenv("OPENAI_API_KEY", "EMPTY")
+    code = main(["sweep", "--env", "treegym/Game24-v0", "--agents", "react", "--llm", "openai:m",
+                 "--tasks", "0:2", "--out", str(tmp_path / "f.jsonl"), "--no-progress", "--no-preflight"])
+    assert code == 1 and "every episode failed" in capsys.readouterr().err

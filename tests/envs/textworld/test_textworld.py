@@ -11,6 +11,10 @@ import shutil
 import gymnasium as gym
 import pytest
 
+from fuzzing import no_hang
+from support.jsonl import read_jsonl
+from support.paths import REPO
+
 pytest.importorskip("textworld", reason="treegym/TextWorld-v0 needs the textworld extra: pip install 'treegym[textworld]'")
 
 import treegym.envs as te  # noqa: E402
@@ -254,3 +258,34 @@ def test_served_textworld_is_an_engine_and_rolls_back_remotely():
             remote.close()
             local.close()
 
+
+# ----------------------------------------------------------------------------- faults the fuzzers found (issue 25)
+
+def test_textworld_backslash_commands_are_answered_not_hung(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    env = gym.make("treegym/TextWorld-v0")
+    env.reset(seed=0)
+    for action in ["\\c", "\\boxed{look}", " \\q", "Action: \\boxed{go north}"]:
+        obs, *_ = no_hang(env.step, action, what=f"TextWorld step({action!r})", bound=60)
+        assert isinstance(obs["text"], str)
+    obs, *_ = env.step("look")
+    assert "-=" in obs["text"]  # the game still answers normally
+    for action in ["save", "script", "restore"]:  # the interpreter's file commands never write files
+        obs, *_ = env.step(action)
+        assert "turned off" in obs["text"]
+    assert list(tmp_path.iterdir()) == []
+    env.close()
+
+
+def test_textworld_game_dir_runs_on_its_own_split(tmp_path):
+    from treegym.scripts.cli import main
+
+    games = tmp_path / "mygames"
+    games.mkdir()
+    for f in (REPO / "envs" / "textworld" / "games").glob("coin_1.*"):
+        (games / f.name).write_bytes(f.read_bytes())
+    out = tmp_path / "tw.jsonl"
+    assert main(["run", "treegym/TextWorld-v0", "--env-opt", f"game_dir={games}", "--agent", "oracle",
+                 "--out", str(out), "--no-progress"]) == 0
+    (rec,) = read_jsonl(out)
+    assert rec["success"] and rec["config"]["split"] == "all"

@@ -2,7 +2,13 @@
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+from fuzzing import deep_json
 
 import treegym.envs as envs_pkg
 
@@ -40,3 +46,16 @@ def test_the_import_reader_sees_relative_and_function_level_imports():
     names = _imports(ENVS / "restbench" / "restbench.py")
     assert "treegym.envs.restbench.plan_runner" in names and "treegym.envs.tools_common.world" in names
     assert "treegym.envs.toolbench.gold" in _imports(ENVS / "toolbench" / "engine.py")
+
+
+# ----------------------------------------------------------------------------- faults the fuzzers found (issue 25)
+
+@pytest.mark.parametrize("env_id", ["treegym/ToolBench-v0", "treegym/RestBench-v0", "treegym/ToolTasks-v0"])
+def test_tool_envs_answer_deeply_nested_json_as_an_invalid_action(env_id):
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    for action in [deep_json(1_000), '{"name": "x", "arguments": ' + deep_json(1_000, "object") + "}",
+                   {"name": "x", "arguments": json.loads(deep_json(200, "object"))}]:
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert reward == 0.0 and not terminated and obs["text"]
+    env.close()
