@@ -7,6 +7,12 @@ a parameter after ``@`` (``cot@3``, ``sc@5``): the factory receives it as
     @register_agent("myagent", needs_llm=True, help="one line")
     def make(env_id, llm, **options): return MyPolicy(...)
 
+A run checks its agent and options once (:func:`check_agent`) and then builds one agent per task:
+``check=`` (``check(env_id, llm, **options)``, raising ``ValueError`` for a bad option) lets it check
+without building; an agent registered without one is built once to check it. A search algorithm
+registered with ``register_algorithm`` (``agents/search``) checks its options from its config's
+fields and sets ``searches``.
+
 Agents are discovered lazily, on the first lookup: every module of the
 ``treegym.agents.search`` and ``treegym.agents.baselines`` packages is imported
 (``pkgutil``), then every entry point of the group ``treegym.agents``
@@ -33,6 +39,10 @@ class AgentSpec:
     factory: Callable[..., Policy]
     needs_llm: bool
     help: str
+    #: ``check(env_id, llm, **options)``: raise ValueError for options the factory would refuse (None: build to check)
+    check: Callable[..., None] | None = None
+    #: whether the agent is a tree search (it takes ``tree_out``: ``treegym run --save-trees``)
+    searches: bool = False
 
 
 _AGENTS: dict[str, AgentSpec] = {}
@@ -42,9 +52,10 @@ AGENT_PACKAGES: tuple[str, ...] = ("treegym.agents.baselines", "treegym.agents.s
 _DISCOVERY = Discovery(ENTRY_POINT_GROUP, AGENT_PACKAGES)
 
 
-def register_agent(name: str, *, needs_llm: bool, help: str = "") -> Callable:
+def register_agent(name: str, *, needs_llm: bool, help: str = "", check: Callable[..., None] | None = None,
+                   searches: bool = False) -> Callable:
     def deco(factory: Callable[..., Policy]) -> Callable[..., Policy]:
-        _AGENTS[name] = AgentSpec(name, factory, needs_llm, help)
+        _AGENTS[name] = AgentSpec(name, factory, needs_llm, help, check, searches)
         return factory
 
     return deco
@@ -80,12 +91,28 @@ def agent_names() -> list[str]:
     return sorted(n if not n.endswith("@") else n + "K" for n in _AGENTS)
 
 
-def make_agent(name: str, env_id: str, llm: Any = None, **options: Any) -> Policy:
-    """Build the agent ``name`` for ``env_id``; ``options`` are its keyword options."""
+def _resolve(name: str, llm: Any, options: dict[str, Any]) -> AgentSpec:
+    """The spec of ``name``, after refusing a missing LLM; ``options`` gets the name's ``@N`` as ``at``."""
     spec = agent_spec(name)
     _base, at = split_name(name)
     if spec.needs_llm and llm is None:
         raise ValueError(f"agent {name!r} needs an LLM: pass --llm (scripted, openai:MODEL, local, synthetic:...)")
     if at is not None:
         options["at"] = at
+    return spec
+
+
+def make_agent(name: str, env_id: str, llm: Any = None, **options: Any) -> Policy:
+    """Build the agent ``name`` for ``env_id``; ``options`` are its keyword options."""
+    spec = _resolve(name, llm, options)
     return spec.factory(env_id=env_id, llm=llm, **options)
+
+
+def check_agent(name: str, env_id: str, llm: Any = None, **options: Any) -> None:
+    """Raise (KeyError, ValueError) where :func:`make_agent` would, without building the agent when it
+    registered a ``check``."""
+    spec = _resolve(name, llm, options)
+    if spec.check is None:
+        spec.factory(env_id=env_id, llm=llm, **options)
+    else:
+        spec.check(env_id, llm, **options)

@@ -77,12 +77,10 @@ def default_out(env_id: str, agent: str, llm: str) -> Path:
     return Path("runs") / f"{safe(env_id.split('/')[-1])}-{safe(agent)}-{safe(llm)}.jsonl"
 
 
-def save_trees_option(agent: str, policy: object, options: dict, folder: str, out: Path) -> dict:
+def save_trees_option(agent: str, searches: bool, options: dict, folder: str, out: Path) -> dict:
     """``options`` with ``tree_out`` set for ``--save-trees [folder]`` (an option of search agents:
-    ``policy`` is the agent built from ``options``)."""
-    from treegym.agents.search.agent import SearchAgent
-
-    if not isinstance(policy, SearchAgent):
+    ``searches`` says whether ``agent`` is one)."""
+    if not searches:
         raise InputError(f"--save-trees saves search trees; agent {agent!r} does not search "
                          "(use elo, astar, mcts, lats, dfsdt, bfs or dfs)")
     if "tree_out" in options:
@@ -129,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     from treegym.agents.experiments.summary import all_failed, budget_warning, format_summary, summarize
     from treegym.agents.llm.base import LLMError
     from treegym.agents.llm_specs import default_spec
-    from treegym.agents.registry import agent_spec, make_agent
+    from treegym.agents.registry import agent_spec, check_agent
 
     from .run_checks import check_agent_options, check_env_options, check_output_file, select_tasks
 
@@ -141,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         env_kwargs = parse_options(args.env_opt)
         agent_options = parse_options(args.agent_opt)
         agent_options, env_kwargs = judging_options(args.env_id, agent_options, env_kwargs)  # --agent-opt protocol=
-        check_env_options(args.env_id, cls, env_kwargs, make=gym.make)
+        check_env_options(args.env_id, cls, env_kwargs)  # the run makes its first env: a bad value fails there
         task_ids, split = select_tasks(args.env_id, cls, args.tasks, args.split, env_kwargs)
         spec = agent_spec(args.agent)
     except (InputError, KeyError, ValueError) as exc:
@@ -157,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
         except (LLMError, ValueError, KeyError, TypeError) as exc:
             return _fail(f"cannot build the LLM {llm_spec!r}: {exc}")
     try:
-        check_agent_options(lambda opts: make_agent(args.agent, args.env_id, llm, seed=args.seed, **opts),
+        check_agent_options(lambda opts: check_agent(args.agent, args.env_id, llm, seed=args.seed, **opts),
                             args.agent, agent_options)
     except InputError as exc:
         return _fail(str(exc))
@@ -170,8 +168,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if args.save_trees is not None:
         try:
-            policy = make_agent(args.agent, args.env_id, llm, seed=args.seed, **agent_options)
-            agent_options = save_trees_option(args.agent, policy, agent_options, args.save_trees, out)
+            agent_options = save_trees_option(args.agent, spec.searches, agent_options, args.save_trees, out)
         except InputError as exc:
             return _fail(str(exc))
     config = RunConfig(

@@ -8,9 +8,10 @@ it and exits 2. Used by ``treegym run`` (and commands built on it).
 * :func:`select_tasks` - the task list of a run, checked against the env's own
   task ids (``--tasks`` must name tasks of ``--split`` when both are given);
 * :func:`check_env_options` - ``--env-opt`` keys against the env constructor,
-  then one real construction so a bad value (a missing catalog path) fails now;
-* :func:`check_agent_options` - builds the agent once; when that fails, names
-  the ``--agent-opt`` that caused it.
+  then (given ``make``: ``treegym sweep``) one real construction so a bad value fails now;
+  ``treegym run`` makes its first episode's env up front instead (``evaluate``);
+* :func:`check_agent_options` - checks the agent once (``registry.check_agent``: without
+  building it); when that fails, names the ``--agent-opt`` that caused it.
 """
 from __future__ import annotations
 
@@ -235,11 +236,11 @@ def check_env_options(env_id: str, env_cls: type, env_kwargs: Mapping[str, Any],
 
 
 def check_agent_options(build: Callable[[dict], Any], agent: str, options: Mapping[str, Any]) -> None:
-    """Build the agent with ``options`` once; on failure name the option(s) that caused it.
+    """Check the agent with ``options`` once; on failure name the option(s) that caused it.
 
-    ``build(options)`` constructs the agent. When it raises, the agent is
-    built again without each option in turn: an option whose removal makes it
-    build is the one named.
+    ``build(options)`` checks (``registry.check_agent``) or constructs the agent. When it raises, it
+    is called again without each option in turn: an option whose removal makes it pass is the one
+    named.
     """
     try:
         build(dict(options))

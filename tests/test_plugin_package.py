@@ -62,31 +62,29 @@ def register():
 
 AGENT_FILE = '''
 """plugagent: "plug-greedy", an algorithm that expands the first proposed action until the episode ends."""
-from treegym.agents import register_agent
-from treegym.agents.search.agent import SearchAgent, build_search_agent
+from treegym.agents.search import SearchAlgorithm, register_algorithm
 
 
-class GreedyAgent(SearchAgent):
+@register_algorithm("plug-greedy", help="greedy: expand the first proposal (a plugin)")
+class Greedy(SearchAlgorithm):
     name = "plug-greedy"
 
+    def _fresh(self):
+        self.end = None
+
     def search(self, root, hooks):
-        node = root
+        node = self.end = root
         while not node.terminal and node.depth < 10:
             actions = hooks.propose(node, 1)
             if not actions:
                 return
-            node = hooks.expand(node, actions[0])
+            node = self.end = hooks.expand(node, actions[0])
 
     def choose(self, tree):
         return max(tree.nodes, key=lambda n: (n.terminal, n.depth))
 
     def stats(self):
-        return dict(super().stats(), plug_greedy_depth=len(self.result.actions) if self.result else None)
-
-
-@register_agent("plug-greedy", needs_llm=True, help="greedy: expand the first proposal (a plugin)")
-def make(env_id, llm, **options):
-    return build_search_agent(GreedyAgent, env_id, llm, options)
+        return {"plug_greedy_depth": self.end.depth if self.end else None}
 '''
 
 PROMPTS_FILE = '''

@@ -7,7 +7,7 @@ attempt the env is restored to the start snapshot, so attempts are independent
 and leave no trace in each other. The attempts form a search tree (attempts
 that agree on a prefix share its nodes), exported like any other search.
 After the attempts the env is restored to the start and the chosen attempt is
-played (``SearchAgent``).
+played (``SearchPolicy``).
 
 * ``cot@K`` (RaDAgent's CoT@3; ToolBench's ``CoT@n``): up to K independent
   attempts, stopping at the first that succeeds - the env ends the episode
@@ -29,7 +29,7 @@ played (``SearchAgent``).
 Options: ``attempts`` (K; ``cot@5`` / ``sc@5`` / ``reflexion@5`` set it),
 ``max_steps`` (steps per attempt, default 12), ``temperature`` (default 0.7),
 ``peek_success`` (cot@K and reflexion need it: they are defined by the env's
-success signal and refuse to run without it), ``stop_on_success``, ``max_reflections`` (default 3), plus ``SearchAgent``'s
+success signal and refuse to run without it), ``stop_on_success``, ``max_reflections`` (default 3), plus ``SearchPolicy``'s
 ``budget``, ``seed``, ``tree_out``. Attempts stop when the call budget is
 spent; the finished ones are kept and chosen from. Defaults: ``attempts`` 3
 (JUDEC 5.1 / RaDAgent: CoT@3, Reflexion on top of it), 5 for ``sc@K`` (ours),
@@ -47,11 +47,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .react import ReactPolicy
-from ..registry import register_agent
-from ..search.agent import SearchAgent, build_search_agent
+from ..search.agent import register_algorithm
+from ..search.algorithm import SearchAlgorithm
 from ..search.config import SearchConfig
 from ..search.tree import SearchNode, SearchTree
-from ..search.options import option, typed_value
+from ..search.options import option
 from ..search.sequences import sequence_stats
 
 
@@ -89,7 +89,8 @@ class SCConfig(AttemptsConfig):
         "stop at the first successful attempt (needs peek_success)", words=("default",))
 
 
-class AttemptsAgent(SearchAgent):
+@register_algorithm("cot@", at="attempts", help="K independent ReAct attempts from the start; success if one succeeds (cot@3)")
+class Attempts(SearchAlgorithm[AttemptsConfig]):
     """K ReAct attempts from the start (see module docstring); subclasses decide reflection and choice."""
 
     name = "cot"
@@ -101,9 +102,9 @@ class AttemptsAgent(SearchAgent):
 
     Config = AttemptsConfig
 
-    def __init__(self, env_id: str, llm: Any, **options: Any):
-        super().__init__(env_id, llm, **options)
-        if self.needs_success_signal and not self.peek_success:
+    def check(self, peek_success: bool) -> None:
+        super().check(peek_success)
+        if self.needs_success_signal and not peek_success:
             raise ValueError(f"{self.name}: this baseline counts an episode as solved when any attempt succeeds "
                              "(and reflects after failed ones), which reads the env's success flag; pass "
                              "peek_success=true (--agent-opt peek_success=true) to allow that oracle, or use sc@K")
@@ -128,8 +129,8 @@ class AttemptsAgent(SearchAgent):
 
     def attempt(self, root: SearchNode, hooks: SearchConfig, i: int) -> SearchNode:
         """Play one ReAct episode from ``root`` through ``hooks.expand``; return its last node."""
-        policy = ReactPolicy(self.env_id, hooks.llm, temperature=hooks.temperature,
-                             reflections=list(self.reflections), seed=self.seed + i, prompts=hooks.prompts)
+        policy = ReactPolicy(hooks.env_id, hooks.llm, temperature=hooks.temperature,
+                             reflections=list(self.reflections), seed=hooks.seed + i, prompts=hooks.prompts)
         policy.reset()
         policy.bind(hooks.env)
         node = root
@@ -154,14 +155,14 @@ class AttemptsAgent(SearchAgent):
         return self.finished[-1] if self.finished else None
 
     def stats(self) -> dict[str, Any]:
-        out = super().stats()
-        out["attempts"] = len(self.finished)
+        out: dict[str, Any] = {"attempts": len(self.finished)}
         out["attempts_succeeded"] = sum(1 for leaf in self.finished if leaf.success)
         out.update(sequence_stats(self.finished))  # JUDEC's CoT@3 scoring: solved if any attempt is
         return out
 
 
-class ReflexionAgent(AttemptsAgent):
+@register_algorithm("reflexion", at="attempts", help="cot@3 with a self-reflection after each failed attempt in later prompts")
+class Reflexion(Attempts):
     """Attempts with a self-reflection after each failure, shown to the later attempts."""
 
     name = "reflexion"
@@ -185,7 +186,8 @@ class ReflexionAgent(AttemptsAgent):
         return out
 
 
-class SelfConsistencyAgent(AttemptsAgent):
+@register_algorithm("sc@", at="attempts", help="self-consistency: K sampled attempts, majority vote over final answers (sc@5)")
+class SelfConsistency(Attempts):
     """K sampled attempts and a majority vote over their final answers."""
 
     name = "sc"
@@ -196,6 +198,10 @@ class SelfConsistencyAgent(AttemptsAgent):
     def _fresh(self) -> None:
         super()._fresh()
         self.votes: dict[str, int] | None = None  # answer -> attempts, once the vote is taken
+
+    def start(self, hooks: Any) -> None:
+        super().start(hooks)
+        self.prompts = hooks.prompts  # the vote reads each answer through the env's prompt spec
 
     def choose(self, tree: SearchTree) -> SearchNode | None:
         if not self.finished:
@@ -215,27 +221,3 @@ class SelfConsistencyAgent(AttemptsAgent):
             out["sc_votes"] = dict(sorted(self.votes.items(), key=lambda kv: -kv[1])[:10])
         return out
 
-
-def _k(at: int | None, options: dict[str, Any], cls: type) -> dict[str, Any]:
-    """``options`` with ``attempts`` from the agent name's ``@K`` (``cot@5``), which must agree with an
-    ``attempts=`` option."""
-    if at is None:
-        return options
-    if "attempts" in options and typed_value(cls.Config, "attempts", options["attempts"], cls.name) != at:
-        raise ValueError(f"the agent name says @{at} but attempts={options['attempts']}; give one of them")
-    return {**options, "attempts": at}
-
-
-@register_agent("cot@", needs_llm=True, help="K independent ReAct attempts from the start; success if one succeeds (cot@3)")
-def make_cot(env_id: str, llm: Any, at: int | None = None, **options: Any) -> AttemptsAgent:
-    return build_search_agent(AttemptsAgent, env_id, llm, _k(at, options, AttemptsAgent))
-
-
-@register_agent("reflexion", needs_llm=True, help="cot@3 with a self-reflection after each failed attempt in later prompts")
-def make_reflexion(env_id: str, llm: Any, at: int | None = None, **options: Any) -> ReflexionAgent:
-    return build_search_agent(ReflexionAgent, env_id, llm, _k(at, options, ReflexionAgent))
-
-
-@register_agent("sc@", needs_llm=True, help="self-consistency: K sampled attempts, majority vote over final answers (sc@5)")
-def make_sc(env_id: str, llm: Any, at: int | None = None, **options: Any) -> SelfConsistencyAgent:
-    return build_search_agent(SelfConsistencyAgent, env_id, llm, _k(at, options, SelfConsistencyAgent))

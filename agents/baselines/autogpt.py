@@ -39,7 +39,7 @@ from typing import Any, Sequence
 from ..prompts import Step, get_prompts
 from ..llm.base import LLM, BudgetExceeded, LLMError, Message
 from ..policy import AgentGaveUp, BasePolicy
-from ..registry import make_agent, register_agent
+from ..registry import check_agent, make_agent, register_agent
 from ..requests import ReactRequest
 from ..search.options import build_config, option
 
@@ -370,19 +370,25 @@ class AutoGPTConfig:
     prompt: str = option("tools", "paper (Auto-GPT 2.2: every action kind a command)", "", choices=("tools", "act"))
 
 
-@register_agent("autogpt", needs_llm=True,
+def _autogpt(env_id: str, llm: Any, build: Any, options: dict[str, Any]) -> tuple[AutoGPTConfig, Any]:
+    """(the typed options, ``build(opinions, env_id, llm, seed=seed)``: the expert agent made or checked,
+    None without ``opinions``); ``opinions`` must name another agent."""
+    cfg = build_config(AutoGPTConfig, options, "autogpt")
+    if cfg.opinions is None:
+        return cfg, None
+    if cfg.opinions == "autogpt":
+        raise ValueError("autogpt: opinions=autogpt would ask itself; name another agent (oracle, rule, react, ...)")
+    try:
+        return cfg, build(cfg.opinions, env_id, llm, seed=cfg.seed)
+    except KeyError as exc:
+        raise ValueError(f"autogpt: opinions={cfg.opinions!r} is not an agent ({exc.args[0]}); use oracle, "
+                         "rule, random, react or another agent name") from None
+
+
+@register_agent("autogpt", needs_llm=True, check=lambda env_id, llm, **o: _autogpt(env_id, llm, check_agent, o),
                 help="Auto-GPT JSON thoughts/command; opinions=oracle|rule|<agent> top_k=K adds expert suggestions")
 def _make_autogpt(env_id: str, llm: LLM, **options: Any) -> AutoGPTPolicy:
-    cfg = build_config(AutoGPTConfig, options, "autogpt")
-    expert = None
-    if cfg.opinions is not None:
-        if cfg.opinions == "autogpt":
-            raise ValueError("autogpt: opinions=autogpt would ask itself; name another agent (oracle, rule, react, ...)")
-        try:
-            expert = make_agent(cfg.opinions, env_id, llm, seed=cfg.seed)
-        except KeyError as exc:
-            raise ValueError(f"autogpt: opinions={cfg.opinions!r} is not an agent ({exc.args[0]}); use oracle, "
-                             "rule, random, react or another agent name") from None
+    cfg, expert = _autogpt(env_id, llm, make_agent, options)
     policy = AutoGPTPolicy(env_id, llm, expert=expert, top_k=cfg.top_k, retries=cfg.retries,
                            temperature=cfg.temperature, seed=cfg.seed, prompt=cfg.prompt)
     # opinions=oracle / gold know the target (far stronger than the paper's imitation expert): records say so

@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -21,6 +22,7 @@ from ..prompts import Step, get_prompts
 from ..policy import AgentGaveUp, BasePolicy
 from ..registry import register_agent
 from ..requests import ReactRequest
+from ..search.options import build_config, fields_of, option
 
 
 class OraclePolicy(BasePolicy):
@@ -120,23 +122,48 @@ class ReactPolicy(BasePolicy):
         return {"reflections": len(self.reflections)}
 
 
-@register_agent("oracle", needs_llm=False, help="the env's expert (solver, gold path): env.expert()'s next action")
-def _make_oracle(env_id: str, llm: Any = None, **options: Any) -> OraclePolicy:
+def _check_oracle(env_id: str, llm: Any = None, **options: Any) -> None:
     _no_options("oracle", options, allowed={"seed"})
+
+
+@register_agent("oracle", needs_llm=False, check=_check_oracle,
+                help="the env's expert (solver, gold path): env.expert()'s next action")
+def _make_oracle(env_id: str, llm: Any = None, **options: Any) -> OraclePolicy:
+    _check_oracle(env_id, llm, **options)
     return OraclePolicy()
 
 
-@register_agent("random", needs_llm=False, help="uniform over the listed valid actions")
-def _make_random(env_id: str, llm: Any = None, seed: int | None = None, **options: Any) -> RandomPolicy:
+def _check_random(env_id: str, llm: Any = None, seed: int | None = None, **options: Any) -> None:
     _no_options("random", options)
+
+
+@register_agent("random", needs_llm=False, check=_check_random, help="uniform over the listed valid actions")
+def _make_random(env_id: str, llm: Any = None, seed: int | None = None, **options: Any) -> RandomPolicy:
+    _check_random(env_id, llm, **options)
     return RandomPolicy(seed=seed)
 
 
-@register_agent("react", needs_llm=True, help="ReAct Thought/Action prompting, one LLM call per step")
+@dataclass(frozen=True)
+class ReactOptions:
+    """The ``react`` agent's options."""
+
+    temperature: float = option(0.0, "ours (greedy: one deterministic call per step)", "sampling temperature",
+                                minimum=0)
+    constrain: bool | None = option(None, "ours (none: held to the valid actions when the LLM supports a grammar)",
+                                    "hold answers to the listed valid actions")
+    seed: int | None = option(None, "ours (the LLM's own sampling)", "sampling seed")
+
+
+def _react_options(env_id: str, llm: Any = None, **options: Any) -> ReactOptions:
+    _no_options("react", options, allowed=set(fields_of(ReactOptions)))
+    return build_config(ReactOptions, options, "react")
+
+
+@register_agent("react", needs_llm=True, check=_react_options,
+                help="ReAct Thought/Action prompting, one LLM call per step")
 def _make_react(env_id: str, llm: LLM, **options: Any) -> ReactPolicy:
-    allowed = {"temperature", "constrain", "seed"}
-    _no_options("react", options, allowed=allowed)
-    return ReactPolicy(env_id, llm, **{k: v for k, v in options.items() if k in allowed})
+    opts = _react_options(env_id, llm, **options)
+    return ReactPolicy(env_id, llm, temperature=opts.temperature, constrain=opts.constrain, seed=opts.seed)
 
 
 def _no_options(agent: str, options: dict, allowed: set[str] = frozenset()) -> None:

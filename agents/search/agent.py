@@ -8,11 +8,12 @@ The package follows LLM-Reasoners (world model / search config / algorithm):
 * the **search config** is :class:`~.config.SearchConfig`: ``propose`` candidate actions, ``compare`` two trajectories, ``value``
   a state, ``reflect`` on a failure, ``imagine`` the rest of a plan, all through
   the env's prompt spec (``agents/prompts``) and the LLM;
-* the **algorithm** is a :class:`SearchAgent` subclass (one module each) implementing
-  ``search(root, hooks)`` (grow the tree) and ``choose(tree)`` (the final
-  leaf), never touching prompts or env internals.
+* the **algorithm** is a :class:`~.algorithm.SearchAlgorithm` value (one module each) with one
+  frozen config, implementing ``search(root, hooks)`` (grow the tree) and ``choose(tree)`` (the
+  final leaf), never touching prompts, the LLM or env internals; :func:`register_algorithm`
+  registers it as an agent name.
 
-A :class:`SearchAgent` is an ordinary policy. On its first ``act`` of an
+A :class:`SearchPolicy` is an ordinary policy holding one algorithm. On its first ``act`` of an
 episode it runs the algorithm on the bound env inside an LLM call budget
 (``BudgetedLLM``: the run's own when its limits are the search's, so one budget, not two; a spent budget stops the search cleanly, the tree so far is
 kept), restores the env to the root snapshot, then plays the chosen
@@ -25,16 +26,18 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from ..llm.base import LLM, BudgetExceeded, LLMAuthError, LLMError
 from ..prompts import get_prompts
 from ..policy import AgentGaveUp, BasePolicy
+from ..registry import register_agent
+from .algorithm import SearchAlgorithm
 from .telemetry import PatienceExhausted, SearchTelemetry
 
 from .tree import SearchNode, SearchTree
 from .config import SearchConfig
-from .options import build_config, fields_of, option, split_options
+from .options import build_config, fields_of, option, split_options, typed_value
 
 
 @dataclass
@@ -82,67 +85,41 @@ class SearchOptions:
     prompts: Any = option(None, "ours (the env's prompt spec, `agents/prompts`)", "a prompt spec object")
 
 
-@dataclass(frozen=True)
-class NoConfig:
-    """The settings of an algorithm that has none of its own."""
+class SearchPolicy(BasePolicy):
+    """A policy that runs its algorithm on its first ``act`` and then plays the chosen trajectory.
 
-
-class SearchAgent(BasePolicy):
-    """A policy that searches on its first ``act`` and then plays the chosen trajectory.
-
-    Subclasses set ``name``, ``value_name`` and ``Config`` (a frozen dataclass of
-    :func:`~.options.option` fields: the algorithm's settings, read as ``self.config``) and implement
-    ``search(root, hooks)`` and ``choose(tree)``; ``self.rng`` (numpy Generator) is seeded per search
-    from ``seed`` and the root observation, so the same seed on the same task gives the same tree.
-
-    ``options`` are the fields of :class:`SearchOptions` (every algorithm's) and of ``Config``, typed
-    once by :func:`~.options.build_config` (strings from ``--agent-opt`` included); ``config=`` hands
-    in a ready ``Config`` value instead of its fields. ``budget=default`` is the run's ``--budget``
-    when the LLM handed in is a ``BudgetedLLM`` with a limit, else ``default_budget`` = 100;
-    ``tree_out``'s ``{task}`` is replaced by the task id (``info["task_id"]``), ``{episode}`` by this
-    agent object's episode count (without either the file is overwritten per episode); ``patience``
-    stops when the best value has not risen for that many expansions (``telemetry.py``);
-    ``peek_success`` (default false): whether the search may read the env's success flag and reward
-    (an oracle). Without it an algorithm sees what a deployed agent sees: observations, and whether
-    the episode ended; every record carries the setting (``peek_success`` in ``stats()``).
+    ``algorithm`` is a :class:`~.algorithm.SearchAlgorithm` class (built from ``options``' fields of
+    its ``Config``, typed once by :func:`~.options.build_config`, strings from ``--agent-opt``
+    included; ``config=`` hands in a ready ``Config`` value instead) or a built algorithm value (this
+    policy's alone: it keeps per-search state). The
+    other ``options`` are :class:`SearchOptions` (the policy's: every algorithm gets them).
+    ``budget=default`` is the run's ``--budget`` when the LLM handed in is a ``BudgetedLLM`` with a
+    limit, else ``default_budget`` = 100; ``tree_out``'s ``{task}`` is replaced by the task id
+    (``info["task_id"]``), ``{episode}`` by this policy's episode count (without either the file is
+    overwritten per episode); ``patience`` stops when the best value has not risen for that many
+    expansions (``telemetry.py``); ``peek_success`` (default false): whether the search may read the
+    env's success flag and reward (an oracle). Without it an algorithm sees what a deployed agent
+    sees: observations, and whether the episode ended; every record carries the setting
+    (``peek_success`` in ``stats()``). Each search's ``rng`` (numpy Generator) is seeded from ``seed``
+    and the root observation, so the same seed on the same task gives the same tree.
     """
 
-    name = "search"
-    value_name = "value"
-    #: The algorithm's settings (a frozen dataclass of ``option`` fields).
-    Config: type = NoConfig
-    #: When ``choose`` returns None: False = continue greedily, True = raise AgentGaveUp.
-    give_up_without_answer = False
     #: LLM calls per search when neither ``budget=`` nor the run's ``--budget`` says.
     default_budget = 100
 
-    def __init__(self, env_id: str, llm: LLM, *, config: Any = None, **options: Any):
+    def __init__(self, algorithm: "type[SearchAlgorithm] | SearchAlgorithm", env_id: str, llm: LLM, *,
+                 config: Any = None, **options: Any):
+        cls = algorithm if isinstance(algorithm, type) else type(algorithm)
+        self.name = cls.name
         if llm is None:
             raise ValueError(f"agent {self.name!r} needs an LLM")
-        common, own, unknown = split_options(options, SearchOptions, self.Config)
-        if unknown:
-            known = sorted({*fields_of(SearchOptions), *fields_of(self.Config)})
-            raise ValueError(f"agent {self.name!r}: unknown option(s) {', '.join(map(repr, unknown))}; "
-                             f"its options are: {', '.join(known)}")
-        if config is not None and own:
-            raise ValueError(f"agent {self.name!r}: pass either config= or its fields "
-                             f"({', '.join(sorted(own))}), not both")
-        self.config = self.configure(env_id, config if config is not None else build_config(self.Config, own, self.name))
-        opts = build_config(SearchOptions, {**self.option_defaults(self.config), **common}, self.name)
-        self.options = opts
+        self.algorithm, self.options = search_settings(algorithm, env_id, options, config)
+        opts = self.options
         self.env_id = env_id
         self.llm = llm
         self.prompts = opts.prompts or get_prompts(env_id)
         # the run's --budget when the runner handed us a budgeted LLM, else the paper's default
         self.budget = (getattr(llm, "max_calls", None) or self.default_budget) if opts.budget == "default" else opts.budget
-        self.max_tokens = opts.max_tokens
-        self.seed = opts.seed
-        self.tree_out = opts.tree_out
-        self.hook_options = dict(propose_mode=opts.propose_mode, temperature=opts.temperature,
-                                 filter_valid=opts.filter_valid, value_samples=opts.value_samples,
-                                 peek_success=opts.peek_success)
-        self.peek_success = opts.peek_success
-        self.patience = opts.patience
         self.result: SearchResult | None = None
         self.episode = 0
         self._plan: list[str] | None = None
@@ -150,60 +127,17 @@ class SearchAgent(BasePolicy):
         self._root_obs: dict = {}
         self._stats: dict[str, Any] = {}
         self._llm_view: Any = None
-        if "stop_on_success" in fields_of(type(self.config)):
-            self.stop_on_success = self.stop_on_success_option(self.config.stop_on_success)
-        self._fresh()
 
-    def _fresh(self) -> None:
-        """The per-search state, empty (before the first search, for ``stats()``, and at every search);
-        an algorithm with such state overrides this."""
-
-    def configure(self, env_id: str, config: Any) -> Any:
-        """The algorithm's config for ``env_id`` (a subclass resolves env-dependent settings here,
-        with ``dataclasses.replace``); by default ``config`` itself."""
-        return config
-
-    def option_defaults(self, config: Any) -> dict[str, Any]:
-        """Defaults of common options that follow the algorithm's config (e.g. ToT's ``value_samples``
-        = ``n_evaluate``); given options override them."""
-        return {}
-
-    # ------------------------------------------------------------ what the search may know
-    def known_win(self, node: SearchNode) -> bool:
-        """Whether the search may treat ``node`` as won: only with ``peek_success`` (the env's success
-        flag is an oracle the papers' agents do not have); otherwise always False."""
-        return self.peek_success and node.success
-
-    def terminal_value(self, node: SearchNode, hooks: "SearchConfig") -> float:
-        """The value of a step that ended the episode: the env's verdict (1 won / 0 not) with
-        ``peek_success``, else the LLM's own value of the final state (one ``value`` call)."""
-        if self.peek_success:
-            return 1.0 if node.success else 0.0
-        return float(hooks.value(node))
-
-    def stop_on_success_option(self, value: Any) -> bool:
-        """Resolve a ``stop_on_success`` option: unset follows ``peek_success``; true needs it."""
-        if value is None or value == "default":
-            return self.peek_success
-        stop = bool(value)
-        if stop and not self.peek_success:
-            raise ValueError(f"{self.name}: stop_on_success=true reads the env's success flag during the "
-                             "search; pass peek_success=true as well to allow that oracle")
-        return stop
-
-    # ------------------------------------------------------------ to implement
     @property
-    def adapter(self) -> Any:
-        """Deprecated name of :attr:`prompts`."""
-        return self.prompts
+    def config(self) -> Any:
+        """The algorithm's settings (its frozen ``Config`` value)."""
+        return self.algorithm.config
 
-    def search(self, root: SearchNode, hooks: SearchConfig) -> None:  # pragma: no cover - abstract
-        """Grow ``hooks.tree`` from ``root``; may stop any time (``BudgetExceeded`` is caught outside)."""
-        raise NotImplementedError
-
-    def choose(self, tree: SearchTree) -> SearchNode | None:  # pragma: no cover - abstract
-        """The leaf whose trajectory is the answer (None: nothing worth playing)."""
-        raise NotImplementedError
+    def _hooks(self, llm: Any) -> SearchConfig:
+        """A search config on the bound env with this policy's prompts and options, sending through ``llm``."""
+        o = self.options
+        return SearchConfig(self.env, self.prompts, llm, propose_mode=o.propose_mode, temperature=o.temperature,
+                            filter_valid=o.filter_valid, value_samples=o.value_samples, peek_success=o.peek_success)
 
     # ------------------------------------------------------------ policy protocol
     def reset(self) -> None:
@@ -221,7 +155,7 @@ class SearchAgent(BasePolicy):
             self._root_obs = observation
             result = self.run_search(observation, info)
             self._plan = list(result.actions)
-            if result.chosen is None and self.give_up_without_answer:
+            if result.chosen is None and self.algorithm.give_up_without_answer:
                 raise AgentGaveUp(f"{self.name}: the search chose no answer ({result.stopped}, "
                                   f"{len(result.tree)} nodes)")
         action = self._plan.pop(0) if self._plan else self._greedy_step(observation, info)
@@ -229,7 +163,7 @@ class SearchAgent(BasePolicy):
         return action
 
     def stats(self) -> dict[str, Any]:
-        return dict(self._stats)
+        return {**self._stats, **self.algorithm.stats()}
 
     # ------------------------------------------------------------ the search run
     def _budgeted(self) -> Any:
@@ -238,30 +172,33 @@ class SearchAgent(BasePolicy):
         with ``budget`` and ``max_tokens`` around the LLM handed in."""
         from ..llm.budget import BudgetedLLM
 
-        llm = self.llm
-        if (isinstance(llm, BudgetedLLM) and llm.max_calls == self.budget and llm.max_tokens == self.max_tokens
+        llm, max_tokens = self.llm, self.options.max_tokens
+        if (isinstance(llm, BudgetedLLM) and llm.max_calls == self.budget and llm.max_tokens == max_tokens
                 and llm.usage.calls == 0 and llm.usage.total_tokens == 0 and llm.remaining_calls == llm.max_calls):
             return llm
-        return BudgetedLLM(llm, max_calls=self.budget, max_tokens=self.max_tokens)
+        return BudgetedLLM(llm, max_calls=self.budget, max_tokens=max_tokens)
 
     def run_search(self, observation: dict, info: dict) -> SearchResult:
         """Search from the bound env's current state, leave the env there, return the result."""
         import numpy as np
 
         self._llm_view = self._budgeted()
-        hooks = SearchConfig(self.env, self.prompts, self._llm_view, **self.hook_options)
+        hooks = self._hooks(self._llm_view)
+        algorithm = self.algorithm
         root = hooks.make_root(observation, info)
-        tree = SearchTree(root, algorithm=self.name, value_name=self.value_name, env_id=self.env_id)
+        tree = SearchTree(root, algorithm=self.name, value_name=algorithm.value_name, env_id=self.env_id)
         if tree.task_id is None:  # an env whose info does not name its task: its current task
             task = getattr(getattr(self.env, "unwrapped", self.env), "task", None)
             tree.task_id = task if isinstance(task, (str, int)) else getattr(task, "task_id", None)
         hooks.tree = tree
-        hooks.telemetry = telemetry = SearchTelemetry(self.name, self.patience)
-        digest = hashlib.sha256(f"{self.seed}:{observation.get('instruction', '')}:{root.text}".encode()).digest()
-        self.rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+        hooks.telemetry = telemetry = SearchTelemetry(self.name, self.options.patience)
+        hooks.env_id, hooks.seed = self.env_id, self.options.seed
+        digest = hashlib.sha256(f"{self.options.seed}:{observation.get('instruction', '')}:{root.text}".encode()).digest()
+        hooks.rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+        algorithm.start(hooks)
         stopped, llm_error = "done", None
         try:
-            self.search(root, hooks)
+            algorithm.search(root, hooks)
         except BudgetExceeded:
             stopped = "budget"
         except PatienceExhausted:
@@ -278,7 +215,7 @@ class SearchAgent(BasePolicy):
             finally:
                 hooks.snapshots.close()  # frees external snapshots; native ones stay on the tree
         telemetry.refresh(hooks)
-        chosen = self.choose(tree)
+        chosen = algorithm.choose(tree)
         tree.chosen = chosen
         trajectories = [leaf.actions() for leaf in tree.nodes if not leaf.children and leaf is not root]
         self.result = SearchResult(chosen, chosen.actions() if chosen else [], trajectories, tree, stopped)
@@ -293,21 +230,22 @@ class SearchAgent(BasePolicy):
             "search_best_value": telemetry.as_dict()["search_best_value"],
             "search_best_at_expansion": telemetry.best_at_expansion,
             "chosen_success": bool(chosen.success) if chosen is not None else False,
-            "peek_success": self.peek_success,
+            "peek_success": self.options.peek_success,
         }
         if hooks.snapshots.kind != "native":
             self._stats.update(hooks.snapshots.stats())
         if llm_error:
             self._stats["search_llm_error"] = llm_error[:500]
-        if self.tree_out:
+        if self.options.tree_out:
             task = tree.task_id if tree.task_id is not None else hashlib.sha256(root.text.encode()).hexdigest()[:8]
-            path = str(self.tree_out).replace("{episode}", str(self.episode)).replace("{task}", str(task))
+            path = str(self.options.tree_out).replace("{episode}", str(self.episode)).replace("{task}", str(task))
             self._stats["tree_json"] = str(tree.save(path))
+        algorithm.finish(self.result)
         return self.result
 
     def _greedy_step(self, observation: dict, info: dict) -> str:
         """After the chosen trajectory: one greedy proposal from the live state."""
-        hooks = SearchConfig(self.env, self.prompts, self._llm_view or self._budgeted(), **self.hook_options)
+        hooks = self._hooks(self._llm_view or self._budgeted())
         # A prompt-only chain of the steps played so far, ending at the live state (no snapshots:
         # nothing restores these nodes; the typed request reads it as the live state).
         node = SearchNode(snapshot=None, observation=self._root_obs, info={})
@@ -326,6 +264,79 @@ class SearchAgent(BasePolicy):
         return proposals[0]
 
 
-def build_search_agent(cls: type, env_id: str, llm: Any, options: dict[str, Any]) -> "SearchAgent":
-    """``cls(env_id, llm, **options)`` (``at``, the ``@N`` of an agent name, is the factory's, not an option)."""
-    return cls(env_id, llm, **{k: v for k, v in options.items() if k != "at"})
+def search_settings(algorithm: "type[SearchAlgorithm] | SearchAlgorithm", env_id: str, options: dict[str, Any],
+                    config: Any = None) -> "tuple[SearchAlgorithm, SearchOptions]":
+    """(the algorithm value, the policy's options) for ``options``: each typed once from the field of
+    :class:`SearchOptions` or of the algorithm's ``Config`` that declares it (``config=`` or a built
+    ``algorithm`` instead of the config's fields), the config resolved for ``env_id``; a ValueError
+    names an unknown, mistyped or contradictory option."""
+    cls = algorithm if isinstance(algorithm, type) else type(algorithm)
+    common, own, unknown = split_options(options, SearchOptions, cls.Config)
+    if unknown:
+        known = sorted({*fields_of(SearchOptions), *fields_of(cls.Config)})
+        raise ValueError(f"agent {cls.name!r}: unknown option(s) {', '.join(map(repr, unknown))}; "
+                         f"its options are: {', '.join(known)}")
+    if (config is not None or not isinstance(algorithm, type)) and own:
+        raise ValueError(f"agent {cls.name!r}: pass either config= or its fields "
+                         f"({', '.join(sorted(own))}), not both")
+    if not isinstance(algorithm, type):
+        value = algorithm
+    else:
+        built = config if config is not None else build_config(cls.Config, own, cls.name)
+        value = cls(cls.for_env(built, env_id))
+    opts = build_config(SearchOptions, {**value.option_defaults(), **common}, cls.name)
+    value.check(opts.peek_success)
+    return value, opts
+
+
+def build_search_agent(algorithm: type, env_id: str, llm: Any, options: dict[str, Any]) -> SearchPolicy:
+    """The search policy around ``algorithm`` for ``env_id``; ``options`` are its ``--agent-opt``s."""
+    return SearchPolicy(algorithm, env_id, llm, **options)
+
+
+def name_option(algorithm: type, options: dict[str, Any], field: str, at: int | None) -> dict[str, Any]:
+    """``options`` with ``field`` set from an agent name's ``@N`` (``mcts@40``, ``cot@5``); an explicit
+    ``field=`` option must agree with it."""
+    if at is None:
+        return options
+    if field in options and typed_value(algorithm.Config, field, options[field], algorithm.name) != at:
+        raise ValueError(f"the agent name says @{at} but {field}={options[field]}; give one of them")
+    return {**options, field: at}
+
+
+def preset_options(algorithm: type, preset: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """``preset`` (a paper's baseline setting) over ``options``. An option that contradicts the preset
+    (typed as the algorithm's config types it) is refused: the agent's name promises the paper's setting."""
+    for key, value in preset.items():
+        if key in options and typed_value(algorithm.Config, key, options[key], algorithm.name) != value:
+            raise ValueError(f"this agent is JUDEC's baseline with {key}={value}; use the plain agent "
+                             f"for {key}={options[key]}")
+    return {**options, **preset}
+
+
+def register_algorithm(name: str, *, help: str = "", at: str | None = None,
+                       preset: dict[str, Any] | None = None) -> Callable[[type], type]:
+    """Register agent ``name``: a search policy around the decorated :class:`~.algorithm.SearchAlgorithm`
+    class. ``at``: the config field a name's ``@N`` sets (without it a name takes no ``@N``);
+    ``preset``: options the name pins (a paper's baseline setting)."""
+
+    def deco(algorithm: type) -> type:
+        if at is not None and at not in fields_of(algorithm.Config):
+            raise ValueError(f"{algorithm.__name__}: at={at!r} is no field of {algorithm.Config.__name__}")
+
+        def named(options: dict[str, Any]) -> dict[str, Any]:
+            number = options.pop("at", None)
+            if at is not None:
+                options = name_option(algorithm, options, at, number)
+            return preset_options(algorithm, preset, options) if preset else options
+
+        def make(env_id: str, llm: Any, **options: Any) -> SearchPolicy:
+            return build_search_agent(algorithm, env_id, llm, named(options))
+
+        def check(env_id: str, llm: Any, **options: Any) -> None:
+            search_settings(algorithm, env_id, named(options))
+
+        register_agent(name, needs_llm=True, help=help, check=check, searches=True)(make)
+        return algorithm
+
+    return deco

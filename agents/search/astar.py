@@ -55,8 +55,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from ..registry import register_agent
-from .agent import SearchAgent, build_search_agent
+from .agent import register_algorithm
+from .algorithm import SearchAlgorithm
 from .options import option
 from .config import SearchConfig
 from .tree import SearchNode, SearchTree
@@ -230,7 +230,8 @@ class AStarConfig:
                 raise ValueError(f"astar: {name} is a geometric-mean weight in [0, 1], got {getattr(self, name)}")
 
 
-class AStarSearchAgent(SearchAgent):
+@register_algorithm("astar", help="A* over actions (ToolChain*): f = g + h from memory LCS, self-consistency, imagination")
+class AStarSearch(SearchAlgorithm[AStarConfig]):
     """ToolChain* A* search (see module docstring for options)."""
 
     name = "astar"
@@ -239,11 +240,12 @@ class AStarSearchAgent(SearchAgent):
 
     Config = AStarConfig
 
-    def __init__(self, env_id: str, llm: Any, **options: Any):
-        super().__init__(env_id, llm, **options)
+    def __init__(self, config: AStarConfig | None = None):
+        super().__init__(config)
         self.use = {"g1": self.config.use_g1, "g2": self.config.use_g2, "h1": self.config.use_h1,
                     "h2": self.config.use_h2}
         self.memory: LongTermMemory | None = None  # built on the first search, from the env's expert
+        self.searched = False
 
     def _demonstrations(self, hooks: SearchConfig) -> list[list[str]]:
         return [[self._key(a) for a in plan] for plan in hooks.demonstrations(self.config.n_demos)]
@@ -278,7 +280,7 @@ class AStarSearchAgent(SearchAgent):
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
         self._key = hooks.action_key
         if self.memory is None:
-            self.memory = run_memory(self.env_id, self.config.memory_id, lambda: self._demonstrations(hooks))
+            self.memory = run_memory(hooks.env_id, self.config.memory_id, lambda: self._demonstrations(hooks))
         root.stats.update({"g": 0.0, "h": 0.0})
         frontier: list[SearchNode] = [root]
         for _ in range(self.config.iterations):
@@ -297,7 +299,7 @@ class AStarSearchAgent(SearchAgent):
                 counts[a] = counts.get(a, 0) + 1
             valid = node.observation.get("valid_actions") if hooks.filter_valid else None
             for action, count in counts.items():
-                if valid and action not in valid and not self.prompts.is_listed_or_templated(action, node.observation):
+                if valid and action not in valid and not hooks.prompts.is_listed_or_templated(action, node.observation):
                     continue  # the env would reject it: no node (the sample still lowers others' frequency)
                 child = hooks.expand(node, action)  # a new child: the node had none, the keys are distinct
                 # g2 = #{j : a_j = a} / k (ToolChain* 3.2): unparseable samples count in k
@@ -315,17 +317,14 @@ class AStarSearchAgent(SearchAgent):
         open_nodes = [n for n in tree.nodes if n is not tree.root and not n.terminal]
         return min(open_nodes, key=lambda n: (n.value, n.id)) if open_nodes else None
 
-    def run_search(self, observation: dict, info: dict):
-        result = super().run_search(observation, info)
+    def finish(self, result: Any) -> None:
         # ToolChain* 3.2 adds successful plans to the memory. The memory feeds every later search
         # of the run, so reading the env's success flag here is the same oracle as reading it
         # during a search: only with peek_success (known_win) does a plan join it.
         if result.chosen is not None and self.known_win(result.chosen) and self.memory is not None:
             self.memory.add(self._plan_keys(result.chosen))
-        self._stats["astar_memory_plans"] = len(self.memory or ())
-        return result
+        self.searched = True
 
+    def stats(self) -> dict[str, Any]:
+        return {"astar_memory_plans": len(self.memory or ())} if self.searched else {}
 
-@register_agent("astar", needs_llm=True, help="A* over actions (ToolChain*): f = g + h from memory LCS, self-consistency, imagination")
-def make_astar(env_id: str, llm: Any, **options: Any) -> AStarSearchAgent:
-    return build_search_agent(AStarSearchAgent, env_id, llm, options)  # type: ignore[return-value]

@@ -81,6 +81,10 @@ class SearchConfig:
         self.expansions = 0
         self.snapshots = SnapshotStore(env)
         self.telemetry: SearchTelemetry | None = None  # told of every expansion (telemetry.py)
+        # set by the search policy for each search: the env id, the policy's seed and the seeded rng
+        self.env_id: str | None = None
+        self.seed = 0
+        self.rng: Any = None
 
     @property
     def restores(self) -> int:

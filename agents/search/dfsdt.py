@@ -58,12 +58,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..registry import register_agent
-from .agent import SearchAgent, build_search_agent
+from .agent import register_algorithm
+from .algorithm import SearchAlgorithm
 from .options import option
 from .config import SearchConfig
 from .tree import SearchNode, SearchTree
-from .sequences import judec_options, sequence_stats
+from .sequences import sequence_stats
 
 FOUND = 10_000  # "unwind everything": the search has its answer
 
@@ -90,7 +90,13 @@ class DFSDTConfig:
         "how a final state is judged an answer", choices=("value", "none"))
 
 
-class DFSDTAgent(SearchAgent):
+#: JUDEC 5.1's DFSDT baseline: 3 decision sequences, no value prompt
+JUDEC_DFSDT = {"max_sequences": 3, "answer_judge": "none"}
+
+
+@register_algorithm("dfsdt", help="ToolBench DFSDT: depth-first, width 2, diversity prompt, give-up backtracking")
+@register_algorithm("judec-dfsdt", preset=JUDEC_DFSDT, help="JUDEC's DFSDT baseline: DFSDT until 3 decision sequences, no value calls")
+class DFSDT(SearchAlgorithm[DFSDTConfig]):
     """ToolBench DFSDT (see module docstring)."""
 
     name = "dfsdt"
@@ -176,23 +182,9 @@ class DFSDTAgent(SearchAgent):
         return gave_up[-1] if gave_up else None
 
     def stats(self) -> dict[str, Any]:
-        out = super().stats()
-        out.update(dfsdt_backtracks=self.backtracks, dfsdt_give_ups=self.give_ups,
-                   dfsdt_sequences=len(self.sequences))
+        out: dict[str, Any] = dict(dfsdt_backtracks=self.backtracks, dfsdt_give_ups=self.give_ups,
+                                   dfsdt_sequences=len(self.sequences))
         if self.config.max_sequences is not None:
             out.update(sequence_stats(self.sequences))
         return out
 
-
-@register_agent("dfsdt", needs_llm=True, help="ToolBench DFSDT: depth-first, width 2, diversity prompt, give-up backtracking")
-def make_dfsdt(env_id: str, llm: Any, **options: Any) -> DFSDTAgent:
-    return build_search_agent(DFSDTAgent, env_id, llm, options)
-
-
-#: JUDEC 5.1's DFSDT baseline: 3 decision sequences, no value prompt
-JUDEC_DFSDT = {"max_sequences": 3, "answer_judge": "none"}
-
-
-@register_agent("judec-dfsdt", needs_llm=True, help="JUDEC's DFSDT baseline: DFSDT until 3 decision sequences, no value calls")
-def make_judec_dfsdt(env_id: str, llm: Any, **options: Any) -> DFSDTAgent:
-    return build_search_agent(DFSDTAgent, env_id, llm, judec_options(JUDEC_DFSDT, options, DFSDTAgent))

@@ -55,8 +55,8 @@ from itertools import accumulate
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
-from ..registry import register_agent
-from .agent import SearchAgent, build_search_agent
+from .agent import register_algorithm
+from .algorithm import SearchAlgorithm
 from .options import option
 from .config import SearchConfig
 from .tree import SearchNode, SearchTree
@@ -162,7 +162,8 @@ class EloConfig:
                                   minimum=1)
 
 
-class EloSearchAgent(SearchAgent):
+@register_algorithm("elo", help="Elo-based tree search (JUDEC/RaDAgent): pairwise LLM judgments, Elo-softmax exploration")
+class EloSearch(SearchAlgorithm[EloConfig]):
     """JUDEC / RaDAgent Elo-based tree search (see module docstring for options)."""
 
     name = "elo"
@@ -172,13 +173,21 @@ class EloSearchAgent(SearchAgent):
 
     def _fresh(self) -> None:
         self.sequences: list[SearchNode] = []
+        self.chosen: SearchNode | None = None  # the last search's answer (for stats)
+
+    def finish(self, result: Any) -> None:
+        self.chosen = result.chosen
 
     @property
     def give_up_without_answer(self) -> bool:  # type: ignore[override]
         """``final=code``: no answer when the best end was pruned (the authors' code gives up)."""
         return self.config.final == "code"
 
-    def configure(self, env_id: str, config: "EloConfig") -> "EloConfig":
+    def __init__(self, config: EloConfig | None = None):
+        super().__init__(self.resolved(config or EloConfig()))
+
+    @staticmethod
+    def resolved(config: EloConfig) -> EloConfig:
         """``tau0`` unset: r; ``rejection_p`` set: the rejection Elo it stands for."""
         tau0 = config.r if config.tau0 is None else config.tau0
         rejection = (config.rejection_elo if config.rejection_p is None
@@ -301,9 +310,8 @@ class EloSearchAgent(SearchAgent):
         return best
 
     def stats(self) -> dict[str, Any]:
-        out = super().stats()
-        out["elo_sequences"] = len(self.sequences)
-        chosen = self.result.chosen if self.result is not None else None
+        out: dict[str, Any] = {"elo_sequences": len(self.sequences)}
+        chosen = self.chosen
         if chosen is not None:
             # For the Elo calibration figure (JUDEC Fig. 4; `treegym report` min-max
             # normalises chosen_elo over a run's tasks). chosen_elo_normalized is Eq. 1
@@ -312,7 +320,3 @@ class EloSearchAgent(SearchAgent):
             out["chosen_elo_normalized"] = round(expected_score(float(chosen.value), 0.0, self.config.r), 4)
         return out
 
-
-@register_agent("elo", needs_llm=True, help="Elo-based tree search (JUDEC/RaDAgent): pairwise LLM judgments, Elo-softmax exploration")
-def make_elo(env_id: str, llm: Any, **options: Any) -> EloSearchAgent:
-    return build_search_agent(EloSearchAgent, env_id, llm, options)  # type: ignore[return-value]

@@ -23,10 +23,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..registry import register_agent
-from .agent import build_search_agent
+from .agent import register_algorithm
 from .config import SearchConfig
-from .mcts import MCTSAgent, MCTSConfig, iterations_option
+from .mcts import MCTS, MCTSConfig
 from .options import option
 from .tree import SearchNode
 
@@ -89,13 +88,15 @@ class LATSConfig(MCTSConfig):
         "failed simulations reflected on (the first ones)", minimum=0)
 
 
-class LATSAgent(MCTSAgent):
+@register_algorithm("lats", at="n_iters", help="LATS: MCTS with LLM value, rollouts to the end and self-reflection (lats@N: N iterations)")
+class LATS(MCTS):
     """Language Agent Tree Search: MCTS with LLM values, rollouts and self-reflection (the authors' settings)."""
 
     name = "lats"
     Config = LATSConfig
 
-    def configure(self, env_id: str, config: LATSConfig) -> LATSConfig:
+    @classmethod
+    def for_env(cls, config: LATSConfig, env_id: str) -> LATSConfig:
         """``n_iters`` and ``rollout_max_depth`` unset: the benchmark's (:func:`lats_iterations`,
         :func:`lats_rollout_depth`)."""
         if config.n_iters is None:
@@ -149,7 +150,3 @@ class LATSAgent(MCTSAgent):
             out["reflections"] = len(self.reflections)
         return out
 
-
-@register_agent("lats", needs_llm=True, help="LATS: MCTS with LLM value, rollouts to the end and self-reflection (lats@N: N iterations)")
-def make_lats(env_id: str, llm: Any, **options: Any) -> LATSAgent:
-    return build_search_agent(LATSAgent, env_id, llm, iterations_option(options))

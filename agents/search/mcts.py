@@ -55,9 +55,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..registry import register_agent
-from .agent import SearchAgent, build_search_agent
-from .options import option, typed_value
+from .agent import register_algorithm
+from .algorithm import SearchAlgorithm
+from .options import option
 from .config import SearchConfig
 from .tree import SearchNode, SearchTree
 
@@ -88,8 +88,8 @@ class MCTSConfig:
         "stop at the first won step (needs peek_success)", words=("default",))
 
 
-
-class MCTSAgent(SearchAgent):
+@register_algorithm("mcts", at="n_iters", help="MCTS/UCT with LLM proposals and ToT value (LLM-Reasoners defaults; mcts@N: N iterations)")
+class MCTS(SearchAlgorithm[MCTSConfig]):
     """UCT search with LLM priors (see module docstring)."""
 
     name = "mcts"
@@ -271,21 +271,5 @@ class MCTSAgent(SearchAgent):
         return tree.root
 
     def stats(self) -> dict[str, Any]:
-        out = super().stats()
-        out["mcts_iterations"] = self.iterations
-        return out
+        return {"mcts_iterations": self.iterations}
 
-
-def iterations_option(options: dict[str, Any]) -> dict[str, Any]:
-    """``mcts@40`` (RaDAgent's MCTS@40 naming), ``lats@40``: ``n_iters=40`` (``options`` without ``at``)."""
-    at = options.pop("at", None)
-    if at is not None:
-        if "n_iters" in options and typed_value(MCTSConfig, "n_iters", options["n_iters"], "mcts") != at:
-            raise ValueError(f"the agent name says @{at} but n_iters={options['n_iters']}; give one of them")
-        options["n_iters"] = at
-    return options
-
-
-@register_agent("mcts", needs_llm=True, help="MCTS/UCT with LLM proposals and ToT value (LLM-Reasoners defaults; mcts@N: N iterations)")
-def make_mcts(env_id: str, llm: Any, **options: Any) -> MCTSAgent:
-    return build_search_agent(MCTSAgent, env_id, llm, iterations_option(options))

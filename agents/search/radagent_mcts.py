@@ -16,10 +16,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..registry import register_agent
-from .agent import build_search_agent
+from .agent import register_algorithm
 from .config import SearchConfig
-from .mcts import MCTSAgent, MCTSConfig, iterations_option
+from .mcts import MCTS, MCTSConfig
 from .options import option
 from .tree import SearchNode, SearchTree
 
@@ -42,7 +41,8 @@ class RaDAgentMCTSConfig(MCTSConfig):
         "i.e. 1.41 sqrt(2) in our sqrt(ln N / n))", "UCT exploration weight")
 
 
-class RaDAgentMCTSAgent(MCTSAgent):
+@register_algorithm("radagent-mcts@", at="n_iters", help="RaDAgent's MCTS@N baseline: N simulations with ToT's value before every decision (default 40)")
+class RaDAgentMCTS(MCTS):
     """MCTS@N as RaDAgent's baseline runs it (see module docstring)."""
 
     name = "radagent-mcts"
@@ -90,11 +90,5 @@ class RaDAgentMCTSAgent(MCTSAgent):
         return self._current
 
     def stats(self) -> dict[str, Any]:
-        out = super().stats()
-        out["mcts_decisions"] = len(self.decisions)
-        return out
+        return {**super().stats(), "mcts_decisions": len(self.decisions)}
 
-
-@register_agent("radagent-mcts@", needs_llm=True, help="RaDAgent's MCTS@N baseline: N simulations with ToT's value before every decision (default 40)")
-def make_radagent_mcts(env_id: str, llm: Any, **options: Any) -> RaDAgentMCTSAgent:
-    return build_search_agent(RaDAgentMCTSAgent, env_id, llm, iterations_option(options))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .options import typed_value
 from .tree import SearchNode
 
 
@@ -23,13 +22,3 @@ def first_answer(ends: Sequence[SearchNode]) -> SearchNode:
     the episode, else the first sequence (``ends`` must not be empty)."""
     return next((n for n in ends if n.terminal), ends[0])
 
-
-def judec_options(preset: dict[str, Any], options: dict[str, Any], agent: type) -> dict[str, Any]:
-    """The options of a JUDEC baseline agent: ``preset`` (the paper's setting) over ``options``. An
-    option that contradicts the preset (typed as ``agent``'s config types it) is refused: the agent's
-    name promises the paper's setting."""
-    for key, value in preset.items():
-        if key in options and typed_value(agent.Config, key, options[key], agent.name) != value:
-            raise ValueError(f"this agent is JUDEC's baseline with {key}={value}; use the plain agent "
-                             f"for {key}={options[key]}")
-    return {**options, **preset}

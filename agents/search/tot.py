@@ -24,7 +24,7 @@ Only with ``peek_success=true`` may the search stop at the first won step
 (``stop_on_success``, on by default when peeking; ToT checks success only
 after its search). The answer is the highest-valued state (ties: one that
 ended the episode, then the deeper), and the agent continues from it greedily
-if it did not end the episode (see ``SearchAgent``).
+if it did not end the episode (see ``SearchPolicy``).
 
 JUDEC's baselines (section 5.1: "we do not introduce any task-specific
 knowledge"; no value prompt) are the agents ``judec-bfs`` and ``judec-dfs``:
@@ -53,12 +53,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..registry import register_agent
-from .agent import SearchAgent, build_search_agent
+from .agent import register_algorithm
+from .algorithm import SearchAlgorithm
 from .options import option
 from .config import SearchConfig
 from .tree import SearchNode, SearchTree
-from .sequences import first_answer, judec_options, sequence_stats
+from .sequences import first_answer, sequence_stats
 
 
 def _select_option(choices: tuple[str, ...]) -> Any:
@@ -106,15 +106,20 @@ class DFSConfig(ToTConfig):
         "children descended into per state", minimum=1)
 
 
-class _ToTAgent(SearchAgent):
+#: JUDEC 5.1's BFS and DFS baselines: no task-specific knowledge (no value prompt), 3 decision sequences
+JUDEC_BFS = {"n_propose": 2, "breadth": 3, "select": "compare", "max_sequences": 3}
+JUDEC_DFS = {"n_propose": 2, "select": "none", "max_sequences": 3}
+
+
+class _ToT(SearchAlgorithm[ToTConfig]):
     """What BFS and DFS share: proposing, valuing, the answer."""
 
     value_name = "value"
 
     Config = ToTConfig
 
-    def option_defaults(self, config: ToTConfig) -> dict[str, Any]:
-        return {"value_samples": config.n_evaluate}
+    def option_defaults(self) -> dict[str, Any]:
+        return {"value_samples": self.config.n_evaluate}
 
     def _fresh(self) -> None:
         """The per-search state, empty (before the first search, for ``stats()``, and at every search)."""
@@ -168,7 +173,9 @@ class _ToTAgent(SearchAgent):
         return max(nodes, key=lambda n: (n.value, n.terminal, n.depth, -n.id))
 
 
-class ToTBFSAgent(_ToTAgent):
+@register_algorithm("bfs", help="Tree of Thoughts BFS: propose, value (3 samples), keep the best 5 per level")
+@register_algorithm("judec-bfs", preset=JUDEC_BFS, help="JUDEC's BFS baseline: 2 candidates per state, 3 kept by pairwise comparison, no value calls, 3 sequences")
+class ToTBFS(_ToT):
     """ToT breadth-first search with greedy best-``breadth`` selection (see module docstring)."""
 
     name = "bfs"
@@ -218,14 +225,15 @@ class ToTBFSAgent(_ToTAgent):
             n.value = wins[id(n)] / (len(nodes) - 1)
 
     def stats(self) -> dict[str, Any]:
-        out = super().stats()
-        out["bfs_levels"] = self.levels
+        out: dict[str, Any] = {"bfs_levels": self.levels}
         if self.config.max_sequences is not None:
             out.update(sequence_stats(self.sequences))
         return out
 
 
-class ToTDFSAgent(_ToTAgent):
+@register_algorithm("dfs", help="Tree of Thoughts DFS: best-first descent, prune states valued below a threshold")
+@register_algorithm("judec-dfs", preset=JUDEC_DFS, help="JUDEC's DFS baseline: depth-first in the model's order, no value calls, 3 sequences")
+class ToTDFS(_ToT):
     """ToT depth-first search with value-threshold pruning (see module docstring)."""
 
     name = "dfs"
@@ -266,34 +274,9 @@ class ToTDFSAgent(_ToTAgent):
         return False
 
     def stats(self) -> dict[str, Any]:
-        out = super().stats()
-        out["dfs_pruned"] = self.pruned
+        out: dict[str, Any] = {"dfs_pruned": self.pruned}
         out["dfs_sequences"] = len(self.sequences)
         if self.config.max_sequences is not None:
             out.update(sequence_stats(self.sequences))
         return out
 
-
-@register_agent("bfs", needs_llm=True, help="Tree of Thoughts BFS: propose, value (3 samples), keep the best 5 per level")
-def make_bfs(env_id: str, llm: Any, **options: Any) -> ToTBFSAgent:
-    return build_search_agent(ToTBFSAgent, env_id, llm, options)
-
-
-@register_agent("dfs", needs_llm=True, help="Tree of Thoughts DFS: best-first descent, prune states valued below a threshold")
-def make_dfs(env_id: str, llm: Any, **options: Any) -> ToTDFSAgent:
-    return build_search_agent(ToTDFSAgent, env_id, llm, options)
-
-
-#: JUDEC 5.1's BFS and DFS baselines: no task-specific knowledge (no value prompt), 3 decision sequences
-JUDEC_BFS = {"n_propose": 2, "breadth": 3, "select": "compare", "max_sequences": 3}
-JUDEC_DFS = {"n_propose": 2, "select": "none", "max_sequences": 3}
-
-
-@register_agent("judec-bfs", needs_llm=True, help="JUDEC's BFS baseline: 2 candidates per state, 3 kept by pairwise comparison, no value calls, 3 sequences")
-def make_judec_bfs(env_id: str, llm: Any, **options: Any) -> ToTBFSAgent:
-    return build_search_agent(ToTBFSAgent, env_id, llm, judec_options(JUDEC_BFS, options, ToTBFSAgent))
-
-
-@register_agent("judec-dfs", needs_llm=True, help="JUDEC's DFS baseline: depth-first in the model's order, no value calls, 3 sequences")
-def make_judec_dfs(env_id: str, llm: Any, **options: Any) -> ToTDFSAgent:
-    return build_search_agent(ToTDFSAgent, env_id, llm, judec_options(JUDEC_DFS, options, ToTDFSAgent))

@@ -2,8 +2,10 @@
 
 :func:`truth` answers a typed request (``agents/requests.py``: its kind and the
 env states it concerns) by asking the env, never by reading the prompt: it
-restores each state on a private clone of the agent's env
-(the live env is never moved), and uses only the env-agent contract:
+restores each state on the agent's env itself when its snapshots are native (cheap values:
+the env is put back where it was after each look, so the caller sees it unmoved), else on a
+private clone of it made once per env (replayed or external snapshots), and uses only the
+env-agent contract:
 ``valid_actions``, ``info["success"]``, ``expert()`` (plan, value, solvable) and
 ``canonical_action``.
 
@@ -34,10 +36,11 @@ from __future__ import annotations
 import os
 import threading
 import weakref
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
-from treegym.envs.core import clone, release, restore, snapshot
+from treegym.envs.core import clone, release, restore, snapshot, snapshot_kind
 from ..requests import (
     AgentRequest, CompareRequest, ImagineRequest, ProposeRequest, ReactRequest, ReflectRequest, StateRef,
     ValueRequest,
@@ -113,6 +116,20 @@ def _scratch(env: Any) -> Any:
         return scratch
 
 
+@contextmanager
+def _moving(env: Any, borrowed: bool) -> Iterator[Any]:
+    """``env`` to move: the scratch clone as it is, or (``borrowed``) the live env, put back in its
+    state afterwards."""
+    if not borrowed:
+        yield env
+        return
+    home = snapshot(env)
+    try:
+        yield env
+    finally:
+        restore(env, home)
+
+
 def _memo_key(env: Any, snap: Any) -> Any:
     """The memo key of a state, or None when it is not hashable (then nothing is memoised)."""
     recorded = getattr(env.unwrapped, "construction_kwargs", None)  # how the env was made (ForkableEnv)
@@ -127,14 +144,18 @@ def _memo_key(env: Any, snap: Any) -> Any:
 
 
 class _State:
-    """One state of a request, examined on the scratch env: success, the expert's advice,
-    and (lazily) which listed next actions make progress."""
+    """One state of a request, examined on the live env (native snapshots) or the scratch env: success,
+    the expert's advice, and (lazily) which listed next actions make progress."""
 
     def __init__(self, live: Any, ref: StateRef):
         snap, actions = ref
-        self.env = _scratch(live)
+        # native snapshots are cheap values: look on the live env itself (put back after each look)
+        self.borrowed = snapshot_kind(live) == "native"
+        self.env = live if self.borrowed else _scratch(live)
         self.terminal = False
-        if snap is None:
+        if snap is None and self.borrowed:
+            snap = snapshot(live)  # the live state
+        elif snap is None:
             # The live state: copy it onto the scratch env and free the live env's snapshot at
             # once (an external one holds a device handle; the search's store owns the others).
             snap = snapshot(live)
@@ -145,17 +166,19 @@ class _State:
             snap = snapshot(self.env)
         self.snap = snap
         if actions:
-            restore(self.env, self.snap)
-            for action in actions:
-                _obs, _r, term, trunc, _info = self.env.step(action)
-                self.terminal = bool(term or trunc)
-            self.snap = snapshot(self.env)
+            with _moving(self.env, self.borrowed) as env:
+                restore(env, self.snap)
+                for action in actions:
+                    _obs, _r, term, trunc, _info = env.step(action)
+                    self.terminal = bool(term or trunc)
+                self.snap = snapshot(env)
         self.key = _memo_key(self.env, self.snap)
         self.memo = _MEMO.entry(self.key) if self.key is not None else {}
         if "advice" not in self.memo:
-            obs, info = restore(self.env, self.snap)
-            self.memo.update(valid=[str(a) for a in obs.get("valid_actions") or ()], success=bool(info["success"]),
-                             advice=self.env.unwrapped.expert())
+            with _moving(self.env, self.borrowed) as env:
+                obs, info = restore(env, self.snap)
+                self.memo.update(valid=[str(a) for a in obs.get("valid_actions") or ()],
+                                 success=bool(info["success"]), advice=env.unwrapped.expert())
             self._resized()
         self.advice = self.memo["advice"]
         if self.advice is None:
@@ -183,11 +206,12 @@ class _State:
 
     def progress(self, action: str) -> bool:
         """Does ``action`` win, or keep the task solvable with a shorter expert plan?"""
-        restore(self.env, self.snap)
-        _obs, _r, _term, _trunc, info = self.env.step(action)
-        if info["success"]:
-            return True
-        after = self.env.unwrapped.expert()
+        with _moving(self.env, self.borrowed) as env:
+            restore(env, self.snap)
+            _obs, _r, _term, _trunc, info = env.step(action)
+            if info["success"]:
+                return True
+            after = env.unwrapped.expert()
         return after is not None and after.solvable and len(after.plan) < len(self.advice.plan)
 
     def next_actions(self) -> tuple[list[str], list[str]]:
@@ -210,7 +234,7 @@ class _State:
 
 
 def examine(req: AgentRequest, index: int = 0) -> "_State":
-    """State ``index`` of ``req`` examined on a private clone of its env: ``success``, ``value``,
+    """State ``index`` of ``req`` examined on its env (put back) or a private clone: ``success``, ``value``,
     ``score()``, ``advice`` (the expert's), ``next_actions()`` -> (correct, wrong), ``terminal``."""
     return _State(req.env, req.states[index])
 

@@ -17,7 +17,6 @@ class NumberWalkEnv(ForkableEnv):
 
     def __init__(self, target: int = 7, max_steps: int = 10, render_mode=None):
         super().__init__(max_steps=max_steps, render_mode=render_mode)
-        self._init_kwargs = {"target": target, "max_steps": max_steps}   # used by clone()
         self.observation_space = text_observation_space()                # text, instruction, valid_actions
         self.action_space = action_space()                               # any str
         self.target, self.position, self.message = target, 0, ""

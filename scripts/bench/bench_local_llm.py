@@ -10,12 +10,17 @@ fallback), each with its own server on 127.0.0.1 and the same thread count, it m
   (``--gen-tokens`` at most, short prompt);
 * ``grammar_calls_s`` - grammar-constrained calls per second: ``LocalLLM.complete`` with the
   48 first moves (every ordered pair and operation) of a Game of 24 puzzle as ``choices`` (a GBNF grammar), as the agents
-  send them (every answer is checked to be one of the choices).
+  send them (every answer is checked to be one of the choices), each prompt new (a random nonce first);
+* ``search_calls_s`` - the same, as a search sends them: the Game of 24 ReAct prompt of the prompt
+  spec (fixed instructions first) at the nodes of a short random walk, several calls per node, so
+  the server's prompt cache reuses the shared start;
+* ``..._full`` - the two call rates with the old settings: the grammar holds the model to the whole
+  choices instead of their decisive prefixes (``TREEGYM_LOCAL_SHORT_CHOICES=0``).
 
 Every figure is the median over ``--repeats`` repetitions; the repetitions are interleaved
 (runtime A, runtime B, A, B, ...) so that a change in machine load hits both alike. Every
 prompt starts with a random nonce, so no server can reuse an earlier prompt from its cache.
-Ratios are printed against the first runtime. The load average is printed before and after:
+Ratios are printed against the first runtime, and the new call settings against the old. The load average is printed before and after:
 on a shared 2-core machine, compare runtimes within one run, never across runs.
 
     python scripts/bench/bench_local_llm.py [--runtimes xllamacpp,llama-cpp-python] [--threads 1]
@@ -92,6 +97,37 @@ def generation_rate(llm: Any, max_tokens: int) -> float | None:
     return tokens / took if tokens else None
 
 
+def search_calls_per_second(llm: Any, calls: int, per_node: int = 3) -> float:
+    """Constrained calls/s with the Game of 24 ReAct prompt along a random walk (``per_node`` calls a node)."""
+    import gymnasium as gym
+
+    import treegym.envs  # noqa: F401 - registers the envs
+    from treegym.agents.prompts import get_prompts
+    from treegym.agents.prompts.spec import Step
+
+    prompts, env = get_prompts("treegym/Game24-v0"), gym.make("treegym/Game24-v0")
+    obs, _ = env.reset(seed=random.randrange(10**6))
+    history: list[Step] = []
+    took = 0.0
+    for i in range(calls):
+        if i and i % per_node == 0:
+            action = random.choice(list(obs["valid_actions"]))
+            obs, _, done, _, _ = env.step(action)
+            history.append(Step(action, str(obs.get("text", ""))))
+            if done or not obs.get("valid_actions"):
+                obs, _ = env.reset(seed=random.randrange(10**6))
+                history = []
+        messages = prompts.react_messages(obs, history)
+        choices = list(obs["valid_actions"])
+        began = time.perf_counter()
+        [answer] = llm.complete(Request(messages, temperature=2.0, choices=choices))
+        took += time.perf_counter() - began
+        if answer not in choices:
+            raise AssertionError(f"constrained answer {answer!r} is not one of the choices")
+    env.close()
+    return calls / took
+
+
 def grammar_calls_per_second(llm: Any, calls: int) -> float:
     choices = game24_choices()
     began = time.perf_counter()
@@ -103,8 +139,10 @@ def grammar_calls_per_second(llm: Any, calls: int) -> float:
     return calls / (time.perf_counter() - began)
 
 
-MEASURES = ("start_s", "ttft_s", "gen_tok_s", "grammar_calls_s")
-HIGHER_IS_BETTER = {"start_s": False, "ttft_s": False, "gen_tok_s": True, "grammar_calls_s": True}
+MEASURES = ("start_s", "ttft_s", "gen_tok_s", "grammar_calls_s_full", "grammar_calls_s", "search_calls_s_full",
+            "search_calls_s")
+HIGHER_IS_BETTER = {"start_s": False, "ttft_s": False, "gen_tok_s": True, "grammar_calls_s_full": True,
+                    "grammar_calls_s": True, "search_calls_s_full": True, "search_calls_s": True}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,9 +171,11 @@ def main(argv: list[str] | None = None) -> int:
           f"load average before: {os.getloadavg()[0]:.2f} (2 cores shared: other work skews these numbers)")
     samples: dict[str, dict[str, list[float]]] = {r: {m: [] for m in MEASURES} for r in runtimes}
     try:
-        llms = {}
+        llms, old = {}, {}
         for r in runtimes:
             llms[r] = LocalLLM(runtime=r, n_threads=args.threads, timeout=args.timeout, max_retries=0)
+            old[r] = LocalLLM(runtime=r, n_threads=args.threads, timeout=args.timeout, max_retries=0,
+                              short_choices=False)  # the same server, the old choice grammar
             llms[r].complete(Request([{"role": "user", "content": "warm up"}], max_tokens=4))
         for rep in range(args.repeats):
             print(f"repetition {rep + 1}/{args.repeats} ...", file=sys.stderr)
@@ -148,7 +188,12 @@ def main(argv: list[str] | None = None) -> int:
                 value = generation_rate(llm, args.gen_tokens)
                 if value is not None:
                     got["gen_tok_s"].append(value)
-                got["grammar_calls_s"].append(grammar_calls_per_second(llm, args.calls))
+                # old and new settings interleaved, in alternating order
+                pairs = [("_full", old[r]), ("", llm)][::1 if rep % 2 == 0 else -1]
+                for suffix, client in pairs:
+                    got["grammar_calls_s" + suffix].append(grammar_calls_per_second(client, args.calls))
+                for suffix, client in pairs:
+                    got["search_calls_s" + suffix].append(search_calls_per_second(client, args.calls))
     except LocalLLMUnavailable as exc:
         print(f"bench_local_llm: {exc}", file=sys.stderr)
         return 2
@@ -172,6 +217,10 @@ def main(argv: list[str] | None = None) -> int:
                 better = (a / b) if HIGHER_IS_BETTER[m] else (b / a)
                 parts.append(f"{m} {better:.2f}x")
         print(f"{r} vs {base} (above 1x: {r} is better): " + ", ".join(parts))
+    for r in runtimes:
+        parts = [f"{m} {med(r, m) / med(r, m + '_full'):.2f}x" for m in ("grammar_calls_s", "search_calls_s")
+                 if med(r, m) and med(r, m + "_full")]
+        print(f"{r}: decisive-prefix grammar vs whole-choice grammar (above 1x: faster now): " + ", ".join(parts))
     print(f"medians of {args.repeats} interleaved repetitions; load average after: {os.getloadavg()[0]:.2f}")
     return 0
 

@@ -23,6 +23,7 @@ from collections import defaultdict
 from typing import Any, Sequence
 
 from treegym.agents.prompts import PromptSpec, Step
+from treegym.agents.search.agent import SearchPolicy
 from treegym.agents.simulated.scripted import ScriptedLLM
 from treegym.envs.core import ForkableEnv, action_space, text_observation_space
 from treegym.agents.llm.request import Request
@@ -188,16 +189,30 @@ class CountingPrompts(TreePrompts):
         return super().propose_messages(obs, history, k, avoid, reflections)
 
 
-def run(agent_cls: type, tree: dict, llm: TreeLLM, wins: Sequence[str] = (), rewards: dict | None = None,
+def run(algorithm: type, tree: dict, llm: TreeLLM, wins: Sequence[str] = (), rewards: dict | None = None,
         **options: Any) -> Any:
-    """Build ``agent_cls`` on a fresh TreeWorld (``prompts=``: a :class:`TreePrompts` of the test's, else a
+    """Build the search policy around ``algorithm`` (or an agent factory ``(env_id, llm, **options)``) on a fresh TreeWorld (``prompts=``: a :class:`TreePrompts` of the test's, else a
     fresh one), run its search; returns the agent (``agent.result``)."""
     env = TreeWorldEnv(tree, wins, rewards=rewards)
     obs, info = env.reset()
     options.setdefault("budget", 1000)
     prompts = options.pop("prompts", None) or TreePrompts()
-    agent = agent_cls(TreePrompts.env_id, llm, prompts=prompts, **options)
+    if isinstance(algorithm, type):
+        agent = SearchPolicy(algorithm, TreePrompts.env_id, llm, prompts=prompts, **options)
+    else:  # an agent factory (a registered name's: presets, @N)
+        agent = algorithm(TreePrompts.env_id, llm, prompts=prompts, **options)
     agent.reset()
     agent.bind(env)
     agent.run_search(obs, info)
     return agent
+
+
+def started(policy: Any, seed: int = 0) -> Any:
+    """``policy`` with its algorithm started as a search would start it (a seeded rng, the policy's
+    ``peek_success`` and prompts), for tests that call the algorithm's parts directly."""
+    import numpy as np
+    from types import SimpleNamespace
+
+    policy.algorithm.start(SimpleNamespace(rng=np.random.default_rng(seed), peek_success=policy.options.peek_success,
+                                           prompts=policy.prompts, env_id=policy.env_id, seed=policy.options.seed))
+    return policy

@@ -7,7 +7,9 @@ import re
 import pytest
 
 from support.agent_runs import ACCURATE, ENV, WEAK, episode, garbage_episode, pass_rate, run_with_budget, same_state, searched
-from treegym.agents.baselines.attempts import SelfConsistencyAgent
+from support.tree_world import started
+from treegym.agents.search.agent import SearchPolicy
+from treegym.agents.baselines.attempts import SelfConsistency
 from treegym.agents.simulated.scripted import ScriptedLLM
 from treegym.agents.llm_specs import make_llm
 from treegym.agents.registry import make_agent
@@ -67,7 +69,7 @@ def test_cot_attempts_restart_from_the_start_and_stop_at_the_first_success():
     llm = make_llm("synthetic:p_correct=0.6,seed=2", env_id=ENV)
     policy, env, before, _ = searched("cot@5", llm, task_id=906, peek_success=True)
     assert same_state(env, before)
-    finished = policy.finished
+    finished = policy.algorithm.finished
     assert all(leaf.path()[0] is policy.result.tree.root for leaf in finished)
     assert all(not leaf.success for leaf in finished[:-1])
     if finished[-1].success:
@@ -90,14 +92,14 @@ def _leaf(text: str) -> SearchNode:
 
 
 def test_self_consistency_majority_vote():
-    agent = SelfConsistencyAgent(ENV, make_llm(ACCURATE, env_id=ENV))
+    agent = started(SearchPolicy(SelfConsistency, ENV, make_llm(ACCURATE, env_id=ENV)))
     a, b, c, d, e = (_leaf("x\nNumbers left: 25"), _leaf("y\nNumbers left: 24"), _leaf("z\nNumbers left: 25"),
                      _leaf("w\nNumbers left: 24"), _leaf("v\nNumbers left: 24"))
-    agent.finished = [a, b, c, d, e]
-    assert agent.choose(None) is b  # 24 has three votes; its first attempt is played
-    agent.finished = [a, b, c, d]
-    assert agent.choose(None) is a  # a tie goes to the answer that came first
-    assert agent.votes == {"Numbers left: 25": 2, "Numbers left: 24": 2}
+    agent.algorithm.finished = [a, b, c, d, e]
+    assert agent.algorithm.choose(None) is b  # 24 has three votes; its first attempt is played
+    agent.algorithm.finished = [a, b, c, d]
+    assert agent.algorithm.choose(None) is a  # a tie goes to the answer that came first
+    assert agent.algorithm.votes == {"Numbers left: 25": 2, "Numbers left: 24": 2}
 
 
 def test_self_consistency_plays_all_k_attempts_and_chooses_the_majority():

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from support.tree_world import TreeLLM, TreePrompts, TreeWorldEnv, run
-from treegym.agents.baselines.attempts import AttemptsAgent, ReflexionAgent, SelfConsistencyAgent
+from treegym.agents.search.agent import SearchPolicy
+from treegym.agents.baselines.attempts import Attempts, Reflexion, SelfConsistency
 from treegym.agents.baselines.react import OraclePolicy, RandomPolicy, ReactPolicy
 from treegym.agents.llm.info import LLMInfo
 from treegym.agents.policy import AgentGaveUp
@@ -150,66 +151,66 @@ SAMPLES = {"": ["a", "b", "a"], "a": ["a1", "a1"], "b": ["b1"]}  # attempts: a/a
 
 
 def test_cot_stops_at_the_first_won_attempt_and_scores_any_of_them():
-    agent = run(AttemptsAgent, TREE, TreeLLM(samples={"": ["b", "a"], "a": ["a2"], "b": ["b1"]}), ["a/a2"],
+    agent = run(Attempts, TREE, TreeLLM(samples={"": ["b", "a"], "a": ["a2"], "b": ["b1"]}), ["a/a2"],
                 peek_success=True)
-    assert ["/".join(n.actions()) for n in agent.finished] == ["b/b1", "a/a2"]
-    assert agent.result.chosen.success and [n.value for n in agent.finished] == [0, 1]
+    assert ["/".join(n.actions()) for n in agent.algorithm.finished] == ["b/b1", "a/a2"]
+    assert agent.result.chosen.success and [n.value for n in agent.algorithm.finished] == [0, 1]
     stats = agent.stats()
     assert (stats["attempts"], stats["attempts_succeeded"], stats["decision_sequences"],
             stats["sequences_success_any"]) == (2, 1, 2, True)
-    lost = run(AttemptsAgent, TREE, TreeLLM(samples=SAMPLES), [], peek_success=True)
-    assert len(lost.finished) == 3 and lost.result.chosen is lost.finished[-1]
+    lost = run(Attempts, TREE, TreeLLM(samples=SAMPLES), [], peek_success=True)
+    assert len(lost.algorithm.finished) == 3 and lost.result.chosen is lost.algorithm.finished[-1]
     assert lost.stats()["sequences_success_any"] is False
     with pytest.raises(ValueError, match="peek_success"):
-        AttemptsAgent(TreePrompts.env_id, TreeLLM())
+        SearchPolicy(Attempts, TreePrompts.env_id, TreeLLM())
     for bad in ({"attempts": 0}, {"max_steps": 0}):
         with pytest.raises(ValueError, match=next(iter(bad))):
-            AttemptsAgent(TreePrompts.env_id, TreeLLM(), peek_success=True, **bad)
+            SearchPolicy(Attempts, TreePrompts.env_id, TreeLLM(), peek_success=True, **bad)
 
 
 def test_attempts_stop_at_max_steps_and_at_an_empty_answer():
     deep = {"": ["a"], "a": ["a1"], "a/a1": ["x"]}
-    agent = run(AttemptsAgent, deep, TreeLLM(samples={"": ["a"], "a": ["a1"], "a/a1": ["x"]}), peek_success=True,
+    agent = run(Attempts, deep, TreeLLM(samples={"": ["a"], "a": ["a1"], "a/a1": ["x"]}), peek_success=True,
                 attempts=1, max_steps=2)
-    assert agent.finished[0].actions() == ["a", "a1"] and not agent.finished[0].terminal
-    assert agent.finished[0].visits == 1 and agent.finished[0].parent.visits == 1
-    empty = run(AttemptsAgent, deep, TreeLLM(samples={"": [""]}), peek_success=True, attempts=1)
-    assert empty.finished[0] is empty.result.tree.root and empty.finished[0].stats["empty_answer"]
+    assert agent.algorithm.finished[0].actions() == ["a", "a1"] and not agent.algorithm.finished[0].terminal
+    assert agent.algorithm.finished[0].visits == 1 and agent.algorithm.finished[0].parent.visits == 1
+    empty = run(Attempts, deep, TreeLLM(samples={"": [""]}), peek_success=True, attempts=1)
+    assert empty.algorithm.finished[0] is empty.result.tree.root and empty.algorithm.finished[0].stats["empty_answer"]
 
 
 def test_reflexion_reflects_after_each_failed_attempt_but_the_last():
     llm = TreeLLM(samples=SAMPLES)
-    agent = run(ReflexionAgent, TREE, llm, [], peek_success=True, max_reflections=1)
+    agent = run(Reflexion, TREE, llm, [], peek_success=True, max_reflections=1)
     reflections = [e for e in llm.log if e[0] == "reflect"]
     assert len(reflections) == 2  # after attempts 1 and 2, not after the last
-    assert agent.reflections == ["lesson"] and agent.stats()["reflections"] == 1
+    assert agent.algorithm.reflections == ["lesson"] and agent.stats()["reflections"] == 1
     outcomes = [p for kind, p in llm.prompts if kind == "reflect"]
     assert all("ended without success after 2 steps" in p for p in outcomes)
-    assert agent.finished[0].stats["reflection"] == "lesson"
+    assert agent.algorithm.finished[0].stats["reflection"] == "lesson"
     # the lesson reaches the later attempts' prompts
     react_prompts = [p for kind, p in llm.prompts if kind == "react"]
     assert "lesson" not in react_prompts[0] and "lesson" in react_prompts[-1]
-    cut = run(ReflexionAgent, {"": ["a"], "a": ["a1"], "a/a1": ["x"]},
+    cut = run(Reflexion, {"": ["a"], "a": ["a1"], "a/a1": ["x"]},
               TreeLLM(samples={"": ["a"], "a": ["a1"]}), [], peek_success=True, attempts=2, max_steps=1)
     assert "not finished after 1 steps" in [p for kind, p in cut.llm.prompts if kind == "reflect"][0]
 
 
 def test_self_consistency_plays_every_attempt_and_takes_the_majority_answer():
-    agent = run(SelfConsistencyAgent, TREE, TreeLLM(samples=SAMPLES), ["b/b1"], attempts=3)
-    assert len(agent.finished) == 3 and not agent.stop_on_success
+    agent = run(SelfConsistency, TREE, TreeLLM(samples=SAMPLES), ["b/b1"], attempts=3)
+    assert len(agent.algorithm.finished) == 3 and not agent.algorithm.stop_on_success
     assert "/".join(agent.result.chosen.actions()) == "a/a1"  # 2 of 3 attempts ended at a/a1
-    assert agent.result.chosen is agent.finished[0]  # the first attempt of the winning answer
+    assert agent.result.chosen is agent.algorithm.finished[0]  # the first attempt of the winning answer
     assert agent.stats()["sc_votes"] == {"at a/a1": 2, "at b/b1": 1}
     assert agent.stats()["sequences_success_any"] is True  # b/b1 won, though the vote did not pick it
-    tie = run(SelfConsistencyAgent, TREE, TreeLLM(samples={"": ["b", "a"], "a": ["a1"], "b": ["b1"]}), attempts=2)
+    tie = run(SelfConsistency, TREE, TreeLLM(samples={"": ["b", "a"], "a": ["a1"], "b": ["b1"]}), attempts=2)
     assert "/".join(tie.result.chosen.actions()) == "b/b1"  # a tie goes to the answer seen first
-    assert SelfConsistencyAgent(TreePrompts.env_id, TreeLLM()).config.attempts == 5
-    assert "sc_votes" not in SelfConsistencyAgent(TreePrompts.env_id, TreeLLM()).stats()
+    assert SearchPolicy(SelfConsistency, TreePrompts.env_id, TreeLLM()).config.attempts == 5
+    assert "sc_votes" not in SearchPolicy(SelfConsistency, TreePrompts.env_id, TreeLLM()).stats()
 
 
 def test_attempts_are_seeded_apart_share_nodes_and_record_which_attempts_ended_where():
     llm = RecordingLLM(samples=SAMPLES)
-    agent = run(AttemptsAgent, TREE, llm, [], peek_success=True, seed=5, temperature=0.4)
+    agent = run(Attempts, TREE, llm, [], peek_success=True, seed=5, temperature=0.4)
     assert agent.env_id == TreePrompts.env_id
     # one react call per step; attempt i samples with seed + i at the search's temperature
     assert [(k["seed"], k["temperature"]) for k in llm.kwargs] == [(5, 0.4), (5, 0.4), (6, 0.4), (6, 0.4),
@@ -222,30 +223,30 @@ def test_attempts_are_seeded_apart_share_nodes_and_record_which_attempts_ended_w
 
 def test_cot_without_stopping_still_answers_with_the_first_won_attempt():
     samples = {"": ["a", "b", "a"], "a": ["a2", "a1"], "b": ["b1"]}  # attempts: a/a2 (won), b/b1, a/a1
-    agent = run(AttemptsAgent, TREE, TreeLLM(samples=samples), ["a/a2"], peek_success=True,
+    agent = run(Attempts, TREE, TreeLLM(samples=samples), ["a/a2"], peek_success=True,
                 stop_on_success=False)
-    assert len(agent.finished) == 3 and "/".join(agent.result.chosen.actions()) == "a/a2"
+    assert len(agent.algorithm.finished) == 3 and "/".join(agent.result.chosen.actions()) == "a/a2"
 
 
 def test_attempt_baselines_keep_their_env_id_and_refuse_without_the_signal_in_words():
-    for cls in (ReflexionAgent, SelfConsistencyAgent):
-        assert cls(TreePrompts.env_id, TreeLLM(), peek_success=True).env_id == TreePrompts.env_id
+    for cls in (Reflexion, SelfConsistency):
+        assert SearchPolicy(cls, TreePrompts.env_id, TreeLLM(), peek_success=True).env_id == TreePrompts.env_id
     with pytest.raises(ValueError, match=r"^cot: this baseline counts an episode as solved when any attempt "
                                          r"succeeds \(and reflects after failed ones\), which reads the env's success "
                                          r"flag; pass peek_success=true \(--agent-opt peek_success=true\) to allow "
                                          r"that oracle, or use sc@K$"):
-        AttemptsAgent(TreePrompts.env_id, TreeLLM())
+        SearchPolicy(Attempts, TreePrompts.env_id, TreeLLM())
     assert make_agent("reflexion", "treegym/Game24-v0", TreeLLM(), peek_success=True, attempts=2).config.attempts == 2
-    defaults = ReflexionAgent(TreePrompts.env_id, TreeLLM(), peek_success=True)
+    defaults = SearchPolicy(Reflexion, TreePrompts.env_id, TreeLLM(), peek_success=True)
     assert (defaults.config.attempts, defaults.config.max_steps, defaults.config.max_reflections) == (3, 12, 3)  # JUDEC 5.1; ours
     assert make_agent("sc@4", "treegym/Game24-v0", TreeLLM()).config.attempts == 4
 
 
 def test_self_consistency_reports_the_ten_largest_vote_groups_largest_first():
     wide = {"": [f"c{i}" for i in range(12)]}
-    agent = run(SelfConsistencyAgent, wide, TreeLLM(samples=wide), attempts=13)  # c0 is drawn twice
+    agent = run(SelfConsistency, wide, TreeLLM(samples=wide), attempts=13)  # c0 is drawn twice
     votes = agent.stats()["sc_votes"]
     assert list(votes.items()) == [("at c0", 2)] + [(f"at c{i}", 1) for i in range(1, 10)]
     agent.reset()
     agent.run_search(*agent.env.reset())  # a fresh search forgets the last vote until it votes again
-    assert agent.votes is not None and sum(agent.votes.values()) == 13
+    assert agent.algorithm.votes is not None and sum(agent.algorithm.votes.values()) == 13

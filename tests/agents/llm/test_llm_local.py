@@ -170,6 +170,39 @@ def test_local_spec_refuses_an_endpoint_url():
         make_llm("local", base_url="http://127.0.0.1:8000/v1")
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_decisive_prefixes_pick_out_exactly_one_choice_each(seed):
+    from treegym.agents.llm.grammar import decisive_prefixes
+
+    rng = random.Random(seed)
+    words = ["4", "40", "-", "+", "=", "1/3", "(left:", "24)", "a", "ab", "click[x]", "ü", '"q"']
+    choices = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 6))) for _ in range(rng.randint(1, 40))]
+    keys = decisive_prefixes(choices)
+    assert sorted(keys.values()) == sorted(set(choices))  # every choice once
+    for key, choice in keys.items():
+        assert choice.startswith(key)
+        # once the model has written the key, only this choice fits: no other choice starts with it
+        # (or the key is the whole choice, which the grammar's end of text tells apart)
+        assert key == choice or [c for c in set(choices) if c.startswith(key)] == [choice]
+        assert key == choice or choice[len(key)] == " "
+
+
+def test_decisive_prefixes_of_game24_moves_are_a_few_words():
+    from treegym.agents.llm.grammar import decisive_prefixes
+
+    keys = decisive_prefixes(["4 - 5 = -1 (left: -1 6 10)", "4 - 50 = -46 (left: -46)", "4 + 5 = 9 (left: 6 9 10)",
+                              "6 + 5 = 11 (left: 4 10 11)", "a", "a b"])
+    assert keys == {"4 - 5 =": "4 - 5 = -1 (left: -1 6 10)", "4 - 50": "4 - 50 = -46 (left: -46)",
+                    "4 +": "4 + 5 = 9 (left: 6 9 10)", "6": "6 + 5 = 11 (left: 4 10 11)", "a": "a", "a b": "a b"}
+
+
+@pytest.mark.parametrize("var, value", [("TREEGYM_LOCAL_SEED", "one"), ("TREEGYM_LOCAL_SHORT_CHOICES", "maybe")])
+def test_bad_seed_or_choice_setting_is_refused_with_the_variable_name(monkeypatch, var, value):
+    monkeypatch.setenv(var, value)
+    with pytest.raises(ValueError, match=var):
+        local.LocalLLM()
+
+
 def test_choice_token_bound_covers_every_choice():
     choices = ["1 + 2 = 3", "ü/ß (ä) \"q\"", "x" * 50]
     bound = local.choice_max_tokens(choices)
@@ -247,6 +280,60 @@ def test_constrained_answer_from_a_long_game24_action_list(llm):
     for seed in range(3):
         [answer] = llm.complete(Request(messages, temperature=0.8, choices=choices, seed=seed))
         assert answer in choices
+
+
+@local_llm_test
+def test_decisive_prefix_grammar_writes_fewer_tokens_and_answers_whole_choices(llm):
+    whole = local.LocalLLM(short_choices=False)
+    assert whole.server is llm.server and llm.short_choices
+    choices = [f"{a} {op} {b} = {a + b} (left: {a + b} 6 10)" for a in (4, 5) for b in (6, 10) for op in "+-"]
+    messages = [{"role": "user", "content": "Use 4 5 6 10 to make 24. Your first step?"}]
+    written = {}
+    for client in (whole, llm):
+        before = client.usage.completion_tokens
+        for seed in range(3):
+            [answer] = client.complete(Request(messages, temperature=1.0, choices=choices, seed=seed))
+            assert answer in choices
+        written[client.short_choices] = client.usage.completion_tokens - before
+    assert written[True] < written[False] / 2
+    assert llm.result_config()["choice_grammar"] == "decisive-prefix"
+    assert whole.result_config()["choice_grammar"] == "full"
+
+
+@local_llm_test
+def test_sampling_draws_from_the_whole_distribution_not_llama_cpps_cut_candidates(llm):
+    # llama.cpp's default cuts (top_k 40, top_p 0.95, min_p 0.05, before the temperature) left this
+    # model 2 of the 10 first moves of 3 8 8 8 at temperature 2.0 in 40 seeds; the whole distribution gives 8
+    import gymnasium as gym
+
+    import treegym.envs  # noqa: F401 - registers the envs
+    from treegym.agents.prompts import get_prompts
+
+    env = gym.make("treegym/Game24-v0")
+    obs, _ = env.reset(options={"split": "train", "task_id": 116})
+    env.close()
+    choices = list(obs["valid_actions"])
+    messages = get_prompts("treegym/Game24-v0").react_messages(obs, [])
+    answers = {llm.complete(Request(messages, temperature=2.0, choices=choices, seed=seed))[0] for seed in range(40)}
+    assert answers <= set(choices) and len(answers) >= 5
+    assert llm.result_config()["sampling"] == "whole distribution"
+
+
+@local_llm_test
+def test_a_run_seed_makes_sampling_repeatable_and_is_part_of_the_result_key(llm):
+    choices = [f"option {i}" for i in range(12)]
+    messages = [{"role": "user", "content": "Pick any option."}]
+
+    def answers(seed):
+        client = local.LocalLLM(seed=seed)
+        got = [client.complete(Request(messages, temperature=2.0, choices=choices))[0] for _ in range(6)]
+        return got, client.result_config()
+
+    first, config = answers(5)
+    again, _ = answers(5)
+    assert first == again and config["seed"] == 5
+    assert "seed" not in llm.result_config()
+    assert len(set(first)) > 1  # the same text asked again gets a new seed
 
 
 @local_llm_test

@@ -17,8 +17,9 @@ from support.tree_world import TreeLLM, TreePrompts, TreeWorldEnv, run
 from treegym.agents.experiments.episode import run_episode
 from treegym.agents.llm_specs import make_llm
 from treegym.agents.registry import make_agent
+from treegym.agents.search.agent import SearchPolicy
 from treegym.agents.search.astar import (
-    AStarSearchAgent,
+    AStarSearch,
     LongTermMemory,
     combine,
     future_cost,
@@ -185,7 +186,7 @@ def _by_path(agent) -> dict:
 
 def test_the_frontier_is_always_expanded_at_its_lowest_f():
     llm = _llm()
-    agent = run(AStarSearchAgent, TREE, llm, iterations=5, memory_id="none")
+    agent = run(AStarSearch, TREE, llm, iterations=5, memory_id="none")
     nodes = _by_path(agent)
     order = _expansions(llm)
     assert order[0] == "" and len(order) == 5
@@ -202,7 +203,7 @@ def test_the_frontier_is_always_expanded_at_its_lowest_f():
 
 def test_every_nodes_costs_follow_eq1_and_eq2_with_g2_over_k():
     llm = _llm()
-    agent = run(AStarSearchAgent, TREE, llm, iterations=6, memory_id="none", alpha=0.3, beta=0.7)
+    agent = run(AStarSearch, TREE, llm, iterations=6, memory_id="none", alpha=0.3, beta=0.7)
     nodes = _by_path(agent)
     assert "zz" not in nodes  # not a legal action: no node, but it counted in k
     assert nodes["a"].stats["g2"] == pytest.approx(2 / 5)
@@ -226,7 +227,7 @@ def test_every_nodes_costs_follow_eq1_and_eq2_with_g2_over_k():
 
 def test_unparseable_samples_count_in_k():
     samples = dict(SAMPLES, **{"": ["a", "", "", "", "a"]})
-    agent = run(AStarSearchAgent, TREE, _llm(samples), iterations=1, memory_id="none")
+    agent = run(AStarSearch, TREE, _llm(samples), iterations=1, memory_id="none")
     assert _by_path(agent)["a"].stats["g2"] == pytest.approx(2 / 5)
 
 
@@ -235,7 +236,7 @@ def test_no_goal_test_without_peek_and_a_goal_test_with_it():
     samples = {"": ["b", "b", "b", "a", "a"], "a": ["a1"] * 5, "a/a1": ["a2"] * 5}
     imagined = {"a": ["s"], "a/a1": ["s"]}
     llm = TreeLLM(samples=samples, imagined=imagined)
-    agent = run(AStarSearchAgent, tree, llm, ["b"], iterations=10, memory_id="none")
+    agent = run(AStarSearch, tree, llm, ["b"], iterations=10, memory_id="none")
     assert _expansions(llm) == ["", "a", "a/a1"]  # the won leaf b never ended the search
     nodes = _by_path(agent)
     assert nodes["b"].visits == 0 and nodes["b"].stats["h2"] == 0.0
@@ -246,13 +247,13 @@ def test_no_goal_test_without_peek_and_a_goal_test_with_it():
     assert agent.stats()["peek_success"] is False
 
     llm = TreeLLM(samples=samples, imagined=imagined)
-    agent = run(AStarSearchAgent, tree, llm, ["b"], iterations=10, memory_id="none", peek_success=True)
+    agent = run(AStarSearch, tree, llm, ["b"], iterations=10, memory_id="none", peek_success=True)
     assert _expansions(llm) == [""]  # b is selected next (h2 = 1 without imagining) and is the goal
     assert agent.result.chosen.success and _by_path(agent)["b"].stats["h2"] == 1.0
 
 
 def test_without_complete_plans_the_answer_is_the_lowest_f_open_node():
-    agent = run(AStarSearchAgent, TREE, _llm(), iterations=1, memory_id="none")
+    agent = run(AStarSearch, TREE, _llm(), iterations=1, memory_id="none")
     open_nodes = [n for n in agent.result.tree.nodes if n.parent is not None]
     assert agent.result.chosen is min(open_nodes, key=lambda n: (n.value, n.id))
 
@@ -269,7 +270,7 @@ def test_free_form_actions_the_prompts_accept_are_kept():
 
     env = TreeWorldEnv(TREE)
     obs, info = env.reset()
-    agent = AStarSearchAgent(TreePrompts.env_id, llm, prompts=FreeQueries(), iterations=1, memory_id="none",
+    agent = SearchPolicy(AStarSearch, TreePrompts.env_id, llm, prompts=FreeQueries(), iterations=1, memory_id="none",
                              budget=100)
     agent.reset()
     agent.bind(env)
@@ -281,7 +282,7 @@ def test_free_form_actions_the_prompts_accept_are_kept():
 
 def test_ablations_drop_the_terms():
     llm = _llm()
-    agent = run(AStarSearchAgent, TREE, llm, iterations=2, memory_id="none", use_g2=False, use_h2=False)
+    agent = run(AStarSearch, TREE, llm, iterations=2, memory_id="none", use_g2=False, use_h2=False)
     for node in agent.result.tree.nodes[1:]:
         assert node.stats["g2"] is None and node.stats["h2"] is None
     assert "imagine" not in llm.request_kinds()
@@ -335,7 +336,7 @@ class MemoryWorld(TreeWorldEnv):
 def _run_with_memory(llm, wins=(), **options):
     env = MemoryWorld(TREE, wins)
     obs, info = env.reset()
-    agent = AStarSearchAgent(TreePrompts.env_id, llm, prompts=TreePrompts(), memory_id="none", budget=200, **options)
+    agent = SearchPolicy(AStarSearch, TreePrompts.env_id, llm, prompts=TreePrompts(), memory_id="none", budget=200, **options)
     agent.reset()
     agent.bind(env)
     agent.run_search(obs, info)
@@ -348,7 +349,7 @@ def test_g1_and_h1_come_from_the_long_term_memory():
     nodes = _by_path(agent)
     root = nodes[""]
     assert root.stats["g"] == 0.0 and root.stats["h"] == 0.0
-    memory = agent.memory
+    memory = agent.algorithm.memory
     assert len(memory) == 3
     checked = 0
     for path, node in nodes.items():
@@ -365,14 +366,14 @@ def test_g1_and_h1_come_from_the_long_term_memory():
 
 def test_max_steps_stops_expansion_but_not_selection():
     llm = _llm()
-    agent = run(AStarSearchAgent, TREE, llm, iterations=4, max_steps=1, memory_id="none")
+    agent = run(AStarSearch, TREE, llm, iterations=4, max_steps=1, memory_id="none")
     assert _expansions(llm) == [""]
     depth1 = [n for n in agent.result.tree.nodes if n.depth == 1]
     assert sorted(n.visits for n in depth1) == [1, 1, 1]  # all three selected, none expanded
 
 
 def test_without_filter_valid_unlisted_samples_make_nodes():
-    agent = run(AStarSearchAgent, TREE, _llm(), iterations=1, memory_id="none", filter_valid=False)
+    agent = run(AStarSearch, TREE, _llm(), iterations=1, memory_id="none", filter_valid=False)
     assert "zz" in {c.action for c in agent.result.tree.root.children}
 
 
@@ -380,16 +381,16 @@ def test_with_peek_the_answer_is_the_lowest_f_win_and_lost_plans_are_never_answe
     tree = {"": ["a", "b", "c"], "c": ["c1"]}
     samples = {"": ["a", "b", "c", "c", "c"], "c": ["c1"] * 5}
     llm = TreeLLM(samples=samples, imagined={"c": ["s"]})
-    agent = run(AStarSearchAgent, tree, llm, ["a", "b"], iterations=1, memory_id="none", peek_success=True)
+    agent = run(AStarSearch, tree, llm, ["a", "b"], iterations=1, memory_id="none", peek_success=True)
     nodes = _by_path(agent)
     assert agent.result.chosen is min((nodes["a"], nodes["b"]), key=lambda n: (n.value, n.id))
     assert agent.stats()["astar_memory_plans"] == 1  # the won plan joined the memory (ToolChain* 3.2)
     llm = TreeLLM(samples=samples, imagined={"c": ["s"]})
-    agent = run(AStarSearchAgent, tree, llm, [], iterations=1, memory_id="none", peek_success=True)
+    agent = run(AStarSearch, tree, llm, [], iterations=1, memory_id="none", peek_success=True)
     assert _path(agent.result.chosen) == "c"  # a and b ended the episode and lost: the open node c
     assert agent.stats()["astar_memory_plans"] == 0
     llm = TreeLLM(samples={"": [""] * 5})
-    assert run(AStarSearchAgent, tree, llm, iterations=2, memory_id="none").result.chosen is None
+    assert run(AStarSearch, tree, llm, iterations=2, memory_id="none").result.chosen is None
 
 
 def test_the_run_memory_is_one_per_env_and_memory_id_and_seeded_once():
@@ -408,7 +409,7 @@ def test_the_run_memory_is_one_per_env_and_memory_id_and_seeded_once():
     # no memory_id: every episode gets its own, freshly seeded
     assert run_memory("e1", None, seed) is not run_memory("e1", None, seed)
     for text in ("none", "None", ""):  # the option's words for it, typed once by the agent's config
-        agent = AStarSearchAgent(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts(), memory_id=text)
+        agent = SearchPolicy(AStarSearch, TreePrompts.env_id, TreeLLM(), prompts=TreePrompts(), memory_id=text)
         assert agent.config.memory_id is None
 
 
@@ -416,12 +417,12 @@ def test_agents_with_one_memory_id_share_it_and_n_demos_bounds_the_seed():
     from treegym.agents.search.astar import run_memory
 
     mid = f"policy-test-{uuid.uuid4().hex}"
-    first = run(AStarSearchAgent, TREE, _llm(), iterations=1, memory_id=mid)
-    second = run(AStarSearchAgent, TREE, _llm(), iterations=1, memory_id=mid)
-    assert first.memory is second.memory is run_memory(TreePrompts.env_id, mid, list)
-    assert AStarSearchAgent(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts()).config.memory_id == "run"  # the default
-    assert len(_run_with_memory(_llm(), iterations=1, n_demos=1).memory) == 1
-    assert len(_run_with_memory(_llm(), iterations=1, n_demos=0).memory) == 0
+    first = run(AStarSearch, TREE, _llm(), iterations=1, memory_id=mid)
+    second = run(AStarSearch, TREE, _llm(), iterations=1, memory_id=mid)
+    assert first.algorithm.memory is second.algorithm.memory is run_memory(TreePrompts.env_id, mid, list)
+    assert SearchPolicy(AStarSearch, TreePrompts.env_id, TreeLLM(), prompts=TreePrompts()).config.memory_id == "run"  # the default
+    assert len(_run_with_memory(_llm(), iterations=1, n_demos=1).algorithm.memory) == 1
+    assert len(_run_with_memory(_llm(), iterations=1, n_demos=0).algorithm.memory) == 0
 
 
 def test_a_dropped_term_leaves_the_other_alone_and_an_empty_memory_scores_zero():
@@ -429,7 +430,7 @@ def test_a_dropped_term_leaves_the_other_alone_and_an_empty_memory_scores_zero()
 
     assert future_cost(None, 0.25, 0.5) == pytest.approx(0.75) and future_cost(0.25, None, 0.5) == pytest.approx(0.75)
     assert LongTermMemory().g1(["a"]) == 0.0 and LongTermMemory().h1("a") == 0.0
-    agent = run(AStarSearchAgent, TREE, _llm(), iterations=1, memory_id="none", use_g1=False, use_h1=False)
+    agent = run(AStarSearch, TREE, _llm(), iterations=1, memory_id="none", use_g1=False, use_h1=False)
     children = agent.result.tree.root.children
     assert children and all(c.stats["g1"] is None and c.stats["h1"] is None for c in children)
 
@@ -437,14 +438,14 @@ def test_a_dropped_term_leaves_the_other_alone_and_an_empty_memory_scores_zero()
 def test_without_peek_a_lost_complete_plan_is_still_the_answer():
     tree = {"": ["a", "c"], "c": ["c1"]}
     llm = TreeLLM(samples={"": ["a", "c", "c", "c", "c"]}, imagined={"c": ["s"]})
-    agent = run(AStarSearchAgent, tree, llm, [], iterations=1, memory_id="none")
+    agent = run(AStarSearch, tree, llm, [], iterations=1, memory_id="none")
     assert _path(agent.result.chosen) == "a" and not agent.result.chosen.success
 
 
 def test_without_peek_a_won_answer_does_not_join_the_memory():
     tree = {"": ["a", "b", "c"], "c": ["c1"]}
     samples = {"": ["a", "b", "c", "c", "c"], "c": ["c1"] * 5}
-    agent = run(AStarSearchAgent, tree, TreeLLM(samples=samples, imagined={"c": ["s"]}), ["a", "b"],
+    agent = run(AStarSearch, tree, TreeLLM(samples=samples, imagined={"c": ["s"]}), ["a", "b"],
                 iterations=1, memory_id="none")
     assert agent.result.chosen.success  # the answer won, but the search may not know it
-    assert agent.stats()["astar_memory_plans"] == 0 and len(agent.memory) == 0
+    assert agent.stats()["astar_memory_plans"] == 0 and len(agent.algorithm.memory) == 0

@@ -10,7 +10,8 @@ import pytest
 from support.agent_runs import ACCURATE, ENV, TASKS, WEAK, garbage_episode, pass_rate, run_with_budget, recording, same_state, searched
 from support.tree_world import CountingPrompts, TreeLLM, run
 from treegym.agents.llm_specs import make_llm
-from treegym.agents.search.dfsdt import DFSDTAgent
+from treegym.agents.search.agent import SearchPolicy
+from treegym.agents.search.dfsdt import DFSDT
 
 
 # ------------------------------ on Game of 24 with the synthetic model
@@ -133,7 +134,7 @@ def _path(node) -> str:
 
 def test_a_give_up_abandons_the_parent_and_the_first_answer_ends_the_search():
     llm = _llm()
-    agent = run(DFSDTAgent, TREE, llm, WINS)
+    agent = run(DFSDT, TREE, llm, WINS)
     # x1 is judged a give-up (0.1): back two levels, so a1 is abandoned and a proposes a new child (a2);
     # a2's y1 is judged an answer (0.9): the search ends
     assert _proposed(llm) == ["", "a", "a/a1", "a", "a/a2"]
@@ -149,7 +150,7 @@ def test_a_give_up_abandons_the_parent_and_the_first_answer_ends_the_search():
 
 def test_prune_back_one_tries_the_sibling():
     llm = _llm()
-    agent = run(DFSDTAgent, TREE, llm, WINS, prune_back=1)
+    agent = run(DFSDT, TREE, llm, WINS, prune_back=1)
     assert _proposed(llm) == ["", "a", "a/a1", "a/a1", "a", "a/a2"]
     # x2 (the env's win) is judged 0.2: a give-up too; then a tries a2, whose y1 is an answer
     assert _path(agent.result.chosen) == "a/a2/y1"
@@ -157,7 +158,7 @@ def test_prune_back_one_tries_the_sibling():
 
 def test_width_bounds_the_children_and_without_an_answer_the_last_give_up_is_played():
     llm = _llm()
-    agent = run(DFSDTAgent, TREE, llm, width=1)
+    agent = run(DFSDT, TREE, llm, width=1)
     assert _proposed(llm) == ["", "a", "a/a1"]
     assert max(len(n.children) for n in agent.result.tree.nodes) == 1
     assert _path(agent.result.chosen) == "a/a1/x1"
@@ -165,26 +166,26 @@ def test_width_bounds_the_children_and_without_an_answer_the_last_give_up_is_pla
 
 def test_answer_threshold_and_max_depth():
     llm = _llm()
-    agent = run(DFSDTAgent, TREE, llm, answer_threshold=0.95)
+    agent = run(DFSDT, TREE, llm, answer_threshold=0.95)
     assert "b" in _proposed(llm)  # y1 (0.9) is now a give-up as well: the search went on to b
     assert agent.stats()["dfsdt_give_ups"] == 3 and agent.stats()["dfsdt_backtracks"] == 3
     assert _path(agent.result.chosen) == "b/b1"  # no answer: the last give-up
     llm = _llm()
-    agent = run(DFSDTAgent, TREE, llm, max_depth=1)
+    agent = run(DFSDT, TREE, llm, max_depth=1)
     assert _proposed(llm) == ["", ""]  # depth-1 steps are ends: the root tries its second child
     assert [_path(n) for n in agent.result.tree.root.children] == ["a", "b"]
     assert _path(agent.result.chosen) == "a"  # deepest not given up, first made
-    assert [_path(n) for n in agent.sequences] == ["a", "b"]
+    assert [_path(n) for n in agent.algorithm.sequences] == ["a", "b"]
 
 
 def test_max_sequences_continues_after_an_answer_and_keeps_the_first():
     llm = _llm()
-    agent = run(DFSDTAgent, TREE, llm, max_sequences=3)
+    agent = run(DFSDT, TREE, llm, max_sequences=3)
     assert _proposed(llm) == ["", "a", "a/a1", "a", "a/a2", "a/a2", "", "b"]
     assert agent.stats()["dfsdt_sequences"] == 3
     assert _path(agent.result.chosen) == "a/a2/y1"
     nodes = {_path(n): n for n in agent.result.tree.nodes}
-    assert agent.found is nodes["a/a2/y1"]
+    assert agent.algorithm.found is nodes["a/a2/y1"]
     assert nodes["a/a2"].stats["empty_proposals"] == 1 and "empty_proposals" not in nodes["a"].stats
     assert nodes["a/a2/y1"].stats["answer"] and nodes["b/b1"].stats["answer"]
     assert nodes["a/a2/y1"].stats["judged"] == 0.9
@@ -192,7 +193,7 @@ def test_max_sequences_continues_after_an_answer_and_keeps_the_first():
 
 def test_peek_success_lets_the_env_decide_without_value_calls():
     llm = _llm()
-    agent = run(DFSDTAgent, TREE, llm, WINS, prune_back=1, peek_success=True)
+    agent = run(DFSDT, TREE, llm, WINS, prune_back=1, peek_success=True)
     assert "value" not in llm.request_kinds()
     assert agent.result.chosen.success and _path(agent.result.chosen) == "a/a1/x2"
     assert agent.stats()["peek_success"] is True
@@ -200,50 +201,50 @@ def test_peek_success_lets_the_env_decide_without_value_calls():
 
 def test_bad_max_sequences_is_refused():
     with pytest.raises(ValueError, match="max_sequences"):
-        run(DFSDTAgent, TREE, _llm(), max_sequences=0)
+        run(DFSDT, TREE, _llm(), max_sequences=0)
 
 
 def test_the_second_child_is_asked_with_the_next_attempt_and_sequences_are_recorded():
     llm = _llm()
-    agent = run(DFSDTAgent, TREE, llm, max_sequences=3)
+    agent = run(DFSDT, TREE, llm, max_sequences=3)
     assert [e[2] for e in llm.log if e[0] == "propose" and e[1] == "a"] == [None, 1]  # attempt i for child i
-    assert [_path(n) for n in agent.sequences] == ["a/a1/x1", "a/a2/y1", "b/b1"]
+    assert [_path(n) for n in agent.algorithm.sequences] == ["a/a1/x1", "a/a2/y1", "b/b1"]
 
 
 def test_peek_counts_a_positive_reward_as_an_answer():
     llm = _llm()
-    agent = run(DFSDTAgent, TREE, llm, rewards={"a/a1/x1": 0.25}, peek_success=True)
+    agent = run(DFSDT, TREE, llm, rewards={"a/a1/x1": 0.25}, peek_success=True)
     assert _path(agent.result.chosen) == "a/a1/x1" and not agent.result.chosen.success  # a scored purchase
     assert "value" not in llm.request_kinds()
 
 
 def test_prune_back_three_leaves_the_grandparent_too():
     llm = _llm()
-    run(DFSDTAgent, TREE, llm, prune_back=3)
+    run(DFSDT, TREE, llm, prune_back=3)
     assert _proposed(llm) == ["", "a", "a/a1", "", "b"]
 
 
 def test_a_step_with_no_proposals_counts_them_and_an_empty_tree_has_no_answer():
     tree = {"": ["a"], "a": ["a1"]}
     llm = TreeLLM(proposals={"": ["a"], "a": []})
-    agent = run(DFSDTAgent, tree, llm)
+    agent = run(DFSDT, tree, llm)
     a = agent.result.tree.root.children[0]
     assert a.stats["empty_proposals"] == 2 and agent.result.chosen is a
-    agent = run(DFSDTAgent, tree, TreeLLM(proposals={}))
+    agent = run(DFSDT, tree, TreeLLM(proposals={}))
     assert agent.result.chosen is None and agent.result.tree.root.stats["empty_proposals"] == 2
 
 
 def test_fresh_stats_and_option_parsing():
-    agent = DFSDTAgent("t", TreeLLM(), prompts=object())
+    agent = SearchPolicy(DFSDT, "t", TreeLLM(), prompts=object())
     assert agent.stats() == {"dfsdt_backtracks": 0, "dfsdt_give_ups": 0, "dfsdt_sequences": 0}
-    assert DFSDTAgent("t", TreeLLM(), prompts=object(), max_sequences="").config.max_sequences is None
-    assert DFSDTAgent("t", TreeLLM(), prompts=object(), max_sequences=1).config.max_sequences == 1
-    assert DFSDTAgent("t", TreeLLM(), prompts=object()).env_id == "t"
+    assert SearchPolicy(DFSDT, "t", TreeLLM(), prompts=object(), max_sequences="").config.max_sequences is None
+    assert SearchPolicy(DFSDT, "t", TreeLLM(), prompts=object(), max_sequences=1).config.max_sequences == 1
+    assert SearchPolicy(DFSDT, "t", TreeLLM(), prompts=object()).env_id == "t"
 
 
 def test_every_child_is_asked_for_as_one_action():
     prompts = CountingPrompts()
-    agent = run(DFSDTAgent, TREE, _llm(), WINS, prompts=prompts)
+    agent = run(DFSDT, TREE, _llm(), WINS, prompts=prompts)
     assert len(prompts.ks) >= 3 and set(prompts.ks) == {1}
     assert agent.result.chosen is not None
 
@@ -257,13 +258,13 @@ def test_judec_dfsdt_takes_three_sequences_without_value_calls():
     assert "value" not in llm.request_kinds()
     # every final step is an answer (the model chose to end): after one, the parent tries its
     # next child; the third sequence ends the search
-    assert [_path(s) for s in agent.sequences] == ["a/a1/x1", "a/a1/x2", "a/a2/y1"]
+    assert [_path(s) for s in agent.algorithm.sequences] == ["a/a1/x1", "a/a1/x2", "a/a2/y1"]
     assert _path(agent.result.chosen) == "a/a1/x1" and not agent.result.chosen.success
     stats = agent.stats()
     assert stats["decision_sequences"] == 3 and stats["sequences_success_any"] is True  # x2 won
-    assert "sequences_success_any" not in run(DFSDTAgent, TREE, _llm(), WINS).stats()
+    assert "sequences_success_any" not in run(DFSDT, TREE, _llm(), WINS).stats()
     with pytest.raises(ValueError, match="answer_judge"):
-        DFSDTAgent("treegym/TreeWorld-v0", _llm(), answer_judge="env")
+        SearchPolicy(DFSDT, "treegym/TreeWorld-v0", _llm(), answer_judge="env")
 
 
 def test_max_depth_cites_what_counts_env_steps():

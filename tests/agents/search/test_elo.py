@@ -14,13 +14,14 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from support.tree_world import CountingPrompts, TreePrompts, TreeLLM, run
+from support.tree_world import CountingPrompts, TreePrompts, TreeLLM, run, started
 from treegym.agents.experiments.episode import run_episode
 from treegym.agents.llm_specs import make_llm
 from treegym.agents.registry import make_agent
+from treegym.agents.search.agent import SearchPolicy
 from treegym.agents.search.elo import (
     ELO_R,
-    EloSearchAgent,
+    EloSearch,
     aggregate_elo,
     annealed_temperature,
     elo_update,
@@ -201,10 +202,8 @@ def _llm() -> TreeLLM:
     return TreeLLM(proposals={p: kids for p, kids in TREE.items()}, judge=JUDGE)
 
 
-def _bare(**options) -> EloSearchAgent:
-    agent = EloSearchAgent(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts(), **options)
-    agent.rng = np.random.default_rng(0)
-    return agent
+def _bare(**options) -> EloSearch:
+    return started(SearchPolicy(EloSearch, TreePrompts.env_id, TreeLLM(), prompts=TreePrompts(), **options))
 
 
 def _node(parent: SearchNode | None = None, value: float = 0.0, terminal: bool = False, **stats) -> SearchNode:
@@ -216,10 +215,10 @@ def _node(parent: SearchNode | None = None, value: float = 0.0, terminal: bool =
     return node
 
 
-def _draws(agent: EloSearchAgent, root: SearchNode, n: int = 2500) -> Counter:
+def _draws(agent: EloSearch, root: SearchNode, n: int = 2500) -> Counter:
     picks: Counter = Counter()
     for _ in range(n):
-        end = agent._descend(root)
+        end = agent.algorithm._descend(root)
         picks["closed" if end is None else ("reject" if end is root else root.children.index(end))] += 1
     return picks
 
@@ -258,7 +257,7 @@ def test_a_draw_descends_until_a_rejection():
     root = _node()
     child = _node(root, 400.0)  # almost always drawn at the root
     grandchild = _node(child, -400.0)  # almost never drawn below it: the rejection at `child` wins
-    ends = Counter(id(agent._descend(root)) for _ in range(2500))
+    ends = Counter(id(agent.algorithm._descend(root)) for _ in range(2500))
     p_child = selection_probabilities([400.0], ELO_R)[0]
     p_below = selection_probabilities([-400.0], ELO_R)[0]
     assert ends[id(root)] / 2500 == pytest.approx(1 - p_child, abs=0.03)
@@ -297,7 +296,7 @@ def test_terminal_and_closed_children_are_not_drawn_unless_asked():
     assert picks[0] > 300 and picks[1] == 0  # Eq. 5 over the terminal child too; a draw ends the walk there
     closed = _with_children(2, closed=True)
     closed.stats["no_new"] = True
-    assert _bare()._descend(closed) is None and closed.stats["closed"]
+    assert _bare().algorithm._descend(closed) is None and closed.stats["closed"]
 
 
 # ----------------------------------------------------------------- Eq. 1-3, 6, 7, 8 on a grown tree
@@ -323,12 +322,12 @@ def _path(node: SearchNode) -> str:
 
 def test_matches_aggregation_and_annealing_on_a_grown_tree():
     llm = _llm()
-    agent = run(EloSearchAgent, TREE, llm, WINS, explorations=6, seed=3)
+    agent = run(EloSearch, TREE, llm, WINS, explorations=6, seed=3)
     tree = agent.result.tree
-    assert len(agent.sequences) == 6  # every leaf of the tree
+    assert len(agent.algorithm.sequences) == 6  # every leaf of the tree
     elo, matches = _replay(llm)
     assert len(matches) == 5  # one match per sequence after the first
-    for end in agent.sequences:
+    for end in agent.algorithm.sequences:
         assert end.value == pytest.approx(elo.get(_path(end), 0.0))
     # Eq. 8 counts per node: a match touches every step on both sequences' paths
     touched: Counter = Counter()
@@ -336,33 +335,33 @@ def test_matches_aggregation_and_annealing_on_a_grown_tree():
         for p in {p for s in (new, old) for p in [""] + ["/".join(s.split("/")[:i]) for i in (1, 2)]}:
             touched[p] += 1
     for node in tree.nodes:
-        assert agent.updates(node) == touched[_path(node)], _path(node)
+        assert agent.algorithm.updates(node) == touched[_path(node)], _path(node)
     # Eq. 7: every step with children holds the softmax-weighted mean of its children at its own tau
     internal = [n for n in tree.nodes if n.children]
     assert len(internal) >= 3
     for node in internal:
-        tau = annealed_temperature(ELO_R, agent.updates(node), "paper")
+        tau = annealed_temperature(ELO_R, agent.algorithm.updates(node), "paper")
         assert node.value == pytest.approx(aggregate_elo([c.value for c in node.children], tau))
 
 
 def test_the_new_sequence_is_told_its_siblings_and_starts_from_the_rejected_step():
     llm = _llm()
-    agent = run(EloSearchAgent, TREE, llm, explorations=6, seed=1)
+    agent = run(EloSearch, TREE, llm, explorations=6, seed=1)
     proposes = [e[1] for e in llm.log if e[0] == "propose"]
     assert proposes[:2] == ["", "a"]  # the first sequence: root, then below its first step
     tree = agent.result.tree
     root_children = [c.action for c in tree.root.children]
     assert len(root_children) == len(set(root_children)) >= 2  # the avoid list made new siblings
-    assert all(len(end.actions()) == 2 and end.terminal for end in agent.sequences)
+    assert all(len(end.actions()) == 2 and end.terminal for end in agent.algorithm.sequences)
 
 
 def test_comparisons_per_new_sequence():
     llm = _llm()
-    agent = run(EloSearchAgent, TREE, llm, explorations=5, comparisons=2, seed=0)
-    assert len(agent.sequences) == 5
+    agent = run(EloSearch, TREE, llm, explorations=5, comparisons=2, seed=0)
+    assert len(agent.algorithm.sequences) == 5
     assert sum(1 for e in llm.log if e[0] == "compare") == 2 * (0 + 1 + 2 + 2 + 2)
     _, matches = _replay(llm)
-    seq_paths = [_path(s) for s in agent.sequences]
+    seq_paths = [_path(s) for s in agent.algorithm.sequences]
     # each match sets a new sequence against an earlier one
     for new, old in matches:
         assert seq_paths.index(old) < seq_paths.index(new) or seq_paths.count(new) > 1
@@ -371,10 +370,10 @@ def test_comparisons_per_new_sequence():
 def test_max_children_caps_every_step():
     big = {"": ["a", "b", "c", "d"], "a": ["a1", "a2", "a3"], "b": ["b1", "b2", "b3"], "c": ["c1"], "d": ["d1"]}
     llm = TreeLLM(proposals=big, judge=JUDGE)
-    agent = run(EloSearchAgent, big, llm, explorations=12, max_children=2, seed=0)
+    agent = run(EloSearch, big, llm, explorations=12, max_children=2, seed=0)
     assert max(len(n.children) for n in agent.result.tree.nodes) == 2
     llm = TreeLLM(proposals=big, judge=JUDGE)
-    agent = run(EloSearchAgent, big, llm, explorations=12, seed=0)
+    agent = run(EloSearch, big, llm, explorations=12, seed=0)
     assert max(len(n.children) for n in agent.result.tree.nodes) > 2
 
 
@@ -384,20 +383,20 @@ def test_final_paper_ranges_over_all_sequences_and_terminal_over_finished_ones()
     low = _node(value=-20.0, terminal=True)
     for final, expected in (("paper", open_end), ("terminal", finished), ("code", None)):
         agent = _bare(final=final)
-        agent.sequences = [low, open_end, finished]
-        assert agent.choose(None) is expected, final  # type: ignore[arg-type]
+        agent.algorithm.sequences = [low, open_end, finished]
+        assert agent.algorithm.choose(None) is expected, final  # type: ignore[arg-type]
     agent = _bare(final="terminal")
-    agent.sequences = [open_end]
-    assert agent.choose(None) is open_end  # no finished sequence: Eq. 9 over all
+    agent.algorithm.sequences = [open_end]
+    assert agent.algorithm.choose(None) is open_end  # no finished sequence: Eq. 9 over all
 
 
 def test_without_peek_the_search_follows_the_judge_not_the_env():
-    agent = run(EloSearchAgent, TREE, _llm(), WINS, explorations=6, seed=2)
+    agent = run(EloSearch, TREE, _llm(), WINS, explorations=6, seed=2)
     assert agent.stats()["peek_success"] is False
     chosen = agent.result.chosen
-    assert len(agent.sequences) == 6  # it did not stop at the win
-    assert not chosen.success and chosen.value == max(s.value for s in agent.sequences)
-    won = next(s for s in agent.sequences if s.success)
+    assert len(agent.algorithm.sequences) == 6  # it did not stop at the win
+    assert not chosen.success and chosen.value == max(s.value for s in agent.algorithm.sequences)
+    won = next(s for s in agent.algorithm.sequences if s.success)
     assert won.value < 0 and won.stats["elo_updates"] >= 1  # it lost every match the judge saw
 
 
@@ -406,21 +405,21 @@ def test_stop_on_success_needs_peek_and_then_stops_at_the_first_win():
         _bare(stop_on_success=True)
     tree = {"": ["x", "b"], "x": ["x1"], "b": ["b2"]}
     llm = TreeLLM(proposals=tree, judge={})
-    agent = run(EloSearchAgent, tree, llm, ["b/b2"], explorations=10, seed=0, peek_success=True)
-    assert agent.sequences[-1].success and len(agent.sequences) < 10
+    agent = run(EloSearch, tree, llm, ["b/b2"], explorations=10, seed=0, peek_success=True)
+    assert agent.algorithm.sequences[-1].success and len(agent.algorithm.sequences) < 10
     assert agent.stats()["peek_success"] is True
 
 
 def test_a_step_with_nothing_new_is_asked_propose_retries_times_then_closed():
     tree = {"": ["a"], "a": ["a1"]}
     llm = TreeLLM(proposals={"": ["a"], "a": []}, judge={})
-    agent = run(EloSearchAgent, tree, llm, explorations=3, propose_retries=2)
+    agent = run(EloSearch, tree, llm, explorations=3, propose_retries=2)
     # the first sequence stops at a: asked twice (attempt 0 = greedy, attempt 1 = seed 1), then closed
     assert [e for e in llm.log if e[0] == "propose"][:3] == [("propose", "", None), ("propose", "a", None),
                                                               ("propose", "a", 1)]
     root = agent.result.tree.root
     a = root.children[0]
-    assert a.stats["closed"] and agent.sequences == [a] and a.visits == 1
+    assert a.stats["closed"] and agent.algorithm.sequences == [a] and a.visits == 1
     # the root's rejection is then drawn until the model has had propose_retries tries with nothing new
     root_asks = [e[2] for e in llm.log if e[0] == "propose" and e[1] == ""]
     assert root_asks == [None, None, 1] and root.stats["no_new"] and root.stats["propose_tries"] == 2
@@ -431,15 +430,15 @@ def test_a_step_with_nothing_new_is_asked_propose_retries_times_then_closed():
 def test_walks_that_explore_nothing_stop_at_the_cap():
     tree = {"": ["t"]}
     llm = TreeLLM(proposals={"": ["t"]}, judge={})
-    agent = run(EloSearchAgent, tree, llm, explorations=3, terminal_children="include", propose_retries=1)
+    agent = run(EloSearch, tree, llm, explorations=3, terminal_children="include", propose_retries=1)
     root = agent.result.tree.root
-    assert len(agent.sequences) == 1 and root.stats["no_new"]
+    assert len(agent.algorithm.sequences) == 1 and root.stats["no_new"]
     assert root.visits == 4 * 3  # every walk draws the terminal child; the cap is 4 walks per exploration
 
 
 def test_judging_uses_the_agents_r_and_k_and_ties_go_to_the_first_sequence():
     llm = _llm()
-    agent = run(EloSearchAgent, TREE, llm, explorations=3, seed=3, r=100.0, k_factor=20.0)
+    agent = run(EloSearch, TREE, llm, explorations=3, seed=3, r=100.0, k_factor=20.0)
     calls = [e for e in llm.log if e[0] == "compare"]
     elo: dict[str, float] = {}
     for (_, new, old) in calls[::2]:
@@ -447,12 +446,12 @@ def test_judging_uses_the_agents_r_and_k_and_ties_go_to_the_first_sequence():
         second = JUDGE.get(old, 0) >= JUDGE.get(new, 0)
         result = 1.0 if first and not second else 0.0 if second and not first else 0.5
         elo[new], elo[old] = elo_update(elo.get(new, 0.0), elo.get(old, 0.0), result, 20.0, 100.0)
-    assert elo and all(s.value == pytest.approx(elo.get(_path(s), 0.0)) for s in agent.sequences)
+    assert elo and all(s.value == pytest.approx(elo.get(_path(s), 0.0)) for s in agent.algorithm.sequences)
     a, b = _node(value=7.0, terminal=True), _node(value=7.0, terminal=True)
     a.id, b.id = 3, 5
     chooser = _bare()
-    chooser.sequences = [b, a]
-    assert chooser.choose(None) is a  # type: ignore[arg-type]
+    chooser.algorithm.sequences = [b, a]
+    assert chooser.algorithm.choose(None) is a  # type: ignore[arg-type]
 
 
 def test_rejection_probability_is_the_last_eq5_entry():
@@ -477,38 +476,38 @@ def test_the_math_by_hand_at_its_edges():
 
 def test_one_walk_runs_one_sequence_to_its_end_asking_for_one_action_per_step():
     llm, prompts = _llm(), CountingPrompts()
-    agent = run(EloSearchAgent, TREE, llm, explorations=1, prompts=prompts)
+    agent = run(EloSearch, TREE, llm, explorations=1, prompts=prompts)
     assert [e for e in llm.log if e[0] == "propose"] == [("propose", "", None), ("propose", "a", None)]
     assert prompts.ks == [1, 1]  # the first step and every step below it: one action each
-    assert [_path(s) for s in agent.sequences] == ["a/a1"] and len(agent.result.tree.nodes) == 3
+    assert [_path(s) for s in agent.algorithm.sequences] == ["a/a1"] and len(agent.result.tree.nodes) == 3
     # a dead end below the first step is asked propose_retries times (here once), then closed
     llm = TreeLLM(proposals={"": ["a"], "a": []}, judge={})
-    agent = run(EloSearchAgent, {"": ["a"], "a": ["a1"]}, llm, explorations=1, propose_retries=1)
+    agent = run(EloSearch, {"": ["a"], "a": ["a1"]}, llm, explorations=1, propose_retries=1)
     assert [e for e in llm.log if e[0] == "propose"] == [("propose", "", None), ("propose", "a", None)]
-    assert [_path(s) for s in agent.sequences] == ["a"] and agent.sequences[0].stats["closed"]
+    assert [_path(s) for s in agent.algorithm.sequences] == ["a"] and agent.algorithm.sequences[0].stats["closed"]
 
 
 def test_a_sequence_stops_at_max_steps():
-    agent = run(EloSearchAgent, TREE, _llm(), explorations=1, max_steps=1)
-    (end,) = agent.sequences
+    agent = run(EloSearch, TREE, _llm(), explorations=1, max_steps=1)
+    (end,) = agent.algorithm.sequences
     assert _path(end) == "a" and not end.terminal and end.stats["closed"]
 
 
 def test_stats_give_the_chosen_elo_and_its_score_against_a_fresh_step():
     fresh = _bare()
     assert fresh.stats()["elo_sequences"] == 0 and "chosen_elo" not in fresh.stats()
-    agent = run(EloSearchAgent, TREE, _llm(), explorations=4, seed=3, r=100.0)
+    agent = run(EloSearch, TREE, _llm(), explorations=4, seed=3, r=100.0)
     stats, chosen = agent.stats(), agent.result.chosen
     assert chosen.value != round(chosen.value, 5)  # enough decimals to see the rounding
     assert stats["chosen_elo"] == round(chosen.value, 4)
     assert stats["chosen_elo_normalized"] == round(1.0 / (1.0 + math.exp(-chosen.value / 100.0)), 4)
-    assert [s.stats["sequence"] for s in agent.sequences] == [0, 1, 2, 3]
-    assert all(s.visits == 1 for s in agent.sequences)  # terminal ends: made once, never drawn again
+    assert [s.stats["sequence"] for s in agent.algorithm.sequences] == [0, 1, 2, 3]
+    assert all(s.visits == 1 for s in agent.algorithm.sequences)  # terminal ends: made once, never drawn again
 
 
 def test_a_drawn_terminal_step_counts_the_visit():
     llm = TreeLLM(proposals={"": ["t"]}, judge={})
-    agent = run(EloSearchAgent, {"": ["t"]}, llm, explorations=3, terminal_children="include", propose_retries=1)
+    agent = run(EloSearch, {"": ["t"]}, llm, explorations=3, terminal_children="include", propose_retries=1)
     root = agent.result.tree.root
     rejections = sum(1 for e in llm.log if e[0] == "propose")  # every walk that did not draw t asked the model
     assert root.visits == 12 and root.children[0].visits == 1 + (12 - rejections) and rejections >= 2
@@ -525,7 +524,7 @@ def test_eq5_below_the_root_uses_that_steps_own_annealed_temperature():
     assert abs(expected[0] - rooted[0]) > 0.15  # the two temperatures give clearly different draws
     picks: Counter = Counter()
     for _ in range(2500):
-        end = agent._descend(root)
+        end = agent.algorithm._descend(root)
         picks["reject" if end is a else a.children.index(end)] += 1
     n = sum(picks.values())
     for i, p in enumerate(expected[:-1]):
@@ -536,8 +535,8 @@ def test_eq5_below_the_root_uses_that_steps_own_annealed_temperature():
 def test_each_new_sequence_meets_a_random_earlier_one():
     wide = {"": ["a", "b", "c", "d", "e", "f"]}
     llm = TreeLLM(proposals=wide, judge={"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6})
-    agent = run(EloSearchAgent, wide, llm, explorations=6, seed=1)
-    order = [_path(s) for s in agent.sequences]
+    agent = run(EloSearch, wide, llm, explorations=6, seed=1)
+    order = [_path(s) for s in agent.algorithm.sequences]
     assert len(order) == 6
     opponents = [old for (_, new, old) in [e for e in llm.log if e[0] == "compare"][::2]]
     assert len(opponents) == 5

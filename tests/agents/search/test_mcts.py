@@ -16,12 +16,13 @@ import pytest
 
 from support.agent_runs import ACCURATE, ENV, WEAK, garbage_episode, pass_rate, run_with_budget, same_state, searched
 from support.mcts_trees import CHAIN, WIDE, WIDE_VALUES, hand_node, node_path, nodes_by_path
-from support.tree_world import TreeLLM, run
+from support.tree_world import TreeLLM, run, started
 from treegym.agents.llm_specs import make_llm
 from treegym.agents.registry import make_agent
-from treegym.agents.search.lats import LATSAgent
-from treegym.agents.search.mcts import MCTSAgent
-from treegym.agents.search.radagent_mcts import RaDAgentMCTSAgent
+from treegym.agents.search.agent import SearchPolicy
+from treegym.agents.search.lats import LATS
+from treegym.agents.search.mcts import MCTS
+from treegym.agents.search.radagent_mcts import RaDAgentMCTS
 from treegym.agents.search.tree import SearchNode, SearchTree
 
 
@@ -34,12 +35,12 @@ def _node(visits: int, value: float, prior: float = 0.0) -> SearchNode:
 
 
 def test_uct_by_hand():
-    agent = MCTSAgent(ENV, make_llm(ACCURATE, env_id=ENV), w_exp=1.0)
+    agent = SearchPolicy(MCTS, ENV, make_llm(ACCURATE, env_id=ENV), w_exp=1.0)
     parent = _node(visits=8, value=0.0)
     # Q + w * sqrt(ln 8 / 2) = 0.5 + 1.019668...
-    assert agent.uct(parent, _node(2, 0.5)) == pytest.approx(0.5 + math.sqrt(math.log(8) / 2))
+    assert agent.algorithm.uct(parent, _node(2, 0.5)) == pytest.approx(0.5 + math.sqrt(math.log(8) / 2))
     # unvisited: the prior stands in for Q, and N counts as 1
-    assert agent.uct(parent, _node(0, 0.0, prior=0.25)) == pytest.approx(0.25 + math.sqrt(math.log(8)))
+    assert agent.algorithm.uct(parent, _node(0, 0.0, prior=0.25)) == pytest.approx(0.25 + math.sqrt(math.log(8)))
 
 
 @pytest.mark.parametrize("agent", ["mcts", "lats"])
@@ -98,9 +99,9 @@ def test_backed_up_values_are_visit_weighted_means():
 
 def test_bad_options_are_named():
     with pytest.raises(ValueError, match="simulate"):
-        MCTSAgent(ENV, make_llm(ACCURATE, env_id=ENV), simulate="dice")
+        SearchPolicy(MCTS, ENV, make_llm(ACCURATE, env_id=ENV), simulate="dice")
     with pytest.raises(ValueError, match="n_actions"):
-        MCTSAgent(ENV, make_llm(ACCURATE, env_id=ENV), n_actions=0)
+        SearchPolicy(MCTS, ENV, make_llm(ACCURATE, env_id=ENV), n_actions=0)
 
 
 @pytest.mark.parametrize("agent", ["mcts", "lats"])
@@ -151,7 +152,7 @@ SMALL_VALUES = {"a": 0.8, "b": 0.2, "a/a1": 0.4, "a/a2": 0.6, "b/b1": 0.1}
 
 def test_three_iterations_by_hand():
     llm = TreeLLM(proposals=SMALL, values=SMALL_VALUES)
-    agent = run(MCTSAgent, SMALL, llm, n_iters=3, n_actions=2, w_exp=1.0)
+    agent = run(MCTS, SMALL, llm, n_iters=3, n_actions=2, w_exp=1.0)
     n = nodes_by_path(agent)
     # 1: expand the root (a 0.8, b 0.2), simulate a: 0.8 backs up to the root and a
     # 2: UCT at the root: a 0.8 + sqrt(ln 1 / 1) = 0.8 beats b's prior 0.2 + 0 -> expand a (a1 0.4, a2 0.6),
@@ -170,7 +171,7 @@ def test_three_iterations_by_hand():
 
 def test_backed_up_values_are_visit_weighted_means_of_the_simulations():
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(MCTSAgent, WIDE, llm, n_iters=7, n_actions=2, w_exp=0.5)
+    agent = run(MCTS, WIDE, llm, n_iters=7, n_actions=2, w_exp=0.5)
     tree = agent.result.tree
     assert tree.root.visits == agent.stats()["mcts_iterations"] == 7
     for node in tree.nodes:
@@ -186,7 +187,7 @@ def test_backed_up_values_are_visit_weighted_means_of_the_simulations():
 
 def test_max_children_per_expansion_is_n_actions():
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(MCTSAgent, WIDE, llm, n_iters=6, n_actions=2)
+    agent = run(MCTS, WIDE, llm, n_iters=6, n_actions=2)
     assert max(len(n.children) for n in agent.result.tree.nodes) == 2
 
 
@@ -205,10 +206,10 @@ def test_output_follow_max_follows_q_and_max_visit_follows_visits():
     llm = TreeLLM()
     tree = _hand_tree([(5, 0.3), (2, 0.9), (0, 0.0)])
     tree.root.children[2].stats["prior"] = 0.95  # unvisited: its prior stands for Q
-    assert MCTSAgent("t", llm, prompts=object())._best_child(tree.root) is tree.root.children[2]
+    assert SearchPolicy(MCTS, "t", llm, prompts=object()).algorithm._best_child(tree.root) is tree.root.children[2]
     tree.root.children[2].stats["prior"] = 0.5
-    assert MCTSAgent("t", llm, prompts=object()).choose(tree) is tree.root.children[1]
-    assert MCTSAgent("t", llm, prompts=object(), output="max_visit").choose(tree) is tree.root.children[0]
+    assert SearchPolicy(MCTS, "t", llm, prompts=object()).algorithm.choose(tree) is tree.root.children[1]
+    assert SearchPolicy(MCTS, "t", llm, prompts=object(), output="max_visit").algorithm.choose(tree) is tree.root.children[0]
 
 
 def test_output_max_reward_is_llm_reasoners_best_finished_path_not_the_q_path():
@@ -222,24 +223,24 @@ def test_output_max_reward_is_llm_reasoners_best_finished_path_not_the_q_path():
     c = hand_node(root, id=5, value=0.1, visits=1, prior=0.1)
     hand_node(c, id=6, terminal=True, prior=0.5)  # the same end value, a lower sum (0.6 < 0.7)
     tree = SearchTree(root, algorithm="mcts")
-    assert _bare(output="max_reward").choose(tree) is b_end
-    assert _bare().config.output == "follow_max" and _bare().choose(tree).id == 3
+    assert _bare(output="max_reward").algorithm.choose(tree) is b_end
+    assert _bare().config.output == "follow_max" and _bare().algorithm.choose(tree).id == 3
     unfinished = hand_node()
     hand_node(unfinished, id=1, value=0.5, visits=1, prior=0.5)
-    assert _bare(output="max_reward").choose(SearchTree(unfinished, algorithm="mcts")) is None
+    assert _bare(output="max_reward").algorithm.choose(SearchTree(unfinished, algorithm="mcts")) is None
 
 
 def test_rollout_depth_bounds_each_simulation():
     chain = {"": ["a", "b"], "a": ["a1"], "a/a1": ["a2"], "a/a1/a2": ["a3"], "a/a1/a2/a3": ["a4"], "b": ["b1"]}
     values = {"a": 0.9, "b": 0.1}
     llm = TreeLLM(proposals=chain, values=values)
-    agent = run(MCTSAgent, chain, llm, n_iters=1, n_actions=2, simulate="rollout", rollout_depth=2, depth_limit=10)
+    agent = run(MCTS, chain, llm, n_iters=1, n_actions=2, simulate="rollout", rollout_depth=2, depth_limit=10)
     rolled = [n for n in agent.result.tree.nodes if n.stats.get("rollout")]
     assert [node_path(n) for n in rolled] == ["a/a1", "a/a1/a2"]
     assert agent.result.tree.root.visits == 1 and rolled[-1].visits == 1  # backed up from the rollout's end
 
     llm = TreeLLM(proposals=chain, values=values)
-    agent = run(MCTSAgent, chain, llm, n_iters=1, n_actions=2, simulate="rollout", rollout_depth="none",
+    agent = run(MCTS, chain, llm, n_iters=1, n_actions=2, simulate="rollout", rollout_depth="none",
                 depth_limit=10)
     rolled = [n for n in agent.result.tree.nodes if n.stats.get("rollout")]
     assert node_path(rolled[-1]) == "a/a1/a2/a3/a4" and rolled[-1].terminal  # to the end of the episode
@@ -249,7 +250,7 @@ def test_rollout_depth_bounds_each_simulation():
 def test_rollout_width_values_the_candidates_and_keeps_the_best():
     tree = {"": ["a"], "a": ["p", "q"], "a/p": ["p1"], "a/q": ["q1"]}
     llm = TreeLLM(proposals=tree, values={"a": 0.5, "a/p": 0.2, "a/q": 0.7})
-    agent = run(MCTSAgent, tree, llm, n_iters=1, n_actions=1, simulate="rollout", rollout_depth=1, rollout_width=2)
+    agent = run(MCTS, tree, llm, n_iters=1, n_actions=1, simulate="rollout", rollout_depth=1, rollout_width=2)
     rolled = [node_path(n) for n in agent.result.tree.nodes if n.stats.get("rollout")]
     assert rolled == ["a/q"]
     assert agent.result.tree.root.value == pytest.approx(0.7)
@@ -259,44 +260,44 @@ def test_no_oracle_by_default_and_the_env_verdict_with_peek():
     tree = {"": ["a", "b"], "a": ["a1"]}
     values = {"a": 0.5, "b": 0.0, "a/a1": 0.9}  # the model dislikes b, which wins
     llm = TreeLLM(proposals=tree, values=values)
-    agent = run(MCTSAgent, tree, llm, ["b"], n_iters=4, n_actions=2)
+    agent = run(MCTS, tree, llm, ["b"], n_iters=4, n_actions=2)
     assert ("value", "b") in llm.log and not agent.result.chosen.success
     assert agent.stats()["mcts_iterations"] == 3  # then everything is closed; the win was not a reason to stop
     llm = TreeLLM(proposals=tree, values=values)
-    agent = run(MCTSAgent, tree, llm, ["b"], n_iters=4, n_actions=2, peek_success=True)
+    agent = run(MCTS, tree, llm, ["b"], n_iters=4, n_actions=2, peek_success=True)
     assert ("value", "b") not in llm.log and agent.result.chosen.success
     assert agent.stats()["mcts_iterations"] == 1  # stopped at the won step
     with pytest.raises(ValueError, match="peek_success"):
-        MCTSAgent("t", llm, prompts=object(), stop_on_success=True)
+        SearchPolicy(MCTS, "t", llm, prompts=object(), stop_on_success=True)
 
 
 def test_uct_with_a_parent_visited_once_has_no_exploration_bonus():
-    agent = MCTSAgent("t", TreeLLM(), prompts=object())
+    agent = SearchPolicy(MCTS, "t", TreeLLM(), prompts=object())
     parent = SearchNode(snapshot=None, observation={}, visits=1)  # type: ignore[arg-type]
     child = SearchNode(snapshot=None, observation={}, visits=1, value=0.5)  # type: ignore[arg-type]
-    assert agent.uct(parent, child) == 0.5
+    assert agent.algorithm.uct(parent, child) == 0.5
     fresh = SearchNode(snapshot=None, observation={})  # type: ignore[arg-type]
-    assert agent.uct(parent, fresh) == 0.0  # no prior yet: 0
+    assert agent.algorithm.uct(parent, fresh) == 0.0  # no prior yet: 0
 
 
 def test_depth_limit_and_dead_steps():
     llm = TreeLLM(proposals=WIDE, values=WIDE_VALUES)
-    agent = run(MCTSAgent, WIDE, llm, n_iters=6, n_actions=2, depth_limit=1)
+    agent = run(MCTS, WIDE, llm, n_iters=6, n_actions=2, depth_limit=1)
     assert [e[1] for e in llm.log if e[0] == "propose"] == [""]  # only the root is expanded
     assert agent.result.tree.root.stats["closed"]
     tree = {"": ["a"], "a": ["a1"]}
     llm = TreeLLM(proposals={"": ["a"]}, values={"a": 0.5})
-    agent = run(MCTSAgent, tree, llm, n_iters=5, n_actions=2)
+    agent = run(MCTS, tree, llm, n_iters=5, n_actions=2)
     a = agent.result.tree.root.children[0]
     assert a.stats["dead"] and a.stats["closed"] and agent.stats()["mcts_iterations"] == 2
     assert agent.result.chosen is a
 
 
 def test_fresh_stats_and_rollout_depth_parsing():
-    agent = RaDAgentMCTSAgent("t", TreeLLM(), prompts=object())
+    agent = SearchPolicy(RaDAgentMCTS, "t", TreeLLM(), prompts=object())
     assert agent.stats() == {"mcts_iterations": 0, "mcts_decisions": 0}
-    assert LATSAgent("t", TreeLLM(), prompts=object()).stats() == {"mcts_iterations": 0, "reflections": 0}
-    assert MCTSAgent("t", TreeLLM(), prompts=object(), rollout_depth="").config.rollout_depth is None
+    assert SearchPolicy(LATS, "t", TreeLLM(), prompts=object()).stats() == {"mcts_iterations": 0, "reflections": 0}
+    assert SearchPolicy(MCTS, "t", TreeLLM(), prompts=object(), rollout_depth="").config.rollout_depth is None
 
 
 # ----------------------------------------------------------------- ties, the answer's fallbacks
@@ -304,7 +305,7 @@ def test_fresh_stats_and_rollout_depth_parsing():
 def test_ties_go_to_the_earlier_child():
     tree = {"": ["a", "b", "c"], "a": ["a1"], "b": ["b1"], "c": ["c1"]}
     llm = TreeLLM(proposals=tree)  # every state is valued 0.5: all priors tie
-    agent = run(MCTSAgent, tree, llm, n_iters=2, n_actions=3)
+    agent = run(MCTS, tree, llm, n_iters=2, n_actions=3)
     n = nodes_by_path(agent)
     # 1: expand the root, simulate the first of three equal priors; 2: UCT ties at the root (0.5 + 0 each)
     #    go to a again, which is expanded
@@ -314,24 +315,24 @@ def test_ties_go_to_the_earlier_child():
     root = hand_node()
     first, second = hand_node(root, value=0.5, visits=1, id=1), hand_node(root, value=0.5, visits=1, id=2)
     for output in ("follow_max", "max_visit"):
-        assert _bare(output=output)._best_child(root) is first
+        assert _bare(output=output).algorithm._best_child(root) is first
     fresh = hand_node()
     lo, hi = hand_node(fresh, id=1, prior=0.3), hand_node(fresh, id=2)  # unvisited: by prior, a missing prior is 0
-    assert _bare()._best_child(fresh) is lo
+    assert _bare().algorithm._best_child(fresh) is lo
 
 
 def test_rollout_ties_go_to_the_earlier_child():
     tree = {"": ["a"], "a": ["x", "y"], "a/x": ["x1"], "a/y": ["y1"]}
     llm = TreeLLM(proposals=tree)
-    agent = run(MCTSAgent, tree, llm, n_iters=1, n_actions=1, simulate="rollout", rollout_width=2, rollout_depth=1)
+    agent = run(MCTS, tree, llm, n_iters=1, n_actions=1, simulate="rollout", rollout_width=2, rollout_depth=1)
     n = nodes_by_path(agent)
     assert n["a/x"].stats.get("rollout") and not n["a/y"].stats.get("rollout")
 
 
-def _bare(**options) -> MCTSAgent:
+def _bare(**options) -> MCTS:
     from support.tree_world import TreePrompts
 
-    return MCTSAgent(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts(), **options)
+    return started(SearchPolicy(MCTS, TreePrompts.env_id, TreeLLM(), prompts=TreePrompts(), **options))
 
 
 def test_with_peek_the_answer_skips_lost_steps_and_falls_back_to_the_first_win():
@@ -340,34 +341,34 @@ def test_with_peek_the_answer_skips_lost_steps_and_falls_back_to_the_first_win()
     hand_node(root, value=0.9, visits=1, terminal=True, id=1)  # lost: never the answer
     hand_node(root, value=0.5, visits=1, id=2)
     won = hand_node(root, value=0.7, visits=1, terminal=True, success=True, id=3)
-    assert agent._best_child(root) is won
+    assert agent.algorithm._best_child(root) is won
     # no simulation ended on a win (self.won is None) but the tree holds wins: the earliest one
     late, early = hand_node(root, terminal=True, success=True, id=7), hand_node(root, terminal=True, success=True, id=5)
 
     class Tree:
         nodes = [root, late, early]
 
-    assert agent.choose(Tree()) is early  # type: ignore[arg-type]
+    assert agent.algorithm.choose(Tree()) is early  # type: ignore[arg-type]
 
 
 def test_nothing_proposed_gives_no_answer():
-    for cls in (MCTSAgent, RaDAgentMCTSAgent):
+    for cls in (MCTS, RaDAgentMCTS):
         agent = run(cls, {"": ["a"]}, TreeLLM(proposals={}), n_iters=2)
         assert agent.result.chosen is None and agent.result.tree.root.stats["dead"]
 
 
 def test_a_rollout_stops_at_the_depth_limit_and_at_the_end_of_the_episode():
     llm = TreeLLM(proposals=CHAIN)
-    agent = run(MCTSAgent, CHAIN, llm, n_iters=1, depth_limit=2, simulate="rollout", rollout_depth="none")
+    agent = run(MCTS, CHAIN, llm, n_iters=1, depth_limit=2, simulate="rollout", rollout_depth="none")
     assert max(n.depth for n in agent.result.tree.nodes) == 2  # not one step past depth_limit
     llm = TreeLLM(proposals=CHAIN)
-    agent = run(MCTSAgent, CHAIN, llm, n_iters=1, depth_limit=9, simulate="rollout", rollout_depth="none")
+    agent = run(MCTS, CHAIN, llm, n_iters=1, depth_limit=9, simulate="rollout", rollout_depth="none")
     assert [e[1] for e in llm.log if e[0] == "propose"] == ["", "a", "a/b", "a/b/c"]  # none at the leaf
 
 
 def test_a_rollout_dead_end_is_marked_dead_and_never_expanded_again():
     llm = TreeLLM(proposals={"": ["a"], "a": []})
-    agent = run(MCTSAgent, CHAIN, llm, n_iters=3, simulate="rollout")
+    agent = run(MCTS, CHAIN, llm, n_iters=3, simulate="rollout")
     assert [e[1] for e in llm.log if e[0] == "propose"] == ["", "a"]
     a = agent.result.tree.root.children[0]
     assert a.stats["dead"] is True and a.stats["closed"] and a.visits == 1
@@ -375,15 +376,14 @@ def test_a_rollout_dead_end_is_marked_dead_and_never_expanded_again():
 
 def test_make_mcts_without_an_at_suffix_keeps_the_default_iterations():
     from support.tree_world import TreePrompts
-    from treegym.agents.search.mcts import make_mcts
 
-    assert make_mcts(TreePrompts.env_id, TreeLLM(), prompts=TreePrompts()).config.n_iters == 10
+    assert make_agent("mcts", TreePrompts.env_id, TreeLLM(), prompts=TreePrompts()).config.n_iters == 10
 
 
 def test_selection_descends_through_nodes_a_rollout_already_visited():
     tree = {"": ["a", "b"], "a": ["x", "y"], "a/x": ["x1"], "a/y": ["y1"], "b": ["b1"]}
     llm = TreeLLM(proposals=tree, values={"a": 0.8, "b": 0.2, "a/x": 0.9})
-    agent = run(MCTSAgent, tree, llm, n_iters=2, n_actions=2, simulate="rollout", rollout_depth=1)
+    agent = run(MCTS, tree, llm, n_iters=2, n_actions=2, simulate="rollout", rollout_depth=1)
     # 1: expand the root, roll a out one step (to x); 2: UCT picks a again and goes on to x (visited by the
     #    rollout, so not a fresh child) and expands x, not a
     assert [e[1] for e in llm.log if e[0] == "propose"] == ["", "a", "a/x"]
@@ -406,13 +406,13 @@ def _uct_tree():
 
 def test_selection_explores_by_uct_with_the_parents_visit_count():
     nodes = _uct_tree()
-    agent = MCTSAgent("treegym/TreeWorld-v0", TreeLLM(), w_exp=1.0)
-    assert agent.uct(nodes[""], nodes["b"]) == pytest.approx(0.1 + math.sqrt(math.log(1000) / 5))
-    assert agent.uct(nodes["b"], nodes["b/b2"]) == pytest.approx(0.9 + math.sqrt(math.log(5) / 4))
+    agent = SearchPolicy(MCTS, "treegym/TreeWorld-v0", TreeLLM(), w_exp=1.0)
+    assert agent.algorithm.uct(nodes[""], nodes["b"]) == pytest.approx(0.1 + math.sqrt(math.log(1000) / 5))
+    assert agent.algorithm.uct(nodes["b"], nodes["b/b2"]) == pytest.approx(0.9 + math.sqrt(math.log(5) / 4))
     # exploration takes the walk to b (Q alone would pick a); below b, b's own visit count (ln 5,
     # not the root's ln 1000) makes b2's Q outweigh b1's larger bonus
-    assert agent._select(nodes[""]) == [nodes[""], nodes["b"], nodes["b/b2"]]
+    assert agent.algorithm._select(nodes[""]) == [nodes[""], nodes["b"], nodes["b/b2"]]
     # w_exp scales the bonus: without it selection only exploits
-    assert MCTSAgent("treegym/TreeWorld-v0", TreeLLM(), w_exp=0.0)._select(nodes[""]) == [nodes[""], nodes["a"]]
+    assert SearchPolicy(MCTS, "treegym/TreeWorld-v0", TreeLLM(), w_exp=0.0).algorithm._select(nodes[""]) == [nodes[""], nodes["a"]]
 
 

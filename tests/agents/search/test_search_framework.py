@@ -6,14 +6,15 @@ import json
 import gymnasium as gym
 import pytest
 
+from treegym.agents.search.agent import SearchPolicy
 from treegym.agents.prompts import PromptSpec, get_prompts
 from treegym.agents.experiments.episode import run_episode
 from treegym.agents.simulated.scripted import ScriptedLLM, oracle_reply
 from treegym.agents.llm_specs import make_llm
-from treegym.agents.search.agent import SearchAgent
+from treegym.agents.search.algorithm import SearchAlgorithm
 from treegym.agents.search.config import SearchConfig
 from treegym.agents.search.tree import SearchNode, SearchTree
-from treegym.agents.search.elo import EloSearchAgent
+from treegym.agents.search.elo import EloSearch
 from treegym.envs import snapshot
 from treegym.scripts.cli import main as cli_main
 from treegym.scripts.cmd_tree import TreeFileError, load_tree, render_tree
@@ -141,7 +142,7 @@ def test_tree_command_prints_and_rejects_broken_files(tmp_path, capsys):
         load_tree(broken)
 
 
-class _PartialSearch(SearchAgent):
+class _PartialSearch(SearchAlgorithm):
     """Explores one step and chooses that non-terminal node: the agent must continue greedily."""
 
     name = "partial"
@@ -155,7 +156,7 @@ class _PartialSearch(SearchAgent):
 
 def test_agent_plays_the_chosen_path_then_continues_greedily(tmp_path):
     env = gym.make(ENV)
-    agent = _PartialSearch(ENV, make_llm("scripted", env_id=ENV), tree_out=str(tmp_path / "tree-{task}.json"))
+    agent = SearchPolicy(_PartialSearch, ENV, make_llm("scripted", env_id=ENV), tree_out=str(tmp_path / "tree-{task}.json"))
     rec = run_episode(env, agent, task_id=903, seed=0)
     assert rec["success"] and rec["steps"] == 3
     stats = agent.stats()
@@ -168,7 +169,7 @@ def test_budget_stops_the_search_cleanly_and_restores_the_root(tmp_path):
     obs, info = env.reset(options={"task_id": 904})
     before = snapshot(env)
     llm = make_llm("synthetic:p_correct=0.5,seed=0", env_id=ENV)
-    agent = EloSearchAgent(ENV, llm, budget=4)
+    agent = SearchPolicy(EloSearch, ENV, llm, budget=4)
     agent.reset()
     agent.bind(env)
     agent.run_search(obs, info)
@@ -204,8 +205,8 @@ def _walk_reply(messages):
 
 
 def test_elo_runs_unchanged_on_another_env(walk_env):
-    agent = EloSearchAgent("treegym/NumberWalk-v0", ScriptedLLM(_walk_reply), prompts=_WalkPrompts(),
-                           explorations=6, max_steps=4)
+    agent = SearchPolicy(EloSearch, "treegym/NumberWalk-v0", ScriptedLLM(_walk_reply), prompts=_WalkPrompts(),
+                         explorations=6, max_steps=4)
     rec = run_episode(walk_env, agent, seed=0)
     assert rec["success"], rec
     assert agent.stats()["search_nodes"] > 4
@@ -239,7 +240,7 @@ def test_a_backend_failure_ends_the_search_not_the_episode():
     env = gym.make(ENV)
     obs, info = env.reset(options={"task_id": 900})
     before = snapshot(env)
-    agent = EloSearchAgent(ENV, _FailingLLM(oracle_reply(get_prompts(ENV))))
+    agent = SearchPolicy(EloSearch, ENV, _FailingLLM(oracle_reply(get_prompts(ENV))))
     agent.reset()
     agent.bind(env)
     agent.act(obs, info)

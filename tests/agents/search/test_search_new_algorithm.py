@@ -1,6 +1,7 @@
-"""A new search algorithm is one class and one config: a beam search written here (not shipped) needs
-no ``__init__``, no ``env_id``/``llm`` arguments and no option handling; the search policy owns acting,
-budgets, greedy continuation, stats, trees and seeding, and its options are typed from the config."""
+"""A new search algorithm is one class and one config: a beam search written here (not shipped) is a
+:class:`SearchAlgorithm` (not a policy) with no ``__init__``, no ``env_id``/``llm`` and no option
+handling; one decorator registers it as an agent, and the one search policy around it owns acting,
+budgets, greedy continuation, stats, trees and seeding, its options typed from the config."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,7 +9,10 @@ from dataclasses import dataclass
 import pytest
 
 from support.tree_world import TreeLLM, TreePrompts, TreeWorldEnv, run
-from treegym.agents.search.agent import SearchAgent
+from treegym.agents import registry
+from treegym.agents.registry import agent_names, make_agent
+from treegym.agents.search.agent import SearchPolicy, register_algorithm
+from treegym.agents.search.algorithm import SearchAlgorithm
 from treegym.agents.search.config import SearchConfig
 from treegym.agents.search.options import option
 from treegym.agents.search.tree import SearchNode, SearchTree
@@ -20,7 +24,7 @@ class BeamConfig:
     depth: int = option(3, "ours (a test algorithm)", "levels", minimum=1)
 
 
-class BeamSearch(SearchAgent):
+class BeamSearch(SearchAlgorithm[BeamConfig]):
     """Keep the ``width`` best-valued states per level for ``depth`` levels; answer the best end."""
 
     name = "beam"
@@ -47,6 +51,15 @@ class BeamSearch(SearchAgent):
 TREE = {"": ["a", "b", "c"], "a": ["a1", "a2"], "b": ["b1"], "c": ["c1"]}
 
 
+@pytest.fixture(autouse=True)
+def beam_registered(monkeypatch):
+    """The one decorator registers the beam search, for this file's tests only: registered at import,
+    "beam" would join every test that runs all registered agents and is collected after this file."""
+    agent_names()  # the shipped agents are discovered first, so the copy below holds them all
+    monkeypatch.setattr(registry, "_AGENTS", dict(registry._AGENTS))
+    register_algorithm("beam", help="beam search (a test algorithm)")(BeamSearch)
+
+
 def test_a_beam_search_is_one_class_and_one_config():
     llm = TreeLLM(proposals=TREE, values={"a": 0.9, "b": 0.2, "c": 0.6, "a/a1": 0.1, "a/a2": 0.8, "c/c1": 0.3})
     agent = run(BeamSearch, TREE, llm, width="2", depth=2)  # a string, as --agent-opt gives it
@@ -54,18 +67,19 @@ def test_a_beam_search_is_one_class_and_one_config():
     assert agent.result.actions == ["a", "a2"]
     stats = agent.stats()
     assert stats["search_nodes"] == 6 and stats["search_llm_calls"] == len(llm.calls) == 8 and stats["peek_success"] is False
-    assert agent.result.tree.algorithm == "beam"
+    assert agent.result.tree.algorithm == "beam" and not hasattr(agent.algorithm, "llm")
+    assert isinstance(make_agent("beam", TreePrompts.env_id, TreeLLM(), prompts=TreePrompts()).algorithm, BeamSearch)
     with pytest.raises(ValueError, match=r"^beam: width must be a whole number of at least 1, not 0"):
-        BeamSearch(TreePrompts.env_id, TreeLLM(), width=0)
+        make_agent("beam", TreePrompts.env_id, TreeLLM(), width=0)
     with pytest.raises(ValueError, match=r"agent 'beam': unknown option\(s\) 'breadth'"):
-        BeamSearch(TreePrompts.env_id, TreeLLM(), breadth=3)
+        make_agent("beam", TreePrompts.env_id, TreeLLM(), breadth=3)
 
 
 def test_the_policy_plays_the_beam_answer_and_then_continues_greedily():
     tree = {"": ["a", "b"], "a": ["a1"], "a/a1": ["a1x"]}
     env = TreeWorldEnv(tree, wins=["a/a1/a1x"])
     llm = TreeLLM(proposals=tree, values={"a": 0.9, "b": 0.1, "a/a1": 0.5})
-    agent = BeamSearch(TreePrompts.env_id, llm, prompts=TreePrompts(), width=1, depth=2, budget=50)
+    agent = SearchPolicy(BeamSearch, TreePrompts.env_id, llm, prompts=TreePrompts(), width=1, depth=2, budget=50)
     obs, info = env.reset()
     agent.reset()
     agent.bind(env)

@@ -10,7 +10,8 @@ import treegym.agents.search.tot as tot_module
 from support.agent_runs import ACCURATE, ENV, WEAK, garbage_episode, pass_rate, run_with_budget, recording, same_state, searched
 from support.tree_world import TreeLLM, run
 from treegym.agents.llm_specs import make_llm
-from treegym.agents.search.tot import ToTBFSAgent, ToTDFSAgent
+from treegym.agents.search.agent import SearchPolicy
+from treegym.agents.search.tot import ToTBFS, ToTDFS
 
 
 # ------------------------------ on Game of 24 with the synthetic model
@@ -126,7 +127,7 @@ def _proposed(llm: TreeLLM) -> list[str]:
 
 def test_bfs_keeps_the_best_breadth_states_per_level():
     llm = _llm()
-    agent = run(ToTBFSAgent, TREE, llm, WINS, breadth=2, n_propose=3, n_evaluate=1, max_depth=3)
+    agent = run(ToTBFS, TREE, llm, WINS, breadth=2, n_propose=3, n_evaluate=1, max_depth=3)
     assert _proposed(llm) == ["", "b", "a", "b/b2", "a/a2"]
     levels = {_path(n): n.stats["level"] for n in agent.result.tree.nodes if "level" in n.stats}
     assert levels == {"b": 1, "a": 1, "b/b2": 2, "a/a2": 2}
@@ -140,14 +141,14 @@ def test_bfs_keeps_the_best_breadth_states_per_level():
 
 def test_bfs_averages_n_evaluate_value_calls():
     llm = _llm()
-    agent = run(ToTBFSAgent, TREE, llm, breadth=1, n_propose=3, n_evaluate=3, max_depth=1)
+    agent = run(ToTBFS, TREE, llm, breadth=1, n_propose=3, n_evaluate=3, max_depth=1)
     assert llm.request_kinds().count("value") == 3 * 3
     assert [_path(n) for n in agent.result.tree.nodes if "level" in n.stats] == ["b"]
 
 
 def test_bfs_select_compare_ranks_by_pairwise_wins():
     llm = _llm(judge={"a": 3, "b": 1, "c": 2})
-    agent = run(ToTBFSAgent, TREE, llm, breadth=2, n_propose=3, max_depth=2, select="compare")
+    agent = run(ToTBFS, TREE, llm, breadth=2, n_propose=3, max_depth=2, select="compare")
     nodes = {_path(n): n for n in agent.result.tree.nodes}
     assert (nodes["a"].value, nodes["c"].value, nodes["b"].value) == (1.0, 0.5, 0.0)
     assert _proposed(llm)[:3] == ["", "a", "c"]
@@ -160,21 +161,21 @@ def test_bfs_select_compare_ranks_by_pairwise_wins():
 
 def test_bfs_select_compare_skips_the_judge_when_all_states_fit():
     llm = _llm(judge={"a": 3, "b": 1, "c": 2})
-    run(ToTBFSAgent, TREE, llm, breadth=3, n_propose=3, max_depth=1, select="compare")
+    run(ToTBFS, TREE, llm, breadth=3, n_propose=3, max_depth=1, select="compare")
     assert "compare" not in llm.request_kinds()
 
 
 def test_bfs_with_peek_stops_at_the_first_won_step_without_valuing_it():
     tree = {"": ["a", "b"], "a": ["a1"], "b": ["b1"]}
     llm = TreeLLM(proposals=tree, values={"a": 0.1, "b": 0.9})
-    agent = run(ToTBFSAgent, tree, llm, ["a/a1"], breadth=2, n_propose=2, n_evaluate=1, peek_success=True)
+    agent = run(ToTBFS, tree, llm, ["a/a1"], breadth=2, n_propose=2, n_evaluate=1, peek_success=True)
     assert agent.result.chosen.success and ("value", "a/a1") not in llm.log
     assert _proposed(llm) == ["", "b", "a"]  # b's final state lost (value 0 from the env), then a won
 
 
 def test_dfs_descends_best_first_prunes_below_the_threshold_and_backtracks():
     llm = _llm()
-    agent = run(ToTDFSAgent, TREE, llm, WINS, n_propose=3, n_evaluate=1, max_depth=3, value_threshold=0.3)
+    agent = run(ToTDFS, TREE, llm, WINS, n_propose=3, n_evaluate=1, max_depth=3, value_threshold=0.3)
     assert _proposed(llm) == ["", "b", "b/b2", "a", "a/a2", "a/a1"]
     pruned = sorted(_path(n) for n in agent.result.tree.nodes if n.stats.get("pruned"))
     assert pruned == ["b/b1", "c"] and agent.stats()["dfs_pruned"] == 2
@@ -183,73 +184,73 @@ def test_dfs_descends_best_first_prunes_below_the_threshold_and_backtracks():
 
 def test_dfs_max_children_and_max_sequences():
     llm = _llm()
-    run(ToTDFSAgent, TREE, llm, n_propose=3, n_evaluate=1, max_depth=3, max_children=1)
+    run(ToTDFS, TREE, llm, n_propose=3, n_evaluate=1, max_depth=3, max_children=1)
     assert _proposed(llm) == ["", "b", "b/b2"]
     llm = _llm()
-    agent = run(ToTDFSAgent, TREE, llm, n_propose=3, n_evaluate=1, max_depth=3, max_sequences=2)
+    agent = run(ToTDFS, TREE, llm, n_propose=3, n_evaluate=1, max_depth=3, max_sequences=2)
     assert _proposed(llm) == ["", "b", "b/b2", "a", "a/a2"]
     assert agent.stats()["dfs_sequences"] == 2
     llm = _llm()
-    agent = run(ToTDFSAgent, TREE, llm, n_propose=3, n_evaluate=1, max_depth=1, max_sequences=2)
+    agent = run(ToTDFS, TREE, llm, n_propose=3, n_evaluate=1, max_depth=1, max_sequences=2)
     assert _proposed(llm) == [""] and agent.stats()["dfs_sequences"] == 2  # depth-1 states end sequences
 
 
 def test_the_answer_prefers_a_finished_state_on_a_tie():
     tree = {"": ["a", "b"], "a": ["a1"]}
     llm = TreeLLM(proposals=tree, values={"a": 0.5, "b": 0.5})
-    agent = run(ToTBFSAgent, tree, llm, breadth=2, n_propose=2, n_evaluate=1, max_depth=1)
+    agent = run(ToTBFS, tree, llm, breadth=2, n_propose=2, n_evaluate=1, max_depth=1)
     assert _path(agent.result.chosen) == "b"  # b ended the episode; a did not
 
 
 def test_stop_on_success_needs_peek():
     with pytest.raises(ValueError, match="peek_success"):
-        run(ToTDFSAgent, TREE, _llm(), stop_on_success=True)
+        run(ToTDFS, TREE, _llm(), stop_on_success=True)
 
 
 def test_dfs_threshold_is_inclusive_and_a_stop_deep_down_ends_the_whole_search():
     llm = _llm()
-    run(ToTDFSAgent, TREE, llm, n_propose=3, n_evaluate=1, max_depth=3, value_threshold=0.5, max_children=5)
+    run(ToTDFS, TREE, llm, n_propose=3, n_evaluate=1, max_depth=3, value_threshold=0.5, max_children=5)
     assert "a/a1" in _proposed(llm)  # valued exactly 0.5: kept
     llm = _llm()
-    run(ToTDFSAgent, TREE, llm, n_propose=3, n_evaluate=1, max_depth=3, value_threshold=0.0, max_sequences=2)
+    run(ToTDFS, TREE, llm, n_propose=3, n_evaluate=1, max_depth=3, value_threshold=0.0, max_sequences=2)
     assert _proposed(llm) == ["", "b", "b/b2", "b/b1"]  # the 2nd sequence (below b/b1) ends everything
 
 
 def test_dfs_with_peek_stops_at_the_first_win_deep_down():
     llm = _llm()
-    agent = run(ToTDFSAgent, TREE, llm, ["a/a2/y"], n_propose=3, n_evaluate=1, max_depth=3, value_threshold=0.0,
+    agent = run(ToTDFS, TREE, llm, ["a/a2/y"], n_propose=3, n_evaluate=1, max_depth=3, value_threshold=0.0,
                 peek_success=True)
     assert _proposed(llm) == ["", "b", "b/b2", "b/b1", "a", "a/a2"] and agent.result.chosen.success
 
 
 def test_dfs_stats_before_and_parsing_of_max_sequences():
-    agent = ToTDFSAgent("t", TreeLLM(), prompts=object())
+    agent = SearchPolicy(ToTDFS, "t", TreeLLM(), prompts=object())
     assert agent.stats() == {"dfs_pruned": 0, "dfs_sequences": 0}
     for text in ("none", ""):
-        assert ToTDFSAgent("t", TreeLLM(), prompts=object(), max_sequences=text).config.max_sequences is None
-    assert ToTDFSAgent("t", TreeLLM(), prompts=object(), max_sequences=1).config.max_sequences == 1
+        assert SearchPolicy(ToTDFS, "t", TreeLLM(), prompts=object(), max_sequences=text).config.max_sequences is None
+    assert SearchPolicy(ToTDFS, "t", TreeLLM(), prompts=object(), max_sequences=1).config.max_sequences == 1
 
 
 def test_with_peek_a_lost_final_state_is_never_the_answer_and_ties_go_to_the_first():
     tree = {"": ["a", "b"], "b": ["b1"]}
     llm = TreeLLM(proposals=tree, values={"b": 0.0})
-    agent = run(ToTBFSAgent, tree, llm, [], breadth=2, n_propose=2, n_evaluate=1, max_depth=1, peek_success=True)
+    agent = run(ToTBFS, tree, llm, [], breadth=2, n_propose=2, n_evaluate=1, max_depth=1, peek_success=True)
     assert _path(agent.result.chosen) == "b"  # a lost (0 from the env) and ties with b: b is not lost
     llm = TreeLLM(proposals={"": ["a", "b"]}, values={"a": 0.5, "b": 0.5})
-    agent = run(ToTBFSAgent, {"": ["a", "b"], "a": ["x"], "b": ["y"]}, llm, breadth=2, n_propose=2, n_evaluate=1,
+    agent = run(ToTBFS, {"": ["a", "b"], "a": ["x"], "b": ["y"]}, llm, breadth=2, n_propose=2, n_evaluate=1,
                 max_depth=1)
     assert _path(agent.result.chosen) == "a"
 
 
 def test_bfs_levels_count_finished_levels():
-    assert ToTBFSAgent("t", TreeLLM(), prompts=object()).stats() == {"bfs_levels": 0}
+    assert SearchPolicy(ToTBFS, "t", TreeLLM(), prompts=object()).stats() == {"bfs_levels": 0}
     tree = {"": ["a", "b"], "b": ["b1"]}
-    agent = run(ToTBFSAgent, tree, TreeLLM(proposals=tree), ["a"], n_propose=2, peek_success=True)
+    agent = run(ToTBFS, tree, TreeLLM(proposals=tree), ["a"], n_propose=2, peek_success=True)
     assert agent.stats()["bfs_levels"] == 0 and agent.result.chosen.success  # won inside level 1
 
 
 def test_dfs_counts_one_sequence_per_state_at_max_depth():
-    agent = run(ToTDFSAgent, TREE, _llm(), n_propose=3, n_evaluate=1, max_depth=1, value_threshold=0.0)
+    agent = run(ToTDFS, TREE, _llm(), n_propose=3, n_evaluate=1, max_depth=1, value_threshold=0.0)
     assert agent.stats()["dfs_sequences"] == 3  # a, b and c each end a sequence at depth 1
 
 
@@ -269,7 +270,7 @@ def test_judec_bfs_makes_no_value_calls_and_scores_any_of_its_three_sequences():
     assert "value" not in llm.request_kinds()
     # 2 candidates per state (a, b from the root; a1, a2 and b1, b2 below): the 4 final steps of
     # level 2 are decision sequences, the first 3 are kept and the search ends
-    assert [_path(s) for s in agent.sequences] == ["a/a1", "a/a2", "b/b1"]
+    assert [_path(s) for s in agent.algorithm.sequences] == ["a/a1", "a/a2", "b/b1"]
     stats = agent.stats()
     assert stats["decision_sequences"] == 3 and stats["sequences_success_any"] is False
     assert _path(agent.result.chosen) == "a/a1"  # no value to rank by: the first finished sequence
@@ -282,10 +283,10 @@ def test_judec_dfs_goes_in_the_models_order_without_values_and_stops_after_three
     agent = run(_judec("judec-dfs"), JTREE, llm, ["b/b1"])
     assert "value" not in llm.request_kinds()
     assert _proposed(llm) == ["", "a", "b"]  # a first (the model's order), never pruned
-    assert [_path(s) for s in agent.sequences] == ["a/a1", "a/a2", "b/b1"]
+    assert [_path(s) for s in agent.algorithm.sequences] == ["a/a1", "a/a2", "b/b1"]
     assert agent.stats()["sequences_success_any"] is True and agent.stats()["dfs_sequences"] == 3
     assert _path(agent.result.chosen) == "a/a1"
-    stats = run(ToTDFSAgent, JTREE, TreeLLM(proposals=JTREE)).stats()
+    stats = run(ToTDFS, JTREE, TreeLLM(proposals=JTREE)).stats()
     assert "sequences_success_any" not in stats  # only an agent that ends after N sequences scores them
 
 
@@ -306,18 +307,18 @@ def test_judec_baselines_refuse_options_that_contradict_the_paper(name, option):
 
 def test_bfs_compare_without_sequences_answers_by_its_comparisons_and_dfs_select_is_checked():
     llm = _llm(judge={"a": 3, "b": 1, "c": 2})
-    agent = run(ToTBFSAgent, TREE, llm, breadth=2, n_propose=3, max_depth=1, select="compare")
+    agent = run(ToTBFS, TREE, llm, breadth=2, n_propose=3, max_depth=1, select="compare")
     assert _path(agent.result.chosen) == "a" and "value" not in llm.request_kinds()
     with pytest.raises(ValueError, match="select"):
-        ToTDFSAgent("treegym/TreeWorld-v0", TreeLLM(), select="compare")
+        SearchPolicy(ToTDFS, "treegym/TreeWorld-v0", TreeLLM(), select="compare")
     with pytest.raises(ValueError, match="max_sequences"):
-        ToTBFSAgent("treegym/TreeWorld-v0", TreeLLM(), max_sequences=0)
+        SearchPolicy(ToTBFS, "treegym/TreeWorld-v0", TreeLLM(), max_sequences=0)
 
 
 def test_dfs_prunes_every_candidate_below_the_threshold_not_just_the_first():
     tree = {"": ["a", "b", "c"], "a": ["a1"], "b": ["b1"], "c": ["c1"]}
     llm = TreeLLM(proposals=tree, values={"a": 0.1, "b": 0.2, "c": 0.9, "c/c1": 0.4})
-    agent = run(ToTDFSAgent, tree, llm, n_evaluate=1)
+    agent = run(ToTDFS, tree, llm, n_evaluate=1)
     nodes = {_path(n): n for n in agent.result.tree.nodes}
     assert nodes["a"].stats.get("pruned") and nodes["b"].stats.get("pruned") and not nodes["c"].stats.get("pruned")
     assert agent.stats()["dfs_pruned"] == 2
@@ -326,15 +327,15 @@ def test_dfs_prunes_every_candidate_below_the_threshold_not_just_the_first():
 def test_bfs_stops_at_max_sequences_within_a_level_and_keeps_the_first():
     tree = {"": ["a", "b", "c"], "c": ["c1"]}  # a and b end the episode at level 1, c does not
     llm = TreeLLM(proposals=tree, judge={"c": 1})
-    agent = run(ToTBFSAgent, tree, llm, n_propose=3, select="compare", max_sequences=1)
-    assert [_path(s) for s in agent.sequences] == ["a"] and _proposed(llm) == [""]
-    agent = run(ToTBFSAgent, tree, TreeLLM(proposals=tree), n_propose=3, select="compare", max_sequences=3)
-    assert [_path(s) for s in agent.sequences] == ["a", "b", "c/c1"]  # c went on to a third sequence
+    agent = run(ToTBFS, tree, llm, n_propose=3, select="compare", max_sequences=1)
+    assert [_path(s) for s in agent.algorithm.sequences] == ["a"] and _proposed(llm) == [""]
+    agent = run(ToTBFS, tree, TreeLLM(proposals=tree), n_propose=3, select="compare", max_sequences=3)
+    assert [_path(s) for s in agent.algorithm.sequences] == ["a", "b", "c/c1"]  # c went on to a third sequence
 
 
 def test_bfs_ends_when_a_level_leaves_nothing_open():
     tree = {"": ["a", "b"]}
-    agent = run(ToTBFSAgent, tree, TreeLLM(proposals=tree), n_propose=2, n_evaluate=1, max_depth=4)
+    agent = run(ToTBFS, tree, TreeLLM(proposals=tree), n_propose=2, n_evaluate=1, max_depth=4)
     assert agent.stats()["bfs_levels"] == 1
 
 
@@ -345,7 +346,7 @@ def test_select_none_with_peek_values_final_states_by_the_env_and_options_are_na
     assert (nodes["a/a1"].value, nodes["a/a2"].value) == (0.0, 1.0) and nodes["a"].value == 0.0
     assert agent.result.chosen is nodes["a/a2"]
     with pytest.raises(ValueError, match="select must be 'value' or 'none'"):
-        ToTDFSAgent("treegym/TreeWorld-v0", TreeLLM(), select="compare")
+        SearchPolicy(ToTDFS, "treegym/TreeWorld-v0", TreeLLM(), select="compare")
 
 
 def test_dfs_frees_the_candidates_it_never_descends_into(monkeypatch):
@@ -355,7 +356,7 @@ def test_dfs_frees_the_candidates_it_never_descends_into(monkeypatch):
     real = SearchConfig.prune
     monkeypatch.setattr(SearchConfig, "prune", lambda self, node: (pruned.append(_path(node)), real(self, node)))
     tree = {"": ["a", "b", "c"], "b": ["b1"], "c": ["c1"]}  # a ends the episode
-    run(ToTDFSAgent, tree, TreeLLM(proposals=tree, values={"b": 0.9, "c": 0.8}), n_evaluate=1, max_children=1)
+    run(ToTDFS, tree, TreeLLM(proposals=tree, values={"b": 0.9, "c": 0.8}), n_evaluate=1, max_children=1)
     # a (final) and c (beyond max_children) are freed at once; b after its subtree is exhausted
     assert pruned[:2] == ["a", "c"] and "b" in pruned
 
