@@ -19,7 +19,7 @@ the kind and the states and ask the env's expert for the truth (their truth per
 request type lives in ``agents/simulated/oracle.py``).
 
 A new request kind is one subclass of :class:`AgentRequest` with its ``kind``
-and its prompt text (see ``tests/test_new_request_kind.py``).
+and its prompt text (see ``tests/agents/test_new_request_kind.py``).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs headless Chromium and its WebDriver for the browser tests
-# (tests/test_webshop_browser.py) and the selenium client into the venv.
+# (tests/servers/test_webshop_browser.py) and the selenium client into the venv.
 # Debian/Ubuntu only; run as root. Does nothing when both are present.
 set -eu
 if command -v chromium >/dev/null 2>&1 && [ -x /usr/bin/chromedriver ]; then

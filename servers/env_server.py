@@ -80,8 +80,9 @@ class ForkEngine:
 
     One env does the work (a lock makes requests take turns on it): each request restores
     the session's snapshot, acts, and snapshots again. State JSON is the pickled snapshot
-    signed with a key of this server process (HMAC-SHA256, ``envs/core/signed.py``), so a client can hand back only
-    states this server made: nothing a client sends is unpickled unchecked. Envs with
+    signed with a key of this server process, or ``TREEGYM_SNAPSHOT_KEY`` when set (HMAC-SHA256,
+    ``envs/core/signed.py``), so a client can hand back only states this server (or a server holding the
+    same key) made: nothing a client sends is unpickled unchecked. Envs with
     ``external`` snapshots are refused (a server cannot know when to release them).
     """
 

@@ -4,7 +4,7 @@ report; and the interval arithmetic of scripts/quickstart_job.py.
 
 Run with the oracle-backed ``scripted`` LLM (extra arguments go to ``treegym sweep``) on this
 test's interpreter (``TREEGYM_SKIP_SETUP=1``); the embedded model's side is covered by
-tests/test_llm_local.py and CI runs setup.sh itself (scripts/test.sh).
+tests/agents/llm/test_llm_local.py and CI runs setup.sh itself (scripts/test.sh).
 """
 from __future__ import annotations
 

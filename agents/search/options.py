@@ -6,7 +6,7 @@ what it accepts beyond its type (``choices``, ``minimum``, ``words``). :func:`bu
 ``--agent-opt key=value`` strings and Python keyword arguments into that dataclass: the one place
 where an option is coerced and checked. A wrong option is a ``ValueError`` naming the option, the
 algorithm and what it accepts. ``agents/search/README.md``'s defaults table is tested against the
-fields (``tests/test_search_defaults.py``).
+fields (``tests/agents/search/test_search_defaults.py``).
 """
 from __future__ import annotations
 

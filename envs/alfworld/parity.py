@@ -7,7 +7,7 @@ through the Gym API (``gym.make``, :func:`.transcripts.replay`), comparing the
 observation text, the admissible commands (``obs["valid_actions"]``) and
 ``info["won"]`` after reset and after every step. Needs the official engine
 (:func:`.official.official_available`); the committed golden transcripts give
-the same check without it (``tests/test_alfworld_golden.py``).
+the same check without it (``tests/envs/alfworld/test_alfworld_golden.py``).
 """
 from __future__ import annotations
 

@@ -149,10 +149,14 @@ class ALFWorldState:
 
 
 def _pickled(self: ALFWorldState) -> dict:
-    """The game (pickled by its loader key), the facts as a diff from its initial facts, the rest."""
+    """The game (pickled by its loader key), the facts as a diff from its initial facts, the rest; and,
+    once computed, the admissible commands with their actions (so a state restored in another process
+    is observed and stepped without working them out again: a cold restore costs less than a step)."""
     data = {k: getattr(self, k) for k in ("game", "text", "won", "moves", "last_command", "valid", "history")}
     data["facts_removed"] = self.removed
     data["facts_added"] = self.added
+    if self._sorted is not None:
+        data["commands"] = (self._sorted, tuple(action_of(self, c) for c in self._sorted))
     return data
 
 
@@ -171,6 +175,11 @@ def _unpickled(self: ALFWorldState, data: dict) -> None:
     game = data["game"]
     put(self, "removed", _difference(removed, game))
     put(self, "added", _difference(added, game))
+    carried = data.pop("commands", None)
+    if carried is not None:  # the memo, every action as an override: independent of this process's shared table
+        names, actions = carried
+        put(self, "_sorted", _one_per_value(_COMMAND_LISTS, game, names))
+        put(self, "_overrides", dict(zip(names, actions)))
     for k, v in data.items():
         put(self, k, v)
 

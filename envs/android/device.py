@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from treegym.envs.core.snapshot_bytes import reduce_by_key
+
 DATA = Path(__file__).parent / "data"
 FONT_SCALES = (1.0, 1.15, 0.85)
 RTL_LANGUAGES = ("ar", "ur", "fa", "iw", "he")
@@ -55,6 +57,9 @@ class DeviceConfig:
     wallpaper: str
     dark: bool
     home: tuple[HomeItem, ...]
+
+    def __reduce__(self):  # static data: a snapshot refers to a shipped configuration by its id
+        return reduce_by_key(self, get_config, self.env_id)
 
     @property
     def scale(self) -> float:

@@ -79,6 +79,19 @@ class AndroidState:
     message: str = ""
     invalid: bool = False
 
+    def __reduce__(self):
+        # The screen of a native device state travels with it (SCREENS caches it by identity, in this process
+        # only): a snapshot restored in another process is observed without rendering it again.
+        screen = None if isinstance(self.device, _ExternalRef) else SCREENS.get(self.device)
+        return _android_state, (self.device, self.cursor, self.success, self.message, self.invalid, screen)
+
+
+def _android_state(device: Any, cursor: int, success: bool, message: str, invalid: bool,
+                   screen: tuple | None = None) -> AndroidState:
+    if screen is not None and SCREENS.get(device) is None:
+        SCREENS.put(device, *screen)
+    return AndroidState(device, cursor, success, message, invalid)
+
 
 class BMoCAEnv(ForkableEnv):
     """B-MoCA Android control on a simulated phone or a device (see the module docstring)."""
@@ -152,6 +165,8 @@ class BMoCAEnv(ForkableEnv):
         if not isinstance(state, AndroidState):
             raise SnapshotError("not a BMoCA snapshot payload")
         ref = state.device
+        if isinstance(ref, ForeignDeviceRef):
+            raise SnapshotError(ref.refusal())
         if isinstance(ref, _ExternalRef):
             if ref.released:
                 raise SnapshotError("this emulator snapshot was released; take a new snapshot")
@@ -314,13 +329,23 @@ def plan_from(phone_state: Any, spec: EpisodeSpec, budget: int, cursor: int) -> 
 
 
 class _ExternalRef:
-    """A device snapshot handle (emulator snapshot name); dropped on the device when garbage-collected."""
+    """A device snapshot handle (emulator snapshot name); dropped on the device when garbage-collected.
+
+    It pickles as a reference to this process's handle: unpickled in the process that holds it, it is
+    that handle again; anywhere else it is a :class:`ForeignDeviceRef`, which restores nowhere (the
+    snapshot lives on one device, driven by one process) and says where it lives."""
 
     def __init__(self, backend: Any, ref: Any):
-        import weakref
+        import os
+        import socket
+        import uuid
 
         self.ref = ref
         self.released = False
+        self.where = (f"the device {getattr(backend, 'serial', None) or type(backend).__name__} "
+                      f"driven by process {os.getpid()} on host {socket.gethostname()}")
+        self.token = uuid.uuid4().hex
+        _HELD_REFS[self.token] = self
         self._finalizer = weakref.finalize(self, backend.drop_snapshot, ref)
 
     def release(self) -> None:
@@ -328,4 +353,24 @@ class _ExternalRef:
         self._finalizer()
 
     def __reduce__(self):
-        raise TypeError("an emulator snapshot handle cannot be pickled; it lives on the device")
+        return _external_ref, (self.token, self.where)
+
+
+@dataclass(frozen=True)
+class ForeignDeviceRef:
+    """A device snapshot handle unpickled away from the process that holds it: it restores nowhere."""
+
+    token: str
+    where: str
+
+    def refusal(self) -> str:
+        return (f"this B-MoCA snapshot is an emulator snapshot on {self.where}: a device snapshot cannot travel "
+                "to another process or machine; restore it in that process (snapshots of backend='sim' travel)")
+
+
+_HELD_REFS: "weakref.WeakValueDictionary[str, _ExternalRef]" = weakref.WeakValueDictionary()
+
+
+def _external_ref(token: str, where: str) -> Any:
+    held = _HELD_REFS.get(token)
+    return held if held is not None else ForeignDeviceRef(token, where)

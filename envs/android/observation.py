@@ -3,7 +3,7 @@
 Two sources, one rule: :func:`parse` reads a uiautomator XML dump (a device, the
 adb path), :func:`from_tree` reads the simulator's :class:`~treegym.envs.android.ui.Node`
 tree directly (no XML written and parsed back); for a tree, ``from_tree(root)``
-equals ``parse(to_xml(root))`` field for field (``tests/test_android_observation.py``).
+equals ``parse(to_xml(root))`` field for field (``tests/envs/android/test_android_observation.py``).
 
 Elements are numbered in ``iterparse`` "end" order (children before parents);
 elements without ``bounds`` are skipped. Each gets a description id: the

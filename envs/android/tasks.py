@@ -16,6 +16,8 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 
+from treegym.envs.core.snapshot_bytes import reduce_by_key
+
 from .device import DATA, config_ids, get_config
 
 PAPER_TASKS = ("turn_on_airplane_mode", "turn_on_alarm_at_9_am", "create_alarm_at_10:30_am",
@@ -39,6 +41,9 @@ class EpisodeSpec:
     task_id: str
     config_id: str
     task: AndroidTask
+
+    def __reduce__(self):  # static data: a snapshot refers to a shipped episode by its id
+        return reduce_by_key(self, episode, self.task_id)
 
 
 def _presets(name: str) -> tuple[str, ...]:

@@ -7,13 +7,14 @@ from .remote import remote
 from .check import RollbackCheckError, RollbackReport, check_rollback, first_difference
 from .forkable import ForkableEnv
 from .replay import ReplayForkable, ReplayRecord, WithReplaySnapshots, observation_digest
+from .snapshot_bytes import SnapshotBytesError, snapshot_from_bytes, snapshot_to_bytes
 from .snapshot import SNAPSHOT_COST_SECONDS, SNAPSHOT_KINDS, Snapshot, SnapshotDivergence, SnapshotError
 from .spaces import UnicodeText, action_space, text_observation_space, valid_actions_space
 from .task_pool import TaskPool
 
 __all__ = [
     "ForkableEnv", "EngineEnv", "ForkClientEnv", "Engine", "ExpertAdvice", "StepResult", "ReplayForkable", "WithReplaySnapshots", "ReplayRecord", "Snapshot",
-    "SnapshotError", "SnapshotDivergence", "SNAPSHOT_KINDS", "SNAPSHOT_COST_SECONDS",
+    "SnapshotError", "SnapshotDivergence", "SnapshotBytesError", "snapshot_to_bytes", "snapshot_from_bytes", "SNAPSHOT_KINDS", "SNAPSHOT_COST_SECONDS",
     "snapshot", "restore", "release", "clone", "remote", "snapshot_kind", "snapshot_cost", "check_rollback", "RollbackCheckError",
     "RollbackReport", "first_difference", "observation_digest", "UnicodeText", "action_space",
     "text_observation_space", "valid_actions_space", "TaskPool",

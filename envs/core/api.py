@@ -257,7 +257,8 @@ def _restore_on(stack: _Stack, snap: Snapshot) -> tuple[Any, dict]:
     if not isinstance(snap, Snapshot):
         raise SnapshotError(f"restore() needs a treegym Snapshot, got {type(snap).__name__}")
     wrappers = snap.wrappers
-    if wrappers is stack.constant:  # taken on this stack of settled wrappers: nothing to compare or set
+    if wrappers is stack.constant or (stack.constant is not None and wrappers == stack.constant):
+        # taken on this stack of settled wrappers (here, or unpickled from another process): nothing to set
         if not stack.settled:
             stack.settle()
         return stack.core.restore(snap)

@@ -10,7 +10,9 @@ A :class:`Snapshot` is everything needed to continue an episode exactly:
 * ``wrappers`` - states of known stateful wrappers, filled in by the suite
   helper :func:`treegym.envs.snapshot` (empty when taken on the raw env).
 
-Snapshots are frozen dataclasses and picklable; later steps never mutate them.
+Snapshots are frozen dataclasses and picklable (a pickle carries :data:`FORMAT_VERSION` and is refused
+by a treegym of another format); later steps never mutate them. ``snapshot_bytes.py`` turns one into
+sealed bytes that restore in another process or on another machine.
 Large read-only things (catalogs, indices) are referenced by the payload, not copied.
 
 Lifecycle: an ``external`` snapshot holds a resource (an emulator image, a
@@ -27,7 +29,15 @@ from typing import Any, Literal
 
 SnapshotKind = Literal["native", "replay", "external"]
 
+#: The snapshot format: a pickled snapshot and a ``snapshot_bytes`` record carry it, and another one is refused.
+#: Bump it when a snapshot's fields or the record's layout change.
+FORMAT_VERSION = 1
+
 SNAPSHOT_KINDS: tuple[str, ...] = ("native", "replay", "external")
+
+#: The instance-dict key marking a snapshot as made by ``snapshot()`` or already checked (not a field:
+#: equality, hashing and ``repr`` ignore it; pickling keeps it). See ``snapshot_check.py``.
+CHECKED = "_checked"
 
 # Rough cost of one snapshot+restore, which search code reads to plan.
 SNAPSHOT_COST_SECONDS: dict[str, float] = {"native": 1e-5, "replay": 1e-2, "external": 2.0}
@@ -87,9 +97,26 @@ class Snapshot:
     def cost_seconds(self) -> float:
         return SNAPSHOT_COST_SECONDS.get(self.kind, 1.0)
 
+    def __reduce__(self):
+        # The format version travels with every pickle, so another version's snapshot is refused on load.
+        d = self.__dict__
+        return _unpickle_snapshot, (FORMAT_VERSION, d["kind"], d["env_class"], d["payload"], d["steps"], d["max_steps"],
+                                    d["rng_state"], d["task"], d["wrappers"], d.get(CHECKED, False))
+
     def __deepcopy__(self, memo: dict) -> "Snapshot":
         # Immutable: sharing is safe and keeps large referenced data un-copied.
         return self
 
     def __copy__(self) -> "Snapshot":
         return self
+
+
+def _unpickle_snapshot(version: Any, kind: str, env_class: str, payload: Any, steps: int, max_steps: int | None,
+                       rng_state: Any, task: Any, wrappers: tuple, checked: bool = False) -> Snapshot:
+    if version != FORMAT_VERSION:
+        raise SnapshotError(f"this pickled snapshot is in snapshot format {version!r}; this treegym reads format "
+                            f"{FORMAT_VERSION}: restore it with the treegym that took it")
+    new = Snapshot(kind, env_class, payload, steps, max_steps, rng_state, task, wrappers)
+    if checked:
+        new.__dict__[CHECKED] = True
+    return new

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .snapshot import Snapshot, SnapshotError
+from .snapshot import CHECKED, Snapshot, SnapshotError
 
-#: The instance-dict key marking a snapshot as made by ``snapshot()`` or already checked (not a field:
-#: equality, hashing and ``repr`` ignore it).
-CHECKED = "_checked"
+__all__ = ["CHECKED", "check_fields", "check_payload"]
 
 
 def _is_int(value: Any) -> bool:

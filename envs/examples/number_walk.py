@@ -1,5 +1,5 @@
 """A worked example of adding an env with native rollback: docs/envs.md's "Adding your own env" code,
-character for character after this docstring (tests/test_add_your_own_env.py checks it).
+character for character after this docstring (tests/envs/core/test_add_your_own_env.py checks it).
 
 NumberWalk: start at 0, reach ``target`` by commands ``add N`` / ``sub N`` (N in 1..3); reward 1 on
 reaching the target. The whole simulator state is a small tuple, so ``_get_state`` returns it

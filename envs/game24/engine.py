@@ -26,7 +26,7 @@ from . import solver
 from .arithmetic import format_number, parse_number
 from .rules import (TARGET, ActionError, AnswerAction, Board, OperationAction, canonical_line, check_answer,
                     check_operation, legal_lines, parse_action, sorted_board)
-from .tasks import SPLITS, Game24Task, check_task_id, split_ids
+from .tasks import SPLITS, Game24Task, check_task_id, pickled_with_fractions, split_ids
 from .tot_judge import judge_line, reads_as_answer
 
 DEFAULT_SPLIT = "test"
@@ -64,6 +64,9 @@ class Game24State:
     left_text: tuple[str, ...] = field(init=False, repr=False, compare=False)
     text: str = field(init=False, repr=False, compare=False)
     moves: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __reduce__(self):
+        return pickled_with_fractions(self, "left")
 
     def __post_init__(self) -> None:
         left_text = tuple(format_number(x) for x in self.left)

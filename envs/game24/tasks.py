@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 DEFAULT_DATA_PATH = Path(__file__).resolve().parent / "data" / "24.csv"
 TEST_ROWS = range(900, 1000)
@@ -51,11 +52,31 @@ class Game24Task:
     instruction: str = field(init=False, repr=False, compare=False)
     board: tuple[Fraction, ...] = field(init=False, repr=False, compare=False)
 
+    def __reduce__(self):
+        return pickled_with_fractions(self, "board")
+
     def __post_init__(self) -> None:
         puzzle = " ".join(str(n) for n in self.numbers)
         object.__setattr__(self, "puzzle", puzzle)
         object.__setattr__(self, "instruction", INSTRUCTION.format(puzzle=puzzle))
         object.__setattr__(self, "board", tuple(sorted(Fraction(n) for n in self.numbers)))
+
+
+def pickled_with_fractions(value: Any, key: str) -> tuple:
+    """A ``__reduce__`` value for a frozen dataclass whose field ``key`` holds Fractions: every field as
+    it is (derived ones too), the Fractions as integer pairs. Fractions pickle as text parsed again on
+    load, and ``__post_init__`` re-derives; this way a cold restore in another process costs less than
+    a step."""
+    fields = dict(value.__dict__)
+    fields[key] = tuple((x.numerator, x.denominator) for x in fields[key])
+    return _unpickled_with_fractions, (type(value), fields, key)
+
+
+def _unpickled_with_fractions(cls: type, fields: dict, key: str) -> Any:
+    value = object.__new__(cls)
+    value.__dict__.update(fields)
+    value.__dict__[key] = tuple(Fraction(n, d) for n, d in fields[key])
+    return value
 
 
 def load_tasks(data_path: str | os.PathLike | None = None) -> tuple[Game24Task, ...]:

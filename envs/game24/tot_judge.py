@@ -16,7 +16,7 @@ count that verdict. The rule, as :func:`judge_line` applies it:
    ``+ - * /``, numbers and parentheses (letters, ``Answer: None``, unbalanced
    parentheses) is wrong. Known difference: sympy also reads ``^`` and ``**`` as
    powers and a leading ``+``; none of ToT's 20,500 published GPT-4 outputs
-   uses them (tests/test_game24_tot_logs.py replays all of them).
+   uses them (tests/envs/game24/test_game24_tot_logs.py replays all of them).
 
 :func:`reads_as_answer` says which lines ToT would take as a final answer: one
 that starts with ``answer``, or a bare expression whose numbers are exactly the

@@ -32,7 +32,7 @@ from typing import Any, Sequence
 from treegym.envs.core import EngineEnv, TaskPool
 from treegym.envs.core.task_pool import splits_of_records
 from treegym.envs.tools_common.fixtures import shipped_fixtures
-from treegym.envs.tools_common.world import WorldState
+from treegym.envs.tools_common.world import static_world
 
 from .actions import parse_action
 from .catalog import INITIAL_WORLD, RestData
@@ -70,7 +70,7 @@ def shipped_data() -> RestData:
 def shipped_engine(reward_mode: str = "terminal",
                    max_observation_length: int = DEFAULT_MAX_OBSERVATION) -> RestBenchEngine:
     tasks = shipped_tasks()
-    return RestBenchEngine(shipped_data(), tasks, _splits(tasks), WorldState.from_json(INITIAL_WORLD),
+    return RestBenchEngine(shipped_data(), tasks, _splits(tasks), static_world(INITIAL_WORLD),
                            reward_mode, max_observation_length)
 
 

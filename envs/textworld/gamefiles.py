@@ -21,12 +21,37 @@ GAMES_DIR = Path(__file__).resolve().parent / "games"
 SPLITS_FILE = GAMES_DIR / "splits.json"
 
 
+SHIPPED_PREFIX = "shipped:"  # a portable path: a shipped game by file name, wherever treegym is installed
+
+
+def portable_path(path: str) -> str:
+    """``path`` as pickles carry it: a shipped game as ``shipped:<file name>``, any other game as is
+    (a user's game restores on a machine that has it at the same path)."""
+    p = Path(path)
+    return SHIPPED_PREFIX + p.name if p.parent == GAMES_DIR else str(path)
+
+
+def local_path(path: str) -> str:
+    """The path on this machine of a :func:`portable_path`."""
+    if path.startswith(SHIPPED_PREFIX):
+        return str(GAMES_DIR / Path(path[len(SHIPPED_PREFIX):]).name)
+    return path
+
+
 @dataclass(frozen=True)
 class TextWorldGame:
-    """One playable game: ``game_id`` (the file stem) and the absolute ``path`` of its ``.z8``."""
+    """One playable game: ``game_id`` (the file stem) and the absolute ``path`` of its ``.z8``
+    (pickled as a :func:`portable_path`)."""
 
     game_id: str
     path: str
+
+    def __reduce__(self):
+        return _local_game, (self.game_id, portable_path(self.path))
+
+
+def _local_game(game_id: str, path: str) -> TextWorldGame:
+    return TextWorldGame(game_id, local_path(path))
 
 
 class GameFileError(ValueError):

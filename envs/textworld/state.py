@@ -4,7 +4,13 @@ command / feedback cleaning both sides apply.
 
 Pickling: a state's ``GameProgression`` references the game's rules (``Game``,
 ``KnowledgeBase``, ``GameLogic``): large, read-only and holding lazily filled caches. They
-are pickled as references to the game file (:func:`shared_game`), never copied.
+are pickled as references to the game file (:func:`shared_game`), never copied; a shipped
+game is referenced by its name (``gamefiles.portable_path``), so the bytes restore under any
+install location. textworld's logic values (``Variable``, ``Signature``, ``Proposition``,
+``Placeholder``) cache ``hash()`` of their strings in a ``_hash`` slot, which Python salts per
+process: pickled as is, they land in the wrong set and dict buckets of another process
+(textworld's ``_get_name_mapping`` then fails on the next step). They are pickled without the
+cache and rehashed on load (:data:`_REHASHED`).
 Needs the ``textworld`` extra.
 """
 from __future__ import annotations
@@ -17,6 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from textworld.generator.game import Game
+from textworld.logic import Placeholder, Proposition, Signature, Variable
+
+from .gamefiles import local_path, portable_path
 
 _STATUS_LINE = re.compile(r"\n>\s*-=.*?=-\s*-?\d+/\d+\s*$", re.S)
 # Inform's file verbs: the interpreter saves, restores or logs to a file in the working directory.
@@ -69,8 +78,9 @@ class TextWorldState:
     def __reduce__(self):
         buf = io.BytesIO()
         pickler = _GamePickler(buf, self.progression.game)
-        pickler.dump(tuple(getattr(self, f) for f in self.__dataclass_fields__))
-        return _unpickle_state, (self.game_path, buf.getvalue())
+        path = portable_path(self.game_path)
+        pickler.dump(tuple(path if f == "game_path" else getattr(self, f) for f in self.__dataclass_fields__))
+        return _unpickle_state, (path, buf.getvalue())
 
 
 @dataclass(eq=False)
@@ -115,7 +125,28 @@ def _shared_parts(game: Any) -> dict[str, Any]:
     return {"game": game, "kb": game.kb, "logic": game.kb.logic}
 
 
+#: textworld logic classes whose ``_hash`` slot caches ``hash()`` of these slots (their ``__init__``'s rule).
+_REHASHED: dict[type, tuple[str, ...]] = {Variable: ("name", "type"), Placeholder: ("name", "type"),
+                                          Signature: ("name", "types"), Proposition: ("name", "arguments")}
+
+
+def _rehashed(cls: type, slots: tuple[str, ...], values: tuple) -> Any:
+    """A logic value rebuilt from its slots, its hash cache computed in this process."""
+    obj = cls.__new__(cls)
+    for slot, value in zip(slots, values):
+        setattr(obj, slot, value)
+    obj._hash = hash(tuple(getattr(obj, s) for s in _REHASHED[cls]))
+    return obj
+
+
+def _reduce_logic(obj: Any) -> tuple:
+    slots = tuple(s for s in type(obj).__slots__ if s != "_hash")
+    return _rehashed, (type(obj), slots, tuple(getattr(obj, s) for s in slots))
+
+
 class _GamePickler(pickle.Pickler):
+    dispatch_table = {cls: _reduce_logic for cls in _REHASHED}
+
     def __init__(self, file, game: Any):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self._ids = {id(v): k for k, v in _shared_parts(game).items()}
@@ -125,10 +156,13 @@ class _GamePickler(pickle.Pickler):
 
 
 def _unpickle_state(game_path: str, data: bytes) -> TextWorldState:
+    game_path = local_path(game_path)
     parts = _shared_parts(shared_game(game_path))
 
     class _Unpickler(pickle.Unpickler):
         def persistent_load(self, pid: str) -> Any:
             return parts[pid]
 
-    return TextWorldState(*_Unpickler(io.BytesIO(data)).load())
+    values = list(_Unpickler(io.BytesIO(data)).load())
+    values[FIELDS.index("game_path")] = game_path  # this machine's path of the game
+    return TextWorldState(*values)

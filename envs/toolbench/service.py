@@ -30,7 +30,7 @@ from typing import Any, Iterable, Mapping
 
 from treegym.envs.core import jsonsafe
 from treegym.envs.tools_common.fixtures import Fixtures, shipped_fixtures
-from treegym.envs.tools_common.world import Tx, WorldState
+from treegym.envs.tools_common.world import Tx, WorldState, static_world
 
 from .handlers import HANDLERS, BadInput, Ctx, Failed
 from .schema import api_function_name, change_name, standardize
@@ -96,7 +96,7 @@ class ToolService:
     def __init__(self, tools: Mapping[str, Mapping[str, Mapping[str, Any]]], fixtures: Mapping[str, Any] | Fixtures):
         self.tools = tools  # category -> standard tool name -> tool JSON
         self.fixtures = fixtures if isinstance(fixtures, Fixtures) else Fixtures(fixtures)
-        self.initial_world = WorldState.from_json(self.fixtures.data.get("initial_world", {}))
+        self.initial_world = static_world(self.fixtures.data.get("initial_world", {}))
         self.apis: dict[tuple[str, str, str], ApiSpec] = {}
         self.by_function: dict[str, list[ApiSpec]] = {}
         self.tool_descriptions: dict[str, str] = {}

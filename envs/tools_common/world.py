@@ -13,11 +13,17 @@
   object when nothing changed).
 * Determinism: no wall clock, no uuid; ids come from per-prefix counters in the
   state (``BK-0001``), numbers are rounded at the API boundary.
+* Pickling (snapshots that travel to another process): an initial world built from task
+  data (:func:`static_world`) pickles as its content digest, and a world committed from it
+  as the digest plus the collections it changed; the receiving process finds the initial
+  world among its own (it has made an env on the same data), so a cold restore there
+  rebuilds only what the episode changed. Any other world pickles whole.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
@@ -126,8 +132,62 @@ class WorldState:
     def __hash__(self) -> int:
         return hash(self.digest())
 
+    def __reduce__(self):
+        marks = self.__dict__
+        if marks.get(_STATIC):
+            return _static_by_digest, (_digest_of(self),)
+        root = marks.get(_ROOT)
+        if root is not None and root.collections.keys() <= self.collections.keys():
+            base = root.collections
+            changed = {k: v for k, v in self.collections.items() if base.get(k) is not v}
+            return _derived_world, (_digest_of(root), changed)
+        return WorldState, (self.collections,)
+
 
 EMPTY_WORLD = WorldState({})
+
+# Instance-dict marks (not fields): an initial world from task data, the one a committed world derives from, and
+# a cached digest. The registry: every static world of this process, and those indexed by digest so far.
+_STATIC, _ROOT, _DIGEST = "_static", "_root", "_digest_memo"
+_STATIC_WORLDS: "weakref.WeakSet[WorldState]" = weakref.WeakSet()
+_BY_DIGEST: "weakref.WeakValueDictionary[str, WorldState]" = weakref.WeakValueDictionary()
+
+
+def static_world(data: Any) -> WorldState:
+    """The initial world of task data (:meth:`WorldState.from_json`), pickled by its content digest and
+    found again among this process's static worlds on unpickling (see the module docstring)."""
+    world = WorldState.from_json(data)
+    world.__dict__[_STATIC] = True
+    _STATIC_WORLDS.add(world)
+    return world
+
+
+def _digest_of(world: WorldState) -> str:
+    memo = world.__dict__.get(_DIGEST)
+    if memo is None:
+        memo = world.__dict__[_DIGEST] = world.digest()
+    return memo
+
+
+def _static_by_digest(digest: str) -> WorldState:
+    world = _BY_DIGEST.get(digest)
+    if world is None:
+        for w in list(_STATIC_WORLDS):
+            _BY_DIGEST[_digest_of(w)] = w
+        world = _BY_DIGEST.get(digest)
+    if world is None:
+        raise ValueError(f"the tool world {digest} of this snapshot is not loaded in this process: make an env of "
+                         "the same family on the same task data before restoring it")
+    return world
+
+
+def _derived_world(root_digest: str, changed: dict) -> WorldState:
+    root = _static_by_digest(root_digest)
+    merged = dict(root.collections)
+    merged.update(changed)
+    world = WorldState(merged)
+    world.__dict__[_ROOT] = root
+    return world
 
 
 class Tx:
@@ -175,7 +235,12 @@ class Tx:
             return self.base
         merged = dict(self.base.collections)
         merged.update(self.changed)
-        return WorldState(merged)
+        world = WorldState(merged)
+        marks = self.base.__dict__
+        root = self.base if marks.get(_STATIC) else marks.get(_ROOT)
+        if root is not None:  # (pickled as its changes from root)
+            world.__dict__[_ROOT] = root
+        return world
 
 
 def changed_collections(before: WorldState, after: WorldState) -> list[str]:

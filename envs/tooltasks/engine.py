@@ -79,7 +79,7 @@ class ToolTasksEngine:
         self.tasks = {t["task_id"]: t for t in tasks}
         self._splits = {k: tuple(v) for k, v in splits.items()}
         self.reward_mode = reward_mode
-        self._initial = {t["task_id"]: WorldState.from_json(t["initial_world"]) for t in tasks}
+        self._initial = {t["task_id"]: WorldState.from_json(t["initial_world"]) for t in tasks}  # (small: pickled whole)
 
     def splits(self):
         return tuple(self._splits)

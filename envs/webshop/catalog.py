@@ -79,6 +79,12 @@ class Catalog:
         where = f" at {self.root}" if self.root else ""
         return f"<Catalog {self.name} v{self.version}: {len(self.products)} products, {len(self.goals)} goals{where}>"
 
+    @property
+    def travels_by_key(self) -> bool:
+        """Whether a pickle refers to this catalog by key (the shipped one, or its directory) rather than
+        copying it."""
+        return self._is_default or self.root is not None
+
     def __reduce__(self):
         if self._is_default:
             return (load_default_catalog, ())
@@ -247,12 +253,20 @@ def load_catalog(path: str | os.PathLike) -> Catalog:
 
 def load_default_catalog() -> Catalog:
     """The shipped default catalog (generated, see generate.py), shared by the whole process."""
-    cat = load_catalog(DEFAULT_CATALOG_DIR)
-    cat._is_default = True
-    return cat
+    global _DEFAULT
+    if _DEFAULT is None:  # (unpickling a session refers to it: no path resolving on that path)
+        cat = load_catalog(DEFAULT_CATALOG_DIR)
+        cat._is_default = True
+        _DEFAULT = cat
+    return _DEFAULT
+
+
+_DEFAULT: Catalog | None = None
 
 
 def clear_catalog_cache() -> None:
     """Forget loaded catalogs (for tests and long-lived processes that rebuilt a catalog)."""
+    global _DEFAULT
     with _CACHE_LOCK:
         _CACHE.clear()
+        _DEFAULT = None

@@ -22,7 +22,7 @@
 
 Because the page has exactly the nodes' texts, upstream's HTML-to-text over
 :func:`render_html` gives :func:`render_text` / :func:`render_text_rich` of the
-same nodes (tests/test_webshop_upstream.py checks it through the site).
+same nodes (tests/servers/test_webshop_upstream.py checks it through the site).
 """
 from __future__ import annotations
 

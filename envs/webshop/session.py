@@ -100,11 +100,15 @@ class Session:
         }
 
     # What an engine derives from a session (its page, rendering, actions) is memoised on the session
-    # object itself (:meth:`WebShopEngine._derived`): never pickled or copied, and not a field, so it
-    # takes no part in equality, hashing, ``replace`` or ``to_json``.
+    # object itself (:meth:`WebShopEngine._derived`): not a field, so it takes no part in equality,
+    # hashing, ``replace`` or ``to_json``. It is pickled along when its catalog travels by key (the
+    # shipped one, or one loaded from a directory): a session restored in another process is then
+    # observed without rendering its page again (a cold restore costs less than a step).
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state.pop(_DERIVED, None)
+        d = state.get(_DERIVED)
+        if d is not None and not getattr(d.catalog, "travels_by_key", False):
+            del state[_DERIVED]
         return state
 
 

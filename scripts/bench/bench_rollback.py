@@ -227,20 +227,56 @@ def measure_rollback(make_env: Callable[[], gym.Env], *, seed: int = 0, depth: i
         env.close()
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def env_arguments(description: str, repeats: int) -> argparse.ArgumentParser:
+    """The options of a per-env state benchmark: ``--env`` (repeatable), ``--depth``, ``--seed``, ``--repeats``."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("--env", action="append", help="env id to measure (repeatable; default: every registered id)")
     p.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help=f"actions before each state (default {DEFAULT_DEPTH})")
-    p.add_argument("--seed", type=int, default=0, help="reset seed (default 0)")
-    p.add_argument("--repeats", type=int, default=31, help="interleaved repetitions (default 31)")
-    p.add_argument("--budget", type=float, default=None, help="stop an env's repetitions after S seconds (at least 5)")
-    args = p.parse_args(argv)
-    if args.depth < 0 or args.repeats < 1:
-        p.error("--depth must be >= 0 and --repeats >= 1")
+    p.add_argument("--seed", type=int, default=0, help="reset seed of the first task (default 0)")
+    p.add_argument("--repeats", type=int, default=repeats, help=f"interleaved repetitions (default {repeats})")
+    return p
+
+
+def chosen_env_ids(p: argparse.ArgumentParser, args: argparse.Namespace, min_repeats: int = 1) -> list[str]:
+    """The ids ``args`` names (every registered one by default); ``p.error`` on bad options or unknown ids."""
+    if args.depth < 0 or args.repeats < min_repeats:
+        p.error(f"--depth must be >= 0 and --repeats >= {min_repeats}")
     ids = args.env or list(te.ENVS)
     unknown = [i for i in ids if i not in te.ENVS]
     if unknown:
         p.error(f"unknown env id(s) {unknown}; registered: {', '.join(te.ENVS)}")
+    return ids
+
+
+def attempt(env_id: str, rows: list[str], measure: Callable[[], dict]) -> tuple[dict | None, bool]:
+    """``(measure(), False)``; or None with a row saying why: a restored state differed or no states were
+    found (``True``: the run fails), or the env's extra is not installed (skipped, ``False``)."""
+    try:
+        return measure(), False
+    except RollbackRefused as exc:
+        rows.append(f"{env_id}: REFUSED, a restored state differs: {exc}")
+    except NoOpenStates as exc:
+        rows.append(f"{env_id}: not measured: {exc}")
+    except (gym.error.DependencyNotInstalled, ImportError) as exc:
+        rows.append(f"{env_id}: skipped (extra not installed: {exc})")
+        return None, False
+    return None, True
+
+
+def print_table(header: str, rows: list[str], failed: bool) -> int:
+    """Print a benchmark's table and the load after it; the exit status (1 when ``failed``)."""
+    print(header)
+    print("-" * len(header))
+    print("\n".join(rows))
+    print(f"after: {load_text()}")
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = env_arguments(__doc__.split("\n\n")[0], 31)
+    p.add_argument("--budget", type=float, default=None, help="stop an env's repetitions after S seconds (at least 5)")
+    args = p.parse_args(argv)
+    ids = chosen_env_ids(p, args)
 
     print(f"before: {load_text()}")
     header = (f"{'env':<28} {'kind':<8} {'depth':>5} {'snapshot us':>12} {'restore us':>11} "
@@ -249,19 +285,11 @@ def main(argv: list[str] | None = None) -> int:
     for env_id in ids:
         max_steps = {"max_steps": args.depth + 8}
         print(f"measuring {env_id} at depth {args.depth} ...", file=sys.stderr, flush=True)
-        try:
-            r = measure_rollback(lambda: gym.make(env_id, **max_steps), seed=args.seed, depth=args.depth,
-                                 repeats=args.repeats, budget_s=args.budget)
-        except RollbackRefused as exc:
-            rows.append(f"{env_id}: REFUSED, restored state differs: {exc}")
-            failed = True
-            continue
-        except NoOpenStates as exc:
-            rows.append(f"{env_id}: not measured: {exc}")
-            failed = True
-            continue
-        except (gym.error.DependencyNotInstalled, ImportError) as exc:
-            rows.append(f"{env_id}: skipped (extra not installed: {exc})")
+        r, refused = attempt(env_id, rows, lambda: measure_rollback(
+            lambda: gym.make(env_id, **max_steps), seed=args.seed, depth=args.depth, repeats=args.repeats,
+            budget_s=args.budget))
+        failed = failed or refused
+        if r is None:
             continue
         med = {k: {c: r[k][c]["median"] * 1e6 for c in ("cpu", "wall")} for k in ("snapshot", "restore", "replay")}
         rows.append(f"{env_id:<28} {r['kind']:<8} {r['depth']:>5} {med['snapshot']['cpu']:>12.1f} "
@@ -272,11 +300,7 @@ def main(argv: list[str] | None = None) -> int:
             met = r["ratio_cpu"] >= target
             failed = failed or not met
             rows.append(f"target {env_id}: restore >= {target:.0f}x faster than replay: {'met' if met else 'MISSED'}")
-    print(header)
-    print("-" * len(header))
-    print("\n".join(rows))
-    print(f"after: {load_text()}")
-    return 1 if failed else 0
+    return print_table(header, rows, failed)
 
 
 if __name__ == "__main__":

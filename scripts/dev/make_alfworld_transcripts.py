@@ -8,7 +8,7 @@ source). For each of the 134 shipped games it records the official planner's
 plan and a seeded random walk (:func:`treegym.envs.alfworld.transcripts.record_official`).
 Finished games go to ``OUT.partial.jsonl`` as they complete, so an interrupted
 run resumes where it stopped; the xz file is written, in task-id order, when
-every game is done. ``tests/test_alfworld_golden.py`` replays the file through
+every game is done. ``tests/envs/alfworld/test_alfworld_golden.py`` replays the file through
 ``gym.make`` in the default suite.
 """
 from __future__ import annotations

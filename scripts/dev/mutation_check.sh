@@ -43,10 +43,10 @@ module_path() {  # the module's path under the repository (and under treegym/ in
     esac
 }
 for m in "${MODULES[@]}"; do module_path "$m" > /dev/null || exit 1; done
-# Every test file that targets the search and baseline policies (the policy tests on hand-built trees
-# with scripted models, and the per-algorithm files on real envs with the synthetic model).
-SEARCH_TESTS=("test_policy_*.py" test_elo.py test_astar.py test_mcts.py test_tot.py test_dfsdt.py test_attempts.py
-              test_snapshot_store.py test_search_framework.py test_search_defaults.py)
+# Every test file that targets the search and baseline policies (one file per algorithm: the policy on
+# hand-built trees with scripted models and on real envs with the synthetic model), paths under tests/.
+SEARCH_TESTS=(agents/search/test_{elo,astar,mcts,lats,radagent_mcts,tot,dfsdt,search_options,snapshot_store,search_framework,search_defaults}.py
+              agents/baselines/test_{baselines,attempts}.py)
 
 if [ ! -x "$WORK/venv/bin/mutmut" ]; then
     echo "creating $WORK/venv with mutmut"

@@ -7,7 +7,7 @@ the official engine's transcripts of its planner's plan and of a seeded random
 walk, replays them through ``gym.make("treegym/ALFWorld-v0")``
 (:mod:`treegym.envs.alfworld.parity`) and prints the matching steps / games.
 The committed golden transcripts give the same check without the official
-engine (``tests/test_alfworld_golden.py``).
+engine (``tests/envs/alfworld/test_alfworld_golden.py``).
 """
 from __future__ import annotations
 
