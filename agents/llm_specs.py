@@ -36,7 +36,7 @@ _BACKENDS: dict[str, Callable[..., LLM]] = {}
 _BUILT_IN: dict[str, tuple[str, str]] = {
     "scripted": ("treegym.agents.simulated.scripted", "make_scripted_llm"),
     "openai": ("treegym.agents.llm.openai_client", "make_openai_llm"),
-    "local": ("treegym.agents.llm.local", "make_local_llm"),
+    "local": ("treegym.agents.llm.local.llm", "make_local_llm"),
     "synthetic": ("treegym.agents.simulated.synthetic", "make_synthetic_llm"),
 }
 

@@ -37,8 +37,9 @@ import time
 from typing import Any
 
 from treegym.agents.llm.request import Request
-from treegym.agents.llm.local import LocalLLM, LocalLLMServer, LocalLLMUnavailable, shutdown
-from treegym.agents.llm.local_runtime import choose_runtime, installed_runtimes, runtime_version
+from treegym.agents.llm.local.llm import LocalLLM
+from treegym.agents.llm.local.runtime import LocalLLMUnavailable, choose_runtime, installed_runtimes, runtime_version
+from treegym.agents.llm.local.server import LocalLLMServer, shutdown
 import treegym.envs  # noqa: F401 - registers the envs
 from treegym.agents.prompts import get_prompts
 from treegym.agents.prompts.spec import Step
