@@ -39,7 +39,7 @@ class Discovery:
         with self._lock:
             if self.loaded:
                 return
-            from treegym.envs.core.plugins import load_entry_points  # here: importing treegym.envs registers every id
+            from treegym.envs.core.plugins import load_entry_points  # lazy: importing treegym.envs registers every id
 
             for package in self.packages:
                 for module in package_modules(package):

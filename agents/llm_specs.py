@@ -36,7 +36,7 @@ _BACKENDS: dict[str, Callable[..., LLM]] = {}
 _BUILT_IN: dict[str, tuple[str, str]] = {
     "scripted": ("treegym.agents.simulated.scripted", "make_scripted_llm"),
     "openai": ("treegym.agents.llm.openai_client", "make_openai_llm"),
-    "local": ("treegym.agents.llm.local", "make_local_llm"),
+    "local": ("treegym.agents.llm.local.llm", "make_local_llm"),
     "synthetic": ("treegym.agents.simulated.synthetic", "make_synthetic_llm"),
 }
 
@@ -68,7 +68,7 @@ def _factory(prefix: str) -> Callable[..., LLM] | None:
         module, name = _BUILT_IN[prefix]
         factory = _BACKENDS[prefix] = getattr(importlib.import_module(module), name)
         return factory
-    from treegym.envs.core.plugins import load_entry_points  # here: importing treegym.envs registers every id
+    from treegym.envs.core.plugins import load_entry_points  # lazy: importing treegym.envs registers every id
 
     if load_entry_points(ENTRY_POINT_GROUP, name=prefix) and prefix not in _BACKENDS:
         raise ValueError(f"the {ENTRY_POINT_GROUP} entry point {prefix!r} loaded but registered no backend "

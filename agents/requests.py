@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
 
-from .llm.base import LLM, require_request_api
+from .llm.base import LLM
 from .llm.request import Message, Request
 
 StateRef = tuple[Any, tuple[str, ...]]  # (Snapshot | None, actions played from it)
@@ -70,9 +70,7 @@ class AgentRequest:
                        seed=self.seed, about=self if self.env is not None else None)
 
     def send(self, llm: LLM) -> list[str]:
-        """``llm.complete(self.to_llm())``: the ``n`` answers (``TypeError`` for an LLM written
-        against the old ``complete(messages, n=...)`` signature)."""
-        require_request_api(llm)
+        """``llm.complete(self.to_llm())``: the ``n`` answers."""
         return llm.complete(self.to_llm())
 
 

@@ -37,6 +37,8 @@ import gymnasium as gym
 
 from .core.env_entry import EnvEntry, ServerEntry
 from .core.plugins import load_entry_points
+from .core.remote import local_or_remote_entry
+from .core.vector import make_vector_env
 
 NAMESPACE = "treegym"
 ENTRY_POINT_GROUP = "treegym.envs"
@@ -129,8 +131,6 @@ def register_all() -> None:
     """Discover the families (:func:`discover`) and register every id not registered yet. Run on
     ``import treegym.envs``; run it again after adding a family folder in a live process."""
     global _ENTRIES, _SERVERS
-    from .core.remote import local_or_remote_entry
-    from .core.vector import make_vector_env
 
     families = _families()
     _ENTRIES = discover(families)

@@ -6,7 +6,7 @@ import sys
 
 import gymnasium as gym
 
-from .options import nonnegative_int, positive_int
+from .options import nonnegative_int, parse_options, positive_int
 
 
 MAX_TRAJECTORIES = 10_000
@@ -32,8 +32,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import treegym.envs as tenvs
     from treegym.envs.core.snapshot import SnapshotError
-
-    from .options import parse_options
 
     try:
         tenvs.ensure_registered(args.env_id)

@@ -9,6 +9,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from treegym.agents.llm.base import LLMError
+
+from .cmd_tree import TreeFileError, load_tree
+from .run_checks import InputError, check_output_folder
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="tables, figures, preference ranks and an HTML page from run files")
@@ -25,19 +30,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from treegym.agents.llm.base import LLMError
     from treegym.agents.experiments.report.build import build_report
     from treegym.agents.experiments.report.records import RunFileError
-
-    from .cmd_tree import TreeFileError, load_tree
 
     def loader(path: Path) -> dict:
         try:
             return load_tree(path)
         except TreeFileError as exc:
             raise ValueError(str(exc)) from None
-
-    from .run_checks import InputError, check_output_folder
 
     try:
         check_output_folder(args.out)

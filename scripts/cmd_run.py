@@ -16,8 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from treegym.agents.llm.base import LLMError
+from treegym.agents.llm.info import info_of
+
 from .options import nonnegative_int, parse_options, positive_float, positive_int
-from .run_checks import InputError, parse_tasks  # noqa: F401 - parse_tasks is re-exported
+from .run_checks import InputError, check_agent_options, check_env_options, check_output_file, select_tasks
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -94,7 +97,6 @@ def save_trees_option(agent: str, searches: bool, options: dict, folder: str, ou
 def build_llm(llm_spec: str, args: argparse.Namespace) -> Any:
     """``make_llm(llm_spec)`` with ``--base-url``, ``--timeout`` and ``--max-retries``; ``InputError`` when the
     last two are given for an LLM that does not declare itself reached over HTTP (``LLMInfo.over_http``)."""
-    from treegym.agents.llm.info import info_of
     from treegym.agents.llm_specs import make_llm
 
     base = {"base_url": args.base_url} if args.base_url is not None else {}
@@ -125,11 +127,8 @@ def run(args: argparse.Namespace) -> int:
     import treegym.envs as tenvs
     from treegym.agents.experiments.evaluation import RunConfig, evaluate, judging_options
     from treegym.agents.experiments.summary import all_failed, budget_warning, format_summary, summarize
-    from treegym.agents.llm.base import LLMError
     from treegym.agents.llm_specs import default_spec
     from treegym.agents.registry import agent_spec, check_agent
-
-    from .run_checks import check_agent_options, check_env_options, check_output_file, select_tasks
 
     try:
         cls = tenvs.env_class(args.env_id)

@@ -33,9 +33,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from treegym.agents.llm.base import LLMError
+
 from .cmd_run import add_backend_args
 from .options import parse_options, positive_int
-from .run_checks import InputError
+from .run_checks import InputError, check_agent_options, check_env_options, check_output_file, select_tasks
 
 FILE_KEYS = {"out", "envs", "agents", "llms", "budgets", "seeds", "workers", "backend", "max_in_flight",
              "ray_address", "cache_dir", "trees"}
@@ -150,8 +152,6 @@ def _check_agent(env_id: str, agent: str, opts: dict) -> None:
     from treegym.agents.llm_specs import make_llm
     from treegym.agents.registry import agent_spec, check_agent
 
-    from .run_checks import check_agent_options
-
     from treegym.agents.experiments.evaluation import judging_options
 
     llm = make_llm("scripted", env_id=env_id) if agent_spec(agent).needs_llm else None
@@ -167,8 +167,6 @@ def build_configs(data: dict, args: argparse.Namespace) -> tuple[list[Any], dict
     from treegym.agents.experiments.evaluation import RunConfig
     from treegym.agents.llm_specs import default_spec
     from treegym.agents.registry import agent_spec
-
-    from .run_checks import check_env_options, select_tasks
 
     if args.env:
         envs = [{"id": e, "tasks": args.tasks, "split": args.split} for e in args.env]
@@ -229,7 +227,6 @@ def build_configs(data: dict, args: argparse.Namespace) -> tuple[list[Any], dict
         "cache_dir": args.cache_dir or data.get("cache_dir"),
         "trees": args.trees or data.get("trees"),
     }
-    from .run_checks import check_output_file
 
     check_output_file(settings["out"])
     if settings["backend"] not in ("thread", "process", "ray"):
@@ -239,7 +236,6 @@ def build_configs(data: dict, args: argparse.Namespace) -> tuple[list[Any], dict
 
 def run(args: argparse.Namespace) -> int:
     from treegym.agents.experiments.summary import all_failed
-    from treegym.agents.llm.base import LLMError
     from treegym.agents.experiments.sweep import run_sweep, with_tree_dir
 
     try:

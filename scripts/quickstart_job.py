@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from .cli import main as treegym
+
 ENV_ID = "treegym/Game24-v0"
 SPLIT = "train"
 #: train rows 36, 15, 98, 250, 116, 68, 135, 38, 18, 17: 12 12 12 12, 2 2 2 12, 4 6 6 6, 2 12 12 12, 3 8 8 8,
@@ -62,8 +64,6 @@ def sweep_argv(out_dir: str | os.PathLike, seed: int, extra: Sequence[str] = ())
 def run_job(out_dir: str | os.PathLike, seed: int = 0, extra: Sequence[str] = ()) -> int:
     """Run the main job as one sweep; the embedded model samples with run seed ``seed``
     (``TREEGYM_LOCAL_SEED``). Returns the sweep's exit code."""
-    from .cli import main as treegym
-
     before = os.environ.get("TREEGYM_LOCAL_SEED")
     os.environ["TREEGYM_LOCAL_SEED"] = str(seed)  # read by the embedded model's client in every worker
     try:

@@ -121,7 +121,7 @@ fi
 
 say "checking that the local LLM server starts and answers"
 "$PY" - <<'EOF' || fail "the local LLM did not answer (see the message above)"
-from treegym.agents.llm.local import LocalLLMServer
+from treegym.agents.llm.local.server import LocalLLMServer
 server = LocalLLMServer().start()
 try:
     print(f"    {server.alias} ({server.runtime}) answered on {server.url} after {server.start_seconds:.1f} s")

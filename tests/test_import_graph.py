@@ -31,7 +31,8 @@ def test_it_finds_a_function_level_cycle_and_an_upward_arrow(tmp_path):
     assert "treegym.envs.b -> treegym.envs.a  (function-level import, line 2)" in text
     assert "treegym.envs.a -> treegym.envs.b  (module-level import, line 1)" in text
     assert "upward arrow: treegym.envs.d -> treegym.agents.policy  (module-level import, line 1)" in text
-    assert "treegym.envs.c" not in text  # TYPE_CHECKING imports never run
+    # a TYPE_CHECKING import never runs, but it is an arrow a reader follows: it counts
+    assert "upward arrow: treegym.envs.c -> treegym.agents  (type-checking-level import, line 3)" in text
 
 
 def test_a_clean_tree_passes_and_long_modules_are_reported(tmp_path):
@@ -59,3 +60,27 @@ def test_nothing_that_ships_imports_a_clone_only_package(tmp_path):
     assert not clean
     bad = [line for line in lines if line.startswith("upward arrow:")]
     assert len(bad) == 1 and "treegym.scripts.cli" in bad[0] and "treegym.scripts.bench.bench_x" in bad[0], lines
+
+
+def test_siblings_on_one_floor_may_not_import_each_other_and_lazy_imports_need_a_reason(tmp_path):
+    _write(tmp_path, {
+        "agents/__init__.py": "", "agents/policy.py": "", "agents/discovery.py": "",
+        "agents/registry.py": "from . import policy\n",
+        "agents/requests.py": "def f():\n    from . import policy\n",
+        "agents/prompts.py": ("def f():\n    # lazy: a plugin load\n    from . import discovery\n"
+                              "def g():\n    from . import discovery  # lazy: same reason\n"
+                              "    from . import policy\n"),  # the comment above is the other import's
+    })
+    lines, clean = import_graph.report(["agents"], tmp_path)
+    assert not clean
+    assert [line for line in lines if line.startswith("upward arrow:")] == [
+        "upward arrow: treegym.agents.requests -> treegym.agents.policy  (function-level import, line 2)"]
+    assert [line for line in lines if line.startswith("lazy import")] == [
+        "lazy import without a reason: treegym.agents.prompts:6 -> treegym.agents.policy",
+        "lazy import without a reason: treegym.agents.requests:2 -> treegym.agents.policy"]
+
+
+def test_a_module_no_unit_holds_is_refused(tmp_path):
+    _write(tmp_path, {"agents/__init__.py": "", "agents/newthing.py": "x = 1\n"})
+    lines, clean = import_graph.report(["agents"], tmp_path)
+    assert not clean and "unplaced module (no unit of LAYERS holds it): treegym.agents.newthing" in lines

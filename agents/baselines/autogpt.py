@@ -99,18 +99,6 @@ def opinion_prompt(opinions: Sequence[str]) -> str:
 
 
 
-_ONE_OPINION_RE = re.compile(r"^Here's one suggestion for the command: (.*)$", re.M)
-_MANY_OPINIONS_RE = re.compile(r"^Here are a few suggestions for the command:\n((?:- .*\n?)+)", re.M)
-
-
-def parse_opinions(text: str) -> list[str]:
-    """The opinions an :func:`opinion_prompt` in ``text`` offers (empty when there is none)."""
-    one = _ONE_OPINION_RE.findall(text or "")
-    if one:
-        return [one[-1].strip()]
-    many = _MANY_OPINIONS_RE.findall(text or "")
-    return [ln[2:].strip() for ln in many[-1].splitlines() if ln.startswith("- ")] if many else []
-
 # --------------------------------------------------------------------------- parsing
 def _candidates(text: str) -> list[str]:
     """Texts that may hold the JSON object: fenced blocks first, then the whole reply."""

@@ -47,11 +47,12 @@ import treegym.envs  # noqa: F401 - registers the ids, also inside spawned worke
 
 from .executors import collect
 from ..llm.base import LLM
+from ..llm.budget import BudgetedLLM
 from ..llm.cache import CachedLLM as CachedLLMType
 from ..llm.info import info_of, preflight_of
 from ..search.telemetry import listening
-from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of this module
-    ResultsFile,
+from .results_file import ResultsFile
+from .runs import (
     ResumeState,
     classify_error,
     config_hash,
@@ -65,6 +66,11 @@ from .runs import (  # noqa: F401 - ResultsFile is re-exported for callers of th
 
 from .episode import _jsonable, episode_seed, run_episode
 from .progress import _search_postfix, progress_bar
+from treegym.envs import env_class
+from ..llm_specs import make_llm
+from ..registry import agent_spec, check_agent, make_agent
+from .executors import make_executor
+
 # ----------------------------------------------------------------- a run
 @dataclass
 class RunConfig:
@@ -114,8 +120,6 @@ JUDGING_OPTIONS = ("protocol",)
 def _env_takes(env_id: str, name: str) -> bool:
     """Whether the env class of ``env_id`` takes the make-kwarg ``name`` (registers a user's env id first)."""
     import inspect
-
-    from treegym.envs import env_class
 
     cls = env_class(env_id)
     try:
@@ -170,9 +174,7 @@ def run_task(config: RunConfig, llm: LLM | None, cached: Any, llm_name: str, tas
     ``config`` made already (the run's first, made up front), else one is made here.
     Module-level (not a closure) so a process pool can run it.
     """
-    from ..llm.openai_client import count_retries
-    from ..llm.wrappers import BudgetedLLM
-    from ..registry import make_agent
+    from ..llm.openai_client import count_retries  # lazy: imports the openai package (about a second)
 
     if experiment is None:
         experiment = config.experiment(llm)
@@ -252,9 +254,6 @@ def evaluate(
     many episodes were reused (None: silent). Raises ``ValueError``/``KeyError``
     for a bad agent or option and :class:`LLMError` when the preflight fails.
     """
-    from ..llm_specs import make_llm
-    from ..registry import agent_spec, check_agent
-
     log = log or (lambda _m: None)
     spec = agent_spec(config.agent)
     if llm is None and spec.needs_llm:
@@ -294,8 +293,7 @@ def evaluate(
                 todo.append((task_id, seed))
         planned = {episode_key(chash, t, s) for t, s in plan}
         reused = ResumeState(reusable=dict(found), retry={k: v for k, v in state.retry.items() if k in planned},
-                             other_records=state.other_records, legacy_records=state.legacy_records,
-                             tampered_records=state.tampered_records)
+                             other_records=state.other_records, tampered_records=state.tampered_records)
         if existed:
             log("treegym: " + reused.describe(len(plan), results.path)
                 + (f"; rerunning {treeless} whose search tree was not saved (--save-trees)" if treeless else ""))
@@ -370,8 +368,6 @@ def _watch_parent(parent_pid: int, interval: float = 0.5) -> None:
 
 
 def _executor(config: RunConfig) -> Any:
-    from .executors import make_executor
-
     # process workers watch this process and exit when it dies (_watch_parent)
     return make_executor(config.backend, config.workers, max_in_flight=config.max_in_flight,
                          ray_address=config.ray_address, initializer=_watch_parent, initargs=(os.getpid(),))

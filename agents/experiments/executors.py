@@ -33,6 +33,7 @@ import threading
 from collections import deque
 from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_completed
 from typing import Any, Callable, Sequence
+from .process_pool import ThreadedProcessPool
 
 BACKENDS = ("thread", "process", "ray")
 
@@ -174,8 +175,6 @@ def _process_pool(processes: int, per_worker: int, initializer: Callable | None,
     ``per_worker`` episodes at once on threads; like the Ray actors, kept for the process's
     lifetime and reused by later executors of the same shape (a worker's start and imports cost
     seconds). A pool that lost a worker is replaced."""
-    from .process_pool import ThreadedProcessPool
-
     key = (processes, per_worker, initializer, initargs)
     with _WORKERS_LOCK:
         pool = _PROCESS_POOLS.get(key)

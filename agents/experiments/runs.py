@@ -63,7 +63,9 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..llm.info import result_config_of
-from .results_file import ResultsFile  # noqa: F401 - the results file of every run command
+from .results_file import ResultsFile
+from ..llm.base import BudgetExceeded, LLMError
+from ..policy import AgentGaveUp
 
 #: Bump when a treegym change alters the results of an existing experiment config.
 RESULTS_VERSION = 1
@@ -186,7 +188,7 @@ def episode_key(chash: str, task_id: Any, seed: int) -> tuple[str, Any, int]:
 
 
 def record_key(record: Mapping[str, Any]) -> tuple[str, Any, int] | None:
-    """:func:`episode_key` of a stored record; None for records without a config (older treegym)."""
+    """:func:`episode_key` of a stored record; None for records without a config."""
     chash = record.get("config_hash")
     if not isinstance(chash, str) or "task_id" not in record or "seed" not in record:
         return None
@@ -199,9 +201,6 @@ def record_key(record: Mapping[str, Any]) -> tuple[str, Any, int] | None:
 # ----------------------------------------------------------------- errors
 def classify_error(exc: BaseException) -> str:
     """The ``error_kind`` of an exception that ended an episode (see the module docstring)."""
-    from ..llm.base import BudgetExceeded, LLMError
-    from ..policy import AgentGaveUp
-
     if isinstance(exc, BudgetExceeded):
         return "budget"
     if isinstance(exc, AgentGaveUp):
@@ -260,15 +259,13 @@ class ResumeState:
 
     ``reusable`` maps :func:`episode_key` -> the record to reuse; ``retry`` maps
     the episodes whose last record is an infrastructure error (rerun them);
-    ``other_records`` counts records of other configs, ``legacy_records`` those
-    without a config, ``tampered_records`` those whose config does not hash to
-    their ``config_hash``.
+    ``other_records`` counts records of other configs, ``tampered_records`` those
+    without a config or whose config does not hash to their ``config_hash``.
     """
 
     reusable: dict[tuple, dict] = field(default_factory=dict)
     retry: dict[tuple, dict] = field(default_factory=dict)
     other_records: int = 0
-    legacy_records: int = 0
     tampered_records: int = 0
 
     def get(self, chash: str, task_id: Any, seed: int) -> dict | None:
@@ -283,10 +280,8 @@ class ResumeState:
         ignored = []
         if self.other_records:
             ignored.append(f"{self.other_records} of other settings")
-        if self.legacy_records:
-            ignored.append(f"{self.legacy_records} without a config (older treegym)")
         if self.tampered_records:
-            ignored.append(f"{self.tampered_records} whose config does not match its hash (edited?)")
+            ignored.append(f"{self.tampered_records} whose config is missing or does not match its hash (edited?)")
         if ignored:
             parts.append("not reused: " + ", ".join(ignored) + " records")
         return "; ".join(parts)
@@ -318,7 +313,7 @@ def resume_state(
     for rec in records:
         key = record_key(rec)
         if key is None:
-            state.legacy_records += 1
+            state.tampered_records += 1
             continue
         if key[0] not in wanted:
             state.other_records += 1

@@ -27,6 +27,7 @@ Records are exactly those of ``treegym run`` for the same cell (the same
 """
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass, field, replace
@@ -35,10 +36,14 @@ from typing import Any, Callable, Sequence
 
 from ..llm.info import preflight_of
 from .episode import episode_seed
-from .evaluation import RunConfig, run_task
+from .evaluation import RunConfig, _watch_parent, run_task
 from .progress import progress_bar
-from .executors import collect
-from .runs import ResultsFile, config_hash, episode_key, lacks_saved_tree, resume_state
+from .executors import collect, make_executor
+from .results_file import ResultsFile
+from .runs import config_hash, episode_key, lacks_saved_tree, resume_state
+from ..llm.cache import CachedLLM
+from ..llm_specs import make_llm
+from ..registry import agent_spec
 
 
 @dataclass
@@ -85,10 +90,6 @@ def run_sweep(
     ``llms`` may hand in ready LLM objects by (llm spec, env id). Raises ValueError
     for a grid that lists one experiment twice and LLMError when a preflight fails.
     """
-    from ..llm.cache import CachedLLM
-    from ..llm_specs import make_llm
-    from ..registry import agent_spec
-
     say = log or (lambda m: print(m, file=sys.stderr))
     if not configs:
         raise ValueError("the sweep has no cells: give at least one env, agent, LLM, budget and seed")
@@ -163,10 +164,7 @@ def run_sweep(
                 for i, task_id, seed in todo:
                     keep(run_task(*args_of(i, task_id, seed)))
             else:
-                from .executors import make_executor
-                from .evaluation import _watch_parent  # process workers exit when the sweep dies
-                import os
-
+                # _watch_parent: process workers exit when the sweep dies
                 with make_executor(backend, workers, max_in_flight=max_in_flight, ray_address=ray_address,
                                    initializer=_watch_parent, initargs=(os.getpid(),)) as pool:
                     futures = [pool.submit(run_task, *args_of(i, t, s)) for i, t, s in todo]

@@ -22,7 +22,7 @@ _LAZY = {"OpenAICompatibleLLM", "choices_grammar"}
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from . import openai_client
+        from . import openai_client  # lazy: the openai package takes about a second to import
 
         return getattr(openai_client, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

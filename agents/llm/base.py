@@ -18,7 +18,6 @@ A custom LLM is any object with ``name``, ``usage`` and this one ``complete``.
 """
 from __future__ import annotations
 
-import inspect
 import threading
 from dataclasses import asdict, dataclass
 from typing import Protocol, runtime_checkable
@@ -82,37 +81,6 @@ class LLM(Protocol):
     usage: Usage
 
     def complete(self, request: Request) -> list[str]: ...
-
-
-_CHECKED: dict[type, None] = {}
-
-
-def require_request_api(llm: object) -> None:
-    """Raise ``TypeError`` when ``llm.complete`` still has the pre-``Request`` signature
-    (``complete(messages, n=1, temperature=...)``): such an LLM would silently receive a
-    :class:`Request` as its ``messages``. Checked once per class (cheap on every call)."""
-    kind = type(llm)
-    if kind in _CHECKED:
-        return
-    complete = getattr(llm, "complete", None)
-    if not callable(complete):
-        raise TypeError(f"{kind.__name__} is not an LLM: it has no complete(request) method")
-    try:
-        params = inspect.signature(complete).parameters
-    except (TypeError, ValueError):  # a builtin or C callable: nothing to read, trust it
-        _CHECKED[kind] = None
-        return
-    old = sorted(set(params) & _OLD_KEYWORDS)
-    if old:
-        raise TypeError(
-            f"{kind.__name__}.complete takes {', '.join(old)}: that is the old signature. An LLM now gets one "
-            f"argument, complete(request) -> list[str], where request.messages, request.n, request.temperature, "
-            f"request.max_tokens, request.stop, request.choices and request.seed carry what those arguments did "
-            f"(treegym.agents.llm.request.Request; see docs/DESIGN.md, 'The transport')")
-    _CHECKED[kind] = None
-
-
-_OLD_KEYWORDS = {"messages", "n", "temperature", "max_tokens", "stop", "choices"}
 
 
 def approx_tokens(text: str) -> int:

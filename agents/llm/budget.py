@@ -25,7 +25,7 @@ import threading
 from typing import Any
 
 from .accounting import CostTracker, WrapperAccounting, cost_of_last, usage_snapshot
-from .base import LLM, BudgetExceeded, Usage, require_request_api
+from .base import LLM, BudgetExceeded, Usage
 from .info import info_of
 from .request import Request
 
@@ -36,7 +36,6 @@ class BudgetedLLM(WrapperAccounting):
     def __init__(self, llm: LLM, max_calls: int | None = None, max_tokens: int | None = None) -> None:
         if max_calls is not None and max_calls < 0 or max_tokens is not None and max_tokens < 0:
             raise ValueError(f"budgets must be >= 0 or None, got max_calls={max_calls}, max_tokens={max_tokens}")
-        require_request_api(llm)
         self.llm = llm
         self.name = llm.name
         self.info = info_of(llm)  # the wrapped LLM's (grammar support, simulated, price)

@@ -53,7 +53,7 @@ from typing import Any, Iterator, Literal
 from filelock import FileLock
 
 from .accounting import CostTracker, WrapperAccounting, cost_of_last, usage_snapshot
-from .base import LLM, LLMError, Usage, require_request_api
+from .base import LLM, LLMError, Usage
 from .info import info_of
 from .request import Request
 
@@ -183,7 +183,6 @@ class CachedLLM(WrapperAccounting):
     def __init__(self, llm: LLM, path: str | os.PathLike | ResponseCache, mode: CacheMode = "auto") -> None:
         if mode not in _MODES:
             raise ValueError(f"cache mode must be one of {', '.join(_MODES)}, got {mode!r}")
-        require_request_api(llm)
         self.llm = llm
         self.name = llm.name
         self.info = info_of(llm)  # the wrapped LLM's (grammar support, simulated, price)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..llm.base import LLM, BudgetExceeded, LLMAuthError, LLMError
+from ..llm.budget import BudgetedLLM
 from ..prompts import get_prompts
 from ..policy import AgentGaveUp, BasePolicy
 from ..registry import register_agent
@@ -170,8 +171,6 @@ class SearchPolicy(BasePolicy):
         """The LLM the search sends through: the run's own budget when it is this search's (a fresh
         ``BudgetedLLM`` with the same limits: one budget, not two nested), else a new ``BudgetedLLM``
         with ``budget`` and ``max_tokens`` around the LLM handed in."""
-        from ..llm.budget import BudgetedLLM
-
         llm, max_tokens = self.llm, self.options.max_tokens
         if (isinstance(llm, BudgetedLLM) and llm.max_calls == self.budget and llm.max_tokens == max_tokens
                 and llm.usage.calls == 0 and llm.usage.total_tokens == 0 and llm.remaining_calls == llm.max_calls):

@@ -19,6 +19,7 @@ from .snapshot_store import SnapshotStore, timed_step
 from .telemetry import SearchTelemetry
 
 from .tree import LLM_EXCERPT_CHARS, LLM_CALLS_PER_NODE, SearchNode, SearchTree, _success
+from ...envs.core import clone
 
 
 class SearchConfig:
@@ -89,11 +90,6 @@ class SearchConfig:
     @property
     def restores(self) -> int:
         return self.snapshots.restores
-
-    @property
-    def adapter(self) -> Any:
-        """Deprecated name of :attr:`prompts`."""
-        return self.prompts
 
     # ------------------------------------------------------------ env access
     def make_root(self, observation: dict, info: dict) -> SearchNode:
@@ -318,8 +314,6 @@ class SearchConfig:
         ``train`` split, shuffled by ``seed``: what seeds A*'s long-term memory. [] when the env
         lists no train tasks or has no expert."""
         import random
-
-        from ...envs.core import clone
 
         base = getattr(self.env, "unwrapped", self.env)
         try:

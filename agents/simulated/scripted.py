@@ -28,6 +28,7 @@ from ..llm.accounting import CostTracker, PerProcessLock
 from ..llm.base import LLMError, Message, Usage, approx_tokens
 from ..llm.info import SIMULATED_INFO
 from ..llm.request import Request
+from ..prompts import get_prompts
 
 ReplyFn = Callable[[list[Message]], str]  # or, with `takes_request = True`, Callable[[Request], str]
 
@@ -142,7 +143,6 @@ def make_scripted_llm(arg: str = "", env_id: str | None = None, **kwargs: Any) -
             "the 'scripted' LLM plays an env's oracle replies and needs an env id: "
             "make_llm('scripted', env_id='treegym/Game24-v0') or treegym run --env ID --llm scripted"
         )
-    from ..prompts import get_prompts
 
     return ScriptedLLM(oracle_reply(get_prompts(env_id)), name=f"scripted:{env_id}")
 

@@ -57,6 +57,7 @@ from ..llm.base import Usage, approx_tokens
 from ..llm.info import SIMULATED_INFO
 from ..llm.request import Request
 from ..requests import REQUEST_KINDS, ReactRequest
+from ..prompts import get_prompts
 
 DEFAULTS: dict[str, float] = {"p_correct": 0.8, "judge_acc": 0.9, "position_bias": 0.1, "value_noise": 0.2, "seed": 0}
 #: Study knobs (module docstring): accepted in a spec, passed on only when given.
@@ -91,8 +92,6 @@ class SyntheticLLM:
         if float(value_noise) < 0:
             raise ValueError(f"synthetic LLM: value_noise is a standard deviation and must be >= 0, got {value_noise}")
         if prompts is None:
-            from ..prompts import get_prompts
-
             prompts = get_prompts(env_id)
         self.env_id = env_id
         self.prompts = prompts

@@ -29,6 +29,9 @@ import gymnasium as gym
 
 from ...envs.core import Snapshot, restore, snapshot
 from ..experiments.episode import play
+import treegym.envs  # noqa: F401 - registers the ids (also in a Ray worker)
+from ..experiments.executors import make_executor
+from ..registry import make_agent
 
 BACKENDS = ("sequential", "thread", "ray")
 
@@ -61,8 +64,6 @@ class AgentFactory:
         self.agent, self.env_id, self.llm, self.seed, self.options = agent, env_id, llm, int(seed), options
 
     def __call__(self, i: int) -> Any:
-        from ..registry import make_agent
-
         return make_agent(self.agent, self.env_id, self.llm, seed=self.seed + int(i), **self.options)
 
 
@@ -85,8 +86,6 @@ def play_fork(env: gym.Env, snap: Snapshot, policy: Any, index: int, max_steps: 
 
 
 def _fresh(spec: Any) -> gym.Env:
-    import treegym.envs  # noqa: F401 - registers the ids (also in a Ray worker)
-
     return gym.make(spec)
 
 
@@ -121,7 +120,6 @@ def group_rollouts(env: gym.Env, snap: Snapshot | None, make_policy: Callable[[i
             return [play_fork(scratch, snap, make_policy(i), i, max_steps) for i in range(k)]
         finally:
             scratch.close()
-    from ..experiments.executors import make_executor
 
     if backend == "thread":
         forks = [_fresh(spec) for _ in range(k)]

@@ -29,6 +29,9 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ..search.telemetry import search_value
+import treegym.envs  # noqa: F401 - registers the ids
+from ..experiments.runs import record_key
+from ..prompts import get_prompts
 
 TREE_FORMAT = "treegym-search-tree/"
 VALUE_SOURCES = ("outcome", "search")
@@ -137,8 +140,6 @@ def chain_from_record(rec: dict, source: str) -> SavedTree:
     changed env)."""
     import gymnasium as gym
 
-    import treegym.envs  # noqa: F401 - registers the ids
-
     config = rec.get("config") or {}
     env_id = str(rec.get("env_id"))
     try:
@@ -173,8 +174,6 @@ def trees_from_records(path: Path, warn: Any) -> list[SavedTree]:
     """The saved trees the records of ``path`` name (``agent_stats.tree_json``), each checked to
     belong to its record (same env, task and algorithm); a missing or mismatched tree is skipped with
     a warning. Of several records of one episode (a rerun) the last one counts. A record with no tree (any agent) becomes a one-path tree by replay (:func:`chain_from_record`)."""
-    from ..experiments.runs import record_key
-
     latest: dict[Any, tuple[int, dict]] = {}  # a rerun's record supersedes the one it replaced
     for line, rec in _records(path):
         latest[record_key(rec) or ("line", line)] = (line, rec)
@@ -250,8 +249,6 @@ def node_values(tree: SavedTree, source: str = "outcome") -> dict[int, float | N
 
 def system_prompt(env_id: str) -> str:
     """The env prompt spec's task description (the generic one for an unknown env)."""
-    from ..prompts import get_prompts
-
     return str(get_prompts(env_id).task)
 
 

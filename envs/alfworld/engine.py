@@ -22,6 +22,7 @@ from ..core.state_json import StateReader
 from .game import STYLES, Game
 from .state import (NOTHING_HAPPENS, ALFWorldState, admissible_commands, commands, initial_state, is_won,
                     sorted_commands, step_state)
+from .expert import plan_from
 
 __all__ = ["ALFWorldEngine", "ALFWorldState", "NOTHING_HAPPENS", "admissible_commands", "commands", "initial_state",
            "is_won", "sorted_commands", "step_state"]
@@ -85,8 +86,6 @@ class ALFWorldEngine:
 
     # ------------------------------------------------------------------ expert
     def expert(self, state: ALFWorldState) -> ExpertAdvice:
-        from .expert import plan_from
-
         if state.won:
             return ExpertAdvice(plan=(), value=1.0, solvable=True)
         key = (state.game.source, state.game.style)

@@ -49,6 +49,7 @@ from .generate import GENERATED_SPLITS, generate_game
 from .generate import parse_task_id as parse_generated_id
 from .generate import split_task_ids as generated_split_ids
 from .tasks import SHIPPED_SPLIT, scan_data_tree, shipped_games, task_type_of
+from .handcoded import handcoded_action
 
 DEFAULT_MAX_STEPS = 50
 EXPERTS = ("planner", "handcoded")
@@ -56,8 +57,6 @@ EXPERTS = ("planner", "handcoded")
 
 def _handcoded_advice(state) -> ExpertAdvice:
     """The handcoded expert's next command (it has no plan beyond it and no value)."""
-    from .handcoded import handcoded_action
-
     if state.won:
         return ExpertAdvice(plan=(), value=1.0, solvable=True)
     return ExpertAdvice(plan=(handcoded_action(state),), value=None, solvable=True)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .pddl import Fact, PddlError, Problem, formula_constants, index_facts, parse_problem
+from .pddl import formula_predicates
 
 STYLES = ("2.1.1", "0.4")
 
@@ -231,8 +232,6 @@ def _load_game(loader: Any, key: tuple, style: str) -> Game:
 
 def guess_task_type(goal: tuple) -> str:
     """The ALFWorld task type a goal formula belongs to (from its predicates)."""
-    from .pddl import formula_predicates
-
     preds = formula_predicates(goal)
     if "istoggled" in preds:
         return "look_at_obj_in_light"

@@ -31,6 +31,8 @@ from typing import Any
 
 from .game import TASK_TYPES, Game
 from .tasks import shipped_games, task_type_of
+from .expert import plan_from
+from .state import initial_state
 
 GENERATED_SPLITS = {
     "generated_train": range(0, 6000),
@@ -204,9 +206,6 @@ def _attempt(task_type: str, rng: random.Random) -> dict | None:
 
 def generate_game(task_type: str, seed: int, max_attempts: int = 50) -> dict:
     """A solvable, not-yet-won ``game.tw-pddl`` dict for ``task_type`` (deterministic in ``seed``)."""
-    from .state import initial_state
-    from .expert import plan_from
-
     if task_type not in TASK_TYPES:
         raise ValueError(f"unknown task type {task_type!r}; choose one of {TASK_TYPES}")
     rng = random.Random(f"alfworld-gen:{task_type}:{seed}")

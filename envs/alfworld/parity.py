@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .transcripts import Transcript, record_official, replay
+import treegym.envs  # noqa: F401  (registers the ids)
+from .generate import GENERATED_SPLITS, parse_task_id
 
 
 @dataclass
@@ -35,9 +37,6 @@ class GameParity:
 def make_env_for(task_id: str) -> Any:
     """``gym.make("treegym/ALFWorld-v0")`` on the split that holds ``task_id`` (shipped or generated)."""
     import gymnasium as gym
-
-    import treegym.envs  # noqa: F401  (registers the ids)
-    from .generate import GENERATED_SPLITS, parse_task_id
 
     if not str(task_id).startswith("gen/"):
         return gym.make("treegym/ALFWorld-v0")

@@ -35,6 +35,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
+from .official import OfficialGame
 
 INVALID_COMMANDS = ("fly away", "take moon 1 from sky 1", "go to nowhere 1", "open", "look around")
 KINDS = ("plan", "walk")
@@ -106,8 +107,6 @@ def record_official(task_id: str, data: Mapping[str, Any], seed: int = 0, walk_s
 
     Needs ``treegym[alfworld-official]`` (see :func:`.official.official_available`).
     """
-    from .official import OfficialGame
-
     official = OfficialGame(data)
     text, adm, won, plan = official.reset(policy=True)
     commands: list[str] = []

@@ -42,6 +42,10 @@ from .observation import ParsedScreen, from_tree, parse
 from .screens import SCREENS
 from .tasks import EpisodeSpec, episode, episode_ids
 from .ui import to_xml
+from treegym.envs.core import action_space
+from .expert import next_intent, to_action
+from .sim.phone import SimPhone
+from .sim.window import render
 
 _LIVE_ENVS: "weakref.WeakSet[BMoCAEnv]" = weakref.WeakSet()
 
@@ -105,8 +109,6 @@ class BMoCAEnv(ForkableEnv):
             raise ValueError(f"max_steps must be a positive integer or None, got {max_steps!r}")
         super().__init__(max_steps=None, render_mode=render_mode)
         if backend == "sim":
-            from .sim.phone import SimPhone
-
             backend = SimPhone()
         elif any(other.backend is backend for other in list(_LIVE_ENVS)):
             raise ValueError("this device backend already drives another BMoCAEnv; one device (or SimPhone) per env "
@@ -124,7 +126,6 @@ class BMoCAEnv(ForkableEnv):
             w, h = backend.screen_size()
             extra["screenshot"] = spaces.Box(0, 255, (h, w, 3), np.uint8)
         self.observation_space = text_observation_space(**extra)
-        from treegym.envs.core import action_space
 
         self.action_space = action_space()
         self.task: EpisodeSpec | None = None
@@ -288,8 +289,6 @@ class BMoCAEnv(ForkableEnv):
 
     def expert(self) -> ExpertAdvice | None:
         """The scripted demonstration from the current state (simulator backend only)."""
-        from .sim.phone import SimPhone
-
         if not isinstance(self.backend, SimPhone) or self.state is None or self.task is None:
             return None
         if self.state.success:
@@ -301,10 +300,6 @@ class BMoCAEnv(ForkableEnv):
 
     def expert_action(self) -> str | None:
         """The expert's next action only (cheaper than ``expert().plan``)."""
-        from .expert import next_intent, to_action
-        from .sim.phone import SimPhone
-        from .sim.window import render
-
         if not isinstance(self.backend, SimPhone) or self.state is None or self.state.success:
             return None
         st = self.backend.state
@@ -315,10 +310,6 @@ class BMoCAEnv(ForkableEnv):
 
 def plan_from(phone_state: Any, spec: EpisodeSpec, budget: int, cursor: int) -> list[str] | None:
     """Roll the scripted expert forward on a copy of the simulator; its actions up to success, or None."""
-    from .expert import next_intent, to_action
-    from .sim.phone import SimPhone
-    from .sim.window import render
-
     sim = SimPhone(spec.config_id)
     sim.state = phone_state
     cfg = phone_state.config

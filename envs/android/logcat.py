@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable, Sequence
+from .sim.state import pid_of
+from .sim.system import SYSTEM
 
 PRIORITIES = "VDIWEFS"
 LINE_RE = re.compile(r"^\s*(?P<ts>\d+\.\d+)\s+(?P<pid>\d+)\s+(?P<tid>\d+)\s+(?P<pri>[VDIWEFS])\s+"
@@ -191,9 +193,6 @@ def parse_args(args: Sequence[str], log_tags: str = "") -> LogcatRequest:
 
 def buffer_of(line: str) -> str:
     """The buffer an epoch-format line of the simulator belongs to (system_server's lines: "system")."""
-    from .sim.state import pid_of
-    from .sim.system import SYSTEM
-
     m = LINE_RE.match(line)
     return "system" if m is not None and int(m.group("pid")) == pid_of(SYSTEM) else "main"
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 from treegym.envs.tools_common.world import Tx
 
 from . import spec, spotify, spotify_player, tmdb, tmdb_tv  # noqa: F401 - importing registers the routes
-from .catalog import USER_ID, RestData  # noqa: F401 - re-exported
+from .catalog import RestData
 
 APIS = ("tmdb", "spotify")
 PARTIAL_ANSWERS = {"GET /search"}   # Spotify answers only the result types asked for

@@ -6,13 +6,13 @@ import json
 import sys
 from collections import Counter
 
-from .api import RestData
+from .catalog import RestData
 from .restbench import build_restbench_tasks
 from .tasks import DATA_DIR, build_tasks
+from treegym.envs.tools_common.fixtures import shipped_fixtures
 
 
 def main() -> int:
-    from treegym.envs.tools_common.fixtures import shipped_fixtures
     data = RestData(shipped_fixtures())
     tasks = build_tasks(data)
     DATA_DIR.mkdir(exist_ok=True)

@@ -23,7 +23,8 @@ from treegym.envs.tools_common.state_fields import read_evaluation, read_finish,
 from treegym.envs.tools_common.world import Tx, WorldState, changed_collections
 
 from .actions import Finish, Request, parse_action
-from .api import RestData, Router, call, route_error
+from .api import Router, call, route_error
+from .catalog import RestData
 from .cpr import correct_path
 
 REWARD_MODES = ("terminal", "hidden")

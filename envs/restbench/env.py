@@ -31,11 +31,14 @@ from typing import Any, Sequence
 
 from treegym.envs.core import EngineEnv, TaskPool
 from treegym.envs.core.task_pool import splits_of_records
+from treegym.envs.tools_common.fixtures import shipped_fixtures
+from treegym.envs.tools_common.world import static_world
 
 from .actions import parse_action
-from .api import RestData
+from .catalog import INITIAL_WORLD, RestData
 from .engine import DEFAULT_MAX_OBSERVATION, RestBenchEngine
 from .restbench import SPLIT
+from .spec import published
 
 DATA_DIR = Path(__file__).with_name("data")
 
@@ -60,16 +63,12 @@ def _splits(tasks: tuple[dict, ...]) -> dict[str, tuple]:
 @lru_cache(maxsize=1)
 def shipped_data() -> RestData:
     """The TMDB and Spotify entities with their indexes, built once per process and shared by every engine."""
-    from treegym.envs.tools_common.fixtures import shipped_fixtures
     return RestData(shipped_fixtures())
 
 
 @lru_cache(maxsize=4)
 def shipped_engine(reward_mode: str = "terminal",
                    max_observation_length: int = DEFAULT_MAX_OBSERVATION) -> RestBenchEngine:
-    from treegym.envs.tools_common.world import static_world
-
-    from .catalog import INITIAL_WORLD
     tasks = shipped_tasks()
     return RestBenchEngine(shipped_data(), tasks, _splits(tasks), static_world(INITIAL_WORLD),
                            reward_mode, max_observation_length)
@@ -113,7 +112,6 @@ class RestBenchEnv(EngineEnv):
 
     def openapi(self, api: str | None = None, server_url: str | None = None) -> dict:
         """The OpenAPI 3 spec of ``api`` (default: the current task's) as RestGPT reads it (``spec.published``)."""
-        from .spec import published
         return published(api or self.engine.tasks[self.task.task_id]["api"], server_url)
 
     def task_fields(self) -> dict[str, Any]:

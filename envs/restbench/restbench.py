@@ -22,6 +22,8 @@ from treegym.envs.tools_common.world import WorldState, changed_collections
 
 from .catalog import INITIAL_WORLD, RestData
 from .restbench_plans import SPOTIFY, TMDB
+from .engine import RestBenchEngine
+from .plan_runner import run_plan
 
 DATA_DIR = Path(__file__).with_name("data")
 SPLIT = "restbench"
@@ -51,8 +53,6 @@ def expand(step: str, data: RestData) -> str:
 
 def build_restbench_tasks(data: RestData) -> list[dict[str, Any]]:
     """The 157 tasks with resolved reference requests (raises when a plan gets a non-2xx answer or fails its gold)."""
-    from .engine import RestBenchEngine
-    from .plan_runner import run_plan
     world = WorldState.from_json(INITIAL_WORLD)
     out = []
     for api, plans in (("tmdb", TMDB), ("spotify", SPOTIFY)):

@@ -22,9 +22,10 @@ from typing import Any, Callable
 from treegym.envs.tools_common.checks import resolve
 from treegym.envs.tools_common.world import WorldState, changed_collections
 
-from .api import RestData
+from .catalog import RestData
 from .catalog import INITIAL_WORLD
 from .plan_runner import resolve_counts, run_plan
+from .engine import RestBenchEngine
 
 DATA_DIR = Path(__file__).with_name("data")
 SEED = 11
@@ -245,7 +246,6 @@ def _checks(spec: list, responses: list) -> list[dict]:
 
 
 def build_tasks(data: RestData) -> list[dict[str, Any]]:
-    from .engine import RestBenchEngine
     rng = random.Random(SEED)
     tasks: list[dict[str, Any]] = []
     world = WorldState.from_json(INITIAL_WORLD)

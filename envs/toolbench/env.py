@@ -51,6 +51,8 @@ from treegym.envs.tools_common.calls import parse_action
 from .data import shipped_splits, shipped_tasks
 from .engine import DEFAULT_MAX_OBSERVATION, ToolBenchEngine
 from .service import default_service
+from .tasks import load_query_file
+from .transports import make_transport
 
 DEFAULT_MAX_STEPS = 12
 
@@ -101,8 +103,6 @@ class ToolBenchEnv(EngineEnv):
         """An engine over a ToolBench query file (see ``transports.py``); the shipped mock answers when it knows every API."""
         import warnings
 
-        from .tasks import load_query_file
-        from .transports import make_transport
         tasks = load_query_file(queries)
         ids = [t["query_id"] for t in tasks]
         if len(set(ids)) != len(ids):

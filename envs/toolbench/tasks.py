@@ -24,6 +24,7 @@ from .gold import evaluate
 from .schema import standardize
 from .service import ApiSpec, ToolService
 from .templates import TEMPLATES
+from treegym.envs.tools_common.world import changed_collections
 
 GROUPS = ("G1", "G2", "G3")
 SPLITS = ("test", "dev")
@@ -125,7 +126,6 @@ def build_task(service: ToolService, name: str, draft: Mapping[str, Any], group:
 
 
 def _changed(a: WorldState, b: WorldState) -> list[str]:
-    from treegym.envs.tools_common.world import changed_collections
     return changed_collections(a, b)
 
 

@@ -15,6 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from .domains import CITIES
+from treegym.envs.tools_common.world import WorldState
+from .domains import FUNCTIONS
+from .engine import ToolTasksEngine
 
 DATA_DIR = Path(__file__).with_name("data")
 SEED = 5
@@ -170,7 +173,6 @@ SAMPLE_ARGS = {"value": ["Boston", 2, "2026-04-10", "rent", "hotel"], "cell": "B
 
 def examples(domain: str) -> list[str]:
     """One example call per function of ``domain`` (so every action form has a listed example)."""
-    from .domains import FUNCTIONS
     out = []
     for name, fn in FUNCTIONS[domain].items():
         args = []
@@ -189,8 +191,6 @@ def examples(domain: str) -> list[str]:
 
 
 def build_tasks() -> list[dict]:
-    from treegym.envs.tools_common.world import WorldState
-    from .engine import ToolTasksEngine
     rng = random.Random(SEED)
     tasks = []
     for domain, (maker, n) in MAKERS.items():

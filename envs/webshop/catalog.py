@@ -38,13 +38,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-# The data model and the stores live in their own modules; their names stay importable from here.
-from .model import (BREADCRUMB_SEP, CATEGORIES, DEFAULT_CATALOG_DIR, DEV_SPLIT_SIZE, FORMAT_VERSION,  # noqa: F401
-                    GOALS_JSONL, GOALS_SQLITE, INDEX_DIR, META_FILE, NO_PRICE_LIMIT, PRICE_RANGE, PRODUCTS_JSONL,
-                    PRODUCTS_SQLITE, TEST_SPLIT_SIZE, CatalogError, Goal, Product, format_price_text, option_text,
-                    price_upper_for, record_search_text, search_text, upstream_splits)
-from .stores import (MemoryProductStore, SqliteGoalSequence, SqliteProductStore, iter_products,  # noqa: F401
-                     read_jsonl_gz)
+from .model import (DEFAULT_CATALOG_DIR, FORMAT_VERSION, GOALS_JSONL, GOALS_SQLITE, META_FILE, PRODUCTS_JSONL,
+                    PRODUCTS_SQLITE, CatalogError, Goal, Product, upstream_splits)
+from .stores import MemoryProductStore, SqliteGoalSequence, SqliteProductStore, read_jsonl_gz
+from .search import catalog_fingerprint, open_or_build_index
 
 
 # ----------------------------------------------------------------------------------------------
@@ -139,7 +136,6 @@ class Catalog:
         if self._index is None:
             with self._index_lock:
                 if self._index is None:
-                    from .search import open_or_build_index
                     self._index = open_or_build_index(self)
         return self._index
 
@@ -149,7 +145,6 @@ class Catalog:
 
     def fingerprint(self) -> str:
         """A short id of this catalog's content (name, version, counts, source hash)."""
-        from .search import catalog_fingerprint
         return catalog_fingerprint(self)
 
 

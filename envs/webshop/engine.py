@@ -38,13 +38,12 @@ from .model import NO_PRICE_LIMIT
 from .pages import build_page, page_asins
 from .render import OBSERVATION_MODES, render
 from .reward import FUZZY_THRESHOLD, fuzzy_score, get_reward
-# The session model and action syntax live in session.py; their names stay importable from here.
-from .session import (ACTION_TEMPLATES, nodes_bytes, session_bytes, BACK_TO_SEARCH, BUY_NOW, CLICKABLE_ROLES, GOLD_PATH_LIMIT,  # noqa: F401
-                      INSTRUCTION_LABEL, MAX_QUERY_CHARS, NEXT_PAGE, PAGE_DONE, PAGE_ITEM, PAGE_KINDS, PAGE_RESULTS,
-                      PAGE_SEARCH, PAGE_SUB, PREV_PAGE, PRODUCTS_PER_PAGE, SEARCH_RETURN_N, SEARCH_TEMPLATE,
-                      SUB_PAGES, TASK_SPLITS, _DERIVED, Node, Session, WebShopTask, _clean, _Derived, _short,
-                      available_actions_from_nodes, bounded_action, canonical_action, format_reward,
-                      parse_action, session_from_json, valid_actions_from_nodes)
+from .session import (ACTION_TEMPLATES, BACK_TO_SEARCH, BUY_NOW, CLICKABLE_ROLES, _DERIVED, _Derived,
+                      GOLD_PATH_LIMIT, MAX_QUERY_CHARS, NEXT_PAGE, Node, PAGE_DONE, PAGE_ITEM, PAGE_RESULTS,
+                      PAGE_SEARCH, PAGE_SUB, PREV_PAGE, PRODUCTS_PER_PAGE, SEARCH_RETURN_N, Session,
+                      SUB_PAGES, TASK_SPLITS, WebShopTask, available_actions_from_nodes, bounded_action,
+                      canonical_action, _clean, nodes_bytes, parse_action, session_bytes, session_from_json,
+                      _short, valid_actions_from_nodes)
 
 
 class WebShopEngine:

@@ -30,10 +30,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
 
-from .catalog import NO_PRICE_LIMIT, format_price_text, price_upper_for
+from .model import NO_PRICE_LIMIT, format_price_text, price_upper_for
 from .vocab import (BRAND_HEADS, BRAND_MIDDLES, BRAND_TAILS, BULLET_TEMPLATES, DESCRIPTION_CLOSERS,
                     DESCRIPTION_MIDDLES, DESCRIPTION_OPENERS, INSTRUCTION_TEMPLATES, LINE_NAMES, QUERIES,
                     REVIEW_BODIES, REVIEW_TITLES, REVIEW_WHO, QuerySpec)
+from .writer import CatalogWriter
 
 DEFAULT_SEED = 0
 _ASIN_SPACE = 36 ** 8
@@ -169,7 +170,6 @@ def build_catalog(out: str | Path, n_products: int, n_goals: int, *, seed: int =
                   name: str | None = None, store: str = "auto", index: bool = True,
                   overwrite: bool = False, progress: Callable[[int], None] | None = None) -> Path:
     """Generate a catalog of ``n_products`` products and ``n_goals`` goals into folder ``out``."""
-    from .writer import CatalogWriter
     if n_products < 1 or n_goals < 0:
         raise ValueError(f"need at least 1 product and 0 goals, got {n_products} products, {n_goals} goals")
     name = name or f"generated-{n_products}-s{seed}"

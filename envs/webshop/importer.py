@@ -42,8 +42,9 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from .catalog import NO_PRICE_LIMIT, CatalogError, format_price_text, price_upper_for
+from .model import NO_PRICE_LIMIT, CatalogError, format_price_text, price_upper_for
 from .nouns import title_nouns
+from .writer import CatalogWriter
 
 GOAL_SHUFFLE_SEED = 233
 _CHUNK = 1 << 20
@@ -228,7 +229,6 @@ def import_upstream(src: str | Path, out: str | Path, *, goals: str = "human", s
     (upstream's ``num_products``). Explicit ``*_file`` paths override the files
     found in ``src``.
     """
-    from .writer import CatalogWriter
     if goals not in ("human", "synthetic"):
         raise ValueError(f"goals must be 'human' or 'synthetic', got {goals!r}")
     src = Path(src).expanduser()

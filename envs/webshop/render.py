@@ -187,13 +187,6 @@ def parse_html(html: str) -> tuple[Node, ...]:
     return tuple(nodes)
 
 
-def parse_page_kind(html: str) -> str:
-    from bs4 import BeautifulSoup
-
-    main = BeautifulSoup(html, "html.parser").find(attrs={"data-page": True})
-    return str(main["data-page"]) if main is not None else ""
-
-
 def render(nodes: tuple[Node, ...], mode: str, session: Session | None = None, catalog: Any = None,
            sid: str | None = None) -> str:
     """``nodes`` in observation mode ``mode`` (one of ``OBSERVATION_MODES``); ``html`` needs the session

@@ -44,6 +44,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rapidfuzz import fuzz, utils
+from .nouns import title_nouns
 
 FUZZY_THRESHOLD = 85  # upstream: token_set_ratio(a, b) > 85 after int-rounding
 
@@ -82,7 +83,6 @@ def name_nouns(obj: Any) -> list[str]:
     pre = _get(obj, "name_nouns")
     if pre:
         return [str(n).lower() for n in pre]
-    from .nouns import title_nouns
 
     return list(title_nouns(str(_get(obj, "name", "Title", default="") or "")))
 

@@ -52,7 +52,7 @@ from typing import Any, Callable, Mapping, Protocol
 
 import tantivy
 
-from .asin_codes import decode_asin, encode_asin  # noqa: F401 - re-exported
+from .asin_codes import decode_asin, encode_asin
 from .lru import ByteLRU
 from .model import INDEX_DIR, PRODUCTS_JSONL, PRODUCTS_SQLITE, CatalogError, Product
 from .stores import iter_products

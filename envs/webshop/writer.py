@@ -22,8 +22,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Callable
 
-from .catalog import (FORMAT_VERSION, GOALS_JSONL, GOALS_SQLITE, INDEX_DIR, META_FILE, PRODUCTS_JSONL,
-                      PRODUCTS_SQLITE, CatalogError, Goal, record_search_text, upstream_splits)
+from .model import (FORMAT_VERSION, GOALS_JSONL, GOALS_SQLITE, INDEX_DIR, META_FILE, PRODUCTS_JSONL,
+                    PRODUCTS_SQLITE, CatalogError, Goal, record_search_text, upstream_splits)
+from .search import ANALYZER_NAME, _analyzer, _schema, backend_info, fingerprint_from, make_document, write_stamp
 
 SQLITE_THRESHOLD = 20_000   # "auto" store: sqlite above this many products (RAM costs ~4.5 KB each)
 GOAL_SQLITE_THRESHOLD = 50_000   # goals above this go to goals.sqlite (read on demand; ~1.5 KB each in RAM)
@@ -81,7 +82,6 @@ class CatalogWriter:
         if index:
             import tantivy
 
-            from .search import ANALYZER_NAME, _analyzer, _schema, make_document
             (self.out / INDEX_DIR).mkdir()
             self._make_document = make_document
             self._index = tantivy.Index(_schema(), path=str(self.out / INDEX_DIR), reuse=False)
@@ -161,7 +161,6 @@ class CatalogWriter:
         Goals go to ``goals.sqlite`` (read on demand) when ``expected_goals`` exceeds
         ``GOAL_SQLITE_THRESHOLD``, else to ``goals.jsonl.gz`` (read into RAM).
         """
-        from .search import backend_info, fingerprint_from, write_stamp
         t = time.perf_counter()
         self.timings["products_s"] = t - self._t0
         if self._jsonl is not None:

@@ -32,6 +32,10 @@ import random
 import statistics
 import sys
 import time
+from treegym.envs.alfworld import goal as goal_mod
+from treegym.envs.alfworld.env import ALFWorldEnv
+from treegym.envs.alfworld.official import OfficialGame, official_available
+from treegym.envs.alfworld.tasks import shipped_games
 
 # The official step when it is not installed here: 73 ms, the median over all 134 valid_unseen games of
 # PddlEnv.step with admissible commands (textworld 1.7.0, alfworld 0.4.2, fast-downward-textworld
@@ -75,11 +79,6 @@ def _frame(env, obs: dict, info: dict) -> tuple:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from treegym.envs.alfworld import goal as goal_mod
-    from treegym.envs.alfworld.env import ALFWorldEnv
-    from treegym.envs.alfworld.official import OfficialGame, official_available
-    from treegym.envs.alfworld.tasks import shipped_games
-
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=16)
     ap.add_argument("--steps", type=int, default=20)

@@ -19,6 +19,10 @@ import sys
 import time
 
 from treegym.scripts.bench.bench_support import rss_mb
+from treegym.agents.llm_specs import make_llm
+from treegym.agents.registry import make_agent
+import treegym.envs  # noqa: F401 - registers the ids
+from treegym.envs.alfworld.tasks import shipped_games
 
 ENV_ID = "treegym/ALFWorld-v0"
 LLM_SPEC = "synthetic:p_correct=0.7,judge_acc=0.8,value_noise=0.3,seed={seed}"
@@ -27,9 +31,6 @@ LLM_SPEC = "synthetic:p_correct=0.7,judge_acc=0.8,value_noise=0.3,seed={seed}"
 def one_search(agent: str, task_id: str, seed: int, budget: int) -> int:
     """One search from reset on ``task_id``; returns its expansions."""
     import gymnasium as gym
-
-    from treegym.agents.llm_specs import make_llm
-    from treegym.agents.registry import make_agent
 
     env = gym.make(ENV_ID)
     try:
@@ -45,9 +46,6 @@ def one_search(agent: str, task_id: str, seed: int, budget: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import treegym.envs  # noqa: F401 - registers the ids
-    from treegym.envs.alfworld.tasks import shipped_games
-
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--searches", type=int, default=100)
     ap.add_argument("--tasks", type=int, default=10, help="games taken in turn (0: a new game every search)")

@@ -54,6 +54,7 @@ from treegym.envs.android.sim.window import render
 from treegym.envs.android.ui import to_xml
 from treegym.envs.core.check import first_difference
 from treegym.scripts.bench.bench_support import percentile, rss_mb
+from treegym.servers.android.fake_adb import FakeAdbServer
 
 # tasks with long step limits, on configurations of different devices and languages (one RTL)
 TASKS = ("test_env_101/turn_off_the_call_in_process", "test_env_100/create_alarm_at_10:30_am",
@@ -172,8 +173,6 @@ def _push(port: int, path: str, size: int) -> bool:
 
 def bench_server(rounds: int = 5, clients: int = 32) -> int:
     """The fake adb server: concurrent clients (backlog 128 vs 5) and memory under large pushes."""
-    from treegym.servers.android.fake_adb import FakeAdbServer
-
     lat: dict[int, list[float]] = {128: [], 5: []}
     with FakeAdbServer(SimPhone("test_env_100")) as ours, FakeAdbServer(SimPhone("test_env_100"), backlog=5) as base:
         for _ in range(rounds):  # interleaved: each round runs both, so load changes hit both alike
@@ -275,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     t_step_restore = statistics.median(steps)
     if shutil.which("adb"):
         try:
-            from treegym.servers.android.fake_adb import FakeAdbServer
+            from treegym.servers.android.fake_adb import FakeAdbServer  # lazy: only when adb is installed
         except ImportError:
             print("  adb step: the fake adb server is not available in this checkout")
             return 0
@@ -295,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
             t_adb = median_time(adb_step, max(5, args.repeats // 3))
             print(f"  adb CLI tap+dump+pull via fake server {t_adb * 1e6:10.1f} us  "
                   f"({t_adb / t_step_restore:.1f}x a simulator env.step)")
-            from treegym.envs.android.adb import AdbBackend
+            from treegym.envs.android.adb import AdbBackend  # lazy: only when adb is installed
 
             backend = AdbBackend(serial=srv.serial, server=f"tcp:127.0.0.1:{srv.port}")
             adb_env = BMoCAEnv(split="test", backend=backend, max_steps=1000)

@@ -32,6 +32,12 @@ import sys
 import time
 from pathlib import Path
 from typing import Sequence
+from treegym.agents.experiments.evaluation import RunConfig, evaluate
+from treegym.agents.experiments.report.figures import SIMULATED_NOTE, plot_pass_rate_vs_budget
+from treegym.agents.experiments.report.paper_metrics import any_of_sequences
+from treegym.agents.experiments.summary import summarize
+from treegym.agents.registry import agent_spec
+from treegym.envs.registration import env_class
 
 AGENTS = ("elo", "astar", "mcts", "lats", "dfsdt", "bfs", "dfs", "react", "cot@3", "reflexion", "sc@5", "autogpt",
           "judec-bfs", "judec-dfs", "judec-dfsdt", "radagent-mcts@40")
@@ -71,12 +77,6 @@ def _ints(text: str, what: str) -> list[int]:
 
 def run(args: argparse.Namespace) -> dict[str, dict[int, dict]]:
     """Evaluate every (agent, budget); returns summary[agent][budget]."""
-    from treegym.agents.experiments.evaluation import RunConfig, evaluate
-    from treegym.agents.experiments.summary import summarize
-    from treegym.agents.experiments.report.paper_metrics import any_of_sequences
-    from treegym.agents.registry import agent_spec
-    from treegym.envs.registration import env_class
-
     agents = _agents(args)
     budgets = _ints(args.budgets, "budgets")
     for a in agents:
@@ -149,8 +149,6 @@ def table(summary: dict[str, dict[int, dict]], budgets: Sequence[int], title: st
 
 def plot(summary: dict[str, dict[int, dict]], budgets: Sequence[int], path: Path, title: str) -> Path:
     """The pass-rate-vs-budget figure, drawn by ``treegym report``'s figure code."""
-    from treegym.agents.experiments.report.figures import SIMULATED_NOTE, plot_pass_rate_vs_budget
-
     series = {agent: {b: s["pass_rate"] for b, s in by_budget.items() if b in budgets and s.get("episodes")}
               for agent, by_budget in summary.items()}
     if any(s.get("simulated") for by_budget in summary.values() for s in by_budget.values()):

@@ -37,6 +37,12 @@ import time
 from typing import Any
 
 from treegym.agents.llm.request import Request
+from treegym.agents.llm.local.llm import LocalLLM
+from treegym.agents.llm.local.runtime import LocalLLMUnavailable, choose_runtime, installed_runtimes, runtime_version
+from treegym.agents.llm.local.server import LocalLLMServer, shutdown
+import treegym.envs  # noqa: F401 - registers the envs
+from treegym.agents.prompts import get_prompts
+from treegym.agents.prompts.spec import Step
 
 LOREM = ("the quick brown fox jumps over the lazy dog while a small model reads a long prompt about "
          "forkable environments tree search agents and the game of twenty four ").split()
@@ -61,8 +67,6 @@ def game24_choices() -> list[str]:
 
 
 def cold_start_seconds(runtime: str, threads: int) -> float:
-    from treegym.agents.llm.local import LocalLLMServer
-
     server = LocalLLMServer(runtime=runtime, n_threads=threads)
     began = time.perf_counter()
     server.start()
@@ -100,10 +104,6 @@ def generation_rate(llm: Any, max_tokens: int) -> float | None:
 def search_calls_per_second(llm: Any, calls: int, per_node: int = 3) -> float:
     """Constrained calls/s with the Game of 24 ReAct prompt along a random walk (``per_node`` calls a node)."""
     import gymnasium as gym
-
-    import treegym.envs  # noqa: F401 - registers the envs
-    from treegym.agents.prompts import get_prompts
-    from treegym.agents.prompts.spec import Step
 
     prompts, env = get_prompts("treegym/Game24-v0"), gym.make("treegym/Game24-v0")
     obs, _ = env.reset(seed=random.randrange(10**6))
@@ -155,9 +155,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prompt-words", type=int, default=300)
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per request before giving up")
     args = ap.parse_args(argv)
-
-    from treegym.agents.llm.local import LocalLLM, LocalLLMUnavailable, shutdown
-    from treegym.agents.llm.local_runtime import choose_runtime, installed_runtimes, runtime_version
 
     try:
         runtimes = [choose_runtime(r) for r in args.runtimes.split(",") if r.strip()] or installed_runtimes()

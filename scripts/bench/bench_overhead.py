@@ -27,6 +27,8 @@ import gymnasium as gym
 import treegym.envs as te
 from treegym.scripts.bench.bench_rollback import RollbackRefused
 from treegym.scripts.bench.bench_support import Samples, TimedLLM, interleave, load_text, spread
+from treegym.agents.llm_specs import make_llm
+from treegym.agents.registry import make_agent
 
 AGENTS = ("bfs", "dfs", "dfsdt", "mcts", "lats", "elo", "astar")  # ToT BFS/DFS, DFSDT, MCTS, LATS, Elo, A*
 LLM_SPEC = "synthetic:p_correct=0.5,judge_acc=0.8,value_noise=0.3,seed=0"
@@ -37,9 +39,6 @@ BASELINE_CYCLES = 20  # restore + step + snapshot cycles per baseline arm
 def build_agent(agent: str, env_id: str, llm_spec: str, **options: Any) -> tuple[Any, TimedLLM]:
     """The agent ``treegym run --agent AGENT --llm LLM_SPEC`` plays, with its LLM wrapped in a
     :class:`TimedLLM`. The one place this benchmark reaches into ``treegym.agents``."""
-    from treegym.agents.llm_specs import make_llm
-    from treegym.agents.registry import make_agent
-
     llm = TimedLLM(make_llm(llm_spec, env_id=env_id))
     return make_agent(agent, env_id, llm, **options), llm
 

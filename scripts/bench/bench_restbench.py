@@ -33,12 +33,14 @@ import time
 from typing import Any
 
 from treegym.scripts.bench.bench_support import percentile
+from treegym.envs.restbench.actions import Request, parse_action
+from treegym.envs.restbench.api import call
+from treegym.envs.restbench.env import shipped_engine, shipped_tasks
+from treegym.envs.tools_common.world import Tx
 
 
 def recorded_requests() -> list[tuple[Any, ...]]:
     """``(endpoint, path params, args, path, world, state, action)`` of every request on the 157 gold paths."""
-    from treegym.envs.restbench.actions import Request, parse_action
-    from treegym.envs.restbench.env import shipped_engine, shipped_tasks
     engine = shipped_engine()
     out = []
     for task in (t for t in shipped_tasks() if t["split"] == "restbench"):
@@ -66,9 +68,6 @@ def summary(per_request_us: list[float]) -> dict[str, float]:
 
 def measure(repeats: int = 15) -> dict[str, Any]:
     """The figures (see the module docstring) as a JSON-able dict; ``mismatches`` counts changed answers."""
-    from treegym.envs.restbench.api import call
-    from treegym.envs.restbench.env import shipped_engine
-    from treegym.envs.tools_common.world import Tx
     engine = shipped_engine()
     requests = recorded_requests()
     first: list[Any] = [None] * len(requests)

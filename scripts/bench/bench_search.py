@@ -30,6 +30,12 @@ import time
 from typing import Any, Sequence
 
 from treegym.scripts.bench.bench_support import TimedLLM
+from treegym.agents.llm_specs import make_llm
+from treegym.agents.prompts import get_prompts
+from treegym.agents.registry import make_agent
+import treegym.envs  # noqa: F401 - registers the ids
+from treegym.envs import restore, snapshot
+from treegym.envs.registration import env_class
 
 ENV_ID = "treegym/Game24-v0"
 AGENTS = ("mcts", "lats", "dfsdt", "bfs", "dfs", "cot@3", "reflexion", "sc@5", "elo", "astar")
@@ -64,11 +70,6 @@ def search_cost(agent: str, task_id: int, spec: str, budget: int) -> tuple[float
     """(framework seconds, of which adapter seconds, expansions) for one search of ``agent`` on ``task_id``."""
     import gymnasium as gym
 
-    import treegym.envs  # noqa: F401 - registers the ids
-    from treegym.agents.prompts import get_prompts
-    from treegym.agents.llm_specs import make_llm
-    from treegym.agents.registry import make_agent
-
     env = gym.make(ENV_ID)
     try:
         obs, info = env.reset(options={"task_id": task_id})
@@ -94,8 +95,6 @@ def search_cost(agent: str, task_id: int, spec: str, budget: int) -> tuple[float
 def baseline_cost(task_id: int, repeats: int = 200) -> float:
     """Seconds per restore + step + snapshot on a gym.make env (median of ``repeats``)."""
     import gymnasium as gym
-
-    from treegym.envs import restore, snapshot
 
     env = gym.make(ENV_ID)
     try:
@@ -123,8 +122,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.puzzles < 1 or args.budget < 1:
         raise SystemExit("bench_search: --puzzles and --budget must be at least 1")
-
-    from treegym.envs.registration import env_class
 
     tasks = env_class(ENV_ID).split_task_ids("test")[: args.puzzles]
     base_per_task = {t: baseline_cost(t) for t in tasks}

@@ -27,6 +27,8 @@ import gymnasium as gym
 import numpy as np
 
 import treegym.envs as te
+from treegym.envs.textworld.env import _REQUEST
+from treegym.envs.textworld.gamefiles import load_games
 
 
 def _walk(env, depth: int, rng: np.random.Generator) -> list[str]:
@@ -45,9 +47,6 @@ def _walk(env, depth: int, rng: np.random.Generator) -> list[str]:
 
 def bench_game(game: str, depth: int, repeats: int) -> dict[str, float]:
     import textworld
-
-    from treegym.envs.textworld.env import _REQUEST
-    from treegym.envs.textworld.gamefiles import load_games
 
     env = gym.make("treegym/TextWorld-v0", task_ids=[game], max_steps=10 * depth + 10)
     tw = textworld.start(load_games()[game].path, request_infos=_REQUEST)

@@ -43,6 +43,10 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Sequence
+from treegym.agents.experiments.evaluation import RunConfig, evaluate
+from treegym.agents.llm_specs import register_llm_backend
+from treegym.agents.simulated.scripted import ScriptedLLM
+from treegym.envs.registration import env_class
 
 ENV_ID = "treegym/Game24-v0"
 REPO = Path(__file__).resolve().parents[2]
@@ -92,9 +96,6 @@ REPLY = "Thought: add the first two numbers.\nAction: 1 + 1 = 2"
 
 def register_sleeping_model() -> None:
     """``sleeping:SECONDS``: an in-process model answering ``REPLY`` after SECONDS (no HTTP)."""
-    from treegym.agents.simulated.scripted import ScriptedLLM
-    from treegym.agents.llm_specs import register_llm_backend
-
     def factory(arg: str, env_id: str | None = None, **kwargs: object) -> ScriptedLLM:
         latency = float(arg)
 
@@ -110,8 +111,6 @@ def register_sleeping_model() -> None:
 def timed_run(url: str | None, tasks: list[int], latency: float = 0.1, **settings: object) -> tuple[float, int]:
     """(wall seconds, LLM calls) of one evaluate() into a fresh results file; ``url`` None: the
     in-process sleeping model."""
-    from treegym.agents.experiments.evaluation import RunConfig, evaluate
-
     llm = {"llm_spec": "openai:test-model", "llm_kwargs": {"base_url": url, "api_key": "EMPTY"}} if url else \
         {"llm_spec": f"sleeping:{latency}"}
     with tempfile.TemporaryDirectory() as tmp:
@@ -129,7 +128,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.serve:
         serve(args.latency)
         return 0
-    from treegym.envs.registration import env_class
 
     tasks = list(env_class(ENV_ID).split_task_ids("test"))[: args.episodes]
     settings = {"sequential": {"workers": 1},

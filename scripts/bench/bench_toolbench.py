@@ -35,6 +35,11 @@ import time
 import gymnasium as gym
 
 import treegym.envs as te
+from treegym.envs.toolbench.data import shipped_splits, shipped_tasks
+from treegym.envs.toolbench.env import shipped_engine
+from treegym.servers.run import BackgroundServer
+from treegym.servers.toolbench import create_app
+from treegym.servers.toolbench.client import post_call, upstream_payload
 
 
 def trajectory(env: gym.Env, depth: int) -> list[str]:
@@ -64,7 +69,6 @@ def median_seconds(fn, repeats: int) -> float:
 
 
 def bench_rollback(depth: int, repeats: int) -> int:
-    from treegym.envs.toolbench.data import shipped_tasks
     tid = next(t["query_id"] for t in shipped_tasks() if t["template"] == "book_cheapest_flight")
     env = gym.make("treegym/ToolBench-v0", split="all", max_steps=depth + 4)
     env.reset(options={"task_id": tid})
@@ -110,10 +114,6 @@ def bench_rollback(depth: int, repeats: int) -> int:
 
 def bench_server(sessions: int, rounds: int) -> int:
     import threading
-
-    from treegym.envs.toolbench.data import shipped_splits
-    from treegym.servers.run import BackgroundServer
-    from treegym.servers.toolbench import create_app
 
     os.environ.setdefault("TREEGYM_SERVE_EXPERT", "1")  # the remote envs play the expert over HTTP
     server = BackgroundServer(create_app(), "127.0.0.1", 0, quiet=True).start()
@@ -179,12 +179,6 @@ def bench_url_sessions(sessions: int, rounds: int) -> int:
     """Upstream-shaped calls on ``sessions`` URL-chosen worlds at once: per-call p50/p99, checked against in-process."""
     import os
     import threading
-
-    from treegym.envs.toolbench.data import shipped_tasks
-    from treegym.envs.toolbench.env import shipped_engine
-    from treegym.servers.run import BackgroundServer
-    from treegym.servers.toolbench import create_app
-    from treegym.servers.toolbench.client import post_call, upstream_payload
 
     engine = shipped_engine("terminal")
     tasks = [t for t in shipped_tasks() if t["gold"]["reference_calls"]][:sessions]

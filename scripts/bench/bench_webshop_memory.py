@@ -23,6 +23,10 @@ import gymnasium as gym
 
 import treegym.envs  # noqa: F401 - registers the env ids
 from treegym.scripts.bench.bench_support import rss_mb
+from treegym.agents.llm_specs import make_llm
+from treegym.agents.policy import AgentGaveUp
+from treegym.agents.registry import make_agent
+from treegym.agents.simulated import oracle
 
 LLM_SPEC = "synthetic:p_correct=0.5,judge_acc=0.8,value_noise=0.3,seed=0"
 ENV_ID = "treegym/WebShop-v0"
@@ -35,9 +39,6 @@ def cache_bytes(env: gym.Env) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from treegym.agents.llm_specs import make_llm
-    from treegym.agents.registry import make_agent
-
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--searches", type=int, default=100)
     ap.add_argument("--agent", default="lats")
@@ -49,7 +50,6 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     env = gym.make(ENV_ID, catalog=args.catalog, split="all")
-    from treegym.agents.policy import AgentGaveUp
 
     marks: dict[int, float] = {}
     gave_up = 0
@@ -64,7 +64,6 @@ def main(argv: list[str] | None = None) -> int:
         except AgentGaveUp:  # the search ran; the agent found nothing to do next
             gave_up += 1
         if args.forget_oracle_memo:
-            from treegym.agents.simulated import oracle
             oracle._MEMO.clear()
         if i + 1 in (1, 10, 50, args.searches):
             gc.collect()

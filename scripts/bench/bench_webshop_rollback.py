@@ -34,6 +34,7 @@ from typing import Any
 import gymnasium as gym
 
 import treegym.envs as te
+from treegym.envs.webshop.generate import build_catalog
 
 
 def trajectory(env: gym.Env, depth: int) -> list[str]:
@@ -69,8 +70,6 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.products:
         import tempfile
-
-        from treegym.envs.webshop.generate import build_catalog
 
         t0 = time.perf_counter()
         args.catalog = str(build_catalog(tempfile.mkdtemp(prefix="webshop-bench-") + "/cat", args.products,

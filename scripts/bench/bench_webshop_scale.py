@@ -34,6 +34,12 @@ import time
 from pathlib import Path
 
 from treegym.scripts.bench.bench_support import rss_mb
+from treegym.envs.webshop.catalog import load_catalog, read_catalog
+from treegym.envs.webshop.model import INDEX_DIR
+from treegym.envs.webshop.stores import iter_products
+from treegym.envs.webshop.generate import build_catalog
+from treegym.envs.webshop.reward import get_reward
+from treegym.envs.webshop.search import build_index_dir
 
 FULL_SIZE = 1_181_436
 QUICK_SIZE = 50_000
@@ -58,10 +64,6 @@ def _pct(xs: list[float], q: float) -> float:
 
 # ------------------------------------------------------------------------------------- phases
 def phase_build(out: Path, n: int, goals: int, seed: int) -> dict:
-    from treegym.envs.webshop.catalog import INDEX_DIR, read_catalog
-    from treegym.envs.webshop.generate import build_catalog
-    from treegym.envs.webshop.search import build_index_dir
-
     t0 = time.perf_counter()
     build_catalog(out, n, goals, seed=seed, index=False, name=f"bench-{n}",
                   progress=lambda k: print(f"  generated {k:,}", file=sys.stderr, flush=True)
@@ -77,7 +79,6 @@ def phase_build(out: Path, n: int, goals: int, seed: int) -> dict:
 def phase_coldstart(catalog_dir: str, n_queries: int) -> dict:
     """Runs in a fresh process: load, first query, then the latency run."""
     t0 = time.perf_counter()
-    from treegym.envs.webshop.catalog import load_catalog
     cat = load_catalog(catalog_dir)
     first = cat.search("long lasting lip gloss")
     cat.product(first[0])
@@ -143,7 +144,6 @@ def _perfect_purchase_listed(cat, goal, results: list[str]) -> bool:
     Upstream's reward never compares ASINs, so this (not finding the exact
     target) is what decides whether an agent can succeed from its first search.
     """
-    from treegym.envs.webshop.reward import get_reward
     for asin in results:
         p = cat.product(asin)
         opts = p.option_dict()
@@ -176,7 +176,6 @@ def _fresh(args: list[str]) -> tuple[dict, float]:
 
 
 def _write_baseline_slice(catalog_dir: Path, path: Path, n: int) -> None:
-    from treegym.envs.webshop.catalog import iter_products, read_catalog
     cat = read_catalog(catalog_dir)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("[")

@@ -38,6 +38,10 @@ from html import unescape
 from urllib.parse import urlencode, urlsplit
 
 from treegym.scripts.bench.bench_support import percentile, start_cli_server
+from treegym.envs.webshop import load_catalog, load_default_catalog
+from treegym.envs.webshop.engine import PAGE_SEARCH, WebShopEngine
+from treegym.envs.webshop.session import format_reward
+from treegym.envs.webshop.site_urls import page_url, search_url
 
 
 class Shopper:
@@ -182,10 +186,6 @@ class UpstreamShopper(Shopper):
 
 def gold_walks(catalog_dir: str | None, goals: list[int]) -> dict[int, list[PageVisit]]:
     """For each goal, the upstream URLs of its gold path, with a Features sub-page and back on the way."""
-    from treegym.envs.webshop import load_catalog, load_default_catalog
-    from treegym.envs.webshop.engine import PAGE_SEARCH, WebShopEngine, format_reward
-    from treegym.envs.webshop.site_urls import page_url, search_url
-
     catalog = load_default_catalog() if catalog_dir is None else load_catalog(catalog_dir)
     engine = WebShopEngine(catalog)
     walks = {}

@@ -19,20 +19,16 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+from treegym.envs.alfworld.official import require_official
+from treegym.envs.alfworld.tasks import shipped_games
+from treegym.envs.alfworld.transcripts import Transcript, record_official, save
 
 
 def _record(task_id: str, seed: int, walk_steps: int) -> list[dict]:
-    from treegym.envs.alfworld.tasks import shipped_games
-    from treegym.envs.alfworld.transcripts import record_official
-
     return [t.to_json() for t in record_official(task_id, shipped_games()[task_id], seed=seed, walk_steps=walk_steps)]
 
 
 def main(argv: list[str] | None = None) -> int:
-    from treegym.envs.alfworld.official import require_official
-    from treegym.envs.alfworld.tasks import shipped_games
-    from treegym.envs.alfworld.transcripts import Transcript, save
-
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="tests/fixtures/alfworld_golden.jsonl.xz")
     ap.add_argument("--games", type=int, default=None, help="first N games only (default: all 134)")

@@ -15,13 +15,13 @@ import argparse
 import json
 import sys
 import time
+from treegym.envs.alfworld.generate import generate_game, parse_task_id, split_task_ids
+from treegym.envs.alfworld.official import require_official
+from treegym.envs.alfworld.parity import compare_game
+from treegym.envs.alfworld.tasks import shipped_games
 
 
 def main(argv: list[str] | None = None) -> int:
-    from treegym.envs.alfworld.official import require_official
-    from treegym.envs.alfworld.parity import compare_game
-    from treegym.envs.alfworld.tasks import shipped_games
-
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=None, help="first N games only (default: all 134)")
     ap.add_argument("--every", type=int, default=1, help="every K-th game only (a spread sample; default: all)")
@@ -40,8 +40,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.reverse:
         ids = ids[::-1]
     if args.generated:
-        from treegym.envs.alfworld.generate import generate_game, parse_task_id, split_task_ids
-
         for tid in split_task_ids("generated_valid")[: args.generated]:
             games[tid] = generate_game(*parse_task_id(tid))
             ids.append(tid)

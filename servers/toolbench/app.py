@@ -43,6 +43,8 @@ from treegym.servers.sessions import ApiError, create_session_app
 
 from .rest_routes import rest_blueprint
 from .url_sessions import upstream_body, url_sessions_blueprint
+from treegym.envs.restbench.env import shipped_engine as rest_engine
+from treegym.envs.tooltasks.env import shipped_engine as task_engine
 
 
 def _bad(message: str, status: int = 400):
@@ -96,8 +98,6 @@ def create_app(ttl: float = 3600.0, max_sessions: int = 10_000) -> Flask:
     # (their HTTP-mode envs take server_url="http://HOST:PORT/restbench" or ".../tooltasks").
     from werkzeug.middleware.dispatcher import DispatcherMiddleware
 
-    from treegym.envs.restbench.env import shipped_engine as rest_engine
-    from treegym.envs.tooltasks.env import shipped_engine as task_engine
     mounts = {"/restbench": create_session_app({"terminal": rest_engine("terminal"), "hidden": rest_engine("hidden")},
                                                ttl=ttl, max_sessions=max_sessions, import_name="treegym-restbench"),
               "/tooltasks": create_session_app({"terminal": task_engine("terminal"), "hidden": task_engine("hidden")},

@@ -1,5 +1,4 @@
 """The WebShop website (Flask): the generic session server over WebShop's engine, plus pages people can shop on."""
-from ..session_store import SessionStore
 from .app import create_app
 
-__all__ = ["create_app", "SessionStore"]
+__all__ = ["create_app"]

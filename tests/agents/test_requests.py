@@ -119,21 +119,10 @@ def test_the_memo_bound_comes_from_the_environment_for_every_process(monkeypatch
     assert oracle._memo_bytes_from_env() == oracle.DEFAULT_MEMO_BYTES
 
 
-def test_an_llm_with_the_old_keyword_signature_is_refused_with_a_clear_message():
+def test_an_llm_taking_one_request_answers_through_the_budget():
     from treegym.agents.llm.budget import BudgetedLLM
     from treegym.agents.llm.base import Usage
     from treegym.agents.requests import ReactRequest
-
-    class OldStyle:
-        name, usage = "old", Usage()
-
-        def complete(self, messages, n=1, temperature=0.0, max_tokens=None, stop=None, choices=None, seed=None):
-            return ["x"] * n
-
-    with pytest.raises(TypeError, match=r"old signature.*complete\(request\)"):
-        ReactRequest([{"role": "user", "content": "hi"}]).send(OldStyle())
-    with pytest.raises(TypeError, match="old signature"):
-        BudgetedLLM(OldStyle(), max_calls=3)
 
     class NewStyle:
         name, usage = "new", Usage()

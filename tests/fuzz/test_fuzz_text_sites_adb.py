@@ -20,7 +20,7 @@ import pytest
 
 from fuzzing import ODD_TEXT, bad_utf8, count, garbage_actions, http_send, no_hang, rng_for, route_paths, tally
 
-from treegym.agents.experiments.runs import ResultsFile
+from treegym.agents.experiments.results_file import ResultsFile
 
 
 # ----------------------------------------------------------------------------- results files

@@ -24,10 +24,10 @@ import pytest
 from support.browser import browser_missing, start_chromium
 from support.upstream_webshop import instruction_text, page_reward, text_simple
 
-from treegym.envs.webshop.engine import INSTRUCTION_LABEL
+from treegym.envs.webshop.session import INSTRUCTION_LABEL
 from treegym.envs.webshop.env import WebShopEnv
 from treegym.servers.webshop import create_app
-from treegym.servers.webshop.run import serve_in_thread
+from treegym.servers.run import serve_in_thread
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

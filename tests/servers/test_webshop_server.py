@@ -16,8 +16,9 @@ import pytest
 
 from treegym.envs.webshop.engine import WebShopEngine
 from treegym.envs.webshop.render import render_text
-from treegym.servers.webshop import SessionStore, create_app
-from treegym.servers.webshop.run import serve_in_thread
+from treegym.servers.session_store import SessionStore
+from treegym.servers.webshop import create_app
+from treegym.servers.run import serve_in_thread
 
 
 

@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 from support.upstream_webshop import UpstreamStyleClient
 
-from treegym.envs.webshop.engine import INSTRUCTION_LABEL
+from treegym.envs.webshop.session import INSTRUCTION_LABEL
 from treegym.envs.webshop.env import WebShopEnv
 from treegym.envs.webshop.site_urls import LOCAL_SID
 from treegym.servers.webshop import create_app
-from treegym.servers.webshop.run import serve_in_thread
+from treegym.servers.run import serve_in_thread
 
 MODES = ("text", "text_rich", "html")
 GOLD_GOALS = 60  # the issue asks for at least 50

@@ -42,6 +42,8 @@ from treegym.envs.core.stats import simulated_verdict
 from ...llm.info import info_of
 from ...llm.request import Request
 from .records import Cell, Runs, succeeded
+import treegym.envs  # noqa: F401 - registers the ids
+from ...llm_specs import make_llm
 
 
 @dataclass(frozen=True)
@@ -144,8 +146,6 @@ def replay(env_id: str, task_id: Any, seed: Any, actions: Sequence[str],
            env_kwargs: dict | None = None) -> tuple[str, list[tuple[str, str]]]:
     """(instruction, [(action, observation text)]) by re-playing ``actions`` on a fresh env."""
     import gymnasium as gym
-
-    import treegym.envs  # noqa: F401 - registers the ids
 
     env = gym.make(env_id, **(env_kwargs or {}))
     try:
@@ -360,6 +360,5 @@ def make_judge(spec: str | None, cache_path: str | Path | None = None, env_id: s
         if "seed" in knobs:
             knobs["seed"] = int(knobs["seed"])
         return SimulatedJudge(**knobs)  # type: ignore[arg-type]
-    from ...llm_specs import make_llm
 
     return LLMJudge(make_llm(spec, env_id=env_id), cache_path)

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ....envs.core.utf8_json import load_line
+from ..runs import config_hash, is_retryable as retryable, record_key
 
 
 class RunFileError(ValueError):
@@ -138,8 +139,6 @@ def succeeded(record: dict) -> bool:
 
 
 def is_retryable(record: dict) -> bool:
-    from ..runs import is_retryable as retryable
-
     return retryable(record)
 
 
@@ -247,7 +246,6 @@ def read_run_file(path: Path, runs: "Runs | None" = None) -> list[dict]:
                                    "a treegym run writes a JSON boolean (was this line edited or written by "
                                    "another tool?)")
             out.append(rec)
-    from ..runs import config_hash, record_key
 
     final: dict[Any, dict] = {}
     for i, rec in enumerate(out):

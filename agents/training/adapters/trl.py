@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Mapping
 
 from ...prompts import get_prompts
 from .episode import TextEpisode
+from treegym.envs.registration import env_class
 
 
 #: env id -> its tool env class: every subclass of :class:`TreegymToolEnv` that sets its own ``env_id``
@@ -234,8 +235,6 @@ def dataset_rows(env_id: str, split: str, *, limit: int | None = None, seed: int
     The env's own reset text (instruction, page, valid actions) is appended by ``reset`` at rollout time.
     """
     import gymnasium as gym
-
-    from treegym.envs.registration import env_class
 
     cls = env_class(env_id)
     ids = list(cls.split_task_ids(split))[:limit]

@@ -22,14 +22,13 @@ Needs ``pip install verifiers`` (not a treegym extra: verifiers 0.4 pins
 from __future__ import annotations
 
 from typing import Any, Sequence
+from treegym.envs.registration import env_class
 
 
 def task_resets(env_id: str, split: str | None = "test", task_ids: Sequence[Any] | None = None,
                 limit: int | None = None, seed: int | None = 0) -> list[dict[str, Any]]:
     """OpenEnv ``reset`` arguments, one per task: ``task_ids`` or the tasks of ``split`` (the first ``limit``)."""
     if task_ids is None:
-        from treegym.envs.registration import env_class
-
         task_ids = list(env_class(env_id).split_task_ids(split))
     ids = list(task_ids)[:limit]
     return [{"task_id": t, **({"seed": seed} if seed is not None else {})} for t in ids]

@@ -145,14 +145,14 @@ class Handset:
         return to_xml(render(self.state))
 
     def screenshot(self) -> np.ndarray:
-        from .screenshot import draw  # imports Pillow (in the default install) only when a screenshot is asked for
+        from .screenshot import draw  # lazy: imports Pillow only when a screenshot is asked for
 
         return np.asarray(draw(self.state, render(self.state)))
 
     def screenshot_png(self) -> bytes:
         import io
 
-        from .screenshot import draw
+        from .screenshot import draw  # lazy: Pillow, as above
 
         buf = io.BytesIO()
         draw(self.state, render(self.state)).save(buf, format="PNG")

@@ -12,6 +12,7 @@ from ..ui import Node
 from . import system
 from .layout import FRAME, IMAGE, TEXT, VIEW_GROUP, Ctx, scroll_list
 from .state import PhoneState, Screen
+from .locale import translate
 
 L = system.LAUNCHER
 LID = f"{L}:id/"
@@ -81,7 +82,6 @@ def render_drawer(state: PhoneState, ctx: Ctx) -> Node:
                        rid=f"{LID}search_container_all_apps", text="Search apps", clickable=True,
                        key="drawer_search", action=lambda s: system.activate_ime(s, L, "search_box", "Search apps"),
                        style="searchbar"))
-    from .locale import translate
 
     pkgs = sorted((p for p in system.DRAWER_ORDER if p not in state.disabled),
                   key=lambda p: translate(state.config.locale, system.APPS[p].label).lower())

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from support.chat_server import ChatServer
 
-from treegym.agents.experiments.runs import ResultsFile
+from treegym.agents.experiments.results_file import ResultsFile
 from treegym.scripts.cli import main
 
 GAME24 = "treegym/Game24-v0"
@@ -95,7 +95,7 @@ def test_a_second_run_on_the_same_out_is_refused(tmp_path):
     out = tmp_path / "r.jsonl"
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, time\n"
-         "from treegym.agents.experiments.runs import ResultsFile\n"
+         "from treegym.agents.experiments.results_file import ResultsFile\n"
          "with ResultsFile(sys.argv[1]).exclusive():\n"
          "    print('held', flush=True); sys.stdin.read()\n", str(out)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)

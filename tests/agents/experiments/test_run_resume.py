@@ -96,13 +96,13 @@ def test_summary_covers_only_this_command(tmp_path, capsys):
     assert "episodes                 2" in summary
 
 
-def test_records_from_older_treegym_are_not_reused(tmp_path, capsys):
+def test_a_record_without_a_config_is_not_reused(tmp_path, capsys):
     out = tmp_path / "old.jsonl"
     old = {"env_id": GAME24, "task_id": 900, "agent": "oracle", "llm": "none", "seed": 1, "success": False,
            "reward": 0.0, "steps": 0, "actions": [], "error": None}
     out.write_text(json.dumps(old) + "\n")
     assert run("--agent", "oracle", "--tasks", "900:901", "--out", str(out)) == 0
-    assert "1 without a config (older treegym)" in capsys.readouterr().err
+    assert "1 whose config is missing or does not match its hash" in capsys.readouterr().err
     recs = read_jsonl(out)
     assert recs[0] == old and recs[1]["success"] is True
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from treegym.agents.llm.info import DEFAULT_INFO, SIMULATED_INFO, LLMInfo, info_of, result_config_of
-from treegym.agents.llm.wrappers import BudgetedLLM, CachedLLM
+from treegym.agents.llm.budget import BudgetedLLM
+from treegym.agents.llm.cache import CachedLLM
 from treegym.agents.llm_specs import make_llm
 from treegym.scripts.cli import main
 

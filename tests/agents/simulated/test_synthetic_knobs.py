@@ -5,19 +5,11 @@ import random
 
 import pytest
 
-from treegym.agents.baselines.autogpt import opinion_prompt, parse_opinions
 from treegym.agents.experiments.evaluation import RunConfig, evaluate
 from treegym.agents.llm_specs import make_llm
 from treegym.agents.simulated.synthetic import simulated_verdict
 
 ENV = "treegym/Game24-v0"
-
-
-def test_parse_opinions_reads_what_opinion_prompt_writes():
-    assert parse_opinions("task...\n" + opinion_prompt(["4 + 4 = 8 (left: 8 6 6)"]) + "\nDecide.") == \
-        ["4 + 4 = 8 (left: 8 6 6)"]
-    assert parse_opinions(opinion_prompt(["a b", "c"])) == ["a b", "c"]
-    assert parse_opinions("no suggestions here") == []
 
 
 def test_follow_opinions_is_off_by_default_and_named_when_on():

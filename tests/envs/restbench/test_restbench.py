@@ -99,7 +99,7 @@ def test_openapi_specs_are_restgpts_with_schemas_security_and_our_server():
 
 @pytest.mark.slow
 def test_builder_reproduces_the_shipped_tasks():
-    from treegym.envs.restbench.api import RestData
+    from treegym.envs.restbench.catalog import RestData
     from treegym.envs.restbench.restbench import build_restbench_tasks
     from treegym.envs.restbench.tasks import build_tasks
     from treegym.envs.tools_common.fixtures import shipped_fixtures

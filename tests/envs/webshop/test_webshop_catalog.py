@@ -12,10 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from treegym.envs.webshop import catalog as catalog_mod
-from treegym.envs.webshop.catalog import (BREADCRUMB_SEP, CATEGORIES, NO_PRICE_LIMIT, PRICE_RANGE, Catalog,
-                                          CatalogError, Goal, Product, SqliteGoalSequence, SqliteProductStore,
-                                          load_catalog,
-                                          load_default_catalog, read_catalog)
+from treegym.envs.webshop.catalog import (Catalog, CatalogError, Goal, Product, SqliteGoalSequence, SqliteProductStore,
+                                          load_catalog, load_default_catalog, read_catalog)
+from treegym.envs.webshop.model import BREADCRUMB_SEP, CATEGORIES, NO_PRICE_LIMIT, PRICE_RANGE
 from treegym.envs.webshop.generate import build_catalog, goal_record, make_asin, product_record
 
 

@@ -11,7 +11,7 @@ import treegym.envs as te
 from treegym.envs.webshop.env import WebShopEnv
 from treegym.envs.core.engine_env import RemoteState, SessionServerError
 from treegym.servers.webshop import create_app
-from treegym.servers.webshop.run import serve_in_thread
+from treegym.servers.run import serve_in_thread
 
 
 

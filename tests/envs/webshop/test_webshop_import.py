@@ -8,7 +8,8 @@ import pytest
 
 from support.paths import FIXTURES as ALL_FIXTURES
 import treegym.envs.webshop.importer as importer
-from treegym.envs.webshop.catalog import NO_PRICE_LIMIT, load_catalog, read_catalog
+from treegym.envs.webshop.catalog import load_catalog, read_catalog
+from treegym.envs.webshop.model import NO_PRICE_LIMIT
 from treegym.envs.webshop.importer import (UpstreamFormatError, import_upstream, iter_json_array,
                                            iter_json_object, parse_pricing)
 from treegym.envs.webshop.nouns import title_nouns

@@ -1,7 +1,7 @@
 """The embedded model's server process: llama.cpp's OpenAI-compatible HTTP server on 127.0.0.1.
 
-Started by :class:`treegym.agents.llm.local.LocalLLMServer` as
-``python local_serve.py RUNTIME --model PATH --alias NAME --port N --threads N --ctx N --slots N``
+Started by :class:`treegym.agents.llm.local.server.LocalLLMServer` as
+``python child.py RUNTIME --model PATH --alias NAME --port N --threads N --ctx N --slots N``
 (run by its file path, so the child imports nothing of treegym). ``RUNTIME`` is
 
 * ``xllamacpp``: llama.cpp's own C++ server from the ``xllamacpp`` binary wheel,
@@ -51,10 +51,10 @@ def _serve_xllamacpp(args: argparse.Namespace) -> int:
     try:
         server = xllamacpp.Server(params)  # loads the model and listens; raises when it cannot
     except RuntimeError as exc:
-        print(f"treegym local_serve: xllamacpp could not start the server ({exc}); "
+        print(f"treegym local child: xllamacpp could not start the server ({exc}); "
               f"the lines above say why (e.g. failed to load model)", file=sys.stderr, flush=True)
         return 1
-    print(f"treegym local_serve: xllamacpp serving {args.alias} on {server.listening_address}", flush=True)
+    print(f"treegym local child: xllamacpp serving {args.alias} on {server.listening_address}", flush=True)
     while not stop.wait(3600):
         pass
     del server  # ~Server: finish the running request, stop the HTTP loop
@@ -63,7 +63,7 @@ def _serve_xllamacpp(args: argparse.Namespace) -> int:
 
 def _serve_llama_cpp_python(args: argparse.Namespace) -> int:
     if args.slots != 1:
-        print("treegym local_serve: llama-cpp-python's server has one slot; --slots is ignored", file=sys.stderr)
+        print("treegym local child: llama-cpp-python's server has one slot; --slots is ignored", file=sys.stderr)
     sys.argv = ["llama_cpp.server", "--model", args.model, "--model_alias", args.alias,
                 "--host", "127.0.0.1", "--port", str(args.port),
                 "--n_threads", str(args.threads), "--n_threads_batch", str(args.threads), "--n_ctx", str(args.ctx)]

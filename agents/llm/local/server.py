@@ -1,6 +1,6 @@
-"""The llama.cpp server subprocess behind ``--llm local``, one per settings per process (see ``local.py``).
+"""The llama.cpp server subprocess behind ``--llm local``, one per settings per process (see ``llm.py``).
 
-``LocalLLMServer`` starts ``local_serve.py`` on a free 127.0.0.1 port, waits
+``LocalLLMServer`` starts ``child.py`` on a free 127.0.0.1 port, waits
 until it answers, stops it (SIGTERM then SIGKILL) and restarts it on the same
 port. ``get_server`` hands out the process-wide server for a (runtime, model,
 threads, context, slots); ``shutdown`` (also at interpreter exit) stops them all.
@@ -21,12 +21,12 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from .base import LLMError
+from ..base import LLMError
 from .gguf import gguf_context_length
-from .local_model import _env_float, _env_int, default_context, model_alias, resolve_model_path
-from .local_runtime import choose_runtime
+from .model import _env_float, _env_int, default_context, model_alias, resolve_model_path
+from .runtime import choose_runtime
 
-SERVE_SCRIPT = Path(__file__).with_name("local_serve.py")
+SERVE_SCRIPT = Path(__file__).with_name("child.py")
 
 
 def _free_port() -> int:
@@ -48,7 +48,7 @@ def _tail(path: Path, lines: int = 15) -> str:
 
 
 class LocalLLMServer:
-    """A llama.cpp server subprocess (``local_serve.py``) serving one GGUF model on ``127.0.0.1:<free port>``.
+    """A llama.cpp server subprocess (``child.py``) serving one GGUF model on ``127.0.0.1:<free port>``.
 
     ``start()`` launches it and blocks until ``GET /v1/models`` answers (or
     raises :class:`LLMError` with the last lines of its log); ``stop()``

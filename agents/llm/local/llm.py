@@ -1,9 +1,9 @@
 """The embedded offline LLM: ``--llm local``.
 
 llama.cpp's OpenAI-compatible server runs as a child process on 127.0.0.1
-(``local_serve.py``; by default llama.cpp's own C++ server from the
+(``child.py``; by default llama.cpp's own C++ server from the
 ``xllamacpp`` binary wheel of the ``[local]`` extra, else llama-cpp-python's
-server, see ``local_runtime.py``) and is spoken to through the same
+server, see ``runtime.py``) and is spoken to through the same
 OpenAI-compatible client users point at OpenAI, vLLM or Ollama
 (:class:`~treegym.agents.llm.openai_client.OpenAICompatibleLLM`), with GBNF
 grammars for constrained decoding: when an agent passes ``choices``, the answer
@@ -67,9 +67,9 @@ a watchdog thread inside the server exits it when this process dies without
 cleaning up, so it is never left orphaned. Its stderr goes to a log file whose
 path appears in every error about it.
 
-Modules: this one is the client (:class:`LocalLLM`, ``make_local_llm``);
-``local_server.py`` runs the server process, ``local_model.py`` picks the GGUF
-file and its context window, ``local_runtime.py`` the llama.cpp runtime.
+Modules of this package: this one is the client (:class:`LocalLLM`, ``make_local_llm``);
+``server.py`` starts and owns the server process, ``child.py`` is the program it runs,
+``model.py`` picks the GGUF file and its context window, ``runtime.py`` the llama.cpp runtime.
 """
 from __future__ import annotations
 
@@ -80,20 +80,14 @@ import threading
 import warnings
 from typing import Any, Sequence
 
-from .base import LLMError
-from .grammar import decisive_prefixes
-from .gguf import gguf_context_length  # noqa: F401 - re-exported
-from .info import LLMInfo
-from .local_model import (  # noqa: F401 - re-exported: the model's settings live in local_model.py
-    DEFAULT_MODEL_ALIAS, DEFAULT_MODEL_FILE, FALLBACK_CTX, MAX_DEFAULT_CTX, MODEL_HINT, _env_float,
-    default_context, default_model_path, model_alias, resolve_model_path,
-)
-from .local_runtime import LocalLLMUnavailable, choose_runtime, runtime_version  # noqa: F401
-from .local_server import (  # noqa: F401 - re-exported: the server process lives in local_server.py
-    SERVE_SCRIPT, LocalLLMServer, _tail, get_server, running_servers, shutdown,
-)
-from .openai_client import OpenAICompatibleLLM, note_retry
-from .request import Request
+from ..base import LLMError
+from ..grammar import decisive_prefixes
+from ..info import LLMInfo
+from ..openai_client import OpenAICompatibleLLM, note_retry
+from ..request import Request
+from .model import _env_float
+from .runtime import runtime_version
+from .server import _tail, get_server
 
 
 # ---- the LLM

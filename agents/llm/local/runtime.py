@@ -1,7 +1,7 @@
 """Which llama.cpp runtime serves the embedded model, and whether it is installed.
 
 Two runtimes, both serving llama.cpp's OpenAI-compatible API on 127.0.0.1
-(see ``local_serve.py``):
+(see ``child.py``):
 
 * ``xllamacpp`` (the default): llama.cpp's own C++ server from a prebuilt
   binary wheel, pinned in the ``[local]`` extra; installs in seconds;
@@ -21,7 +21,7 @@ import importlib.util
 import os
 import sys
 
-from .base import LLMError
+from ..base import LLMError
 
 RUNTIMES = ("xllamacpp", "llama-cpp-python")
 _MODULES = {
