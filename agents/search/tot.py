@@ -181,6 +181,7 @@ class ToTBFS(_ToT):
     name = "bfs"
 
     Config = BFSConfig
+    distributes = True  # search_workers: the frontier's children are made on Ray workers
 
     def _fresh(self) -> None:
         super()._fresh()
@@ -191,7 +192,11 @@ class ToTBFS(_ToT):
         frontier: Sequence[SearchNode] = [root]
         for level in range(1, self.config.max_depth + 1):
             candidates: list[SearchNode] = []
-            for node in frontier:
+            if hooks.parallel is not None:
+                candidates = self._children_remote(frontier, hooks)
+                if self.won is not None and self.stop_on_success:
+                    return
+            for node in frontier if hooks.parallel is None else ():
                 candidates += self.children(node, hooks)
                 if self.won is not None and self.stop_on_success:
                     return
@@ -209,6 +214,20 @@ class ToTBFS(_ToT):
                 node.stats["level"] = level
             if not frontier or (level == self.config.max_depth and self._sequence_done(frontier)):
                 return
+
+    def _children_remote(self, frontier: Sequence[SearchNode], hooks: SearchConfig) -> list[SearchNode]:
+        """``children`` of every frontier state on the search's Ray workers (``distributed.py``): a copy of
+        this algorithm without per-search state travels; wins are read here."""
+        worker = type(self)(self.config)
+        worker.peek_success, worker.stop_on_success = self.peek_success, self.stop_on_success
+        try:
+            candidates = hooks.parallel.expand_each(frontier, worker.children, hooks)
+        finally:
+            for node in frontier:
+                for child in node.children:
+                    if self.known_win(child):
+                        self.won = self.won or child
+        return candidates
 
     def _rank_by_comparison(self, nodes: list[SearchNode], hooks: SearchConfig) -> None:
         """``select=compare`` (JUDEC's BFS baseline, ToolEval-style): every pair of this level's
