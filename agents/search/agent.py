@@ -132,6 +132,7 @@ class SearchPolicy(BasePolicy):
         self._root_obs: dict = {}
         self._stats: dict[str, Any] = {}
         self._llm_view: Any = None
+        self._pool: Any = None  # the Ray workers of search_workers (distributed.RayExpansion), once started
 
     @property
     def config(self) -> Any:
@@ -225,7 +226,7 @@ class SearchPolicy(BasePolicy):
                     where = hooks.parallel.where()
                     self._where = {"search_workers": len(where), "search_worker_nodes": len({n for n, _ in where}),
                                    "search_worker_pids": sorted({p for _, p in where})}
-                    hooks.parallel.close()
+                    hooks.parallel.end()
                 else:
                     calls, tokens = self._llm_view.usage.calls, self._llm_view.usage.total_tokens
         telemetry.refresh(hooks)
@@ -267,14 +268,21 @@ class SearchPolicy(BasePolicy):
         if hooks.snapshots.kind != "native":
             raise ValueError(f"{self.name}: search_workers needs snapshots that travel as bytes; this env's "
                              f"are {hooks.snapshots.kind!r}: drop search_workers")
-        from .distributed import RayExpansion
+        if self._pool is None:  # started once, serving every search of this policy
+            from .distributed import RayExpansion
 
-        options = {"propose_mode": o.propose_mode, "temperature": o.temperature, "filter_valid": o.filter_valid,
-                   "value_samples": o.value_samples, "peek_success": o.peek_success}
-        workers = RayExpansion(o.search_workers, self.env_id, self.llm, o.prompts, options,
-                               self._llm_view.remaining_calls, o.ray_address)
-        hooks.llm = workers.share_budget(hooks.llm)  # one budget for the driver's calls and the workers'
-        return workers
+            options = {"propose_mode": o.propose_mode, "temperature": o.temperature, "filter_valid": o.filter_valid,
+                       "value_samples": o.value_samples, "peek_success": o.peek_success}
+            self._pool = RayExpansion(o.search_workers, self.env_id, self.llm, o.prompts, options, o.ray_address)
+        self._pool.start(self._llm_view.remaining_calls)
+        hooks.llm = self._pool.share_budget(hooks.llm)  # one budget for the driver's calls and the workers'
+        return self._pool
+
+    def close(self) -> None:
+        """Stop this policy's search workers (``search_workers``), if any."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
 
     def _greedy_step(self, observation: dict, info: dict) -> str:
         """After the chosen trajectory: one greedy proposal from the live state."""

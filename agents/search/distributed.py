@@ -104,14 +104,14 @@ class _SharedBudgetLLM:
 class _ExpansionWorker:
     """One Ray actor: an env of ``env_id`` and the search's LLM; expands nodes that arrive as bytes."""
 
-    def __init__(self, env_id: str, llm: Any, prompts: Any, options: dict[str, Any], budget: Any):
+    def __init__(self, env_id: str, llm: Any, prompts: Any, options: dict[str, Any]):
         import gymnasium as gym
 
         import treegym.envs  # noqa: F401 - registers the env ids in this process
         from ..prompts import get_prompts
 
         self.env = gym.make(env_id)
-        self.llm = _SharedBudgetLLM(llm, budget)
+        self.llm = _SharedBudgetLLM(llm, None)
         self.prompts = prompts if prompts is not None else get_prompts(env_id)
         self.options = options
 
@@ -123,8 +123,9 @@ class _ExpansionWorker:
 
         return ray.get_runtime_context().get_node_id(), os.getpid()
 
-    def expand(self, func: Callable[[SearchNode, Any], Any], path: list[dict], data: bytes) -> dict:
-        """Restore ``data`` (the last node of ``path``), run ``func(node, hooks)``, return its children."""
+    def expand(self, func: Callable[[SearchNode, Any], Any], path: list[dict], data: bytes, budget: Any) -> dict:
+        """Restore ``data`` (the last node of ``path``), run ``func(node, hooks)`` drawing on ``budget`` (the
+        search's :class:`_CallBudget` actor); its result, the children it made, the LLM excerpts it noted."""
         from treegym.envs import restore, snapshot_from_bytes
 
         from .config import SearchConfig
@@ -133,16 +134,17 @@ class _ExpansionWorker:
         node = None
         for fields in path:
             node = SearchNode(snapshot=None, parent=node, **fields)
+        self.llm.budget = budget
         hooks = SearchConfig(self.env, self.prompts, self.llm, **self.options)
         hooks.snapshots.add_root(node)
         calls_before = len(node.llm_calls)
-        stopped = None
+        stopped = result = None
         try:
-            func(node, hooks)
+            result = func(node, hooks)
         except BudgetExceeded as exc:
             stopped = str(exc)  # the children made so far are kept, as in-process
         return {"children": [_travel(c) for c in node.children], "llm_calls": node.llm_calls[calls_before:],
-                "budget": stopped}
+                "budget": stopped, "result": result}
 
 
 def _fields(node: SearchNode) -> dict:
@@ -156,21 +158,34 @@ def _travel(node: SearchNode) -> dict:
 
 
 class RayExpansion:
-    """``workers`` Ray actors expanding one search's nodes (see the module docstring)."""
+    """``workers`` Ray actors expanding a search policy's nodes (see the module docstring). They are started
+    once and serve every search of the policy; :meth:`start` opens one search's call budget."""
 
     def __init__(self, workers: int, env_id: str, llm: Any, prompts: Any, options: dict[str, Any],
-                 max_calls: int | None, address: str | None = None):
+                 address: str | None = None):
         if workers < 1:
             raise ValueError(f"search_workers must be at least 1, not {workers}")
         ray = self._ray = _ray(address)
-        self.budget = ray.remote(num_cpus=0, max_concurrency=max(4, 2 * workers))(_CallBudget).remote(max_calls)
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         # round-robin over the cluster's nodes (Ray's SPREAD leaves zero-CPU actors on one node)
         nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
         actor = ray.remote(num_cpus=0)(_ExpansionWorker)
         self.workers = [actor.options(scheduling_strategy=NodeAffinitySchedulingStrategy(nodes[i % len(nodes)], soft=True))
-                        .remote(env_id, llm, prompts, options, self.budget) for i in range(workers)]
+                        .remote(env_id, llm, prompts, options) for i in range(workers)]
+        self.size = workers
+        self.budget: Any = None
+
+    def start(self, max_calls: int | None) -> None:
+        """Open a search's call budget (one Ray actor every worker asks before a call)."""
+        self.end()
+        self.budget = self._ray.remote(num_cpus=0, max_concurrency=max(4, 2 * self.size))(_CallBudget).remote(max_calls)
+
+    def end(self) -> None:
+        """Close the search's budget actor (the workers stay for the next search)."""
+        if self.budget is not None:
+            self._ray.kill(self.budget)
+            self.budget = None
 
     def share_budget(self, llm: Any) -> Any:
         """``llm`` drawing on the workers' shared budget (the driver's own calls: comparisons, ...)."""
@@ -185,25 +200,27 @@ class RayExpansion:
         return self._ray.get(self.budget.usage.remote())
 
     def close(self) -> None:
-        for w in [*self.workers, self.budget]:
+        """Stop the workers."""
+        self.end()
+        for w in self.workers:
             self._ray.kill(w)
         self.workers = []
 
-    def expand_each(self, nodes: Sequence[SearchNode], func: Callable[[SearchNode, Any], Any], hooks: Any) -> list[SearchNode]:
-        """Run ``func(node, hooks)`` for every node on the workers (node ``i`` on worker ``i mod N``),
-        graft the children onto the tree in ``nodes``' order; the new children, in that order. Raises
-        ``BudgetExceeded`` after grafting when a worker ran out of budget."""
+    def run(self, nodes: Sequence[SearchNode], funcs: Sequence[Callable[[SearchNode, Any], Any]], hooks: Any) -> list[Any]:
+        """``funcs[i](nodes[i], hooks)`` on the workers (unit ``i`` on worker ``i mod N``); the children they
+        made are grafted onto the tree in the units' order; returns what each func returned (None for a
+        unit stopped by the budget). Raises ``BudgetExceeded`` after grafting when a unit ran out of budget."""
         from treegym.envs import snapshot_from_bytes, snapshot_to_bytes
 
         ray = self._ray
-        pending = []
-        for i, node in enumerate(nodes):
-            path = [_fields(n) for n in node.path()]
-            for p in path:
-                p["llm_calls"] = []  # excerpts stay on the driver's tree; prompts do not read them
-            pending.append(self.workers[i % len(self.workers)].expand.remote(func, path, snapshot_to_bytes(node.snapshot)))
-        out: list[SearchNode] = []
-        stopped = None
+        pending, sent = [], {}
+        for i, (node, func) in enumerate(zip(nodes, funcs)):
+            if id(node) not in sent:  # a node's path and bytes are serialised once per batch
+                path = [{**_fields(n), "llm_calls": []} for n in node.path()]  # excerpts stay on the driver's tree
+                sent[id(node)] = (ray.put(path), ray.put(snapshot_to_bytes(node.snapshot)))
+            path_ref, data_ref = sent[id(node)]
+            pending.append(self.workers[i % len(self.workers)].expand.remote(func, path_ref, data_ref, self.budget))
+        results, stopped = [], None
         for node, answer in zip(nodes, ray.get(pending)):
             node.llm_calls += answer["llm_calls"]
             for fields in answer["children"]:
@@ -214,8 +231,8 @@ class RayExpansion:
                 hooks.expansions += 1
                 if hooks.telemetry is not None:
                     hooks.telemetry.expanded(hooks)
-                out.append(child)
+            results.append(answer["result"])
             stopped = stopped or answer["budget"]
         if stopped:
             raise BudgetExceeded(stopped)
-        return out
+        return results
