@@ -20,25 +20,13 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Sequence
 
+from ..experiments.executors import _ensure_ray
 from ..llm.base import BudgetExceeded
 from .tree import SearchNode
 
 #: fields of a node that travel (with the snapshot bytes) and come back for every child
 _NODE_FIELDS = ("observation", "info", "action", "thought", "reward", "terminal", "success", "depth",
                 "visits", "value", "stats", "llm_calls")
-
-
-def _ray(address: str | None) -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise RuntimeError("search_workers needs Ray: pip install 'treegym[ray]'") from None
-    if not ray.is_initialized():
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
-    return ray
 
 
 class _CallBudget:
@@ -98,7 +86,7 @@ class _SharedBudgetLLM:
         finally:
             if usage is not None:
                 calls, tokens = usage.calls - before[0] or need, usage.total_tokens - before[1]
-            self.budget.spent.remote(need, calls, tokens)
+            ray.get(self.budget.spent.remote(need, calls, tokens))  # counted before the unit returns
 
 
 class _ExpansionWorker:
@@ -165,7 +153,7 @@ class RayExpansion:
                  address: str | None = None):
         if workers < 1:
             raise ValueError(f"search_workers must be at least 1, not {workers}")
-        ray = self._ray = _ray(address)
+        ray = self._ray = _ensure_ray(address, workers)
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         # round-robin over the cluster's nodes (Ray's SPREAD leaves zero-CPU actors on one node)

@@ -22,11 +22,12 @@ import itertools
 import os
 import re
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from .bench_throughput import start_endpoint
 
 REPO = Path(__file__).resolve().parents[2]
 ENV_ID = "treegym/Game24-v0"
@@ -84,18 +85,6 @@ def serve(latency: float) -> None:
         sys.stdin.read()
 
 
-def start_endpoint(latency: float) -> tuple[subprocess.Popen, str]:
-    if not (REPO / "tests" / "support" / "chat_server.py").exists():
-        raise SystemExit("bench_distributed_search: run it from a treegym checkout (it needs tests/support/chat_server.py)")
-    proc = subprocess.Popen([sys.executable, "-m", "treegym.scripts.bench.bench_distributed_search", "--serve",
-                             "--latency", str(latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    url = proc.stdout.readline().strip() if proc.stdout else ""
-    if not url.startswith("http"):
-        proc.kill()
-        raise SystemExit("bench_distributed_search: the endpoint process did not start")
-    return proc, url
-
-
 def one_search(policy: Any) -> tuple[float, list, int]:
     """(wall seconds, the tree's (id, parent, action) rows, LLM calls) of one search from the task's start."""
     import gymnasium as gym
@@ -124,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     from treegym.agents.registry import make_agent
 
     counts = [int(x) for x in args.workers.split(",")]
-    proc, url = start_endpoint(args.latency)
+    proc, url = start_endpoint(args.latency, "treegym.scripts.bench.bench_distributed_search")
     try:
         llm = OpenAICompatibleLLM("bench", base_url=url, api_key="EMPTY", timeout=30.0)
         opts = dict(budget=args.budget, n_propose=args.n_propose, breadth=args.breadth, max_depth=args.max_depth,
