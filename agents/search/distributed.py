@@ -20,13 +20,27 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Sequence
 
-from ..experiments.executors import _ensure_ray
 from ..llm.base import BudgetExceeded
 from .tree import SearchNode
 
 #: fields of a node that travel (with the snapshot bytes) and come back for every child
 _NODE_FIELDS = ("observation", "info", "action", "thought", "reward", "terminal", "success", "depth",
                 "visits", "value", "stats", "llm_calls")
+
+
+def _ray(address: str | None) -> Any:
+    """Ray, joined to ``address`` or started locally (the search layer may not import the experiments'
+    executors, whose Ray backend does the same for episodes)."""
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError("search_workers needs Ray: pip install 'treegym[ray]'") from None
+    if not ray.is_initialized():
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
+    return ray
 
 
 class _CallBudget:
@@ -153,7 +167,7 @@ class RayExpansion:
                  address: str | None = None):
         if workers < 1:
             raise ValueError(f"search_workers must be at least 1, not {workers}")
-        ray = self._ray = _ensure_ray(address, workers)
+        ray = self._ray = _ray(address)
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         # round-robin over the cluster's nodes (Ray's SPREAD leaves zero-CPU actors on one node)
