@@ -170,10 +170,10 @@ class RayExpansion:
         ray = self._ray = _ray(address)
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        # round-robin over the cluster's nodes (Ray's SPREAD leaves zero-CPU actors on one node)
+        # pinned round-robin to the cluster's nodes (SPREAD, and soft affinity under load, left zero-CPU actors on one node)
         nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
         actor = ray.remote(num_cpus=0)(_ExpansionWorker)
-        self.workers = [actor.options(scheduling_strategy=NodeAffinitySchedulingStrategy(nodes[i % len(nodes)], soft=True))
+        self.workers = [actor.options(scheduling_strategy=NodeAffinitySchedulingStrategy(nodes[i % len(nodes)], soft=False))
                         .remote(env_id, llm, prompts, options) for i in range(workers)]
         self.size = workers
         self.budget: Any = None

@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -89,12 +90,15 @@ def two_node_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     address = f"127.0.0.1:{port}"
     if ray.is_initialized():
-        ray.shutdown()
+        ray.shutdown()  # a local Ray of an earlier test: this module's searches join the cluster
     try:
         subprocess.run([str(RAY), "start", "--head", f"--port={port}", "--num-cpus=1", "--include-dashboard=false",
                         "--disable-usage-stats", f"--temp-dir={temp}"], env=env, check=True, capture_output=True)
         subprocess.run([str(RAY), "start", f"--address={address}", "--num-cpus=1", "--disable-usage-stats"],
                        env=env, check=True, capture_output=True)
+        ray.init(address=address, log_to_driver=False)
+        while sum(bool(n.get("Alive")) for n in ray.nodes()) < 2:  # the second node registers after `ray start` returns
+            time.sleep(0.2)
         yield address
     finally:
         if ray.is_initialized():
