@@ -68,10 +68,12 @@ def _free_port() -> int:
 
 
 def _stop_processes_under(path: str) -> None:
-    """Stop the Ray processes of this test's cluster only (their command lines name its temp dir)."""
+    """Stop the Ray processes of this test's cluster only (those whose command lines name its temp dir, and
+    their descendants)."""
     import psutil
 
-    mine = [p for p in psutil.process_iter(["cmdline"]) if any(path in a for a in (p.info["cmdline"] or ()))]
+    named = [p for p in psutil.process_iter(["cmdline"]) if any(path in a for a in (p.info["cmdline"] or ()))]
+    mine = list({p.pid: p for q in named for p in (q, *q.children(recursive=True))}.values())  # agents and workers too
     for p in mine:
         p.terminate()
     _, alive = psutil.wait_procs(mine, timeout=10)
