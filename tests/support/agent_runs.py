@@ -88,6 +88,16 @@ def run_with_budget(agent: str, spec: str, budget: int, out: Any, tasks: Sequenc
     return evaluate(config, out, progress=False)
 
 
+def assert_call_budget_holds_under_threads(agent: str, out: Any, **options: Any) -> None:
+    """The run's call budget of 6 holds for ``agent`` on 2 threads over 4 tasks: every episode spends
+    at most 6 calls and ends without error or gives up because the budget ran out."""
+    records = run_with_budget(agent, WEAK, 6, out, **options)
+    assert len(records) == 4
+    for r in records:
+        assert r["llm_calls"] <= 6 and r["prompt_tokens"] > 0
+        assert r["error"] is None or r["error"].startswith(("agent gave up", "budget exhausted")), r["error"]
+
+
 GARBAGE = ("", "lorem ipsum", "{{{ 42", "Action: ", "Thought: hmm\nAction: 99 * 99 = 9801", "sure maybe", "A or B?",
            "\x00\x01 \u202e24", "answer: 24 = 24")
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from support.agent_runs import ACCURATE, ENV, WEAK, episode, garbage_episode, pass_rate, run_with_budget, same_state, searched
+from support.agent_runs import ACCURATE, ENV, WEAK, assert_call_budget_holds_under_threads, episode, garbage_episode, pass_rate, same_state, searched
 from support.tree_world import started
 from treegym.agents.search.agent import SearchPolicy
 from treegym.agents.baselines.attempts import SelfConsistency
@@ -130,11 +130,7 @@ def test_same_seed_same_tree(agent):
 
 @pytest.mark.parametrize("agent", ["cot@3", "reflexion", "sc@5"])
 def test_the_runs_call_budget_holds_under_threads(agent, tmp_path):
-    records = run_with_budget(agent, WEAK, 6, tmp_path / "runs.jsonl", **_peek(agent))
-    assert len(records) == 4
-    for r in records:
-        assert r["llm_calls"] <= 6 and r["prompt_tokens"] > 0
-        assert r["error"] is None or r["error"].startswith(("agent gave up", "budget exhausted")), r["error"]
+    assert_call_budget_holds_under_threads(agent, tmp_path / "runs.jsonl", **_peek(agent))
 
 
 @pytest.mark.parametrize("agent", ["cot@3", "reflexion", "sc@5"])

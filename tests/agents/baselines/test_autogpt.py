@@ -6,7 +6,7 @@ import json
 import gymnasium as gym
 import pytest
 
-from support.agent_runs import ACCURATE, ENV, WEAK, episode, pass_rate, run_with_budget
+from support.agent_runs import ACCURATE, ENV, WEAK, assert_call_budget_holds_under_threads, episode, pass_rate
 from treegym.agents.baselines.autogpt import AutoGPTPolicy, command_to_action, opinion_prompt, parse_command
 from treegym.agents.simulated.scripted import ScriptedLLM
 from treegym.agents.llm_specs import make_llm
@@ -182,11 +182,7 @@ def test_bad_options_are_named():
 
 @pytest.mark.parametrize("agent", ["autogpt"])
 def test_the_runs_call_budget_holds_under_threads(agent, tmp_path):
-    records = run_with_budget(agent, WEAK, 6, tmp_path / "runs.jsonl")
-    assert len(records) == 4
-    for r in records:
-        assert r["llm_calls"] <= 6 and r["prompt_tokens"] > 0
-        assert r["error"] is None or r["error"].startswith(("agent gave up", "budget exhausted")), r["error"]
+    assert_call_budget_holds_under_threads(agent, tmp_path / "runs.jsonl")
 
 
 def test_through_the_real_openai_client_with_a_server_that_sometimes_answers_garbage():

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from support.agent_runs import ACCURATE, ENV, TASKS, WEAK, garbage_episode, pass_rate, run_with_budget, recording, same_state, searched
+from support.agent_runs import ACCURATE, ENV, TASKS, WEAK, assert_call_budget_holds_under_threads, garbage_episode, pass_rate, recording, same_state, searched
 from support.tree_world import CountingPrompts, TreeLLM, run
 from treegym.agents.llm_specs import make_llm
 from treegym.agents.search.agent import SearchPolicy
@@ -99,11 +99,7 @@ def test_same_seed_same_tree():
 
 @pytest.mark.parametrize("agent", ["dfsdt"])
 def test_the_runs_call_budget_holds_under_threads(agent, tmp_path):
-    records = run_with_budget(agent, WEAK, 6, tmp_path / "runs.jsonl")
-    assert len(records) == 4
-    for r in records:
-        assert r["llm_calls"] <= 6 and r["prompt_tokens"] > 0
-        assert r["error"] is None or r["error"].startswith(("agent gave up", "budget exhausted")), r["error"]
+    assert_call_budget_holds_under_threads(agent, tmp_path / "runs.jsonl")
 
 
 @pytest.mark.parametrize("agent", ["dfsdt"])

@@ -14,7 +14,7 @@ import math
 
 import pytest
 
-from support.agent_runs import ACCURATE, ENV, WEAK, garbage_episode, pass_rate, run_with_budget, same_state, searched
+from support.agent_runs import ACCURATE, ENV, WEAK, assert_call_budget_holds_under_threads, garbage_episode, pass_rate, same_state, searched
 from support.mcts_trees import CHAIN, WIDE, WIDE_VALUES, hand_node, node_path, nodes_by_path
 from support.tree_world import TreeLLM, run, started
 from treegym.agents.llm_specs import make_llm
@@ -106,11 +106,7 @@ def test_bad_options_are_named():
 
 @pytest.mark.parametrize("agent", ["mcts", "lats"])
 def test_the_runs_call_budget_holds_under_threads(agent, tmp_path):
-    records = run_with_budget(agent, WEAK, 6, tmp_path / "runs.jsonl")
-    assert len(records) == 4
-    for r in records:
-        assert r["llm_calls"] <= 6 and r["prompt_tokens"] > 0
-        assert r["error"] is None or r["error"].startswith(("agent gave up", "budget exhausted")), r["error"]
+    assert_call_budget_holds_under_threads(agent, tmp_path / "runs.jsonl")
 
 
 def test_mcts_at_n_sets_the_iterations():
