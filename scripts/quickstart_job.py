@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
+
+from treegym.envs.core.stats import newcombe
 
 from .cli import main as treegym
 
@@ -46,7 +47,6 @@ SEARCH = "dfsdt"
 SEARCH_OPTIONS = {"peek_success": "true", "prune_back": "1", "temperature": "2.0", "width": "4"}
 BUDGET = 40
 WORKERS = 2
-Z95 = 1.959963984540054
 
 
 def sweep_argv(out_dir: str | os.PathLike, seed: int, extra: Sequence[str] = ()) -> list[str]:
@@ -73,24 +73,6 @@ def run_job(out_dir: str | os.PathLike, seed: int = 0, extra: Sequence[str] = ()
             os.environ.pop("TREEGYM_LOCAL_SEED", None)
         else:
             os.environ["TREEGYM_LOCAL_SEED"] = before
-
-
-# ---- the interval
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson's score interval for a proportion ``successes / n`` (``n`` > 0)."""
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def newcombe(s1: int, n1: int, s2: int, n2: int, z: float = Z95) -> tuple[float, float]:
-    """Newcombe's hybrid score interval (his method 10) for ``s1/n1 - s2/n2``."""
-    p1, p2 = s1 / n1, s2 / n2
-    l1, u1 = wilson(s1, n1, z)
-    l2, u2 = wilson(s2, n2, z)
-    d = p1 - p2
-    return d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
 
 
 # ---- the results

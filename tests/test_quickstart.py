@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from treegym.scripts import quickstart_job
-from treegym.scripts.quickstart_job import JobResultsError, newcombe, summarise, wilson
+from treegym.envs.core.stats import newcombe, wilson
+from treegym.scripts.quickstart_job import JobResultsError, summarise
 
 REPO = Path(__file__).resolve().parents[1]
 
