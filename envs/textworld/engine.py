@@ -36,7 +36,7 @@ from treegym.envs.core.contract import ExpertAdvice, StepResult, live_step
 from treegym.envs.core.signed import StateSigner
 
 from .gamefiles import TextWorldGame, load_games, shipped_splits
-from .machine import MachineLoader
+from .machine import Machine
 from .progression import fork
 from .state import FIELDS, FILE_COMMANDS, TextWorldLive, TextWorldState, clean_command, clean_feedback, shared_game
 
@@ -73,7 +73,7 @@ class _Stack:
         self.tracking = layers["StateTracking"]
         self.jericho = layers["JerichoEnv"]._jericho
         self.data = layers["Inform7Data"]
-        self.machine = MachineLoader(self.jericho)
+        self.machine = Machine(self.jericho)
         self.reset_state = reset
         self.owner: weakref.ref | None = None
 
@@ -90,7 +90,7 @@ class _Stack:
         """Save the machine state into the value the stack holds (so another one can be loaded)."""
         held = self.holder()
         if held is not None:
-            held.jericho = self.jericho.get_state()
+            held.jericho = self.machine.save()
         self.owner = None
 
 
@@ -188,7 +188,7 @@ class TextWorldEngine:
                 gs = stack.tw.reset()
                 t = stack.tracking
                 state = TextWorldState(
-                    game=task.game_id, game_path=task.path, jericho=stack.jericho.get_state(),
+                    game=task.game_id, game_path=task.path, jericho=stack.machine.save(),
                     progression=t._game_progression.copy(), last_action=t._last_action, previous_policy=None,
                     current_policy=_tuple(t._current_winning_policy), tw_moves=t._moves,
                     **_shown(gs))
@@ -264,7 +264,7 @@ class TextWorldEngine:
         with self._lock:
             jericho = live.jericho
             if jericho is None:
-                jericho = self._stacks[live.game_path].jericho.get_state()
+                jericho = self._stacks[live.game_path].machine.save()
             live.base = TextWorldState(**{**_fields(live), "jericho": jericho,
                                           "previous_policy": _tuple(live.previous_policy),
                                           "current_policy": _tuple(live.current_policy)})

@@ -53,9 +53,10 @@ def clean_command(action: Any) -> str:
 class TextWorldState:
     """One moment of a game (a snapshot holds it as is; thawing copies out of it).
 
-    ``game`` is the task id and ``game_path`` its ``.z8``; ``jericho`` is
-    ``FrotzEnv.get_state()`` (numpy arrays, never mutated), ``progression`` a private
-    ``GameProgression`` copy, ``last_action``, ``previous_policy``/``current_policy`` and
+    ``game`` is the task id and ``game_path`` its ``.z8``; ``jericho`` is the Z-machine's
+    state (``machine.Machine.save``: ``FrotzEnv.get_state()``'s layout, memory and stack as
+    ``bytes``), ``progression`` a ``GameProgression`` no step writes (later steps write forks of
+    it: ``progression.py``), ``last_action``, ``previous_policy``/``current_policy`` and
     ``tw_moves`` TextWorld's state-tracking fields; the rest is what the agent saw.
     """
 
