@@ -1,6 +1,6 @@
 """TextWorld-v0: a step and a fork (restore + the first step after it) against textworld's own step.
 
-    python -m treegym.scripts.bench.bench_textworld [--depth 10] [--repeats 30] [--games coin_1,cooking_1,...]
+    python -m treegym.scripts.bench.bench_textworld [--depth 10] [--repeats 40] [--games coin_1,cooking_1,...]
 
 TextWorld's restore is lazy: ``restore()`` only puts the snapshot's state in place and the next
 ``step`` loads it into the game (Jericho's machine state, a fork of the game progression). So
@@ -153,7 +153,7 @@ def bench_game(game: str, depth: int, repeats: int) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--depth", type=int, default=10)
-    ap.add_argument("--repeats", type=int, default=30)
+    ap.add_argument("--repeats", type=int, default=40)
     ap.add_argument("--games", default="coin_1,cooking_1,simple_1,treasure_1")
     args = ap.parse_args(argv)
     if args.depth < 1 or args.repeats < 2:
