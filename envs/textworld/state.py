@@ -45,7 +45,9 @@ def clean_command(action: Any) -> str:
 
     A backslash also becomes a space: Frotz reads a line starting with ``\\`` as one of its own
     meta-commands (``\\c``, ``\\q``) and would wait forever for more input."""
-    text = "".join(ch if 32 <= ord(ch) < 127 and ch != "\\" else " " for ch in str(action))
+    text = str(action)
+    if not (text.isascii() and text.isprintable() and "\\" not in text):  # (ASCII printable: 32..126)
+        text = "".join(ch if 32 <= ord(ch) < 127 and ch != "\\" else " " for ch in text)
     return " ".join(text.split())[:190].strip()
 
 
