@@ -43,3 +43,15 @@ def test_bench_textworld_runs_and_checks_its_forks(capsys):
     out = capsys.readouterr().out
     assert "restore + first step / textworld's own step of the same command" in out
     assert "coin_1" in out and "look" in out and "load average" in out
+
+
+def test_bench_all_marks_a_lazy_restore_and_says_what_it_timed():
+    pytest.importorskip("textworld", reason="treegym/TextWorld-v0 needs the textworld extra")
+    from treegym.scripts.bench.bench_all import format_rollback, summary_table
+    from treegym.scripts.bench.bench_rollback import LAZY_NOTE
+
+    r = measure_rollback(lambda: gym.make("treegym/TextWorld-v0", max_steps=12), depth=2, repeats=2)
+    table = summary_table([{"env_id": "treegym/TextWorld-v0", "status": "ok", "rollback": r}], [])
+    assert "TextWorld-v0*" in table and LAZY_NOTE in table
+    text = format_rollback("treegym/TextWorld-v0", r)
+    assert "lazy restore" in text and "reset+replay / restore + first step" in text
