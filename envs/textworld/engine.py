@@ -7,8 +7,11 @@ steps it and freezes the result: the input is never changed. In-process, ``Engin
 steps a live value instead (``step_live``), so a step costs what textworld's own
 ``env.step`` costs plus building the observation. The ``GameProgression`` is copied on
 write: ``thaw`` (a restore) and ``freeze`` (a snapshot) share it with the state they
-take or make, and the first step after them copies it; steps in a row copy nothing, a
-snapshot or restore copies nothing, and a search's restore-step-snapshot copies once.
+take or make, and the first step after them steps a fork of it (``progression.py``), which
+copies the shared parts only if the command changes the game's facts; steps in a row copy
+nothing, a snapshot or restore copies nothing, and a search's restore-step-snapshot copies
+at most once, without textworld's own ``copy`` (which rebuilds a progression from the
+game's start first and costs up to a third of a step).
 
 The engine keeps one textworld stack (``textworld.start``) per game file, loaded on first
 use (~0.5 s; at most :data:`MAX_STACKS`, least recently used closed first) and time-shared
@@ -21,7 +24,8 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
-from typing import Any, Sequence
+from types import MappingProxyType
+from typing import Any, Mapping, Sequence
 
 import textworld
 from textworld import EnvInfos
@@ -32,6 +36,8 @@ from treegym.envs.core.contract import ExpertAdvice, StepResult, live_step
 from treegym.envs.core.signed import StateSigner
 
 from .gamefiles import TextWorldGame, load_games, shipped_splits
+from .machine import Machine
+from .progression import fork
 from .state import FIELDS, FILE_COMMANDS, TextWorldLive, TextWorldState, clean_command, clean_feedback, shared_game
 
 REQUEST = EnvInfos(admissible_commands=True, policy_commands=True, won=True, lost=True, score=True,
@@ -67,6 +73,7 @@ class _Stack:
         self.tracking = layers["StateTracking"]
         self.jericho = layers["JerichoEnv"]._jericho
         self.data = layers["Inform7Data"]
+        self.machine = Machine(self.jericho)
         self.reset_state = reset
         self.owner: weakref.ref | None = None
 
@@ -77,13 +84,13 @@ class _Stack:
         """Save the held value's machine state, then close textworld's env (Jericho's library with it)."""
         self.release()
         self.tw.close()
-        self.jericho = self.tracking = self.data = self.reset_state = None
+        self.jericho = self.tracking = self.data = self.reset_state = self.machine = None
 
     def release(self) -> None:
         """Save the machine state into the value the stack holds (so another one can be loaded)."""
         held = self.holder()
         if held is not None:
-            held.jericho = self.jericho.get_state()
+            held.jericho = self.machine.save()
         self.owner = None
 
 
@@ -100,6 +107,7 @@ class TextWorldEngine:
         self._paths = {g.path for g in self.games.values()}
         self._stacks: OrderedDict[str, _Stack] = OrderedDict()
         self._initial: dict[str, TextWorldState] = {}
+        self._info: dict[str, Mapping[str, Any]] = {}
         self._lock = threading.RLock()
         self._signer = StateSigner("TextWorld state")
         # Close the stacks when the engine goes away unclosed (a server's engine, an env never closed): left to
@@ -120,11 +128,16 @@ class TextWorldEngine:
     def task(self, task_id: Any) -> TextWorldGame:
         return self.games[self.pool.check(task_id)]
 
-    def game_info(self, game_path: str) -> dict[str, Any]:
-        """The game's objective, max score and command templates (read-only, from its ``.json``)."""
-        game = shared_game(game_path)
-        return {"objective": game.objective, "max_score": int(game.max_score),
-                "templates": tuple(game.command_templates)}
+    def game_info(self, game_path: str) -> Mapping[str, Any]:
+        """The game's objective, max score and command templates (read-only, from its ``.json``;
+        read once per game: every observation asks)."""
+        info = self._info.get(game_path)
+        if info is None:
+            game = shared_game(game_path)
+            info = self._info[game_path] = MappingProxyType({
+                "objective": game.objective, "max_score": int(game.max_score),
+                "templates": tuple(game.command_templates)})
+        return info
 
     def task_fields(self, task: TextWorldGame) -> dict[str, Any]:
         info = self.game_info(task.path)
@@ -151,7 +164,7 @@ class TextWorldEngine:
             stack.tracking._game_progression = live.progression  # (a copy on write replaced it)
             return stack
         stack.release()
-        stack.jericho.set_state(live.jericho)
+        stack.machine.load(live.jericho)
         t = stack.tracking
         t._game_progression = live.progression          # owned by live: stepped in place from now on
         t._last_action = live.last_action
@@ -175,7 +188,7 @@ class TextWorldEngine:
                 gs = stack.tw.reset()
                 t = stack.tracking
                 state = TextWorldState(
-                    game=task.game_id, game_path=task.path, jericho=stack.jericho.get_state(),
+                    game=task.game_id, game_path=task.path, jericho=stack.machine.save(),
                     progression=t._game_progression.copy(), last_action=t._last_action, previous_policy=None,
                     current_policy=_tuple(t._current_winning_policy), tw_moves=t._moves,
                     **_shown(gs))
@@ -227,8 +240,8 @@ class TextWorldEngine:
             live.text = (f"{verb!r} is turned off here: the interpreter's file commands (save, restore, script) "
                          "are not part of the game.")
             return StepResult(live, 0.0, bool(live.won or live.lost))
-        if live.base is not None:  # copy on write: the progression is shared with a state
-            live.progression, live.base = live.progression.copy(), None
+        if live.base is not None:  # the progression is a state's: step a fork (copied when textworld writes)
+            live.progression, live.base = fork(live.progression), None
         with self._lock:
             stack = self._hold(live)
             gs, _score, _done = stack.tw.step(command)
@@ -240,8 +253,9 @@ class TextWorldEngine:
             setattr(live, name, value)
         return StepResult(live, float(live.score - before), bool(live.won or live.lost))
 
-    def peek(self, live: TextWorldLive) -> TextWorldState:
-        return TextWorldState(**_fields(live))
+    def peek(self, live: TextWorldLive) -> TextWorldLive:
+        """``live`` itself: it has every field ``observe``, ``is_terminal`` and ``expert`` read (no copy)."""
+        return live
 
     def freeze(self, live: TextWorldLive) -> TextWorldState:
         """The state ``live`` is in; shares its progression with ``live`` until ``live`` steps again."""
@@ -250,7 +264,7 @@ class TextWorldEngine:
         with self._lock:
             jericho = live.jericho
             if jericho is None:
-                jericho = self._stacks[live.game_path].jericho.get_state()
+                jericho = self._stacks[live.game_path].machine.save()
             live.base = TextWorldState(**{**_fields(live), "jericho": jericho,
                                           "previous_policy": _tuple(live.previous_policy),
                                           "current_policy": _tuple(live.current_policy)})

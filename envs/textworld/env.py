@@ -25,10 +25,12 @@ run by ``EngineEnv``: in-process, or with ``server_url=`` against ``treegym serv
   ``game_dir=`` (split ``all``).
 * **Steps and snapshots**: a step steps the live game in place (no copy: as cheap as
   textworld's own ``step`` plus the observation, ``scripts/bench/bench_textworld.py``); a
-  snapshot freezes a :class:`TextWorldState` value (Jericho's machine state, a copy of
-  TextWorld's ``GameProgression`` and the tracking fields, plus what the agent saw);
-  a restore thaws a copy out of it. It restores into any env on the same game file
-  (also after pickling). Never ``env.copy()`` or deepcopy.
+  snapshot freezes a :class:`TextWorldState` value (Jericho's machine state, TextWorld's
+  ``GameProgression`` and the tracking fields, plus what the agent saw); a restore is lazy: it
+  puts that value in place and the next step loads it (the Z-machine's memory, a fork of the
+  progression that copies only what the step writes: ``progression.py``), so a fork costs
+  restore + first step. It restores into any env on the same game file (also after pickling).
+  Never ``env.copy()`` or deepcopy.
 * **Contract**: ``expert()`` is TextWorld's winning policy from the current state
   (``policy_commands``); ``action_templates()`` the game's command templates
   (``take <o>``); ``task_fields()`` the objective and max score.
@@ -52,7 +54,7 @@ _SLOT = re.compile(r"\{(\w+)\}")
 class TextWorldEnv(EngineEnv):
     """TextWorld games through Jericho (see the module docstring)."""
 
-    snapshot_cost_seconds = 1e-3  # snapshot+restore copy nothing; the next step copies the progression (0.3-3 ms)
+    snapshot_cost_seconds = 1e-3  # snapshot+restore copy nothing; the next step loads the state (0.05-0.2 ms more)
     server_hint = "start a session server (treegym serve textworld --port PORT)"
 
     def __init__(self, split: str | None = None, task_ids: Sequence[str] | str | None = None,

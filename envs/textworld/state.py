@@ -45,7 +45,9 @@ def clean_command(action: Any) -> str:
 
     A backslash also becomes a space: Frotz reads a line starting with ``\\`` as one of its own
     meta-commands (``\\c``, ``\\q``) and would wait forever for more input."""
-    text = "".join(ch if 32 <= ord(ch) < 127 and ch != "\\" else " " for ch in str(action))
+    text = str(action)
+    if not (text.isascii() and text.isprintable() and "\\" not in text):  # (ASCII printable: 32..126)
+        text = "".join(ch if 32 <= ord(ch) < 127 and ch != "\\" else " " for ch in text)
     return " ".join(text.split())[:190].strip()
 
 
@@ -53,9 +55,10 @@ def clean_command(action: Any) -> str:
 class TextWorldState:
     """One moment of a game (a snapshot holds it as is; thawing copies out of it).
 
-    ``game`` is the task id and ``game_path`` its ``.z8``; ``jericho`` is
-    ``FrotzEnv.get_state()`` (numpy arrays, never mutated), ``progression`` a private
-    ``GameProgression`` copy, ``last_action``, ``previous_policy``/``current_policy`` and
+    ``game`` is the task id and ``game_path`` its ``.z8``; ``jericho`` is the Z-machine's
+    state (``machine.Machine.save``: ``FrotzEnv.get_state()``'s layout, memory and stack as
+    ``bytes``), ``progression`` a ``GameProgression`` no step writes (later steps write forks of
+    it: ``progression.py``), ``last_action``, ``previous_policy``/``current_policy`` and
     ``tw_moves`` TextWorld's state-tracking fields; the rest is what the agent saw.
     """
 

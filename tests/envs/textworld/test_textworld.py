@@ -187,29 +187,46 @@ def test_textworld_make_generates_a_playable_game(tmp_path):
 
 
 def test_steps_copy_nothing_snapshots_copy_once(monkeypatch):
-    # issue 26: "copy on snapshot, not on step" (EngineEnv's LiveRunner over TextWorldEngine's LiveEngine)
+    # issue 26: "copy on snapshot, not on step"; issue 37: the first step after a restore copies only what
+    # textworld writes, and never through textworld's GameProgression.copy (which rebuilds from the start)
     from textworld.generator.game import GameProgression
+    from textworld.logic import State
 
-    copies = []
-    real = GameProgression.copy
-    monkeypatch.setattr(GameProgression, "copy", lambda self: copies.append(1) or real(self))
+    from treegym.envs.textworld import progression
+
+    state_copies, quest_copies, tw_copies = [], [], []
+    real_state_copy, real_quest_copy = State.copy, progression._copy_quest
+    monkeypatch.setattr(State, "copy", lambda self: state_copies.append(1) or real_state_copy(self))
+    monkeypatch.setattr(progression, "_copy_quest", lambda q: quest_copies.append(1) or real_quest_copy(q))
     e = gym.make(ENV_ID, split="all")
     try:
         e.reset(options={"task_id": "cooking_1"})
+        monkeypatch.setattr(GameProgression, "copy", lambda self: tw_copies.append(1))
         plan = e.unwrapped.expert().plan
         play(e, plan[:1])                       # (the first step copies the game's start: copy on write)
-        copies.clear()
+        state_copies.clear()
+        quest_copies.clear()
         play(e, plan[1:3])
-        assert copies == []                     # steps in a row copy nothing
+        assert state_copies == quest_copies == []   # steps in a row copy nothing
         snap = te.snapshot(e)
         te.restore(e, snap)
-        assert copies == []                     # snapshot and restore share the progression...
+        assert state_copies == quest_copies == []   # snapshot and restore share the progression...
         blob = pickle.dumps(snap)
-        play(e, plan[3:4])
-        assert len(copies) == 1                 # ...until the next step copies it (copy on write)
+        play(e, plan[3:4])                      # (opens or takes: changes the game's facts)
+        assert len(state_copies) == 1           # ...until the next step copies it (copy on write)
+        n_quests = len(quest_copies)
+        assert n_quests == len(snap.payload.progression.quest_progressions) > 0
         assert pickle.dumps(snap) == blob       # so the snapshot is unchanged
         play(e, plan[4:5])
-        assert len(copies) == 1
+        assert len(state_copies) == 1 and len(quest_copies) == n_quests
+        te.restore(e, snap)
+        e.step("xyzzy")                         # no action of the game's rules: nothing is written
+        assert len(state_copies) == 1 and len(quest_copies) == n_quests
+        te.restore(e, snap)
+        e.step("look")                          # an action that changes no fact: the quests see it, the state stays
+        assert len(state_copies) == 1 and len(quest_copies) == 2 * n_quests
+        assert pickle.dumps(snap) == blob
+        assert tw_copies == []
     finally:
         e.close()
 
