@@ -86,6 +86,8 @@ class SearchConfig:
         self.env_id: str | None = None
         self.seed = 0
         self.rng: Any = None
+        #: Ray workers that expand nodes for the algorithm (``distributed.RayExpansion``), or None
+        self.parallel: Any = None
 
     @property
     def restores(self) -> int:
