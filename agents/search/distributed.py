@@ -17,10 +17,15 @@ and ``stop_on_success`` stops after the batch that found the win, not at the win
 """
 from __future__ import annotations
 
+import functools
+import socket
 import threading
 from typing import Any, Callable, Sequence
 
+from ...envs import restore, snapshot_from_bytes, snapshot_to_bytes
 from ..llm.base import BudgetExceeded
+from ..prompts import get_prompts
+from .config import SearchConfig
 from .tree import SearchNode
 
 #: fields of a node that travel (with the snapshot bytes) and come back for every child
@@ -28,9 +33,26 @@ _NODE_FIELDS = ("observation", "info", "action", "thought", "reward", "terminal"
                 "visits", "value", "stats", "llm_calls")
 
 
+def _same_cluster(address: str, current: str, here: str) -> bool:
+    """Whether ``host:port`` names the GCS at ``current``; this machine's addresses (loopback, ``localhost``,
+    its IP ``here``) are one host."""
+    def host_port(a: str) -> tuple[str, str]:
+        host, _, port = a.rpartition(":")
+        try:
+            host = socket.gethostbyname(host)
+        except OSError:
+            pass
+        return ("local" if host.startswith("127.") or host == here else host), port
+
+    return not address.startswith("ray://") and host_port(address) == host_port(current)
+
+
 def _ray(address: str | None) -> Any:
     """Ray, joined to ``address`` or started locally (the search layer may not import the experiments'
-    executors, whose Ray backend does the same for episodes)."""
+    executors, whose Ray backend does the same for episodes). A process already connected to Ray keeps
+    that session when ``address`` is None or ``auto`` or names it; naming another cluster is refused:
+    silently searching on the wrong cluster is worse (shutting the session down would cancel the actors
+    other code holds in it)."""
     try:
         import ray
     except ImportError:
@@ -40,7 +62,31 @@ def _ray(address: str | None) -> Any:
             ray.init(address=address, log_to_driver=False)
         else:
             ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
+        return ray
+    if address and address != "auto":
+        current = ray.get_runtime_context().gcs_address
+        if not _same_cluster(address, current, ray.util.get_node_ip_address()):
+            raise ValueError(f"ray_address={address!r}: this process is already connected to the Ray at {current}; "
+                             "call ray.shutdown() before the search, or drop ray_address to search on that one")
     return ray
+
+
+def made_by(make: Callable[[SearchNode, Any], Any]) -> Callable[[SearchNode, Any], None]:
+    """``make(node, hooks)`` as a unit for :meth:`RayExpansion.run` that returns nothing: the children it made
+    travel back on their own (a returned node would drag its snapshot and tree along)."""
+    return functools.partial(_discard, make)
+
+
+def _discard(make: Callable[[SearchNode, Any], Any], node: SearchNode, hooks: Any) -> None:
+    make(node, hooks)
+
+
+def fresh_copy(algorithm: Any) -> Any:
+    """A copy of ``algorithm`` without its per-search state (its config and the search's oracle switches)
+    to travel to the workers inside a unit."""
+    copy = type(algorithm)(algorithm.config)
+    copy.peek_success, copy.stop_on_success = algorithm.peek_success, algorithm.stop_on_success
+    return copy
 
 
 class _CallBudget:
@@ -63,10 +109,6 @@ class _CallBudget:
             self.reserved -= reserved
             self.calls += calls
             self.tokens += tokens
-
-    def where(self) -> list[tuple[str, int]]:
-        """(Ray node id, process id) of every worker."""
-        return self._ray.get([w.where.remote() for w in self.workers])
 
     def usage(self) -> tuple[int, int]:
         return self.calls, self.tokens
@@ -109,9 +151,6 @@ class _ExpansionWorker:
     def __init__(self, env_id: str, llm: Any, prompts: Any, options: dict[str, Any]):
         import gymnasium as gym
 
-        import treegym.envs  # noqa: F401 - registers the env ids in this process
-        from ..prompts import get_prompts
-
         self.env = gym.make(env_id)
         self.llm = _SharedBudgetLLM(llm, None)
         self.prompts = prompts if prompts is not None else get_prompts(env_id)
@@ -128,10 +167,6 @@ class _ExpansionWorker:
     def expand(self, func: Callable[[SearchNode, Any], Any], path: list[dict], data: bytes, budget: Any) -> dict:
         """Restore ``data`` (the last node of ``path``), run ``func(node, hooks)`` drawing on ``budget`` (the
         search's :class:`_CallBudget` actor); its result, the children it made, the LLM excerpts it noted."""
-        from treegym.envs import restore, snapshot_from_bytes
-
-        from .config import SearchConfig
-
         restore(self.env, snapshot_from_bytes(data))
         node = None
         for fields in path:
@@ -154,8 +189,6 @@ def _fields(node: SearchNode) -> dict:
 
 
 def _travel(node: SearchNode) -> dict:
-    from treegym.envs import snapshot_to_bytes
-
     return {**_fields(node), "bytes": snapshot_to_bytes(node.snapshot)}
 
 
@@ -212,8 +245,6 @@ class RayExpansion:
         """``funcs[i](nodes[i], hooks)`` on the workers (unit ``i`` on worker ``i mod N``); the children they
         made are grafted onto the tree in the units' order; returns what each func returned (None for a
         unit stopped by the budget). Raises ``BudgetExceeded`` after grafting when a unit ran out of budget."""
-        from treegym.envs import snapshot_from_bytes, snapshot_to_bytes
-
         ray = self._ray
         pending, sent = [], {}
         for i, (node, func) in enumerate(zip(nodes, funcs)):

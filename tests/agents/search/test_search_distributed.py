@@ -5,19 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import gymnasium as gym
 import pytest
 
+from tests.support.ray_cluster import in_fresh_driver, two_node_cluster  # noqa: F401 - the fixture
 from tests.support.tree_fixtures import ENVS, LLM_SPEC, fixture_path
-
-RAY = Path(sys.executable).with_name("ray")
 
 
 def _search(env_id: str, agent: str, budget: int = 30, **options: Any) -> tuple[dict, dict]:
@@ -61,69 +55,52 @@ def test_a_negative_worker_count_is_refused() -> None:
         make_agent("bfs", env_id, make_llm(LLM_SPEC, env_id=env_id), search_workers=-1)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def cluster_searches(address: str, runs: list[list]) -> list[dict]:
+    """``_search(env_id, agent, budget, ray_address=address, **options)`` for each ``[env_id, agent, budget,
+    options]`` of ``runs``, in this (fresh driver) process: [{"tree", "stats"}, ...]."""
+    out = []
+    for env_id, agent, budget, options in runs:
+        tree, stats = _search(env_id, agent, budget, ray_address=address, **options)
+        out.append({"tree": tree, "stats": {**stats, "driver_pid": os.getpid()}})
+    return out
 
 
-def _stop_processes_under(path: str) -> None:
-    """Stop the Ray processes of this test's cluster only (those whose command lines name its temp dir, and
-    their descendants)."""
-    import psutil
+def other_cluster_refusals(address: str) -> list[str | None]:
+    """In a driver already joined to ``address``: what a one-worker search says for a ``ray_address`` of
+    another cluster, of the same one spelt differently and of ``auto`` (None: it searched)."""
+    import ray
 
-    named = [p for p in psutil.process_iter(["cmdline"]) if any(path in a for a in (p.info["cmdline"] or ()))]
-    mine = list({p.pid: p for q in named for p in (q, *q.children(recursive=True))}.values())  # agents and workers too
-    for p in mine:
-        p.terminate()
-    _, alive = psutil.wait_procs(mine, timeout=10)
-    for p in alive:
-        p.kill()
+    ray.init(address=address, log_to_driver=False)
+    port = int(address.rsplit(":", 1)[1])
+    out: list[str | None] = []
+    for other in (f"127.0.0.1:{port + 1}", f"localhost:{port}", "auto"):
+        try:
+            _search(ENVS["game24"], "bfs", search_workers=1, ray_address=other)
+            out.append(None)
+        except ValueError as exc:
+            out.append(str(exc))
+    return out
 
 
-@pytest.fixture(scope="module")
-def two_node_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A Ray head and a second node on this machine (``ray start``), stopped at teardown."""
-    ray = pytest.importorskip("ray")
-    temp = str(tmp_path_factory.mktemp("ray"))
-    env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
-    old_mode = os.environ.get("RAY_AUTH_MODE")
-    os.environ["RAY_AUTH_MODE"] = "disabled"
-    port = _free_port()
-    address = f"127.0.0.1:{port}"
-    if ray.is_initialized():
-        ray.shutdown()  # a local Ray of an earlier test: this module's searches join the cluster
-    try:
-        subprocess.run([str(RAY), "start", "--head", f"--port={port}", "--num-cpus=1", "--include-dashboard=false",
-                        "--disable-usage-stats", f"--temp-dir={temp}"], env=env, check=True, capture_output=True)
-        subprocess.run([str(RAY), "start", f"--address={address}", "--num-cpus=1", "--disable-usage-stats"],
-                       env=env, check=True, capture_output=True)
-        ray.init(address=address, log_to_driver=False)
-        while sum(bool(n.get("Alive")) for n in ray.nodes()) < 2:  # the second node registers after `ray start` returns
-            time.sleep(0.2)
-        yield address
-    finally:
-        if ray.is_initialized():
-            ray.shutdown()
-        _stop_processes_under(temp)
-        if old_mode is None:
-            os.environ.pop("RAY_AUTH_MODE", None)
-        else:
-            os.environ["RAY_AUTH_MODE"] = old_mode
+def on_cluster(address: str, *runs: tuple) -> list[tuple[dict, dict]]:
+    """(tree, stats) of each run ``(env_id, agent, budget, options)`` searched from a fresh driver."""
+    got = in_fresh_driver("tests.agents.search.test_search_distributed:cluster_searches", address=address,
+                          runs=[list(r) for r in runs])
+    return [(g["tree"], g["stats"]) for g in got]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("env_key", sorted(ENVS))
 @pytest.mark.parametrize("agent", ["bfs", "judec-bfs"])
 def test_one_worker_on_the_cluster_grows_the_recorded_tree(two_node_cluster: str, env_key: str, agent: str) -> None:
-    got, stats = _search(ENVS[env_key], agent, search_workers=1, ray_address=two_node_cluster)
+    [(got, stats)] = on_cluster(two_node_cluster, (ENVS[env_key], agent, 30, {"search_workers": 1}))
     expected, expected_stats = _search(ENVS[env_key], agent)  # in-process (bfs: tests/fixtures/search_trees' tree)
     if agent == "bfs":
         assert expected["nodes"] == json.loads(fixture_path(env_key, agent).read_text())["nodes"]
     assert _shape(got) == _shape(expected)
     assert got["nodes"] == expected["nodes"]  # LLM excerpts too
     assert stats["search_llm_calls"] == expected_stats["search_llm_calls"]
-    assert stats["search_workers"] == 1 and os.getpid() not in stats["search_worker_pids"]
+    assert stats["search_workers"] == 1 and stats["driver_pid"] not in stats["search_worker_pids"]
 
 
 @pytest.mark.slow
@@ -131,16 +108,26 @@ def test_one_worker_on_the_cluster_grows_the_recorded_tree(two_node_cluster: str
 def test_four_workers_on_two_nodes_grow_the_in_process_tree(two_node_cluster: str, agent: str) -> None:
     env_id = ENVS["game24"]
     local, local_stats = _search(env_id, agent, budget=300)
-    remote, stats = _search(env_id, agent, budget=300, search_workers=4, ray_address=two_node_cluster)
+    [(remote, stats)] = on_cluster(two_node_cluster, (env_id, agent, 300, {"search_workers": 4}))
     assert local_stats["search_llm_calls"] < 300  # the budget does not bind: no timing decides the tree
     assert _shape(remote) == _shape(local) and len(remote["nodes"]) == len(local["nodes"]) >= 10
     assert stats["search_llm_calls"] == local_stats["search_llm_calls"]
     assert stats["search_worker_nodes"] == 2 and len(stats["search_worker_pids"]) == 4
-    assert os.getpid() not in stats["search_worker_pids"]
+    assert stats["driver_pid"] not in stats["search_worker_pids"]
 
 
 @pytest.mark.slow
 def test_the_budget_holds_across_workers(two_node_cluster: str) -> None:
-    tree, stats = _search(ENVS["tooltasks"], "bfs", budget=17, search_workers=4, ray_address=two_node_cluster)
+    [(tree, stats)] = on_cluster(two_node_cluster, (ENVS["tooltasks"], "bfs", 17, {"search_workers": 4}))
     assert stats["search_llm_calls"] == 17 and stats["search_stopped"] == "budget"
     assert len(tree["nodes"]) > 1
+
+
+@pytest.mark.slow
+def test_a_process_on_one_ray_refuses_a_search_on_another(two_node_cluster: str) -> None:
+    port = int(two_node_cluster.rsplit(":", 1)[1])
+    other, same, auto = in_fresh_driver("tests.agents.search.test_search_distributed:other_cluster_refusals",
+                                        address=two_node_cluster)
+    assert other.startswith(f"ray_address='127.0.0.1:{port + 1}': this process is already connected to the Ray at ")
+    assert f":{port}; call ray.shutdown() before the search, or drop ray_address" in other  # names its session
+    assert same is None and auto is None
