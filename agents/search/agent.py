@@ -326,7 +326,8 @@ def search_settings(algorithm: "type[SearchAlgorithm] | SearchAlgorithm", env_id
         value = cls(cls.for_env(built, env_id))
     opts = build_config(SearchOptions, {**value.option_defaults(), **common}, cls.name)
     if opts.search_workers and not getattr(value, "distributes", False):
-        raise ValueError(f"agent {cls.name!r}: search_workers runs bfs and judec-bfs on Ray workers so far; "
+        raise ValueError(f"agent {cls.name!r}: search_workers runs bfs, dfs, dfsdt, astar and their judec- presets "
+                         "on Ray workers so far; "
                          "drop search_workers to run this search in-process")
     value.check(opts.peek_success)
     return value, opts

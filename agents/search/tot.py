@@ -58,6 +58,7 @@ from .agent import register_algorithm
 from .algorithm import SearchAlgorithm
 from .options import option
 from .config import SearchConfig
+from .distributed import fresh_copy, made_by
 from .tree import SearchNode, SearchTree
 from .sequences import first_answer, sequence_stats
 
@@ -107,15 +108,6 @@ class DFSConfig(ToTConfig):
         "children descended into per state", minimum=1)
 
 
-def _made_by(make: Any) -> Any:
-    """``make(node, hooks)`` for a Ray worker, returning nothing (the children it made travel on their own)."""
-    return functools.partial(_discard, make)
-
-
-def _discard(make: Any, node: SearchNode, hooks: SearchConfig) -> None:
-    make(node, hooks)
-
-
 def _child(algorithm: "_ToT", action: str, node: SearchNode, hooks: SearchConfig) -> SearchNode:
     return algorithm.child(node, action, hooks)
 
@@ -129,6 +121,7 @@ class _ToT(SearchAlgorithm[ToTConfig]):
     """What BFS and DFS share: proposing, valuing, the answer."""
 
     value_name = "value"
+    distributes = True  # search_workers: children are made on Ray workers (a BFS level's, a DFS state's at once)
 
     Config = ToTConfig
 
@@ -179,6 +172,26 @@ class _ToT(SearchAlgorithm[ToTConfig]):
         child.visits = 1  # valued once, when made
         return child
 
+    def _children_remote(self, frontier: Sequence[SearchNode], hooks: SearchConfig) -> list[SearchNode]:
+        """``children`` of every frontier state on the search's Ray workers (``distributed.py``): a copy of
+        this algorithm without per-search state travels; wins are read here."""
+        worker = fresh_copy(self)
+        parallel = hooks.parallel
+        try:
+            if parallel.size == 1:  # whole states, in order: the in-process order of calls and budget
+                parallel.run(frontier, [made_by(worker.children)] * len(frontier), hooks)
+            else:  # every frontier state proposes at once, then every proposal is stepped and valued at once
+                proposed = parallel.run(frontier, [worker.proposals] * len(frontier), hooks)
+                pairs = [(node, action) for node, actions in zip(frontier, proposed) for action in actions or ()]
+                parallel.run([node for node, _ in pairs],
+                             [made_by(functools.partial(_child, worker, action)) for _, action in pairs], hooks)
+        finally:
+            for node in frontier:
+                for child in node.children:
+                    if self.known_win(child):
+                        self.won = self.won or child
+        return [child for node in frontier for child in node.children]
+
     def choose(self, tree: SearchTree) -> SearchNode | None:
         """The first won step (``peek_success`` only); without values (``select`` not ``value``) the first
         decision sequence that ended the episode (:func:`first_answer`); else the highest-valued step,
@@ -203,7 +216,6 @@ class ToTBFS(_ToT):
     name = "bfs"
 
     Config = BFSConfig
-    distributes = True  # search_workers: the frontier's children are made on Ray workers
 
     def _fresh(self) -> None:
         super()._fresh()
@@ -236,27 +248,6 @@ class ToTBFS(_ToT):
                 node.stats["level"] = level
             if not frontier or (level == self.config.max_depth and self._sequence_done(frontier)):
                 return
-
-    def _children_remote(self, frontier: Sequence[SearchNode], hooks: SearchConfig) -> list[SearchNode]:
-        """``children`` of every frontier state on the search's Ray workers (``distributed.py``): a copy of
-        this algorithm without per-search state travels; wins are read here."""
-        worker = type(self)(self.config)
-        worker.peek_success, worker.stop_on_success = self.peek_success, self.stop_on_success
-        parallel = hooks.parallel
-        try:
-            if parallel.size == 1:  # whole states, in order: the in-process order of calls and budget
-                parallel.run(frontier, [_made_by(worker.children)] * len(frontier), hooks)
-            else:  # every frontier state proposes at once, then every proposal is stepped and valued at once
-                proposed = parallel.run(frontier, [worker.proposals] * len(frontier), hooks)
-                pairs = [(node, action) for node, actions in zip(frontier, proposed) for action in actions or ()]
-                parallel.run([node for node, _ in pairs],
-                             [_made_by(functools.partial(_child, worker, action)) for _, action in pairs], hooks)
-        finally:
-            for node in frontier:
-                for child in node.children:
-                    if self.known_win(child):
-                        self.won = self.won or child
-        return [child for node in frontier for child in node.children]
 
     def _rank_by_comparison(self, nodes: list[SearchNode], hooks: SearchConfig) -> None:
         """``select=compare`` (JUDEC's BFS baseline, ToolEval-style): every pair of this level's
@@ -300,7 +291,7 @@ class ToTDFS(_ToT):
         """True when the search is over (a win was found, or ``max_sequences`` were made)."""
         if node.depth >= self.config.max_depth:
             return self._sequence_done([node])
-        kids = self.children(node, hooks)
+        kids = self.children(node, hooks) if hooks.parallel is None else self._children_remote([node], hooks)
         if self.won is not None and self.stop_on_success:
             return True
         if self._sequence_done([c for c in kids if c.terminal]):
