@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import socket
-import threading
 from typing import Any, Callable, Sequence
 
 from ...envs import restore, snapshot_from_bytes, snapshot_to_bytes
@@ -89,41 +88,50 @@ def fresh_copy(algorithm: Any) -> Any:
     return copy
 
 
+#: calls a worker reserves per trip to the budget actor (a ToT child's three value samples in one trip); what a
+#: unit leaves unused goes back when it ends
+LEASE = 4
+
+
 class _CallBudget:
     """The search's call budget, held by one Ray actor that every worker asks before a call."""
 
     def __init__(self, max_calls: int | None):
         self.max_calls, self.calls, self.reserved = max_calls, 0, 0
         self.tokens = 0
-        self._lock = threading.Lock()
 
-    def reserve(self, need: int) -> bool:
-        with self._lock:
-            if self.max_calls is not None and self.calls + self.reserved + need > self.max_calls:
-                return False
-            self.reserved += need
-            return True
+    def reserve(self, need: int, extra: int = 0) -> int:
+        """Reserve ``need`` calls and up to ``extra`` more while they are free: how many were reserved (0:
+        not even ``need`` are left)."""
+        free = None if self.max_calls is None else self.max_calls - self.calls - self.reserved
+        if free is not None and need > free:
+            return 0
+        granted = need + (extra if free is None else max(0, min(extra, free - need)))
+        self.reserved += granted
+        return granted
 
     def spent(self, reserved: int, calls: int, tokens: int) -> None:
-        with self._lock:
-            self.reserved -= reserved
-            self.calls += calls
-            self.tokens += tokens
+        """Release ``reserved`` calls, ``calls`` of which were made (``tokens`` used)."""
+        self.reserved -= reserved
+        self.calls += calls
+        self.tokens += tokens
 
     def usage(self) -> tuple[int, int]:
         return self.calls, self.tokens
 
 
 class _SharedBudgetLLM:
-    """A worker's LLM: reserves each call on the shared budget actor, reports what it cost."""
+    """An LLM drawing on the shared budget actor. A worker's (``lease`` > 0) reserves up to ``lease`` spare
+    calls per trip and reports at :meth:`settle` (the end of a unit); the driver's reports every call."""
 
-    def __init__(self, llm: Any, budget: Any):
-        self.llm, self.budget = llm, budget
+    def __init__(self, llm: Any, budget: Any, lease: int = 0):
+        self.llm, self.budget, self.lease = llm, budget, lease
         self.name = getattr(llm, "name", "llm")
         self.info = getattr(llm, "info", None)
+        self.held = self.reserved = self.calls = self.tokens = 0  # since the last settle
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("_") or name in ("llm", "budget"):
+        if name.startswith("_") or name in ("llm", "budget", "lease"):
             raise AttributeError(name)
         return getattr(self.llm, name)
 
@@ -132,8 +140,13 @@ class _SharedBudgetLLM:
 
         need = getattr(self.llm, "calls_needed", None)
         need = max(1, int(need(request.n))) if callable(need) else 1
-        if not ray.get(self.budget.reserve.remote(need)):
-            raise BudgetExceeded("call budget spent (shared by the search's workers); stop the search or raise budget")
+        if self.held < need:
+            got = ray.get(self.budget.reserve.remote(need - self.held, self.lease))
+            if not got:
+                raise BudgetExceeded("call budget spent (shared by the search's workers); stop the search or raise budget")
+            self.held += got
+            self.reserved += got
+        self.held -= need
         usage = getattr(self.llm, "usage", None)
         before = (usage.calls, usage.total_tokens) if usage is not None else (0, 0)
         calls, tokens = need, 0
@@ -142,7 +155,19 @@ class _SharedBudgetLLM:
         finally:
             if usage is not None:
                 calls, tokens = usage.calls - before[0] or need, usage.total_tokens - before[1]
-            ray.get(self.budget.spent.remote(need, calls, tokens))  # counted before the unit returns
+            self.calls += calls
+            self.tokens += tokens
+            if not self.lease:
+                self.settle()
+
+    def settle(self) -> None:
+        """Count the calls made since the last settle and release the reserved calls left unused (blocking:
+        counted before the unit returns, so the search's usage is whole when its last unit is back)."""
+        import ray
+
+        if self.reserved:
+            ray.get(self.budget.spent.remote(self.reserved, self.calls, self.tokens))
+        self.held = self.reserved = self.calls = self.tokens = 0
 
 
 class _ExpansionWorker:
@@ -152,7 +177,7 @@ class _ExpansionWorker:
         import gymnasium as gym
 
         self.env = gym.make(env_id)
-        self.llm = _SharedBudgetLLM(llm, None)
+        self.llm = _SharedBudgetLLM(llm, None, lease=LEASE)
         self.prompts = prompts if prompts is not None else get_prompts(env_id)
         self.options = options
 
@@ -180,6 +205,8 @@ class _ExpansionWorker:
             result = func(node, hooks)
         except BudgetExceeded as exc:
             stopped = str(exc)  # the children made so far are kept, as in-process
+        finally:
+            self.llm.settle()
         return {"children": [_travel(c) for c in node.children], "llm_calls": node.llm_calls[calls_before:],
                 "budget": stopped, "result": result}
 
@@ -214,7 +241,8 @@ class RayExpansion:
     def start(self, max_calls: int | None) -> None:
         """Open a search's call budget (one Ray actor every worker asks before a call)."""
         self.end()
-        self.budget = self._ray.remote(num_cpus=0, max_concurrency=max(4, 2 * self.size))(_CallBudget).remote(max_calls)
+        # one thread: calls from one worker are served in the order it sent them (a release before its next reserve)
+        self.budget = self._ray.remote(num_cpus=0)(_CallBudget).remote(max_calls)
 
     def end(self) -> None:
         """Close the search's budget actor (the workers stay for the next search)."""
