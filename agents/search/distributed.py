@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import functools
 import socket
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 
 from ...envs import restore, snapshot_from_bytes, snapshot_to_bytes
@@ -96,9 +98,12 @@ LEASE = 4
 class _CallBudget:
     """The search's call budget, held by one Ray actor that every worker asks before a call."""
 
-    def __init__(self, max_calls: int | None):
-        self.max_calls, self.calls, self.reserved = max_calls, 0, 0
-        self.tokens = 0
+    def __init__(self) -> None:
+        self.reset(None)
+
+    def reset(self, max_calls: int | None) -> None:
+        """Open a search's budget: ``max_calls`` (None: no limit), nothing spent."""
+        self.max_calls, self.calls, self.reserved, self.tokens = max_calls, 0, 0, 0
 
     def reserve(self, need: int, extra: int = 0) -> int:
         """Reserve ``need`` calls and up to ``extra`` more while they are free: how many were reserved (0:
@@ -122,41 +127,47 @@ class _CallBudget:
 
 class _SharedBudgetLLM:
     """An LLM drawing on the shared budget actor. A worker's (``lease`` > 0) reserves up to ``lease`` spare
-    calls per trip and reports at :meth:`settle` (the end of a unit); the driver's reports every call."""
+    calls per trip and reports at :meth:`settle` (the end of a unit: its calls are the LLM's usage since the
+    last settle, right with a unit's calls sent at once on threads); the driver's reports every call."""
 
     def __init__(self, llm: Any, budget: Any, lease: int = 0):
         self.llm, self.budget, self.lease = llm, budget, lease
         self.name = getattr(llm, "name", "llm")
         self.info = getattr(llm, "info", None)
-        self.held = self.reserved = self.calls = self.tokens = 0  # since the last settle
+        self._lock = threading.Lock()
+        self._open()
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name in ("llm", "budget", "lease"):
             raise AttributeError(name)
         return getattr(self.llm, name)
 
+    def _open(self) -> None:
+        """Start counting: nothing reserved (``held``: reserved and not yet sent) or sent (``made``)."""
+        usage = getattr(self.llm, "usage", None)
+        self._since = (usage.calls, usage.total_tokens) if usage is not None else None
+        self.held = self.reserved = self.made = 0
+
     def complete(self, request: Any) -> list[str]:
         import ray
 
         need = getattr(self.llm, "calls_needed", None)
         need = max(1, int(need(request.n))) if callable(need) else 1
-        if self.held < need:
-            got = ray.get(self.budget.reserve.remote(need - self.held, self.lease))
-            if not got:
-                raise BudgetExceeded("call budget spent (shared by the search's workers); stop the search or raise budget")
-            self.held += got
-            self.reserved += got
-        self.held -= need
-        usage = getattr(self.llm, "usage", None)
-        before = (usage.calls, usage.total_tokens) if usage is not None else (0, 0)
-        calls, tokens = need, 0
+        with self._lock:
+            if not self.lease:
+                self._open()
+            if self.held < need:
+                got = ray.get(self.budget.reserve.remote(need - self.held, self.lease))
+                if not got:
+                    raise BudgetExceeded("call budget spent (shared by the search's workers); stop the search or "
+                                         "raise budget")
+                self.held += got
+                self.reserved += got
+            self.held -= need
+            self.made += need
         try:
             return self.llm.complete(request)
         finally:
-            if usage is not None:
-                calls, tokens = usage.calls - before[0] or need, usage.total_tokens - before[1]
-            self.calls += calls
-            self.tokens += tokens
             if not self.lease:
                 self.settle()
 
@@ -165,21 +176,39 @@ class _SharedBudgetLLM:
         counted before the unit returns, so the search's usage is whole when its last unit is back)."""
         import ray
 
-        if self.reserved:
-            ray.get(self.budget.spent.remote(self.reserved, self.calls, self.tokens))
-        self.held = self.reserved = self.calls = self.tokens = 0
+        with self._lock:
+            if self.reserved:
+                calls, tokens = self.made, 0
+                usage = getattr(self.llm, "usage", None)
+                if usage is not None and self._since is not None:  # a call that failed before the model: `made`
+                    calls, tokens = usage.calls - self._since[0] or self.made, usage.total_tokens - self._since[1]
+                ray.get(self.budget.spent.remote(self.reserved, calls, tokens))
+            self._open()
+
+
+class _WorkerConfig(SearchConfig):
+    """A worker's search config: with ``pool`` (a search of several workers), a node's independent samples
+    (ToT's value samples) are sent at once on its threads; their answers keep the requests' order."""
+
+    pool: ThreadPoolExecutor | None = None
+
+    def answers(self, requests: Sequence[Any]) -> list[str]:
+        if self.pool is None or len(requests) < 2:
+            return super().answers(requests)
+        return list(self.pool.map(lambda request: request.send(self.llm)[0], requests))
 
 
 class _ExpansionWorker:
     """One Ray actor: an env of ``env_id`` and the search's LLM; expands nodes that arrive as bytes."""
 
-    def __init__(self, env_id: str, llm: Any, prompts: Any, options: dict[str, Any]):
+    def __init__(self, env_id: str, llm: Any, prompts: Any, options: dict[str, Any], together: bool):
         import gymnasium as gym
 
         self.env = gym.make(env_id)
         self.llm = _SharedBudgetLLM(llm, None, lease=LEASE)
         self.prompts = prompts if prompts is not None else get_prompts(env_id)
         self.options = options
+        self.pool = ThreadPoolExecutor(8, thread_name_prefix="samples") if together else None
 
     def where(self) -> tuple[str, int]:
         """(the Ray node id, the process id) this worker runs in."""
@@ -197,7 +226,8 @@ class _ExpansionWorker:
         for fields in path:
             node = SearchNode(snapshot=None, parent=node, **fields)
         self.llm.budget = budget
-        hooks = SearchConfig(self.env, self.prompts, self.llm, **self.options)
+        hooks = _WorkerConfig(self.env, self.prompts, self.llm, **self.options)
+        hooks.pool = self.pool
         hooks.snapshots.add_root(node)
         calls_before = len(node.llm_calls)
         stopped = result = None
@@ -234,40 +264,41 @@ class RayExpansion:
         nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
         actor = ray.remote(num_cpus=0)(_ExpansionWorker)
         self.workers = [actor.options(scheduling_strategy=NodeAffinitySchedulingStrategy(nodes[i % len(nodes)], soft=False))
-                        .remote(env_id, llm, prompts, options) for i in range(workers)]
+                        .remote(env_id, llm, prompts, options, workers > 1) for i in range(workers)]
         self.size = workers
-        self.budget: Any = None
+        # one thread: calls from one worker are served in the order it sent them (a release before its next reserve)
+        self.budget: Any = ray.remote(num_cpus=0)(_CallBudget).remote()
+        self._where: list[tuple[str, int]] | None = None
 
     def start(self, max_calls: int | None) -> None:
-        """Open a search's call budget (one Ray actor every worker asks before a call)."""
-        self.end()
-        # one thread: calls from one worker are served in the order it sent them (a release before its next reserve)
-        self.budget = self._ray.remote(num_cpus=0)(_CallBudget).remote(max_calls)
+        """Open a search's call budget (on the budget actor every worker asks before a call; started once, like
+        the workers: an actor's start costs a process)."""
+        self._ray.get(self.budget.reset.remote(max_calls))
 
     def end(self) -> None:
-        """Close the search's budget actor (the workers stay for the next search)."""
+        """Close the search's budget (no call is allowed until the next :meth:`start`)."""
         if self.budget is not None:
-            self._ray.kill(self.budget)
-            self.budget = None
+            self._ray.get(self.budget.reset.remote(0))
 
     def share_budget(self, llm: Any) -> Any:
         """``llm`` drawing on the workers' shared budget (the driver's own calls: comparisons, ...)."""
         return _SharedBudgetLLM(llm, self.budget)
 
     def where(self) -> list[tuple[str, int]]:
-        """(Ray node id, process id) of every worker."""
-        return self._ray.get([w.where.remote() for w in self.workers])
+        """(Ray node id, process id) of every worker (asked once: actors do not move)."""
+        if self._where is None:
+            self._where = self._ray.get([w.where.remote() for w in self.workers])
+        return self._where
 
     def usage(self) -> tuple[int, int]:
         """(calls, tokens) the search has spent: the workers' and the driver's through :meth:`share_budget`."""
         return self._ray.get(self.budget.usage.remote())
 
     def close(self) -> None:
-        """Stop the workers."""
-        self.end()
-        for w in self.workers:
-            self._ray.kill(w)
-        self.workers = []
+        """Stop the workers and the budget actor."""
+        for actor in [*self.workers, *([self.budget] if self.budget is not None else [])]:
+            self._ray.kill(actor)
+        self.workers, self.budget = [], None
 
     def run(self, nodes: Sequence[SearchNode], funcs: Sequence[Callable[[SearchNode, Any], Any]], hooks: Any) -> list[Any]:
         """``funcs[i](nodes[i], hooks)`` on the workers (unit ``i`` on worker ``i mod N``); the children they
