@@ -85,7 +85,7 @@ class SearchOptions:
         "whether the search may read the env's success flag and reward")
     prompts: Any = option(None, "ours (the env's prompt spec, `agents/prompts`)", "a prompt spec object")
     search_workers: int = option(
-        0, "ours (0 = in-process; N = N Ray workers expand the frontier, `distributed.py`; bfs only)",
+        0, "ours (0 = in-process; N = N Ray workers expand the frontier, `distributed.py`; bfs, dfs, dfsdt, astar)",
         "Ray workers that expand nodes (env steps and LLM calls)", minimum=0)
     ray_address: str | None = option(None, "ours (none = a local Ray started on demand; `auto` = the running cluster)",
                                      "the Ray cluster the search workers run on")

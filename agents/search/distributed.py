@@ -1,19 +1,23 @@
 """One search over Ray workers: frontier nodes travel as snapshot bytes, their expansions run remotely.
 
 :class:`RayExpansion` (``search_workers=N``, ``ray_address=``) starts ``N`` Ray actors, each holding
-its own env (``gym.make(env_id)``), the search's LLM and prompt spec. An algorithm hands it the nodes
-it would expand one after another (BFS: a level's frontier) and a function of one node
-(``algorithm.children``: propose, step every proposal, value every child); each node goes to a worker
-as its snapshot's bytes (``treegym.envs.snapshot_to_bytes``) plus the path's observations (for the
-prompts), the worker restores it, runs the function there (env steps and LLM calls), and sends back
+its own env (``gym.make(env_id)``), the search's LLM and prompt spec. An algorithm hands
+:meth:`RayExpansion.run` the nodes it would expand and one *unit* per node, a function of the node
+(BFS: every frontier state's proposals, then every proposal's step and value; ToT DFS: a state's
+children; A*: the best open nodes, one per worker; DFSDT: one child at a time); each node goes to a
+worker as its snapshot's bytes (``treegym.envs.snapshot_to_bytes``) plus the path's observations (for
+the prompts), the worker restores it, runs the unit there (env steps and LLM calls), and sends back
 the children (observations, values, LLM excerpts, snapshot bytes). The driver grafts them onto the
 tree in the order the nodes were handed in, so node ids follow that order whatever the timing.
 
-The call budget is shared through one Ray actor (:class:`_CallBudget`): every worker reserves a call
-there before sending it, so the search never makes more calls than its budget. What changes with
-more workers: nodes of one batch are expanded at once, so when the budget runs out mid-batch, which
-nodes got their calls depends on timing (with one worker it is the in-process order: the same tree);
-and ``stop_on_success`` stops after the batch that found the win, not at the win.
+The call budget is shared through one Ray actor (:class:`_CallBudget`): a worker reserves calls there
+(up to :data:`LEASE` per trip) before sending them and gives back what its unit left unused, so the
+search never makes more calls than its budget. With several workers a node's independent value samples
+are also sent at once (:class:`_WorkerConfig`). What changes with more workers: the units of one batch
+run at once, so when the budget runs out mid-batch, which nodes got their calls depends on timing (a
+worker may hold reserved calls another is refused; with one worker it is the in-process order: the
+same tree); ``stop_on_success`` stops after the batch that found the win, not at the win; and A*
+expands its best open nodes a batch at a time, so its later choices differ from the in-process ones.
 """
 from __future__ import annotations
 

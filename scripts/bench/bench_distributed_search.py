@@ -137,6 +137,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"bfs on {ENV_ID}: n_propose={args.n_propose} breadth={args.breadth} max_depth={args.max_depth} "
               f"budget={args.budget}, endpoint latency {args.latency * 1000:.0f} ms, {args.repeat} interleaved "
               f"repetitions, load {statistics.median(loads):.2f} (median of 1-min loadavg, {min(loads):.2f}-{max(loads):.2f})")
+        print("timed: one search (the policy's run_search); not timed: starting the endpoint, Ray, the workers and "
+              "the budget actor (one warm-up search per mode first)")
         print(f"{'workers':>8} {'median s':>9} {'speed-up':>9} {'nodes':>6} {'calls':>6}  tree")
         for n in policies:
             rows, calls = shapes[n]
