@@ -22,12 +22,12 @@ expands its best open nodes a batch at a time, so its later choices differ from 
 from __future__ import annotations
 
 import functools
-import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 
 from ...envs import restore, snapshot_from_bytes, snapshot_to_bytes
+from ...envs.core.ray_session import ray_session
 from ..llm.base import BudgetExceeded
 from ..prompts import get_prompts
 from .config import SearchConfig
@@ -36,44 +36,6 @@ from .tree import SearchNode
 #: fields of a node that travel (with the snapshot bytes) and come back for every child
 _NODE_FIELDS = ("observation", "info", "action", "thought", "reward", "terminal", "success", "depth",
                 "visits", "value", "stats", "llm_calls")
-
-
-def _same_cluster(address: str, current: str, here: str) -> bool:
-    """Whether ``host:port`` names the GCS at ``current``; this machine's addresses (loopback, ``localhost``,
-    its IP ``here``) are one host."""
-    def host_port(a: str) -> tuple[str, str]:
-        host, _, port = a.rpartition(":")
-        try:
-            host = socket.gethostbyname(host)
-        except OSError:
-            pass
-        return ("local" if host.startswith("127.") or host == here else host), port
-
-    return not address.startswith("ray://") and host_port(address) == host_port(current)
-
-
-def _ray(address: str | None) -> Any:
-    """Ray, joined to ``address`` or started locally (the search layer may not import the experiments'
-    executors, whose Ray backend does the same for episodes). A process already connected to Ray keeps
-    that session when ``address`` is None or ``auto`` or names it; naming another cluster is refused:
-    silently searching on the wrong cluster is worse (shutting the session down would cancel the actors
-    other code holds in it)."""
-    try:
-        import ray
-    except ImportError:
-        raise RuntimeError("search_workers needs Ray: pip install 'treegym[ray]'") from None
-    if not ray.is_initialized():
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
-        return ray
-    if address and address != "auto":
-        current = ray.get_runtime_context().gcs_address
-        if not _same_cluster(address, current, ray.util.get_node_ip_address()):
-            raise ValueError(f"ray_address={address!r}: this process is already connected to the Ray at {current}; "
-                             "call ray.shutdown() before the search, or drop ray_address to search on that one")
-    return ray
 
 
 def made_by(make: Callable[[SearchNode, Any], Any]) -> Callable[[SearchNode, Any], None]:
@@ -261,7 +223,7 @@ class RayExpansion:
                  address: str | None = None):
         if workers < 1:
             raise ValueError(f"search_workers must be at least 1, not {workers}")
-        ray = self._ray = _ray(address)
+        ray = self._ray = ray_session(address, "search_workers")
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         # pinned round-robin to the cluster's nodes (SPREAD, and soft affinity under load, left zero-CPU actors on one node)

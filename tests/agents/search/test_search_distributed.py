@@ -162,5 +162,6 @@ def test_a_process_on_one_ray_refuses_a_search_on_another(two_node_cluster: str)
     other, same, auto = in_fresh_driver("tests.agents.search.test_search_distributed:other_cluster_refusals",
                                         address=two_node_cluster)
     assert other.startswith(f"ray_address='127.0.0.1:{port + 1}': this process is already connected to the Ray at ")
-    assert f":{port}; call ray.shutdown() before the search, or drop ray_address" in other  # names its session
+    assert other.endswith(f":{port}; call ray.shutdown() before starting search_workers, or drop ray_address to "
+                          "use that one")  # names its session
     assert same is None and auto is None
