@@ -33,6 +33,7 @@ import threading
 from collections import deque
 from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_completed
 from typing import Any, Callable, Sequence
+from ...envs.core.ray_session import ray_session
 from .process_pool import ThreadedProcessPool
 
 BACKENDS = ("thread", "process", "ray")
@@ -109,20 +110,6 @@ def _pool_executor(pool: Executor, limit: int) -> BoundedExecutor:
                            on_shutdown=lambda wait: pool.shutdown(wait=wait, cancel_futures=True))
 
 
-def _ensure_ray(address: str | None, workers: int) -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise RuntimeError("the ray backend needs Ray: pip install 'treegym[ray]'") from None
-    if not ray.is_initialized():
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            # A local instance sized to the machine; episodes, not Ray, decide the parallelism.
-            ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
-    return ray
-
-
 class _EpisodeWorker:
     """A Ray actor that runs module-level functions (several at once, on threads)."""
 
@@ -146,7 +133,7 @@ def _actors(ray: Any, workers: int, per_actor: int) -> list[Any]:
 
 
 def _ray_executor(workers: int, limit: int, address: str | None) -> BoundedExecutor:
-    ray = _ensure_ray(address, workers)
+    ray = ray_session(address, "the ray backend")
     actors = _actors(ray, workers, max(1, math.ceil(limit / workers)))
     load = [0] * workers
     lock = threading.Lock()

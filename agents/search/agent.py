@@ -84,6 +84,11 @@ class SearchOptions:
         False, "ours (the papers' searches judge states with the model; the env's verdict is an oracle)",
         "whether the search may read the env's success flag and reward")
     prompts: Any = option(None, "ours (the env's prompt spec, `agents/prompts`)", "a prompt spec object")
+    search_workers: int = option(
+        0, "ours (0 = in-process; N = N Ray workers expand the frontier, `distributed.py`; bfs, dfs, dfsdt, astar)",
+        "Ray workers that expand nodes (env steps and LLM calls)", minimum=0)
+    ray_address: str | None = option(None, "ours (none = a local Ray started on demand; `auto` = the running cluster)",
+                                     "the Ray cluster the search workers run on")
 
 
 class SearchPolicy(BasePolicy):
@@ -128,6 +133,7 @@ class SearchPolicy(BasePolicy):
         self._root_obs: dict = {}
         self._stats: dict[str, Any] = {}
         self._llm_view: Any = None
+        self._pool: Any = None  # the Ray workers of search_workers (distributed.RayExpansion), once started
 
     @property
     def config(self) -> Any:
@@ -195,6 +201,7 @@ class SearchPolicy(BasePolicy):
         digest = hashlib.sha256(f"{self.options.seed}:{observation.get('instruction', '')}:{root.text}".encode()).digest()
         hooks.rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
         algorithm.start(hooks)
+        hooks.parallel = self._workers(hooks)
         stopped, llm_error = "done", None
         try:
             algorithm.search(root, hooks)
@@ -213,6 +220,14 @@ class SearchPolicy(BasePolicy):
                 hooks.snapshots.return_to_root()
             finally:
                 hooks.snapshots.close()  # frees external snapshots; native ones stay on the tree
+                if hooks.parallel:
+                    calls, tokens = hooks.parallel.usage()  # the driver's calls included
+                    where = hooks.parallel.where()
+                    self._where = {"search_workers": len(where), "search_worker_nodes": len({n for n, _ in where}),
+                                   "search_worker_pids": sorted({p for _, p in where})}
+                    hooks.parallel.end()
+                else:
+                    calls, tokens = self._llm_view.usage.calls, self._llm_view.usage.total_tokens
         telemetry.refresh(hooks)
         chosen = algorithm.choose(tree)
         tree.chosen = chosen
@@ -224,8 +239,8 @@ class SearchPolicy(BasePolicy):
             "search_expansions": hooks.expansions,
             "search_trajectories": len(trajectories),
             "search_stopped": stopped,
-            "search_llm_calls": self._llm_view.usage.calls,
-            "search_tokens": self._llm_view.usage.total_tokens,
+            "search_llm_calls": calls,
+            "search_tokens": tokens,
             "search_best_value": telemetry.as_dict()["search_best_value"],
             "search_best_at_expansion": telemetry.best_at_expansion,
             "chosen_success": bool(chosen.success) if chosen is not None else False,
@@ -233,6 +248,8 @@ class SearchPolicy(BasePolicy):
         }
         if hooks.snapshots.kind != "native":
             self._stats.update(hooks.snapshots.stats())
+        if hooks.parallel:
+            self._stats.update(self._where)
         if llm_error:
             self._stats["search_llm_error"] = llm_error[:500]
         if self.options.tree_out:
@@ -241,6 +258,30 @@ class SearchPolicy(BasePolicy):
             self._stats["tree_json"] = str(tree.save(path))
         algorithm.finish(self.result)
         return self.result
+
+    def _workers(self, hooks: SearchConfig) -> Any:
+        """The Ray workers of this search (``search_workers``), or None (in-process)."""
+        o = self.options
+        if not o.search_workers:
+            return None
+        if hooks.snapshots.kind != "native":
+            raise ValueError(f"{self.name}: search_workers needs snapshots that travel as bytes; this env's "
+                             f"are {hooks.snapshots.kind!r}: drop search_workers")
+        if self._pool is None:  # started once, serving every search of this policy
+            from .distributed import RayExpansion  # lazy: only searches with search_workers start Ray workers
+
+            options = {"propose_mode": o.propose_mode, "temperature": o.temperature, "filter_valid": o.filter_valid,
+                       "value_samples": o.value_samples, "peek_success": o.peek_success}
+            self._pool = RayExpansion(o.search_workers, self.env_id, self.llm, o.prompts, options, o.ray_address)
+        self._pool.start(self._llm_view.remaining_calls)
+        hooks.llm = self._pool.share_budget(hooks.llm)  # one budget for the driver's calls and the workers'
+        return self._pool
+
+    def close(self) -> None:
+        """Stop this policy's search workers (``search_workers``), if any."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
 
     def _greedy_step(self, observation: dict, info: dict) -> str:
         """After the chosen trajectory: one greedy proposal from the live state."""
@@ -284,6 +325,10 @@ def search_settings(algorithm: "type[SearchAlgorithm] | SearchAlgorithm", env_id
         built = config if config is not None else build_config(cls.Config, own, cls.name)
         value = cls(cls.for_env(built, env_id))
     opts = build_config(SearchOptions, {**value.option_defaults(), **common}, cls.name)
+    if opts.search_workers and not getattr(value, "distributes", False):
+        raise ValueError(f"agent {cls.name!r}: search_workers runs bfs, dfs, dfsdt, astar and their judec- presets "
+                         "on Ray workers so far; "
+                         "drop search_workers to run this search in-process")
     value.check(opts.peek_success)
     return value, opts
 

@@ -59,6 +59,7 @@ from .agent import register_algorithm
 from .algorithm import SearchAlgorithm
 from .options import option
 from .config import SearchConfig
+from .distributed import fresh_copy, made_by
 from .tree import SearchNode, SearchTree
 
 
@@ -116,6 +117,9 @@ class LongTermMemory:
         self._scores: dict[tuple[str, Any, int], float] = {}
         for p in plans:
             self.add(p)
+
+    def __reduce__(self) -> tuple:
+        return LongTermMemory, (list(self.plans),)  # travels to search workers as its plans (no lock, no cache)
 
     def add(self, plan: Sequence[str]) -> None:
         plan = tuple(plan)
@@ -236,6 +240,7 @@ class AStarSearch(SearchAlgorithm[AStarConfig]):
 
     name = "astar"
     value_name = "f"
+    distributes = True  # search_workers: the best open nodes, one per worker, are expanded at once on Ray workers
     _key: Callable[[str], str]  # the search config's action_key, set when a search starts
 
     Config = AStarConfig
@@ -283,29 +288,42 @@ class AStarSearch(SearchAlgorithm[AStarConfig]):
             self.memory = run_memory(hooks.env_id, self.config.memory_id, lambda: self._demonstrations(hooks))
         root.stats.update({"g": 0.0, "h": 0.0})
         frontier: list[SearchNode] = [root]
-        for _ in range(self.config.iterations):
-            if not frontier:
-                return
-            node = min(frontier, key=lambda n: (n.value, n.id))
-            frontier.remove(node)
-            node.visits = 1  # a node leaves the frontier once: this is its only visit
-            if self.known_win(node):
-                return  # the goal test: only with peek_success (Alg. 1 has none); choose() returns it
-            if node.terminal or node.depth >= self.config.max_steps:
-                continue
-            samples = hooks.sample_actions(node, self.config.k)
-            counts: dict[str, int] = {}
-            for a in samples:
-                counts[a] = counts.get(a, 0) + 1
-            valid = node.observation.get("valid_actions") if hooks.filter_valid else None
-            for action, count in counts.items():
-                if valid and action not in valid and not hooks.prompts.is_listed_or_templated(action, node.observation):
-                    continue  # the env would reject it: no node (the sample still lowers others' frequency)
-                child = hooks.expand(node, action)  # a new child: the node had none, the keys are distinct
-                # g2 = #{j : a_j = a} / k (ToolChain* 3.2): unparseable samples count in k
-                self._score_child(child, count / self.config.k, hooks)
-                if not child.terminal or self.known_win(child):
-                    frontier.append(child)
+        left = self.config.iterations
+        while left > 0 and frontier:
+            # in-process one node per round; with search_workers, as many as there are workers, expanded at once
+            batch: list[SearchNode] = []
+            while left > 0 and frontier and len(batch) < (hooks.parallel.size if hooks.parallel else 1):
+                node = min(frontier, key=lambda n: (n.value, n.id))
+                frontier.remove(node)
+                left -= 1
+                node.visits = 1  # a node leaves the frontier once: this is its only visit
+                if self.known_win(node):
+                    return  # the goal test: only with peek_success (Alg. 1 has none); choose() returns it
+                if not (node.terminal or node.depth >= self.config.max_steps):
+                    batch.append(node)
+            if hooks.parallel is None:
+                for node in batch:
+                    self.expand(node, hooks)
+            else:
+                worker = fresh_copy(self)
+                worker.memory = self.memory
+                hooks.parallel.run(batch, [made_by(worker.expand)] * len(batch), hooks)
+            frontier += [c for node in batch for c in node.children if not c.terminal or self.known_win(c)]
+
+    def expand(self, node: SearchNode, hooks: SearchConfig) -> None:
+        """Sample ``k`` actions from ``node`` in one call and make and score a child per distinct valid one."""
+        self._key = hooks.action_key
+        samples = hooks.sample_actions(node, self.config.k)
+        counts: dict[str, int] = {}
+        for a in samples:
+            counts[a] = counts.get(a, 0) + 1
+        valid = node.observation.get("valid_actions") if hooks.filter_valid else None
+        for action, count in counts.items():
+            if valid and action not in valid and not hooks.prompts.is_listed_or_templated(action, node.observation):
+                continue  # the env would reject it: no node (the sample still lowers others' frequency)
+            child = hooks.expand(node, action)  # a new child: the node had none, the keys are distinct
+            # g2 = #{j : a_j = a} / k (ToolChain* 3.2): unparseable samples count in k
+            self._score_child(child, count / self.config.k, hooks)
 
     def choose(self, tree: SearchTree) -> SearchNode | None:
         # The lowest-f complete plan. With peek_success only won plans count, and the lowest-(f, id) one

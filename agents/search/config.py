@@ -86,6 +86,8 @@ class SearchConfig:
         self.env_id: str | None = None
         self.seed = 0
         self.rng: Any = None
+        #: Ray workers that expand nodes for the algorithm (``distributed.RayExpansion``), or None
+        self.parallel: Any = None
 
     @property
     def restores(self) -> int:
@@ -281,13 +283,17 @@ class SearchConfig:
         states = self._refs(node)
         texts = list(ValueRequest(messages, self.env, states, choices=choices,
                                   temperature=self.temperature if self.value_samples > 1 else 0.0).send(self.llm))
-        scores = [self.prompts.parse_value(texts[0])]
-        for i in range(1, self.value_samples):
-            texts.append(ValueRequest(messages, self.env, states, temperature=self.temperature, seed=i,
-                                      choices=choices).send(self.llm)[0])
-            scores.append(self.prompts.parse_value(texts[-1]))
+        more = self.answers([ValueRequest(messages, self.env, states, temperature=self.temperature, seed=i,
+                                          choices=choices) for i in range(1, self.value_samples)])
+        scores = [self.prompts.parse_value(text) for text in (texts[0], *more)]
+        texts += more
         self._note(node, "value", messages, texts)
         return sum(scores) / len(scores)
+
+    def answers(self, requests: Sequence[Any]) -> list[str]:
+        """The first answer to each of ``requests``, in order; sent one after another (a Ray worker's config
+        sends them at once: ``distributed.py``)."""
+        return [request.send(self.llm)[0] for request in requests]
 
     def reflect(self, trajectory: SearchNode | Sequence[Step], outcome: str) -> str:
         """A short self-reflection on a failed trajectory (one LLM call)."""

@@ -55,6 +55,7 @@ DFS visiting order.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +67,16 @@ from .tree import SearchNode, SearchTree
 from .sequences import sequence_stats
 
 FOUND = 10_000  # "unwind everything": the search has its answer
+
+
+def _new_child(avoid: list[str], attempt: int, node: SearchNode, hooks: SearchConfig) -> str | None:
+    """Propose one action from ``node`` unlike ``avoid`` (its elder siblings'; the diversity prompt) and step it
+    unless an elder sibling took it (that child is reused); the action, or None when the model proposed nothing
+    usable. A unit for a Ray worker too (where ``node`` arrives without its children)."""
+    actions = hooks.propose(node, 1, avoid=avoid, attempt=attempt)
+    if actions and actions[0] not in avoid:
+        hooks.expand(node, actions[0])
+    return actions[0] if actions else None
 
 
 @dataclass(frozen=True)
@@ -101,6 +112,9 @@ class DFSDT(SearchAlgorithm[DFSDTConfig]):
 
     name = "dfsdt"
     value_name = "order"
+    #: search_workers: each child is proposed and stepped on a Ray worker, one at a time (a sibling's proposal
+    #: avoids its elder siblings' actions and comes after their subtrees: nothing to run at once)
+    distributes = True
 
     Config = DFSDTConfig
 
@@ -157,11 +171,12 @@ class DFSDT(SearchAlgorithm[DFSDTConfig]):
             return self._sequence_done(node) or 1
         for i in range(self.config.width):
             avoid = [c.action for c in node.children if c.action]
-            actions = hooks.propose(node, 1, avoid=avoid, attempt=i)
-            if not actions:
+            make = functools.partial(_new_child, avoid, i)
+            action = make(node, hooks) if hooks.parallel is None else hooks.parallel.run([node], [make], hooks)[0]
+            if action is None:
                 node.stats["empty_proposals"] = node.stats.get("empty_proposals", 0) + 1
                 continue
-            child = hooks.expand(node, actions[0])
+            child = node.child(action)
             back = self._dfs(child, hooks)
             if back >= FOUND:
                 return FOUND

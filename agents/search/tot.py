@@ -50,6 +50,7 @@ marks DFS prunes, ``stats["level"]`` the BFS level a state was kept at.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -57,6 +58,7 @@ from .agent import register_algorithm
 from .algorithm import SearchAlgorithm
 from .options import option
 from .config import SearchConfig
+from .distributed import fresh_copy, made_by
 from .tree import SearchNode, SearchTree
 from .sequences import first_answer, sequence_stats
 
@@ -106,6 +108,10 @@ class DFSConfig(ToTConfig):
         "children descended into per state", minimum=1)
 
 
+def _child(algorithm: "_ToT", action: str, node: SearchNode, hooks: SearchConfig) -> SearchNode:
+    return algorithm.child(node, action, hooks)
+
+
 #: JUDEC 5.1's BFS and DFS baselines: no task-specific knowledge (no value prompt), 3 decision sequences
 JUDEC_BFS = {"n_propose": 2, "breadth": 3, "select": "compare", "max_sequences": 3}
 JUDEC_DFS = {"n_propose": 2, "select": "none", "max_sequences": 3}
@@ -115,6 +121,7 @@ class _ToT(SearchAlgorithm[ToTConfig]):
     """What BFS and DFS share: proposing, valuing, the answer."""
 
     value_name = "value"
+    distributes = True  # search_workers: children are made on Ray workers (a BFS level's, a DFS state's at once)
 
     Config = ToTConfig
 
@@ -141,21 +148,49 @@ class _ToT(SearchAlgorithm[ToTConfig]):
 
     def children(self, node: SearchNode, hooks: SearchConfig) -> list[SearchNode]:
         """Propose from ``node``, step every proposal, value every new child (stops early on a win)."""
-        actions = hooks.propose(node, self.config.n_propose)  # a state is expanded once, while it has no children
         out: list[SearchNode] = []
-        for action in actions:
-            child = hooks.expand(node, action)  # distinct proposals: a new child each
+        for action in self.proposals(node, hooks):
+            child = self.child(node, action, hooks)
             out.append(child)
-            if child.terminal and self.peek_success:
-                child.value = self.terminal_value(child, hooks)  # the env's verdict
-            elif self.value_states:  # the model's value, final states included
-                child.value = float(hooks.value(child))
-            child.visits = 1  # valued once, when made
             if self.known_win(child):
                 self.won = self.won or child
                 if self.stop_on_success:
                     break
         return out
+
+    def proposals(self, node: SearchNode, hooks: SearchConfig) -> list[str]:
+        """The actions proposed from ``node`` (a state is expanded once, while it has no children)."""
+        return hooks.propose(node, self.config.n_propose)
+
+    def child(self, node: SearchNode, action: str, hooks: SearchConfig) -> SearchNode:
+        """Step ``action`` from ``node`` (distinct proposals: a new child each) and value the child."""
+        child = hooks.expand(node, action)
+        if child.terminal and self.peek_success:
+            child.value = self.terminal_value(child, hooks)  # the env's verdict
+        elif self.value_states:  # the model's value, final states included
+            child.value = float(hooks.value(child))
+        child.visits = 1  # valued once, when made
+        return child
+
+    def _children_remote(self, frontier: Sequence[SearchNode], hooks: SearchConfig) -> list[SearchNode]:
+        """``children`` of every frontier state on the search's Ray workers (``distributed.py``): a copy of
+        this algorithm without per-search state travels; wins are read here."""
+        worker = fresh_copy(self)
+        parallel = hooks.parallel
+        try:
+            if parallel.size == 1:  # whole states, in order: the in-process order of calls and budget
+                parallel.run(frontier, [made_by(worker.children)] * len(frontier), hooks)
+            else:  # every frontier state proposes at once, then every proposal is stepped and valued at once
+                proposed = parallel.run(frontier, [worker.proposals] * len(frontier), hooks)
+                pairs = [(node, action) for node, actions in zip(frontier, proposed) for action in actions or ()]
+                parallel.run([node for node, _ in pairs],
+                             [made_by(functools.partial(_child, worker, action)) for _, action in pairs], hooks)
+        finally:
+            for node in frontier:
+                for child in node.children:
+                    if self.known_win(child):
+                        self.won = self.won or child
+        return [child for node in frontier for child in node.children]
 
     def choose(self, tree: SearchTree) -> SearchNode | None:
         """The first won step (``peek_success`` only); without values (``select`` not ``value``) the first
@@ -191,7 +226,11 @@ class ToTBFS(_ToT):
         frontier: Sequence[SearchNode] = [root]
         for level in range(1, self.config.max_depth + 1):
             candidates: list[SearchNode] = []
-            for node in frontier:
+            if hooks.parallel is not None:
+                candidates = self._children_remote(frontier, hooks)
+                if self.won is not None and self.stop_on_success:
+                    return
+            for node in frontier if hooks.parallel is None else ():
                 candidates += self.children(node, hooks)
                 if self.won is not None and self.stop_on_success:
                     return
@@ -252,7 +291,7 @@ class ToTDFS(_ToT):
         """True when the search is over (a win was found, or ``max_sequences`` were made)."""
         if node.depth >= self.config.max_depth:
             return self._sequence_done([node])
-        kids = self.children(node, hooks)
+        kids = self.children(node, hooks) if hooks.parallel is None else self._children_remote([node], hooks)
         if self.won is not None and self.stop_on_success:
             return True
         if self._sequence_done([c for c in kids if c.terminal]):

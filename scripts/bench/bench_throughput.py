@@ -79,15 +79,17 @@ def serve(latency: float) -> None:
         sys.stdin.read()
 
 
-def start_endpoint(latency: float) -> tuple[subprocess.Popen, str]:
+def start_endpoint(latency: float, module: str = "treegym.scripts.bench.bench_throughput") -> tuple[subprocess.Popen, str]:
+    """``python -m module --serve --latency L`` in its own process; (the process, its base URL)."""
+    name = module.rsplit(".", 1)[-1]
     if not (REPO / "tests" / "support" / "chat_server.py").exists():
-        raise SystemExit("bench_throughput: run it from a treegym checkout (it needs tests/support/chat_server.py)")
-    proc = subprocess.Popen([sys.executable, "-m", "treegym.scripts.bench.bench_throughput", "--serve",
+        raise SystemExit(f"{name}: run it from a treegym checkout (it needs tests/support/chat_server.py)")
+    proc = subprocess.Popen([sys.executable, "-m", module, "--serve",
                              "--latency", str(latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     url = proc.stdout.readline().strip() if proc.stdout else ""
     if not url.startswith("http"):
         proc.kill()
-        raise SystemExit("bench_throughput: the endpoint process did not start")
+        raise SystemExit(f"{name}: the endpoint process did not start")
     return proc, url
 
 

@@ -1,0 +1,158 @@
+"""One search spread over Ray workers against a 100 ms endpoint: wall time with 1, 4, 16 and 32 workers.
+
+A real OpenAI-compatible server (``tests/support/chat_server.py``, in its own process) answers every
+request after ``--latency`` seconds: Game of 24 proposals for the propose prompt (the pairs of the
+numbers left, added, subtracted and multiplied), and a value word picked by a hash of the prompt, so
+the same state always gets the same answer and every run grows the same tree. The agent is ``bfs``
+(ToT: ``--n-propose`` proposals per state, ``--breadth`` kept, ``--max-depth`` levels, 3 value calls
+per state) through the real ``openai`` client, at a fixed ``--budget`` that does not bind.
+
+Per repetition the modes run interleaved: in-process (``search_workers=0``), then each worker count
+(``search_workers=N``; the workers are started once per mode, before the timed runs). Printed: the
+median wall time of one search, the speed-up against the in-process median of the same run, the
+tree's size and calls (equal to the in-process search's, else the row says so), and the machine load.
+
+    python -m treegym.scripts.bench.bench_distributed_search --workers 1,4,16,32 --repeat 3
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import os
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .bench_throughput import start_endpoint
+
+REPO = Path(__file__).resolve().parents[2]
+ENV_ID = "treegym/Game24-v0"
+VALUES = ("sure", "likely", "impossible")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--workers", default="1,4,16,32", help="comma-separated worker counts")
+    p.add_argument("--repeat", type=int, default=3, help="timed searches per mode (interleaved)")
+    p.add_argument("--latency", type=float, default=0.1, help="seconds the endpoint waits before answering")
+    p.add_argument("--budget", type=int, default=400, help="LLM calls per search (should not bind)")
+    p.add_argument("--n-propose", type=int, default=8)
+    p.add_argument("--breadth", type=int, default=5)
+    p.add_argument("--max-depth", type=int, default=3)
+    p.add_argument("--ray-address", default=None, help="a running Ray cluster (default: a local Ray)")
+    p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)  # internal: run the endpoint
+    return p.parse_args(argv)
+
+
+
+def _steps(numbers: list[int]) -> list[str]:
+    """Whole-number steps on two of ``numbers`` in the env's action form (``a op b = c (left: ...)``)."""
+    out = []
+    for i, j in itertools.permutations(range(len(numbers)), 2):
+        a, b = numbers[i], numbers[j]
+        rest = [n for k, n in enumerate(numbers) if k not in (i, j)]
+        for op, value in (("+", a + b), ("-", a - b), ("*", a * b)):
+            if op != "-" and a < b:
+                continue
+            left = " ".join(str(n) for n in sorted(rest + [value]))
+            out.append(f"{a} {op} {b} = {value} (left: {left})")
+    return out
+
+
+def reply(messages: list[dict]) -> str:
+    """The endpoint's answer: proposals for a propose prompt, a value word (hash of the prompt) otherwise."""
+    text = str(messages[-1].get("content", ""))
+    found = re.findall(r"Input: ([-\d ]+)", text)
+    numbers = [int(x) for x in found[-1].split()] if found else []
+    if "Possible next steps" in text:
+        steps = _steps(numbers)
+        start = int(hashlib.sha256(text.encode()).hexdigest(), 16) % max(1, len(steps))
+        return "\n".join((steps[start:] + steps[:start])[:8])
+    return VALUES[int(hashlib.sha256(text.encode()).hexdigest(), 16) % 3]
+
+
+def serve(latency: float) -> None:
+    """The endpoint process: print the base URL, serve until stdin closes."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from support.chat_server import ChatServer
+
+    with ChatServer(reply=reply, models=None, latency=latency) as server:
+        print(server.base_url, flush=True)
+        sys.stdin.read()
+
+
+def one_search(policy: Any) -> tuple[float, list, int]:
+    """(wall seconds, the tree's (id, parent, action) rows, LLM calls) of one search from the task's start."""
+    import gymnasium as gym
+
+    env = gym.make(ENV_ID)
+    try:
+        obs, info = env.reset(seed=0)
+        policy.reset()
+        policy.bind(env)
+        start = time.perf_counter()
+        policy.run_search(obs, info)
+        seconds = time.perf_counter() - start
+        rows = [(n["id"], n["parent"], n["action"]) for n in policy.result.tree.to_json()["nodes"]]
+        return seconds, rows, policy.stats()["search_llm_calls"]
+    finally:
+        env.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    if args.serve:
+        serve(args.latency)
+        return
+    # lazy: the --serve child (the endpoint) starts without the env and agent packages
+    import treegym.envs  # noqa: F401
+    from treegym.agents.llm.openai_client import OpenAICompatibleLLM  # lazy: as above
+    from treegym.agents.registry import make_agent  # lazy: as above
+
+    counts = [int(x) for x in args.workers.split(",")]
+    proc, url = start_endpoint(args.latency, "treegym.scripts.bench.bench_distributed_search")
+    try:
+        llm = OpenAICompatibleLLM("bench", base_url=url, api_key="EMPTY", timeout=30.0)
+        opts = dict(budget=args.budget, n_propose=args.n_propose, breadth=args.breadth, max_depth=args.max_depth,
+                    seed=0)
+        policies = {0: make_agent("bfs", ENV_ID, llm, **opts)}
+        for n in counts:
+            policies[n] = make_agent("bfs", ENV_ID, llm, search_workers=n, ray_address=args.ray_address, **opts)
+        for policy in policies.values():  # start the workers and warm the env (not timed)
+            one_search(policy)
+        times: dict[int, list[float]] = {n: [] for n in policies}
+        shapes: dict[int, tuple[list, int]] = {}
+        loads = []
+        for _ in range(args.repeat):
+            for n, policy in policies.items():
+                loads.append(os.getloadavg()[0])
+                seconds, rows, calls = one_search(policy)
+                times[n].append(seconds)
+                shapes[n] = (rows, calls)
+        base = statistics.median(times[0])
+        print(f"bfs on {ENV_ID}: n_propose={args.n_propose} breadth={args.breadth} max_depth={args.max_depth} "
+              f"budget={args.budget}, endpoint latency {args.latency * 1000:.0f} ms, {args.repeat} interleaved "
+              f"repetitions, load {statistics.median(loads):.2f} (median of 1-min loadavg, {min(loads):.2f}-{max(loads):.2f})")
+        print("timed: one search (the policy's run_search); not timed: starting the endpoint, Ray, the workers and "
+              "the budget actor (one warm-up search per mode first)")
+        print(f"{'workers':>8} {'median s':>9} {'speed-up':>9} {'nodes':>6} {'calls':>6}  tree")
+        for n in policies:
+            rows, calls = shapes[n]
+            same = "in-process" if n == 0 else ("same as in-process" if shapes[n] == shapes[0] else "DIFFERS")
+            label = "in-proc" if n == 0 else str(n)
+            median = statistics.median(times[n])
+            print(f"{label:>8} {median:9.2f} {base / median:8.1f}x {len(rows):6d} {calls:6d}  {same}")
+        for policy in policies.values():
+            policy.close()
+    finally:
+        if proc.stdin:
+            proc.stdin.close()
+        proc.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+"""The distributed-search bench's endpoint answers like a model that knows Game of 24: its proposals are
+actions the env lists (so the bench grows real trees), and the same prompt gets the same answer."""
+from __future__ import annotations
+
+import gymnasium as gym
+
+from treegym.scripts.bench.bench_distributed_search import ENV_ID, VALUES, reply
+
+
+def test_the_endpoints_proposals_are_listed_actions_and_repeat() -> None:
+    import treegym.envs  # noqa: F401
+    from treegym.agents.prompts import get_prompts
+
+    env = gym.make(ENV_ID)
+    try:
+        obs, _ = env.reset(seed=0)
+        prompts = get_prompts(ENV_ID)
+        prompts.bind(env)
+        for _ in range(2):  # the root, then one step deeper
+            messages = prompts.propose_messages(obs, [], 8, (), [])
+            lines = reply(messages).splitlines()
+            assert len(lines) == 8 and set(lines) <= set(obs["valid_actions"])
+            assert reply(messages).splitlines() == lines
+            obs, *_ = env.step(lines[0])
+        value = prompts.value_messages(obs, [])
+        assert reply(value) in VALUES and reply(value) == reply(value)
+    finally:
+        env.close()
