@@ -6,8 +6,9 @@ it would expand one after another (BFS: a level's frontier) and a function of on
 (``algorithm.children``: propose, step every proposal, value every child); each node goes to a worker
 as its snapshot's bytes (``treegym.envs.snapshot_to_bytes``) plus the path's observations (for the
 prompts), the worker restores it, runs the function there (env steps and LLM calls), and sends back
-the children (observations, values, LLM excerpts, snapshot bytes). The driver grafts them onto the
-tree in the order the nodes were handed in, so node ids follow that order whatever the timing.
+the nodes it made, in creation order (children, and their descendants where the function went deeper,
+as an MCTS rollout does: observations, values, LLM excerpts, snapshot bytes). The driver grafts them
+onto the tree in the order the nodes were handed in, so node ids follow that order whatever the timing.
 
 The call budget is shared through one Ray actor (:class:`_CallBudget`): every worker reserves a call
 there before sending it, so the search never makes more calls than its budget. What changes with
@@ -21,7 +22,7 @@ import threading
 from typing import Any, Callable, Sequence
 
 from ..llm.base import BudgetExceeded
-from .tree import SearchNode
+from .tree import LLM_CALLS_PER_NODE, SearchNode
 
 #: fields of a node that travel (with the snapshot bytes) and come back for every child
 _NODE_FIELDS = ("observation", "info", "action", "thought", "reward", "terminal", "success", "depth",
@@ -138,6 +139,7 @@ class _ExpansionWorker:
             node = SearchNode(snapshot=None, parent=node, **fields)
         self.llm.budget = budget
         hooks = SearchConfig(self.env, self.prompts, self.llm, **self.options)
+        hooks.tree = made = _Made(node.path()[0])
         hooks.snapshots.add_root(node)
         calls_before = len(node.llm_calls)
         stopped = result = None
@@ -145,8 +147,21 @@ class _ExpansionWorker:
             result = func(node, hooks)
         except BudgetExceeded as exc:
             stopped = str(exc)  # the children made so far are kept, as in-process
-        return {"children": [_travel(c) for c in node.children], "llm_calls": node.llm_calls[calls_before:],
-                "budget": stopped, "result": result}
+        index = {id(node): -1, **{id(n): i for i, n in enumerate(made.nodes)}}
+        return {"made": [{**_travel(n), "parent": index[id(n.parent)]} for n in made.nodes],
+                "llm_calls": node.llm_calls[calls_before:], "budget": stopped, "result": result}
+
+
+class _Made:
+    """A worker's stand-in for the search tree: the root (prompts show its observation) and the nodes a
+    unit made, in creation order (children, and their descendants where the unit went deeper)."""
+
+    def __init__(self, root: SearchNode):
+        self.root, self.nodes = root, []
+
+    def add(self, node: SearchNode) -> SearchNode:
+        self.nodes.append(node)
+        return node
 
 
 def _fields(node: SearchNode) -> dict:
@@ -209,7 +224,7 @@ class RayExpansion:
         self.workers = []
 
     def run(self, nodes: Sequence[SearchNode], funcs: Sequence[Callable[[SearchNode, Any], Any]], hooks: Any) -> list[Any]:
-        """``funcs[i](nodes[i], hooks)`` on the workers (unit ``i`` on worker ``i mod N``); the children they
+        """``funcs[i](nodes[i], hooks)`` on the workers (unit ``i`` on worker ``i mod N``); the nodes they
         made are grafted onto the tree in the units' order; returns what each func returned (None for a
         unit stopped by the budget). Raises ``BudgetExceeded`` after grafting when a unit ran out of budget."""
         from treegym.envs import snapshot_from_bytes, snapshot_to_bytes
@@ -224,11 +239,14 @@ class RayExpansion:
             pending.append(self.workers[i % len(self.workers)].expand.remote(func, path_ref, data_ref, self.budget))
         results, stopped = [], None
         for node, answer in zip(nodes, ray.get(pending)):
-            node.llm_calls += answer["llm_calls"]
-            for fields in answer["children"]:
-                data = fields.pop("bytes")
-                child = SearchNode(snapshot=snapshot_from_bytes(data), parent=node, **fields)
-                node.children.append(child)
+            node.llm_calls += answer["llm_calls"][:max(0, LLM_CALLS_PER_NODE - len(node.llm_calls))]
+            grafted: list[SearchNode] = []
+            for fields in answer["made"]:
+                data, at = fields.pop("bytes"), fields.pop("parent")
+                parent = node if at < 0 else grafted[at]
+                child = SearchNode(snapshot=snapshot_from_bytes(data), parent=parent, **fields)
+                parent.children.append(child)
+                grafted.append(child)
                 hooks.tree.add(child)
                 hooks.expansions += 1
                 if hooks.telemetry is not None:

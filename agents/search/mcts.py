@@ -57,6 +57,7 @@ from typing import Any
 
 from .agent import register_algorithm
 from .algorithm import SearchAlgorithm
+from .distributed_sims import parallel_simulations
 from .options import option
 from .config import SearchConfig
 from .tree import SearchNode, SearchTree
@@ -94,6 +95,7 @@ class MCTS(SearchAlgorithm[MCTSConfig]):
 
     name = "mcts"
     value_name = "q"
+    distributes = True  # search_workers: simulations run on Ray workers, with virtual loss
     _base = 0  # depth of the node the simulations start from (set by search; radagent-mcts moves it down)
     _current: SearchNode  # that node (set by search)
 
@@ -112,25 +114,38 @@ class MCTS(SearchAlgorithm[MCTSConfig]):
         self._simulations(root, hooks)
 
     def _simulations(self, start: SearchNode, hooks: SearchConfig) -> None:
-        """``n_iters`` select-expand-simulate-back-propagate rounds below ``start``."""
+        """``n_iters`` select-expand-simulate-back-propagate rounds below ``start`` (with ``search_workers``:
+        on Ray workers, several at once with virtual loss, ``distributed_sims.py``)."""
+        if hooks.parallel is not None:
+            parallel_simulations(self, start, hooks)
+            return
         for _ in range(self.config.n_iters):
             path = self._select(start)
             if path is None:
                 return  # every branch is finished or dead
             self.iterations += 1
-            leaf = path[-1]
-            if self._expandable(leaf):
-                best = self._expand(leaf, hooks)
-                if best is not None:
-                    leaf = best
-            reward, end = self._simulate(leaf, hooks)
-            for node in reversed(end.path()[start.depth:]):
-                self._update(node, reward)
-            if self.known_win(end) and self.won is None:
-                self.won = end
-            if self.stop_on_success and self.won is not None:
+            reward, end = self._play(path[-1], hooks)
+            if self._back_up(start, end, reward, hooks):
                 return
-            self.after_simulation(end, reward, hooks)
+
+    def _play(self, leaf: SearchNode, hooks: SearchConfig) -> tuple[float, SearchNode]:
+        """Expand ``leaf`` (when it can be) and simulate from its best new child: (reward, where it ended)."""
+        if self._expandable(leaf):
+            best = self._expand(leaf, hooks)
+            if best is not None:
+                leaf = best
+        return self._simulate(leaf, hooks)
+
+    def _back_up(self, start: SearchNode, end: SearchNode, reward: float, hooks: SearchConfig) -> bool:
+        """Back ``reward`` up from ``end`` to ``start``, note a win; True when the search stops here."""
+        for node in reversed(end.path()[start.depth:]):
+            self._update(node, reward)
+        if self.known_win(end) and self.won is None:
+            self.won = end
+        if self.stop_on_success and self.won is not None:
+            return True
+        self.after_simulation(end, reward, hooks)
+        return False
 
     def rollout_stop_depth(self) -> int:
         """A rollout stops at this node depth: the depth limit, counted from where the simulations start."""
@@ -161,15 +176,18 @@ class MCTS(SearchAlgorithm[MCTSConfig]):
         q = child.value if child.visits else float(child.stats.get("prior", 0.0))
         return q + self.config.w_exp * math.sqrt(math.log(max(1, parent.visits)) / max(1, child.visits))
 
-    def _select(self, root: SearchNode) -> list[SearchNode] | None:
-        """The path to the node to expand or simulate next (None when all is closed)."""
-        if self._closed(root):
+    def _select(self, root: SearchNode, busy: frozenset | set = frozenset()) -> list[SearchNode] | None:
+        """The path to the node to expand or simulate next (None when all is closed, or when the way
+        down meets only ``busy`` nodes: leaves Ray workers are simulating from)."""
+        if self._closed(root) or root in busy:
             return None
         path = [root]
         node = root
         while node.children:
-            options = [c for c in node.children if not self._closed(c)]
+            options = [c for c in node.children if not self._closed(c) and c not in busy]
             if not options:
+                if any(c in busy for c in node.children):
+                    return None
                 break
             node = max(options, key=lambda c: (self.uct(path[-1], c), -c.id))
             path.append(node)
