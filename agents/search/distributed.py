@@ -22,7 +22,7 @@ import threading
 from typing import Any, Callable, Sequence
 
 from ..llm.base import BudgetExceeded
-from .tree import LLM_CALLS_PER_NODE, SearchNode
+from .tree import SearchNode
 
 #: fields of a node that travel (with the snapshot bytes) and come back for every child
 _NODE_FIELDS = ("observation", "info", "action", "thought", "reward", "terminal", "success", "depth",
@@ -224,7 +224,7 @@ class RayExpansion:
         self.workers = []
 
     def run(self, nodes: Sequence[SearchNode], funcs: Sequence[Callable[[SearchNode, Any], Any]], hooks: Any) -> list[Any]:
-        """``funcs[i](nodes[i], hooks)`` on the workers (unit ``i`` on worker ``i mod N``); the nodes they
+        """``funcs[i](nodes[i], hooks)`` on the workers (unit ``i`` on worker ``i mod N``); the children they
         made are grafted onto the tree in the units' order; returns what each func returned (None for a
         unit stopped by the budget). Raises ``BudgetExceeded`` after grafting when a unit ran out of budget."""
         from treegym.envs import snapshot_from_bytes, snapshot_to_bytes
@@ -239,7 +239,7 @@ class RayExpansion:
             pending.append(self.workers[i % len(self.workers)].expand.remote(func, path_ref, data_ref, self.budget))
         results, stopped = [], None
         for node, answer in zip(nodes, ray.get(pending)):
-            node.llm_calls += answer["llm_calls"][:max(0, LLM_CALLS_PER_NODE - len(node.llm_calls))]
+            node.keep_llm_calls(answer["llm_calls"])
             grafted: list[SearchNode] = []
             for fields in answer["made"]:
                 data, at = fields.pop("bytes"), fields.pop("parent")

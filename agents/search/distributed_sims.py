@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from ...envs.core import snapshot_from_bytes, snapshot_to_bytes
 from ..llm.base import BudgetExceeded
-from .tree import LLM_CALLS_PER_NODE, SearchNode
+from .tree import SearchNode
 
 if TYPE_CHECKING:  # pragma: no cover
     from .config import SearchConfig
@@ -118,7 +118,7 @@ def compared(leaf: SearchNode, others: Sequence[SearchNode], hooks: "SearchConfi
         if "budget" in answer:
             stopped = stopped or answer["budget"]
             continue
-        other.llm_calls += answer["other_calls"][:max(0, LLM_CALLS_PER_NODE - len(other.llm_calls))]
+        other.keep_llm_calls(answer["other_calls"])
         yield other, answer["result"]
     if stopped:
         raise BudgetExceeded(stopped)
