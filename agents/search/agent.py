@@ -328,8 +328,8 @@ def search_settings(algorithm: "type[SearchAlgorithm] | SearchAlgorithm", env_id
         value = cls(cls.for_env(built, env_id))
     opts = build_config(SearchOptions, {**value.option_defaults(), **common}, cls.name)
     if opts.search_workers and not getattr(value, "distributes", False):
-        raise ValueError(f"agent {cls.name!r}: search_workers does not run this algorithm on Ray workers yet "
-                         "(bfs, judec-bfs, mcts, lats, radagent-mcts and elo it does); drop search_workers to run this search in-process")
+        raise ValueError(f"agent {cls.name!r}: search_workers does not run this agent on Ray workers; "
+                         "drop search_workers to run it in-process")
     value.check(opts.peek_success)
     return value, opts
 
