@@ -5,9 +5,11 @@ Winands and van den Herik 2008, "Parallel Monte-Carlo Tree Search", section 3.3;
 AlphaGo, Silver et al. 2016). Selection and back-up stay on the driver. A round selects up to N leaves
 (N workers, never more than the simulations left); after each selection every node on its path counts
 one more visit with reward 0 (the virtual loss), so the next selection leans elsewhere, and a leaf in
-flight is not selected again. The leaves go to the workers as snapshot bytes; each worker expands its
-leaf and simulates from the best new child (``MCTS._play``: env steps, propose and value calls,
-rollouts), and sends back the nodes it made, the reward and where the simulation ended. The virtual
+flight is not selected again. The leaves go to the workers as snapshot bytes; with one worker each
+expands its leaf and simulates from the best new child (``MCTS._play``: env steps, propose and value
+calls, rollouts) and sends back the nodes it made, the reward and where the simulation ended; with more,
+a round runs in waves spread over the workers (every leaf proposes and steps, every new child is valued,
+every rollout runs), so a unit waits on one call, not on a leaf's ``n_actions`` + 1. The virtual
 losses are then taken back (every touched node gets its exact visits and Q from before the round) and
 the results are backed up in the order the leaves were selected; LATS reflects on the driver after each
 back-up, as in-process, and the next round's prompts show those reflections.
@@ -45,6 +47,7 @@ def parallel_simulations(mcts: Any, start: SearchNode, hooks: "SearchConfig") ->
     parallel = hooks.parallel
     worker = type(mcts)(mcts.config)  # a copy without per-search state (the tree) travels to the workers
     worker.peek_success, worker.stop_on_success, worker._base = mcts.peek_success, mcts.stop_on_success, mcts._base
+    play = _whole if parallel.size == 1 else _phased
     left = mcts.config.n_iters
     while left > 0:
         leaves, before = _select_round(mcts, start, min(parallel.size, left))
@@ -53,21 +56,14 @@ def parallel_simulations(mcts: Any, start: SearchNode, hooks: "SearchConfig") ->
         try:
             mcts.iterations += len(leaves)
             left -= len(leaves)
-            func = functools.partial(_play_remote, worker, list(hooks.reflections))
-            answers = parallel.run(leaves, [func] * len(leaves), hooks)
+            played, stopped = play(worker, leaves, hooks)
         finally:
             for node, (visits, value) in before.items():  # the virtual losses taken back, exactly
                 node.visits, node.value = visits, value
-        stopped, done = None, False
-        for leaf, answer in zip(leaves, answers):
-            leaf.stats.update(answer["stats"])
-            if "budget" in answer:
-                stopped = stopped or answer["budget"]
-                continue
-            end = leaf
-            for action in answer["end"]:
-                end = end.child(action)
-            done = mcts._back_up(start, end, answer["reward"], hooks) or done
+        done = False
+        for result in played:
+            if result is not None:
+                done = mcts._back_up(start, result[1], result[0], hooks) or done
         if stopped:
             raise BudgetExceeded(stopped)
         if done:
@@ -91,16 +87,95 @@ def _select_round(mcts: Any, start: SearchNode, size: int) -> tuple[list[SearchN
     return leaves, before
 
 
-def _play_remote(mcts: Any, reflections: list[str], leaf: SearchNode, hooks: "SearchConfig") -> dict[str, Any]:
-    """On a worker: ``mcts._play(leaf)``; the leaf's stats (dead, prior), the reward and the actions from
-    ``leaf`` to where the simulation ended, or the budget's message when it ran out."""
+#: per leaf, (reward, the node the simulation ended on), None when the budget stopped it; the budget's message
+Played = tuple[list["tuple[float, SearchNode] | None"], "str | None"]
+
+
+def _whole(mcts: Any, leaves: list[SearchNode], hooks: "SearchConfig") -> Played:
+    """Each leaf's whole simulation (``MCTS._play``) as one unit: with one worker, the in-process order of
+    calls."""
+    outs, stopped = _run(hooks, leaves, functools.partial(_play, mcts))
+    return [None if out is None else _ended(leaf, out) for leaf, out in zip(leaves, outs)], stopped
+
+
+def _phased(mcts: Any, leaves: list[SearchNode], hooks: "SearchConfig") -> Played:
+    """The round's simulations in three waves, each spread over the workers: every leaf proposes and steps
+    its children, every new child is valued, every simulation that still needs calls (a rollout) runs: one
+    call per unit (not a leaf's ``n_actions`` + 1). With ``simulate=value`` (mcts) the tree of :func:`_whole`;
+    with rollouts (lats) the rollouts' nodes come after all the round's children, so node ids (and, through
+    UCT's tie-breaks, later selections) can differ from it."""
+    grow = [leaf for leaf in leaves if mcts._expandable(leaf)]
+    _, stopped = _run(hooks, grow, functools.partial(_grow, mcts))
+    if stopped:
+        return [None] * len(leaves), stopped
+    fresh = [child for leaf in grow for child in leaf.children]
+    priors, stopped = _run(hooks, fresh, functools.partial(_prior, mcts))
+    for child, prior in zip(fresh, priors):
+        if prior is not None:
+            child.stats["prior"] = prior
+    if stopped:
+        return [None] * len(leaves), stopped
+    grown = set(grow)
+    starts = [mcts._best_new(leaf.children) if leaf in grown and leaf.children else leaf for leaf in leaves]
+    known = [(s.terminal or mcts.config.simulate == "value") and "prior" in s.stats for s in starts]
+    remote = [s for s, k in zip(starts, known) if not k]
+    outs, stopped = _run(hooks, remote, functools.partial(_simulate, mcts))
+    simulated = iter(outs)
+    played = []
+    for s, k in zip(starts, known):
+        out = None if k else next(simulated)
+        played.append((float(s.stats["prior"]), s) if k else None if out is None else _ended(s, out))
+    return played, stopped
+
+
+def _run(hooks: "SearchConfig", nodes: list[SearchNode], call: Any) -> tuple[list[Any], str | None]:
+    """``call(node, hooks)`` for every node on the workers: what each returned (None when the budget stopped
+    it) and the budget's message; the nodes' stats come back (dead, prior)."""
+    if not nodes:
+        return [], None
+    func = functools.partial(_on_worker, call, list(hooks.reflections))
+    outs, stopped = [], None
+    for node, answer in zip(nodes, hooks.parallel.run(nodes, [func] * len(nodes), hooks)):
+        node.stats.update(answer["stats"])
+        stopped = stopped or answer.get("budget")
+        outs.append(answer.get("out"))
+    return outs, stopped
+
+
+def _on_worker(call: Any, reflections: list[str], node: SearchNode, hooks: "SearchConfig") -> dict[str, Any]:
+    """On a worker: ``call(node, hooks)`` with the search's reflections in the prompts; the node's stats and
+    what the call returned, or the budget's message (the nodes made so far travel back all the same)."""
     hooks.reflections = reflections
-    depth = leaf.depth
     try:
-        reward, end = mcts._play(leaf, hooks)
+        return {"stats": node.stats, "out": call(node, hooks)}
     except BudgetExceeded as exc:
-        return {"stats": leaf.stats, "budget": str(exc)}  # the nodes made so far travel back all the same
-    return {"stats": leaf.stats, "reward": reward, "end": end.actions()[depth:]}
+        return {"stats": node.stats, "budget": str(exc)}
+
+
+def _play(mcts: Any, leaf: SearchNode, hooks: "SearchConfig") -> tuple[float, list[str]]:
+    reward, end = mcts._play(leaf, hooks)
+    return reward, end.actions()[leaf.depth:]
+
+
+def _grow(mcts: Any, leaf: SearchNode, hooks: "SearchConfig") -> None:
+    mcts._grow(leaf, hooks, priors=False)
+
+
+def _prior(mcts: Any, child: SearchNode, hooks: "SearchConfig") -> float:
+    return mcts._prior(child, hooks)
+
+
+def _simulate(mcts: Any, node: SearchNode, hooks: "SearchConfig") -> tuple[float, list[str]]:
+    reward, end = mcts._simulate(node, hooks)
+    return reward, end.actions()[node.depth:]
+
+
+def _ended(node: SearchNode, out: tuple[float, list[str]]) -> tuple[float, SearchNode]:
+    """(reward, the node ``out``'s actions lead to from ``node``)."""
+    end = node
+    for action in out[1]:
+        end = end.child(action)
+    return out[0], end
 
 
 def compared(leaf: SearchNode, others: Sequence[SearchNode], hooks: "SearchConfig") -> Iterator[tuple[SearchNode, float]]:

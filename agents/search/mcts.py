@@ -197,17 +197,29 @@ class MCTS(SearchAlgorithm[MCTSConfig]):
 
     def _expand(self, node: SearchNode, hooks: SearchConfig) -> SearchNode | None:
         """Add up to ``n_actions`` children with priors; return the best new one."""
+        new = self._grow(node, hooks)
+        return self._best_new(new) if new else None
+
+    def _grow(self, node: SearchNode, hooks: SearchConfig, priors: bool = True) -> list[SearchNode]:
+        """The new children of ``node``, one per proposal (each valued as it is made, unless ``priors`` is
+        false), none after a won step; [] and ``node`` marked dead when nothing usable was proposed."""
         actions = hooks.propose(node, self.config.n_actions)  # a node is expanded once, while it has no children
         if not actions:
             node.stats["dead"] = True
-            return None
+            return []
         new = []
         for action in actions:
             child = hooks.expand(node, action)  # distinct proposals: a new child each
             new.append(child)
-            child.stats["prior"] = self._prior(child, hooks)
+            if priors:
+                child.stats["prior"] = self._prior(child, hooks)
             if self.known_win(child):
                 break  # a won step needs no sibling valued (peek_success only)
+        return new
+
+    @staticmethod
+    def _best_new(new: list[SearchNode]) -> SearchNode:
+        """The new child a simulation starts from: the highest prior (ties: the first made)."""
         return max(new, key=lambda c: (c.stats["prior"], -c.id))
 
     def _prior(self, node: SearchNode, hooks: SearchConfig) -> float:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from treegym.agents.search import distributed_sims
 from treegym.agents.search.distributed_sims import _select_round
 from treegym.agents.search.mcts import MCTS, MCTSConfig
 from treegym.agents.search.tree import SearchNode
@@ -22,9 +23,12 @@ AGENTS = ("mcts", "lats", "elo")
 N_WORKER_OPTIONS = {"mcts": {}, "lats": {"n_iters": 8}, "elo": {"comparisons": 3, "explorations": 8}}
 
 
-def sim_searches(address: str, runs: list[list]) -> list[dict]:
+def sim_searches(address: str, runs: list[list], whole_units: bool = False) -> list[dict]:
     """In a fresh driver joined to ``address``: ``[env_id, agent, budget, options]`` -> {"tree", "stats"} each,
-    with the driver's pid in the stats."""
+    with the driver's pid in the stats. ``whole_units``: rounds of several workers run each simulation as
+    one unit, as one worker does, instead of in waves."""
+    if whole_units:
+        distributed_sims._phased = distributed_sims._whole
     out = []
     for env_id, agent, budget, options in runs:
         tree, stats = _search(env_id, agent, budget, ray_address=address, **options)
@@ -32,9 +36,9 @@ def sim_searches(address: str, runs: list[list]) -> list[dict]:
     return out
 
 
-def _on_cluster(address: str, runs: list[tuple]) -> list[tuple[dict, dict]]:
+def _on_cluster(address: str, runs: list[tuple], whole_units: bool = False) -> list[tuple[dict, dict]]:
     got = in_fresh_driver("tests.agents.search.test_search_distributed_sim:sim_searches", address=address,
-                          runs=[list(r) for r in runs])
+                          runs=[list(r) for r in runs], whole_units=whole_units)
     return [(g["tree"], g["stats"]) for g in got]
 
 
@@ -131,6 +135,16 @@ def test_four_workers_on_two_nodes_grow_a_valid_tree(two_node_cluster: str, agen
         assert tree["nodes"][0]["visits"] == stats["mcts_iterations"] == (N_WORKER_OPTIONS[agent].get("n_iters") or 10)
     assert stats["search_workers"] == 4 and len(stats["search_worker_pids"]) == 4
     assert stats["search_worker_nodes"] == 2 and stats["driver_pid"] not in stats["search_worker_pids"]
+
+
+@pytest.mark.slow
+def test_mcts_rounds_in_waves_grow_the_tree_of_whole_simulations(two_node_cluster: str) -> None:
+    runs = [(ENVS[env_key], "mcts", 400, {"search_workers": 4}) for env_key in sorted(ENVS)]
+    waves = _on_cluster(two_node_cluster, runs)
+    whole = _on_cluster(two_node_cluster, runs, whole_units=True)
+    for (tree, stats), (expected, expected_stats) in zip(waves, whole):
+        assert tree["nodes"] == expected["nodes"] and len(tree["nodes"]) > 10
+        assert stats["search_llm_calls"] == expected_stats["search_llm_calls"]
 
 
 @pytest.mark.slow
