@@ -46,6 +46,9 @@ difference is an option (``--agent-opt key=value``):
   sequence succeeds (the code's Game-of-24 shortcut; it reads the env's
   success flag, an oracle). Without ``peek_success`` the search never reads
   the env's success flag or reward.
+
+With ``search_workers=N`` a new sequence's ``comparisons`` run at once on Ray workers
+(``distributed_sims.py``); the exploration stays in-process.
 """
 from __future__ import annotations
 

@@ -44,6 +44,8 @@ The same loop serves two more agents, each in its own module: ``radagent-mcts@N`
 MCTS@N baseline: N simulations before every decision step, ``radagent_mcts.py``) and ``lats``
 (Zhou et al. 2023, Language Agent Tree Search: the authors' settings, rollouts and self-reflection,
 ``lats.py``). Defaults and their sources: the ``MCTSConfig`` fields and agents/search/README.md.
+With ``search_workers=N`` the simulations run on Ray workers, N at a time with virtual loss
+(``distributed_sims.py``).
 
 Node fields: ``value`` = Q (mean backed-up reward), ``visits`` = N;
 ``stats["prior"]`` the expansion-time value, ``stats["dead"]`` when the model
