@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -108,12 +110,13 @@ def _start(args: list[str], temp: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def two_node_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def two_node_cluster() -> Iterator[str]:
     """The address (``127.0.0.1:port``) of a Ray head and a second node started on this machine for this
     test module; both stopped at teardown. Join it from :func:`in_fresh_driver`, not from the test process."""
     pytest.importorskip("ray")
     pytest.importorskip("psutil")
-    temp = str(tmp_path_factory.mktemp("ray"))
+    # short: Ray's socket paths under it must fit AF_UNIX's 107 bytes (pytest-xdist's tmp paths do not)
+    temp = tempfile.mkdtemp(prefix="raytest-", dir="/tmp")
     port = _free_port()
     address = f"127.0.0.1:{port}"
     try:
@@ -123,3 +126,4 @@ def two_node_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield address
     finally:
         _stop_processes_under(temp)
+        shutil.rmtree(temp, ignore_errors=True)
