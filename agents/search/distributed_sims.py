@@ -24,8 +24,10 @@ What changes with more workers: with one worker a round is one simulation (one c
 is the in-process one, call for call: the same tree. With N, the leaves of a round are selected without
 each other's results (virtual loss instead), so the tree differs from the in-process one, though every
 simulation is still a valid select-expand-simulate-back-up; when the budget runs out mid-round, the
-simulations that finished are backed up and the stopped ones are not (their nodes stay on the tree,
-as in-process); ``stop_on_success`` stops after the round that found the win.
+simulations it stopped are not backed up (their nodes stay on the tree, as in-process; in waves that is
+the whole round when the stop came before its rollouts); ``stop_on_success`` stops after the round that
+found the win. Elo's comparisons do not depend on each other: with N workers its tree is the in-process
+one while the budget does not bind.
 """
 from __future__ import annotations
 
