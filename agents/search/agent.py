@@ -270,7 +270,7 @@ class SearchPolicy(BasePolicy):
             raise ValueError(f"{self.name}: search_workers needs snapshots that travel as bytes; this env's "
                              f"are {hooks.snapshots.kind!r}: drop search_workers")
         if self._pool is None:  # started once, serving every search of this policy
-            from .distributed import RayExpansion
+            from .distributed import RayExpansion  # lazy: only searches with search_workers start Ray workers
 
             options = {"propose_mode": o.propose_mode, "temperature": o.temperature, "filter_valid": o.filter_valid,
                        "value_samples": o.value_samples, "peek_success": o.peek_success}

@@ -21,7 +21,10 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Sequence
 
+from ...envs import restore, snapshot_from_bytes, snapshot_to_bytes
 from ..llm.base import BudgetExceeded
+from ..prompts import get_prompts
+from .config import SearchConfig
 from .tree import SearchNode
 
 #: fields of a node that travel (with the snapshot bytes) and come back for every child
@@ -110,9 +113,6 @@ class _ExpansionWorker:
     def __init__(self, env_id: str, llm: Any, prompts: Any, options: dict[str, Any]):
         import gymnasium as gym
 
-        import treegym.envs  # noqa: F401 - registers the env ids in this process
-        from ..prompts import get_prompts
-
         self.env = gym.make(env_id)
         self.llm = _SharedBudgetLLM(llm, None)
         self.prompts = prompts if prompts is not None else get_prompts(env_id)
@@ -129,10 +129,6 @@ class _ExpansionWorker:
     def expand(self, func: Callable[[SearchNode, Any], Any], path: list[dict], data: bytes, budget: Any) -> dict:
         """Restore ``data`` (the last node of ``path``), run ``func(node, hooks)`` drawing on ``budget`` (the
         search's :class:`_CallBudget` actor); its result, the children it made, the LLM excerpts it noted."""
-        from treegym.envs import restore, snapshot_from_bytes
-
-        from .config import SearchConfig
-
         restore(self.env, snapshot_from_bytes(data))
         node = None
         for fields in path:
@@ -169,8 +165,6 @@ def _fields(node: SearchNode) -> dict:
 
 
 def _travel(node: SearchNode) -> dict:
-    from treegym.envs import snapshot_to_bytes
-
     return {**_fields(node), "bytes": snapshot_to_bytes(node.snapshot)}
 
 
@@ -227,8 +221,6 @@ class RayExpansion:
         """``funcs[i](nodes[i], hooks)`` on the workers (unit ``i`` on worker ``i mod N``); the children they
         made are grafted onto the tree in the units' order; returns what each func returned (None for a
         unit stopped by the budget). Raises ``BudgetExceeded`` after grafting when a unit ran out of budget."""
-        from treegym.envs import snapshot_from_bytes, snapshot_to_bytes
-
         ray = self._ray
         pending, sent = [], {}
         for i, (node, func) in enumerate(zip(nodes, funcs)):

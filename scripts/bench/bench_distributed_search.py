@@ -127,9 +127,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.serve:
         serve(args.latency)
         return
+    # lazy: the --serve child (the endpoint) starts without the env and agent packages
     import treegym.envs  # noqa: F401
-    from treegym.agents.llm.openai_client import OpenAICompatibleLLM
-    from treegym.agents.registry import make_agent
+    from treegym.agents.llm.openai_client import OpenAICompatibleLLM  # lazy: as above
+    from treegym.agents.registry import make_agent  # lazy: as above
 
     counts = [int(x) for x in args.workers.split(",")]
     proc, url = start_endpoint(args.latency, "treegym.scripts.bench.bench_distributed_search")

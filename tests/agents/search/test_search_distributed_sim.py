@@ -129,8 +129,10 @@ def test_four_workers_on_two_nodes_grow_a_valid_tree(two_node_cluster: str, agen
     [(tree, stats)] = _on_cluster(two_node_cluster, [(ENVS["game24"], agent, 400, options)])
     assert stats["search_stopped"] == "done" and stats["search_llm_calls"] <= 400
     _check_tree(tree, agent)
-    if agent == "elo":
+    if agent == "elo":  # comparisons do not depend on each other: the in-process tree
         assert stats["elo_sequences"] == N_WORKER_OPTIONS["elo"]["explorations"]
+        expected, expected_stats = _search(ENVS["game24"], agent, 400, **N_WORKER_OPTIONS[agent])
+        assert tree["nodes"] == expected["nodes"] and stats["search_llm_calls"] == expected_stats["search_llm_calls"]
     else:  # every simulation backed up once, every virtual loss taken back
         assert tree["nodes"][0]["visits"] == stats["mcts_iterations"] == (N_WORKER_OPTIONS[agent].get("n_iters") or 10)
     assert stats["search_workers"] == 4 and len(stats["search_worker_pids"]) == 4
