@@ -85,7 +85,9 @@ class SearchOptions:
         "whether the search may read the env's success flag and reward")
     prompts: Any = option(None, "ours (the env's prompt spec, `agents/prompts`)", "a prompt spec object")
     search_workers: int = option(
-        0, "ours (0 = in-process; N = N Ray workers expand the frontier, `distributed.py`; bfs, dfs, dfsdt, astar)",
+        0, "ours (0 = in-process; N = N Ray workers expand the frontier (bfs, dfs, dfsdt, astar: `distributed.py`), "
+        "run simulations with virtual loss (mcts, lats: Chaslot et al. 2008 'Parallel Monte-Carlo Tree Search'; "
+        "AlphaGo's virtual loss) or comparisons (elo, `distributed_sims.py`))",
         "Ray workers that expand nodes (env steps and LLM calls)", minimum=0)
     ray_address: str | None = option(None, "ours (none = a local Ray started on demand; `auto` = the running cluster)",
                                      "the Ray cluster the search workers run on")
@@ -326,9 +328,8 @@ def search_settings(algorithm: "type[SearchAlgorithm] | SearchAlgorithm", env_id
         value = cls(cls.for_env(built, env_id))
     opts = build_config(SearchOptions, {**value.option_defaults(), **common}, cls.name)
     if opts.search_workers and not getattr(value, "distributes", False):
-        raise ValueError(f"agent {cls.name!r}: search_workers runs bfs, dfs, dfsdt, astar and their judec- presets "
-                         "on Ray workers so far; "
-                         "drop search_workers to run this search in-process")
+        raise ValueError(f"agent {cls.name!r}: search_workers does not run this agent on Ray workers; "
+                         "drop search_workers to run it in-process")
     value.check(opts.peek_success)
     return value, opts
 

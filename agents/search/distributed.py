@@ -7,7 +7,8 @@ its own env (``gym.make(env_id)``), the search's LLM and prompt spec. An algorit
 children; A*: the best open nodes, one per worker; DFSDT: one child at a time); each node goes to a
 worker as its snapshot's bytes (``treegym.envs.snapshot_to_bytes``) plus the path's observations (for
 the prompts), the worker restores it, runs the unit there (env steps and LLM calls), and sends back
-the children (observations, values, LLM excerpts, snapshot bytes). The driver grafts them onto the
+the nodes it made, in creation order (children, and their descendants where the unit went deeper, as
+an MCTS rollout does: observations, values, LLM excerpts, snapshot bytes). The driver grafts them onto the
 tree in the order the nodes were handed in, so node ids follow that order whatever the timing.
 
 The call budget is shared through one Ray actor (:class:`_CallBudget`): a worker reserves calls there
@@ -194,6 +195,7 @@ class _ExpansionWorker:
         self.llm.budget = budget
         hooks = _WorkerConfig(self.env, self.prompts, self.llm, **self.options)
         hooks.pool = self.pool
+        hooks.tree = made = _Made(node.path()[0])
         hooks.snapshots.add_root(node)
         calls_before = len(node.llm_calls)
         stopped = result = None
@@ -203,8 +205,21 @@ class _ExpansionWorker:
             stopped = str(exc)  # the children made so far are kept, as in-process
         finally:
             self.llm.settle()
-        return {"children": [_travel(c) for c in node.children], "llm_calls": node.llm_calls[calls_before:],
-                "budget": stopped, "result": result}
+        index = {id(node): -1, **{id(n): i for i, n in enumerate(made.nodes)}}
+        return {"made": [{**_travel(n), "parent": index[id(n.parent)]} for n in made.nodes],
+                "llm_calls": node.llm_calls[calls_before:], "budget": stopped, "result": result}
+
+
+class _Made:
+    """A worker's stand-in for the search tree: the root (prompts show its observation) and the nodes a
+    unit made, in creation order (children, and their descendants where the unit went deeper)."""
+
+    def __init__(self, root: SearchNode):
+        self.root, self.nodes = root, []
+
+    def add(self, node: SearchNode) -> SearchNode:
+        self.nodes.append(node)
+        return node
 
 
 def _fields(node: SearchNode) -> dict:
@@ -280,11 +295,14 @@ class RayExpansion:
             pending.append(self.workers[i % len(self.workers)].expand.remote(func, path_ref, data_ref, self.budget))
         results, stopped = [], None
         for node, answer in zip(nodes, ray.get(pending)):
-            node.llm_calls += answer["llm_calls"]
-            for fields in answer["children"]:
-                data = fields.pop("bytes")
-                child = SearchNode(snapshot=snapshot_from_bytes(data), parent=node, **fields)
-                node.children.append(child)
+            node.keep_llm_calls(answer["llm_calls"])
+            grafted: list[SearchNode] = []
+            for fields in answer["made"]:
+                data, at = fields.pop("bytes"), fields.pop("parent")
+                parent = node if at < 0 else grafted[at]
+                child = SearchNode(snapshot=snapshot_from_bytes(data), parent=parent, **fields)
+                parent.children.append(child)
+                grafted.append(child)
                 hooks.tree.add(child)
                 hooks.expansions += 1
                 if hooks.telemetry is not None:

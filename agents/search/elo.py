@@ -46,6 +46,9 @@ difference is an option (``--agent-opt key=value``):
   sequence succeeds (the code's Game-of-24 shortcut; it reads the env's
   success flag, an oracle). Without ``peek_success`` the search never reads
   the env's success flag or reward.
+
+With ``search_workers=N`` a new sequence's ``comparisons`` run at once on Ray workers
+(``distributed_sims.py``); the exploration stays in-process.
 """
 from __future__ import annotations
 
@@ -59,6 +62,7 @@ from .agent import register_algorithm
 from .algorithm import SearchAlgorithm
 from .options import option
 from .config import SearchConfig
+from .distributed_sims import compared
 from .tree import SearchNode, SearchTree
 
 ELO_R = 173.72  # = 400 / ln 10: classic Elo with a base-10 scale of 400
@@ -168,6 +172,7 @@ class EloSearch(SearchAlgorithm[EloConfig]):
 
     name = "elo"
     value_name = "elo"
+    distributes = True  # search_workers: a new sequence's comparisons run on Ray workers
 
     Config = EloConfig
 
@@ -282,9 +287,8 @@ class EloSearch(SearchAlgorithm[EloConfig]):
     def _judge(self, leaf: SearchNode, hooks: SearchConfig) -> None:
         """Eq. 6 + Eq. 3 against random earlier sequences, then Eq. 7 bottom-up."""
         earlier = self.sequences[:-1]
-        for _ in range(min(self.config.comparisons, len(earlier))):
-            other = earlier[int(self.rng.integers(len(earlier)))]
-            result = hooks.compare(leaf, other)
+        others = [earlier[int(self.rng.integers(len(earlier)))] for _ in range(min(self.config.comparisons, len(earlier)))]
+        for other, result in compared(leaf, others, hooks):  # with search_workers: all at once on Ray workers
             leaf.value, other.value = elo_update(leaf.value, other.value, result, self.config.k_factor, self.config.r)
             for n in {id(x): x for x in leaf.path() + other.path()}.values():
                 n.stats["elo_updates"] = self.updates(n) + 1

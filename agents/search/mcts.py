@@ -44,6 +44,8 @@ The same loop serves two more agents, each in its own module: ``radagent-mcts@N`
 MCTS@N baseline: N simulations before every decision step, ``radagent_mcts.py``) and ``lats``
 (Zhou et al. 2023, Language Agent Tree Search: the authors' settings, rollouts and self-reflection,
 ``lats.py``). Defaults and their sources: the ``MCTSConfig`` fields and agents/search/README.md.
+With ``search_workers=N`` the simulations run on Ray workers, N at a time with virtual loss
+(``distributed_sims.py``).
 
 Node fields: ``value`` = Q (mean backed-up reward), ``visits`` = N;
 ``stats["prior"]`` the expansion-time value, ``stats["dead"]`` when the model
@@ -57,6 +59,7 @@ from typing import Any
 
 from .agent import register_algorithm
 from .algorithm import SearchAlgorithm
+from .distributed_sims import parallel_simulations
 from .options import option
 from .config import SearchConfig
 from .tree import SearchNode, SearchTree
@@ -94,6 +97,7 @@ class MCTS(SearchAlgorithm[MCTSConfig]):
 
     name = "mcts"
     value_name = "q"
+    distributes = True  # search_workers: simulations run on Ray workers, with virtual loss
     _base = 0  # depth of the node the simulations start from (set by search; radagent-mcts moves it down)
     _current: SearchNode  # that node (set by search)
 
@@ -112,25 +116,38 @@ class MCTS(SearchAlgorithm[MCTSConfig]):
         self._simulations(root, hooks)
 
     def _simulations(self, start: SearchNode, hooks: SearchConfig) -> None:
-        """``n_iters`` select-expand-simulate-back-propagate rounds below ``start``."""
+        """``n_iters`` select-expand-simulate-back-propagate rounds below ``start`` (with ``search_workers``:
+        on Ray workers, several at once with virtual loss, ``distributed_sims.py``)."""
+        if hooks.parallel is not None:
+            parallel_simulations(self, start, hooks)
+            return
         for _ in range(self.config.n_iters):
             path = self._select(start)
             if path is None:
                 return  # every branch is finished or dead
             self.iterations += 1
-            leaf = path[-1]
-            if self._expandable(leaf):
-                best = self._expand(leaf, hooks)
-                if best is not None:
-                    leaf = best
-            reward, end = self._simulate(leaf, hooks)
-            for node in reversed(end.path()[start.depth:]):
-                self._update(node, reward)
-            if self.known_win(end) and self.won is None:
-                self.won = end
-            if self.stop_on_success and self.won is not None:
+            reward, end = self._play(path[-1], hooks)
+            if self._back_up(start, end, reward, hooks):
                 return
-            self.after_simulation(end, reward, hooks)
+
+    def _play(self, leaf: SearchNode, hooks: SearchConfig) -> tuple[float, SearchNode]:
+        """Expand ``leaf`` (when it can be) and simulate from its best new child: (reward, where it ended)."""
+        if self._expandable(leaf):
+            best = self._expand(leaf, hooks)
+            if best is not None:
+                leaf = best
+        return self._simulate(leaf, hooks)
+
+    def _back_up(self, start: SearchNode, end: SearchNode, reward: float, hooks: SearchConfig) -> bool:
+        """Back ``reward`` up from ``end`` to ``start``, note a win; True when the search stops here."""
+        for node in reversed(end.path()[start.depth:]):
+            self._update(node, reward)
+        if self.known_win(end) and self.won is None:
+            self.won = end
+        if self.stop_on_success and self.won is not None:
+            return True
+        self.after_simulation(end, reward, hooks)
+        return False
 
     def rollout_stop_depth(self) -> int:
         """A rollout stops at this node depth: the depth limit, counted from where the simulations start."""
@@ -161,15 +178,18 @@ class MCTS(SearchAlgorithm[MCTSConfig]):
         q = child.value if child.visits else float(child.stats.get("prior", 0.0))
         return q + self.config.w_exp * math.sqrt(math.log(max(1, parent.visits)) / max(1, child.visits))
 
-    def _select(self, root: SearchNode) -> list[SearchNode] | None:
-        """The path to the node to expand or simulate next (None when all is closed)."""
-        if self._closed(root):
+    def _select(self, root: SearchNode, busy: frozenset | set = frozenset()) -> list[SearchNode] | None:
+        """The path to the node to expand or simulate next (None when all is closed, or when the way
+        down meets only ``busy`` nodes: leaves Ray workers are simulating from)."""
+        if self._closed(root) or root in busy:
             return None
         path = [root]
         node = root
         while node.children:
-            options = [c for c in node.children if not self._closed(c)]
+            options = [c for c in node.children if not self._closed(c) and c not in busy]
             if not options:
+                if any(c in busy for c in node.children):
+                    return None
                 break
             node = max(options, key=lambda c: (self.uct(path[-1], c), -c.id))
             path.append(node)
@@ -179,17 +199,29 @@ class MCTS(SearchAlgorithm[MCTSConfig]):
 
     def _expand(self, node: SearchNode, hooks: SearchConfig) -> SearchNode | None:
         """Add up to ``n_actions`` children with priors; return the best new one."""
+        new = self._grow(node, hooks)
+        return self._best_new(new) if new else None
+
+    def _grow(self, node: SearchNode, hooks: SearchConfig, priors: bool = True) -> list[SearchNode]:
+        """The new children of ``node``, one per proposal (each valued as it is made, unless ``priors`` is
+        false), none after a won step; [] and ``node`` marked dead when nothing usable was proposed."""
         actions = hooks.propose(node, self.config.n_actions)  # a node is expanded once, while it has no children
         if not actions:
             node.stats["dead"] = True
-            return None
+            return []
         new = []
         for action in actions:
             child = hooks.expand(node, action)  # distinct proposals: a new child each
             new.append(child)
-            child.stats["prior"] = self._prior(child, hooks)
+            if priors:
+                child.stats["prior"] = self._prior(child, hooks)
             if self.known_win(child):
                 break  # a won step needs no sibling valued (peek_success only)
+        return new
+
+    @staticmethod
+    def _best_new(new: list[SearchNode]) -> SearchNode:
+        """The new child a simulation starts from: the highest prior (ties: the first made)."""
         return max(new, key=lambda c: (c.stats["prior"], -c.id))
 
     def _prior(self, node: SearchNode, hooks: SearchConfig) -> float:

@@ -96,6 +96,10 @@ class SearchNode:
         self.__dict__["_step_cache"] = (self.action, self.observation, self.reward, self.thought, step)
         return step
 
+    def keep_llm_calls(self, calls: list[dict[str, Any]]) -> None:
+        """Keep ``calls`` (LLM excerpts noted elsewhere: on a Ray worker) up to ``LLM_CALLS_PER_NODE`` in all."""
+        self.llm_calls += calls[:max(0, LLM_CALLS_PER_NODE - len(self.llm_calls))]
+
     def child(self, action: str) -> "SearchNode | None":
         return next((c for c in self.children if c.action == action), None)
 

@@ -5,7 +5,10 @@ request after ``--latency`` seconds: Game of 24 proposals for the propose prompt
 numbers left, added, subtracted and multiplied), and a value word picked by a hash of the prompt, so
 the same state always gets the same answer and every run grows the same tree. The agent is ``bfs``
 (ToT: ``--n-propose`` proposals per state, ``--breadth`` kept, ``--max-depth`` levels, 3 value calls
-per state) through the real ``openai`` client, at a fixed ``--budget`` that does not bind.
+per state) through the real ``openai`` client, at a fixed ``--budget`` that does not bind. ``--agent mcts``
+(or ``lats``): ``--n-iters`` simulations, ``--n-propose`` children per expansion, ``--max-depth`` levels,
+run on the workers with virtual loss; ``--agent elo``: ``--n-iters`` explorations, each new sequence
+judged against ``--comparisons`` earlier ones at once (``agents/search/distributed_sims.py``).
 
 Per repetition the modes run interleaved: in-process (``search_workers=0``), then each worker count
 (``search_workers=N``; the workers are started once per mode, before the timed runs). Printed: the
@@ -13,6 +16,10 @@ median wall time of one search, the speed-up against the in-process median of th
 tree's size and calls (equal to the in-process search's, else the row says so), and the machine load.
 
     python -m treegym.scripts.bench.bench_distributed_search --workers 1,4,16,32 --repeat 3
+    python -m treegym.scripts.bench.bench_distributed_search --agent mcts --workers 1,4,16,32 --repeat 3
+
+With more than one worker an MCTS tree is not the in-process one (a round's leaves are selected without
+each other's results): its rows say ``differs (virtual loss)``, and its size and calls are printed.
 """
 from __future__ import annotations
 
@@ -43,6 +50,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--n-propose", type=int, default=8)
     p.add_argument("--breadth", type=int, default=5)
     p.add_argument("--max-depth", type=int, default=3)
+    p.add_argument("--agent", default="bfs", choices=("bfs", "mcts", "lats", "elo"), help="the search algorithm")
+    p.add_argument("--n-iters", type=int, default=32, help="mcts/lats simulations, elo explorations")
+    p.add_argument("--comparisons", type=int, default=4, help="elo: earlier sequences judged per new one")
     p.add_argument("--ray-address", default=None, help="a running Ray cluster (default: a local Ray)")
     p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)  # internal: run the endpoint
     return p.parse_args(argv)
@@ -85,6 +95,15 @@ def serve(latency: float) -> None:
         sys.stdin.read()
 
 
+def agent_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The search's options for ``--agent`` (besides budget and seed)."""
+    if args.agent == "bfs":
+        return dict(n_propose=args.n_propose, breadth=args.breadth, max_depth=args.max_depth)
+    if args.agent == "elo":
+        return dict(explorations=args.n_iters, comparisons=args.comparisons)
+    return dict(n_iters=args.n_iters, n_actions=args.n_propose, depth_limit=args.max_depth)
+
+
 def one_search(policy: Any) -> tuple[float, list, int]:
     """(wall seconds, the tree's (id, parent, action) rows, LLM calls) of one search from the task's start."""
     import gymnasium as gym
@@ -117,11 +136,10 @@ def main(argv: list[str] | None = None) -> None:
     proc, url = start_endpoint(args.latency, "treegym.scripts.bench.bench_distributed_search")
     try:
         llm = OpenAICompatibleLLM("bench", base_url=url, api_key="EMPTY", timeout=30.0)
-        opts = dict(budget=args.budget, n_propose=args.n_propose, breadth=args.breadth, max_depth=args.max_depth,
-                    seed=0)
-        policies = {0: make_agent("bfs", ENV_ID, llm, **opts)}
+        opts = dict(budget=args.budget, seed=0, **agent_options(args))
+        policies = {0: make_agent(args.agent, ENV_ID, llm, **opts)}
         for n in counts:
-            policies[n] = make_agent("bfs", ENV_ID, llm, search_workers=n, ray_address=args.ray_address, **opts)
+            policies[n] = make_agent(args.agent, ENV_ID, llm, search_workers=n, ray_address=args.ray_address, **opts)
         for policy in policies.values():  # start the workers and warm the env (not timed)
             one_search(policy)
         times: dict[int, list[float]] = {n: [] for n in policies}
@@ -134,7 +152,8 @@ def main(argv: list[str] | None = None) -> None:
                 times[n].append(seconds)
                 shapes[n] = (rows, calls)
         base = statistics.median(times[0])
-        print(f"bfs on {ENV_ID}: n_propose={args.n_propose} breadth={args.breadth} max_depth={args.max_depth} "
+        settings = " ".join(f"{k}={v}" for k, v in agent_options(args).items())
+        print(f"{args.agent} on {ENV_ID}: {settings} "
               f"budget={args.budget}, endpoint latency {args.latency * 1000:.0f} ms, {args.repeat} interleaved "
               f"repetitions, load {statistics.median(loads):.2f} (median of 1-min loadavg, {min(loads):.2f}-{max(loads):.2f})")
         print("timed: one search (the policy's run_search); not timed: starting the endpoint, Ray, the workers and "
@@ -142,7 +161,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{'workers':>8} {'median s':>9} {'speed-up':>9} {'nodes':>6} {'calls':>6}  tree")
         for n in policies:
             rows, calls = shapes[n]
-            same = "in-process" if n == 0 else ("same as in-process" if shapes[n] == shapes[0] else "DIFFERS")
+            same = "in-process" if n == 0 else ("same as in-process" if shapes[n] == shapes[0] else
+                                                ("differs (virtual loss)" if args.agent in ("mcts", "lats") and n > 1 else "DIFFERS"))
             label = "in-proc" if n == 0 else str(n)
             median = statistics.median(times[n])
             print(f"{label:>8} {median:9.2f} {base / median:8.1f}x {len(rows):6d} {calls:6d}  {same}")

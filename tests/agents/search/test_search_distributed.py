@@ -36,13 +36,13 @@ def _shape(tree: dict) -> list:
     return [(n["id"], n["parent"], n["action"], n["value"], n["visits"], n["stats"]) for n in tree["nodes"]]
 
 
-@pytest.mark.parametrize("agent", ["mcts", "lats", "elo"])
+@pytest.mark.parametrize("agent", ["reflexion", "sc@3"])
 def test_algorithms_without_workers_refuse_the_option(agent: str) -> None:
     from treegym.agents.registry import make_agent
     from treegym.agents.llm_specs import make_llm
 
     env_id = ENVS["game24"]
-    with pytest.raises(ValueError, match="search_workers runs bfs, dfs, dfsdt, astar and their judec- presets"):
+    with pytest.raises(ValueError, match="search_workers does not run this agent on Ray workers"):
         make_agent(agent, env_id, make_llm(LLM_SPEC, env_id=env_id), search_workers=2)
 
 
