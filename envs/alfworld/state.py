@@ -7,7 +7,10 @@ A state is immutable: the fluent facts (tuples, see :mod:`.rules`; held as the d
 game's initial facts, two small sorted tuples of facts shared per game, so a state owns a few
 references and dropping one is cheap; :attr:`~ALFWorldState.facts` builds the frozenset), the last
 observation text, the won flag, the number of valid moves, the last command and the episode's
-(command, feedback) history (linked cells shared with the states before it). It refers to its
+(command, feedback) history (linked cells shared with the states before it). Its parts are one
+object per game and value (``envs/core/value_table.py``: fact differences, texts, commands, history
+cells, command lists), so a state owns only itself (and, rarely, a dict of command overrides):
+dropping one frees one object. It refers to its
 :class:`~.game.Game` (shared, static) but never pickles it: a pickled state holds the game's loader
 key (:meth:`~.game.Game.__reduce__`), its facts as a diff from the game's initial facts and its
 history as pairs, so it is 1-2 KB (mostly the history) and loads in a fresh process.
@@ -22,6 +25,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from ..core.value_table import ValueTable
 from .game import Game
 from .goal import goal_checker
 from .rules import Action, applicable, changes, feedback, intro_text
@@ -34,39 +38,48 @@ _EMPTY: tuple = ()
 
 def _difference(facts: Iterable[tuple] | None, game: Game) -> tuple:
     """A fact difference as a state holds it: a sorted tuple (equal sets give equal tuples), one per
-    game and value: states with the same difference share it (a bounded table per game), so
-    dropping a state (a fork replacing it) frees no difference."""
-    return _one_per_value(_DIFFS, game, tuple(sorted(facts))) if facts else _EMPTY
+    game and value (:data:`_DIFFS`), so dropping a state (a fork replacing it) frees no difference."""
+    return _table(_DIFFS, game).one(tuple(sorted(facts))) if facts else _EMPTY
 
 
-def _one_per_value(tables: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]", game: Game, value: tuple) -> tuple:
-    """The one tuple equal to ``value`` that ``tables`` keeps for ``game`` (``value`` itself the first
-    time; a table is cleared when it reaches ``_TABLE_LIMIT`` entries)."""
+def _table(tables: "weakref.WeakKeyDictionary[Game, ValueTable]", game: Game) -> ValueTable:
+    """``game``'s table in ``tables`` (made on first use)."""
     table = tables.get(game)
     if table is None:
-        table = tables[game] = {}
-    kept = table.get(value)
-    if kept is None:
-        if len(table) >= _TABLE_LIMIT:
-            table.clear()
-        kept = table[value] = value
-    return kept
+        table = tables[game] = ValueTable(_TABLE_LIMIT)
+    return table
 
 
-def _linked(history: Iterable[tuple[str, str]]) -> tuple | None:
+def _cell(game: Game, earlier: tuple | None, command: str, text: str) -> tuple:
+    """The history cell (earlier cell, command, feedback) of a step, one per game and value: states
+    with the same history share their cells, and a state's text and command are the table's strings
+    (:data:`_TEXTS`), so dropping a state frees no cell and no string. Keyed by the earlier cell's
+    identity (hashing the chain would cost a walk of the history): the kept cell holds the earlier
+    one, so that identity is not reused while the entry lives."""
+    texts = _table(_TEXTS, game)
+    command, text = texts.one(command), texts.one(text)
+    return _table(_CELLS, game).one_for((id(earlier), command, text), lambda: (earlier, command, text))
+
+
+def _linked(game: Game, history: Iterable[tuple[str, str]]) -> tuple | None:
     """(command, feedback) pairs as the linked cells a state holds (``ALFWorldState.trail``)."""
     trail = None
     for command, feedback in history:
-        trail = (trail, command, feedback)
+        trail = _cell(game, trail, command, feedback)
     return trail
 
 
 # Per game, fact -> the one tuple standing for it (the game's initial facts, then every fact a step
 # adds): the differences states hold refer to these, so dropping a state frees no fact.
 _FACTS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
-# Per game, difference -> the one tuple standing for it (see _difference).
-_DIFFS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
-_TABLE_LIMIT = 50_000  # entries per game in each table of shared tuples (cleared when full)
+# Per game, one object per value (envs/core/value_table.py) of: fact differences (_difference),
+# observation and command strings, history cells (_cell).
+_DIFFS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
+_TEXTS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
+_CELLS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
+# Per game, the states made by initial_state and step_state, one object per value (_kept).
+_STATES: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
+_TABLE_LIMIT = 50_000  # entries per game in each table of shared values (cleared when full)
 
 
 def _fact_pool(game: Game) -> dict[tuple, tuple]:
@@ -116,12 +129,12 @@ class ALFWorldState:
         put(self, "game", game)
         put(self, "removed", _difference(removed, game))
         put(self, "added", _difference(added, game))
-        put(self, "text", text)
+        put(self, "text", _table(_TEXTS, game).one(text))
         put(self, "won", won)
         put(self, "moves", moves)
         put(self, "last_command", last_command)
         put(self, "valid", valid)
-        put(self, "trail", _linked(history) if trail is None else trail)
+        put(self, "trail", _linked(game, history) if trail is None else trail)
         put(self, "_sorted", None)
         put(self, "_overrides", None)
 
@@ -171,14 +184,15 @@ def _unpickled(self: ALFWorldState, data: dict) -> None:
         init = data["game"].init_facts
         data["facts_removed"], data["facts_added"] = init - facts, facts - init
     removed, added = data.pop("facts_removed"), data.pop("facts_added")
-    put(self, "trail", _linked(data.pop("history", ())))
     game = data["game"]
+    put(self, "trail", _linked(game, data.pop("history", ())))
+    data["text"] = _table(_TEXTS, game).one(data["text"])
     put(self, "removed", _difference(removed, game))
     put(self, "added", _difference(added, game))
     carried = data.pop("commands", None)
     if carried is not None:  # the memo, every action as an override: independent of this process's shared table
         names, actions = carried
-        put(self, "_sorted", _one_per_value(_COMMAND_LISTS, game, names))
+        put(self, "_sorted", _table(_COMMAND_LISTS, game).one(names))
         put(self, "_overrides", dict(zip(names, actions)))
     for k, v in data.items():
         put(self, k, v)
@@ -195,7 +209,7 @@ ALFWorldState.__setstate__ = _unpickled  # type: ignore[method-assign]
 # are these shared ones; a state where a command's first action differs keeps an override.
 _SHARED_COMMANDS: "weakref.WeakKeyDictionary[Game, dict[str, tuple[str, Action]]]" = weakref.WeakKeyDictionary()
 # Per game, sorted command list -> the one tuple standing for it (see _memoise).
-_COMMAND_LISTS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
+_COMMAND_LISTS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
 
 
 def _memoise(state: ALFWorldState, facts: frozenset | None = None) -> tuple[str, ...]:
@@ -221,7 +235,7 @@ def _memoise(state: ALFWorldState, facts: frozenset | None = None) -> tuple[str,
     names.sort()
     # one tuple per game and command list: states that offer the same commands share it, so
     # dropping a state frees no command list
-    valid = _one_per_value(_COMMAND_LISTS, game, tuple(names))
+    valid = _table(_COMMAND_LISTS, game).one(tuple(names))
     object.__setattr__(state, "_sorted", valid)
     if overrides:
         object.__setattr__(state, "_overrides", overrides)
@@ -268,7 +282,23 @@ def is_won(game: Game, facts: frozenset) -> bool:
 def initial_state(game: Game) -> ALFWorldState:
     """The state at reset: the game's initial facts and its intro text."""
     facts = game.init_facts
-    return ALFWorldState(game=game, facts=facts, text=intro_text(game, facts), won=is_won(game, facts))
+    return _kept(ALFWorldState(game=game, facts=facts, text=intro_text(game, facts), won=is_won(game, facts)))
+
+
+def _kept(state: ALFWorldState) -> ALFWorldState:
+    """The one object per game and value standing for ``state`` (a state made by :func:`initial_state`
+    or :func:`step_state`), ``state`` itself the first time: states reached again (a replay, a search
+    revisiting a node) are one object, kept by a table, so dropping one (a fork replacing a sub-env's
+    state) frees nothing. The caller has done the step's work either way; only the object is shared.
+    Keyed by the identities of the state's shared parts (its history cell determines its text and
+    last command) and its flags, all held by the kept state, so no identity is reused under an entry."""
+    key = (id(state.trail), id(state.removed), id(state.added), state.won, state.moves, state.valid)
+    kept = _table(_STATES, state.game).one_for(key, lambda: state)
+    if kept is not state and kept._sorted is None and state._sorted is not None:
+        put = object.__setattr__
+        put(kept, "_sorted", state._sorted)
+        put(kept, "_overrides", state._overrides)
+    return kept
 
 
 def step_state(state: ALFWorldState, command: str, with_commands: bool = False) -> ALFWorldState:
@@ -278,13 +308,13 @@ def step_state(state: ALFWorldState, command: str, with_commands: bool = False) 
     command = str(command).strip()
     action = action_of(state, command)
     if action is None:
+        trail = _cell(state.game, state.trail, command, NOTHING_HAPPENS)
         nxt = ALFWorldState(game=state.game, removed=state.removed, added=state.added, text=NOTHING_HAPPENS,
-                            won=state.won, moves=state.moves, last_command=command, valid=False,
-                            trail=(state.trail, command, NOTHING_HAPPENS))
+                            won=state.won, moves=state.moves, last_command=trail[1], valid=False, trail=trail)
         # the same facts: the same admissible commands (and overrides), memoised already
         object.__setattr__(nxt, "_sorted", state._sorted)
         object.__setattr__(nxt, "_overrides", state._overrides)
-        return nxt
+        return _kept(nxt)
     game = state.game
     old = state.facts
     rem, add = changes(game, old, action)
@@ -302,9 +332,9 @@ def step_state(state: ALFWorldState, command: str, with_commands: bool = False) 
         added.update([pool.setdefault(f, f) for f in add if f not in init])
     else:
         facts, won, removed, added = old, state.won, state.removed, state.added
-    text = feedback(game, old, facts, action)
-    nxt = ALFWorldState(game=game, removed=removed, added=added, text=text, won=won, moves=state.moves + 1,
-                        last_command=command, trail=(state.trail, command, text))
+    trail = _cell(game, state.trail, command, feedback(game, old, facts, action))
+    nxt = ALFWorldState(game=game, removed=removed, added=added, text=trail[2], won=won, moves=state.moves + 1,
+                        last_command=trail[1], trail=trail)
     if with_commands:
         _memoise(nxt, facts)
-    return nxt
+    return _kept(nxt)

@@ -170,6 +170,7 @@ def _core_group_restorer(core: Any, cores: list[Any]) -> Callable[[Snapshot], tu
         return restore_then_twins
     holders, others = _holders(core, [core, *cores])
     others = tuple(i - 1 for i in others)  # core is always one of its own class
+    first, twins = holders[:1], holders[1:]
     key = core.snapshot_class_key
 
     def restore_group(snap: Snapshot) -> tuple[Any, dict, Sequence[int]]:
@@ -177,10 +178,9 @@ def _core_group_restorer(core: Any, cores: list[Any]) -> Callable[[Snapshot], tu
         if not (core.pure_observe and type(snap) is Snapshot and snap.env_class == key and CHECKED in snap.__dict__):
             obs, info = core.restore(snap)  # checks the snapshot (then it is marked and fits next time)
             return obs, info, everyone
-        _put_everywhere(snap, holders, "")
+        # the core first, observed; then its twins, each written once with the text it observed
+        _put_everywhere(snap, first, "")
         obs, info = core._observe()
-        text = core._last_text
-        for _holder, d in holders:  # just written: warm
-            d["_last_text"] = text
+        _put_everywhere(snap, twins, core._last_text)
         return obs, info, others
     return restore_group
