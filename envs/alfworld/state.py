@@ -69,9 +69,9 @@ def _linked(game: Game, history: Iterable[tuple[str, str]]) -> tuple | None:
     return trail
 
 
-# Per game, fact -> the one tuple standing for it (the game's initial facts, then every fact a step
-# adds): the differences states hold refer to these, so dropping a state frees no fact.
-_FACTS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
+# Per game, the one tuple standing for each fact a step removes or adds (one object per value, as
+# below): the differences states hold refer to these, so dropping a state frees no fact.
+_FACTS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
 # Per game, one object per value (envs/core/value_table.py) of: fact differences (_difference),
 # observation and command strings, history cells (_cell).
 _DIFFS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
@@ -80,13 +80,6 @@ _CELLS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionar
 # Per game, the states made by initial_state and step_state, one object per value (_kept).
 _STATES: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
 _TABLE_LIMIT = 50_000  # entries per game in each table of shared values (cleared when full)
-
-
-def _fact_pool(game: Game) -> dict[tuple, tuple]:
-    pool = _FACTS.get(game)
-    if pool is None:
-        pool = _FACTS[game] = {f: f for f in game.init_facts}
-    return pool
 
 
 @dataclass(frozen=True, init=False, slots=True)
@@ -322,14 +315,14 @@ def step_state(state: ALFWorldState, command: str, with_commands: bool = False) 
         facts = old.difference(rem).union(add)
         won = goal_checker(game).after(state.won, facts, (*rem, *add))
         init = game.init_facts
-        pool = _fact_pool(game)
+        one = _table(_FACTS, game).one
         # the new difference from the initial facts, from the old one and the change (the game's own fact tuples)
         removed = set(state.removed)
-        removed.update([pool[f] for f in rem if f in init])
+        removed.update([one(f) for f in rem if f in init])
         removed.difference_update(add)
         added = set(state.added)
         added.difference_update(rem)
-        added.update([pool.setdefault(f, f) for f in add if f not in init])
+        added.update([one(f) for f in add if f not in init])
     else:
         facts, won, removed, added = old, state.won, state.removed, state.added
     trail = _cell(game, state.trail, command, feedback(game, old, facts, action))
