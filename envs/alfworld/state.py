@@ -8,9 +8,9 @@ game's initial facts, two small sorted tuples of facts shared per game, so a sta
 references and dropping one is cheap; :attr:`~ALFWorldState.facts` builds the frozenset), the last
 observation text, the won flag, the number of valid moves, the last command and the episode's
 (command, feedback) history (linked cells shared with the states before it). Its parts are one
-object per game and value (``envs/core/value_table.py``: fact differences, texts, commands, history
-cells, command lists), so a state owns only itself (and, rarely, a dict of command overrides):
-dropping one frees one object. It refers to its
+object per value (``envs/core/value_table.py``: fact differences, texts, commands, history
+cells, command lists, and the states a reset or a step makes), so a state owns only itself (and,
+rarely, a dict of command overrides) and dropping one frees at most that. It refers to its
 :class:`~.game.Game` (shared, static) but never pickles it: a pickled state holds the game's loader
 key (:meth:`~.game.Game.__reduce__`), its facts as a diff from the game's initial facts and its
 history as pairs, so it is 1-2 KB (mostly the history) and loads in a fresh process.
@@ -50,35 +50,35 @@ def _table(tables: "weakref.WeakKeyDictionary[Game, ValueTable]", game: Game) ->
     return table
 
 
-def _cell(game: Game, earlier: tuple | None, command: str, text: str) -> tuple:
-    """The history cell (earlier cell, command, feedback) of a step, one per game and value: states
+def _cell(earlier: tuple | None, command: str, text: str) -> tuple:
+    """The history cell (earlier cell, command, feedback) of a step, one per value: states
     with the same history share their cells, and a state's text and command are the table's strings
     (:data:`_TEXTS`), so dropping a state frees no cell and no string. Keyed by the earlier cell's
     identity (hashing the chain would cost a walk of the history): the kept cell holds the earlier
     one, so that identity is not reused while the entry lives."""
-    texts = _table(_TEXTS, game)
-    command, text = texts.one(command), texts.one(text)
-    return _table(_CELLS, game).one_for((id(earlier), command, text), lambda: (earlier, command, text))
+    command, text = _TEXTS.one(command), _TEXTS.one(text)
+    return _CELLS.one_for((id(earlier), command, text), lambda: (earlier, command, text))
 
 
-def _linked(game: Game, history: Iterable[tuple[str, str]]) -> tuple | None:
+def _linked(history: Iterable[tuple[str, str]]) -> tuple | None:
     """(command, feedback) pairs as the linked cells a state holds (``ALFWorldState.trail``)."""
     trail = None
     for command, feedback in history:
-        trail = _cell(game, trail, command, feedback)
+        trail = _cell(trail, command, feedback)
     return trail
 
 
 # Per game, the one tuple standing for each fact a step removes or adds (one object per value, as
 # below): the differences states hold refer to these, so dropping a state frees no fact.
 _FACTS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
-# Per game, one object per value (envs/core/value_table.py) of: fact differences (_difference),
-# observation and command strings, history cells (_cell).
+# Per game, one object per value (envs/core/value_table.py) of fact differences (_difference).
 _DIFFS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
-_TEXTS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
-_CELLS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
-# Per game, the states made by initial_state and step_state, one object per value (_kept).
-_STATES: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
+# One object per value, across games (bounded in total: a state keeps what it refers to alive, and
+# a search visits thousands of states): observation and command strings, history cells (_cell),
+# and the states themselves (_kept; keyed with their game's identity).
+_TEXTS = ValueTable(20_000)
+_CELLS = ValueTable(20_000)
+_STATES = ValueTable(10_000)
 _TABLE_LIMIT = 50_000  # entries per game in each table of shared values (cleared when full)
 
 
@@ -122,12 +122,12 @@ class ALFWorldState:
         put(self, "game", game)
         put(self, "removed", _difference(removed, game))
         put(self, "added", _difference(added, game))
-        put(self, "text", _table(_TEXTS, game).one(text))
+        put(self, "text", _TEXTS.one(text))
         put(self, "won", won)
         put(self, "moves", moves)
         put(self, "last_command", last_command)
         put(self, "valid", valid)
-        put(self, "trail", _linked(game, history) if trail is None else trail)
+        put(self, "trail", _linked(history) if trail is None else trail)
         put(self, "_sorted", None)
         put(self, "_overrides", None)
 
@@ -178,8 +178,8 @@ def _unpickled(self: ALFWorldState, data: dict) -> None:
         data["facts_removed"], data["facts_added"] = init - facts, facts - init
     removed, added = data.pop("facts_removed"), data.pop("facts_added")
     game = data["game"]
-    put(self, "trail", _linked(game, data.pop("history", ())))
-    data["text"] = _table(_TEXTS, game).one(data["text"])
+    put(self, "trail", _linked(data.pop("history", ())))
+    data["text"] = _TEXTS.one(data["text"])
     put(self, "removed", _difference(removed, game))
     put(self, "added", _difference(added, game))
     carried = data.pop("commands", None)
@@ -279,14 +279,14 @@ def initial_state(game: Game) -> ALFWorldState:
 
 
 def _kept(state: ALFWorldState) -> ALFWorldState:
-    """The one object per game and value standing for ``state`` (a state made by :func:`initial_state`
+    """The one object per value standing for ``state`` (a state made by :func:`initial_state`
     or :func:`step_state`), ``state`` itself the first time: states reached again (a replay, a search
     revisiting a node) are one object, kept by a table, so dropping one (a fork replacing a sub-env's
     state) frees nothing. The caller has done the step's work either way; only the object is shared.
     Keyed by the identities of the state's shared parts (its history cell determines its text and
     last command) and its flags, all held by the kept state, so no identity is reused under an entry."""
-    key = (id(state.trail), id(state.removed), id(state.added), state.won, state.moves, state.valid)
-    kept = _table(_STATES, state.game).one_for(key, lambda: state)
+    key = (id(state.game), id(state.trail), id(state.removed), id(state.added), state.won, state.moves, state.valid)
+    kept = _STATES.one_for(key, lambda: state)
     if kept is not state and kept._sorted is None and state._sorted is not None:
         put = object.__setattr__
         put(kept, "_sorted", state._sorted)
@@ -301,7 +301,7 @@ def step_state(state: ALFWorldState, command: str, with_commands: bool = False) 
     command = str(command).strip()
     action = action_of(state, command)
     if action is None:
-        trail = _cell(state.game, state.trail, command, NOTHING_HAPPENS)
+        trail = _cell(state.trail, command, NOTHING_HAPPENS)
         nxt = ALFWorldState(game=state.game, removed=state.removed, added=state.added, text=NOTHING_HAPPENS,
                             won=state.won, moves=state.moves, last_command=trail[1], valid=False, trail=trail)
         # the same facts: the same admissible commands (and overrides), memoised already
@@ -325,7 +325,7 @@ def step_state(state: ALFWorldState, command: str, with_commands: bool = False) 
         added.update([one(f) for f in add if f not in init])
     else:
         facts, won, removed, added = old, state.won, state.removed, state.added
-    trail = _cell(game, state.trail, command, feedback(game, old, facts, action))
+    trail = _cell(state.trail, command, feedback(game, old, facts, action))
     nxt = ALFWorldState(game=game, removed=removed, added=added, text=trail[2], won=won, moves=state.moves + 1,
                         last_command=trail[1], trail=trail)
     if with_commands:
