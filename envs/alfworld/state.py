@@ -7,10 +7,7 @@ A state is immutable: the fluent facts (tuples, see :mod:`.rules`; held as the d
 game's initial facts, two small sorted tuples of facts shared per game, so a state owns a few
 references and dropping one is cheap; :attr:`~ALFWorldState.facts` builds the frozenset), the last
 observation text, the won flag, the number of valid moves, the last command and the episode's
-(command, feedback) history (linked cells shared with the states before it). Its parts are one
-object per value (``envs/core/value_table.py``: fact differences, texts, commands, history
-cells, command lists, and the states a reset or a step makes), so a state owns only itself (and,
-rarely, a dict of command overrides) and dropping one frees at most that. It refers to its
+(command, feedback) history (linked cells shared with the states before it). It refers to its
 :class:`~.game.Game` (shared, static) but never pickles it: a pickled state holds the game's loader
 key (:meth:`~.game.Game.__reduce__`), its facts as a diff from the game's initial facts and its
 history as pairs, so it is 1-2 KB (mostly the history) and loads in a fresh process.
@@ -38,48 +35,41 @@ _EMPTY: tuple = ()
 
 def _difference(facts: Iterable[tuple] | None, game: Game) -> tuple:
     """A fact difference as a state holds it: a sorted tuple (equal sets give equal tuples), one per
-    game and value (:data:`_DIFFS`), so dropping a state (a fork replacing it) frees no difference."""
+    game and value (:data:`_DIFFS`): states with the same difference share it, so dropping a state
+    (a fork replacing it) frees no difference."""
     return _table(_DIFFS, game).one(tuple(sorted(facts))) if facts else _EMPTY
 
 
 def _table(tables: "weakref.WeakKeyDictionary[Game, ValueTable]", game: Game) -> ValueTable:
-    """``game``'s table in ``tables`` (made on first use)."""
+    """``game``'s table in ``tables`` (``envs/core/value_table.py``: one object per value, bounded;
+    made on first use)."""
     table = tables.get(game)
     if table is None:
         table = tables[game] = ValueTable(_TABLE_LIMIT)
     return table
 
 
-def _cell(earlier: tuple | None, command: str, text: str) -> tuple:
-    """The history cell (earlier cell, command, feedback) of a step, one per value: states
-    with the same history share their cells, and a state's text and command are the table's strings
-    (:data:`_TEXTS`), so dropping a state frees no cell and no string. Keyed by the earlier cell's
-    identity (hashing the chain would cost a walk of the history): the kept cell holds the earlier
-    one, so that identity is not reused while the entry lives."""
-    command, text = _TEXTS.one(command), _TEXTS.one(text)
-    return _CELLS.one_for((id(earlier), command, text), lambda: (earlier, command, text))
-
-
 def _linked(history: Iterable[tuple[str, str]]) -> tuple | None:
     """(command, feedback) pairs as the linked cells a state holds (``ALFWorldState.trail``)."""
     trail = None
     for command, feedback in history:
-        trail = _cell(trail, command, feedback)
+        trail = (trail, command, feedback)
     return trail
 
 
-# Per game, the one tuple standing for each fact a step removes or adds (one object per value, as
-# below): the differences states hold refer to these, so dropping a state frees no fact.
-_FACTS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
-# Per game, one object per value (envs/core/value_table.py) of fact differences (_difference).
+# Per game, fact -> the one tuple standing for it (the game's initial facts, then every fact a step
+# adds): the differences states hold refer to these, so dropping a state frees no fact.
+_FACTS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
+# Per game, difference -> the one tuple standing for it (see _difference).
 _DIFFS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
-# One object per value, across games (bounded in total: a state keeps what it refers to alive, and
-# a search visits thousands of states): observation and command strings, history cells (_cell),
-# and the states themselves (_kept; keyed with their game's identity).
-_TEXTS = ValueTable(20_000)
-_CELLS = ValueTable(20_000)
-_STATES = ValueTable(10_000)
-_TABLE_LIMIT = 50_000  # entries per game in each table of shared values (cleared when full)
+_TABLE_LIMIT = 50_000  # entries per game in each table of shared tuples (cleared when full)
+
+
+def _fact_pool(game: Game) -> dict[tuple, tuple]:
+    pool = _FACTS.get(game)
+    if pool is None:
+        pool = _FACTS[game] = {f: f for f in game.init_facts}
+    return pool
 
 
 @dataclass(frozen=True, init=False, slots=True)
@@ -122,7 +112,7 @@ class ALFWorldState:
         put(self, "game", game)
         put(self, "removed", _difference(removed, game))
         put(self, "added", _difference(added, game))
-        put(self, "text", _TEXTS.one(text))
+        put(self, "text", text)
         put(self, "won", won)
         put(self, "moves", moves)
         put(self, "last_command", last_command)
@@ -177,9 +167,8 @@ def _unpickled(self: ALFWorldState, data: dict) -> None:
         init = data["game"].init_facts
         data["facts_removed"], data["facts_added"] = init - facts, facts - init
     removed, added = data.pop("facts_removed"), data.pop("facts_added")
-    game = data["game"]
     put(self, "trail", _linked(data.pop("history", ())))
-    data["text"] = _TEXTS.one(data["text"])
+    game = data["game"]
     put(self, "removed", _difference(removed, game))
     put(self, "added", _difference(added, game))
     carried = data.pop("commands", None)
@@ -275,23 +264,7 @@ def is_won(game: Game, facts: frozenset) -> bool:
 def initial_state(game: Game) -> ALFWorldState:
     """The state at reset: the game's initial facts and its intro text."""
     facts = game.init_facts
-    return _kept(ALFWorldState(game=game, facts=facts, text=intro_text(game, facts), won=is_won(game, facts)))
-
-
-def _kept(state: ALFWorldState) -> ALFWorldState:
-    """The one object per value standing for ``state`` (a state made by :func:`initial_state`
-    or :func:`step_state`), ``state`` itself the first time: states reached again (a replay, a search
-    revisiting a node) are one object, kept by a table, so dropping one (a fork replacing a sub-env's
-    state) frees nothing. The caller has done the step's work either way; only the object is shared.
-    Keyed by the identities of the state's shared parts (its history cell determines its text and
-    last command) and its flags, all held by the kept state, so no identity is reused under an entry."""
-    key = (id(state.game), id(state.trail), id(state.removed), id(state.added), state.won, state.moves, state.valid)
-    kept = _STATES.one_for(key, lambda: state)
-    if kept is not state and kept._sorted is None and state._sorted is not None:
-        put = object.__setattr__
-        put(kept, "_sorted", state._sorted)
-        put(kept, "_overrides", state._overrides)
-    return kept
+    return ALFWorldState(game=game, facts=facts, text=intro_text(game, facts), won=is_won(game, facts))
 
 
 def step_state(state: ALFWorldState, command: str, with_commands: bool = False) -> ALFWorldState:
@@ -301,13 +274,13 @@ def step_state(state: ALFWorldState, command: str, with_commands: bool = False) 
     command = str(command).strip()
     action = action_of(state, command)
     if action is None:
-        trail = _cell(state.trail, command, NOTHING_HAPPENS)
         nxt = ALFWorldState(game=state.game, removed=state.removed, added=state.added, text=NOTHING_HAPPENS,
-                            won=state.won, moves=state.moves, last_command=trail[1], valid=False, trail=trail)
+                            won=state.won, moves=state.moves, last_command=command, valid=False,
+                            trail=(state.trail, command, NOTHING_HAPPENS))
         # the same facts: the same admissible commands (and overrides), memoised already
         object.__setattr__(nxt, "_sorted", state._sorted)
         object.__setattr__(nxt, "_overrides", state._overrides)
-        return _kept(nxt)
+        return nxt
     game = state.game
     old = state.facts
     rem, add = changes(game, old, action)
@@ -315,19 +288,19 @@ def step_state(state: ALFWorldState, command: str, with_commands: bool = False) 
         facts = old.difference(rem).union(add)
         won = goal_checker(game).after(state.won, facts, (*rem, *add))
         init = game.init_facts
-        one = _table(_FACTS, game).one
+        pool = _fact_pool(game)
         # the new difference from the initial facts, from the old one and the change (the game's own fact tuples)
         removed = set(state.removed)
-        removed.update([one(f) for f in rem if f in init])
+        removed.update([pool[f] for f in rem if f in init])
         removed.difference_update(add)
         added = set(state.added)
         added.difference_update(rem)
-        added.update([one(f) for f in add if f not in init])
+        added.update([pool.setdefault(f, f) for f in add if f not in init])
     else:
         facts, won, removed, added = old, state.won, state.removed, state.added
-    trail = _cell(state.trail, command, feedback(game, old, facts, action))
-    nxt = ALFWorldState(game=game, removed=removed, added=added, text=trail[2], won=won, moves=state.moves + 1,
-                        last_command=trail[1], trail=trail)
+    text = feedback(game, old, facts, action)
+    nxt = ALFWorldState(game=game, removed=removed, added=added, text=text, won=won, moves=state.moves + 1,
+                        last_command=command, trail=(state.trail, command, text))
     if with_commands:
         _memoise(nxt, facts)
-    return _kept(nxt)
+    return nxt

@@ -63,7 +63,6 @@ class WebShopEngine:
     EXPERT_CACHE_BYTES = 2 << 20    # gold paths
     TASK_CACHE_BYTES = 1 << 20      # tasks (instructions)
     SHARED_SEARCHES = 20_000        # queries and result lists kept shared (value_table.py; ~1 KB each)
-    SHARED_SESSIONS = 20_000        # sessions kept shared (their parts are shared: ~200 B each)
 
     def __init__(self, catalog: Any, observation_mode: str = "text"):
         if observation_mode not in OBSERVATION_MODES:
@@ -79,7 +78,6 @@ class WebShopEngine:
             self.EXPERT_CACHE_BYTES, lambda k, v: session_bytes(k) + text_bytes(v.plan))
         self._tasks: ByteLRU[int, WebShopTask] = ByteLRU(self.TASK_CACHE_BYTES, lambda k, v: 200 + len(v.instruction))
         self._searches = ValueTable(self.SHARED_SEARCHES)  # one object per query and per result list
-        self._sessions = ValueTable(self.SHARED_SESSIONS)  # one object per session (value_table.py)
 
     # ------------------------------------------------------------------ the Engine protocol
     def splits(self) -> tuple[str, ...]:
@@ -150,11 +148,11 @@ class WebShopEngine:
     # ------------------------------------------------------------------ sessions
     def new_session(self, goal_index: int) -> Session:
         self.catalog.goal(goal_index)  # validates the index, naming the range
-        return self._sessions.one(Session(goal_index=goal_index))
+        return Session(goal_index=goal_index)
 
     def reset_session(self, session: Session) -> Session:
         """Back to the start page for the same goal."""
-        return self._sessions.one(Session(goal_index=session.goal_index))
+        return Session(goal_index=session.goal_index)
 
     def goal(self, session: Session) -> Any:
         return self.catalog.goal(session.goal_index)
@@ -197,7 +195,6 @@ class WebShopEngine:
         """Apply one action: the new session, the reward it earned (non-zero only at Buy Now) and
         whether the episode ended (Buy Now). Unpacks as ``session, reward``."""
         new, reward = self._apply(session, action)
-        new = self._sessions.one(new)  # equal sessions are one object: dropping one (a fork) frees nothing
         return StepResult(new, reward, new.done)
 
     def _apply(self, session: Session, action: Any) -> tuple[Session, float]:

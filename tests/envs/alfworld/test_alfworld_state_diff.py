@@ -78,20 +78,3 @@ def test_a_group_start_restores_each_twin_to_the_snapshot_state():
     got = vec.step([action] * 4)
     assert all(got[0]["text"][i] == want[0]["text"] for i in range(4))
     assert list(got[1]) == [want[1]] * 4
-
-
-def test_a_state_reached_again_is_the_same_object_and_owns_no_part():
-    """A replay of the same commands reaches the very objects of the first walk (one per value,
-    kept by the game's tables), so dropping a state (a fork replacing it) frees nothing; a state
-    reached another way is equal where its value is equal, whatever object stands for it."""
-    env, states = _walk(3)
-    commands = [s.last_command for s in states[1:]]
-    again = [env.unwrapped.engine.initial_state(states[0].game, None)]
-    for command in commands:
-        again.append(step_state(again[-1], command, with_commands=True))
-    assert all(a is s for a, s in zip(again, states))
-    unpickled = pickle.loads(pickle.dumps(states[-1]))
-    assert unpickled == states[-1] and unpickled.trail is states[-1].trail and unpickled.text is states[-1].text
-    # the same commands from a state built another way (equal, another object): equal states again
-    rebuilt = replace(states[0], text=states[0].text)
-    assert rebuilt is not states[0] and step_state(rebuilt, commands[0]) == states[1]
