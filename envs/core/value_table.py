@@ -34,25 +34,13 @@ class ValueTable:
         self.limit = limit
 
     def one(self, value: V) -> V:
-        kept = self._kept.get(value)
-        if kept is None:
-            kept = self._keep(value, value)
-        return kept
-
-    def one_for(self, key: Hashable, make: Any) -> Any:
-        """The object kept under ``key``, made by ``make()`` the first time (for values whose own
-        hash is dear, keyed by something cheaper that determines them)."""
-        kept = self._kept.get(key)
-        if kept is None:
-            kept = self._keep(key, make())
-        return kept
-
-    def _keep(self, key: Any, value: Any) -> Any:
         kept = self._kept
-        if len(kept) >= self.limit:
-            kept.clear()
-        kept[key] = value
-        return value
+        one = kept.get(value)
+        if one is None:
+            if len(kept) >= self.limit:
+                kept.clear()
+            one = kept[value] = value
+        return one
 
     def __len__(self) -> int:
         return len(self._kept)

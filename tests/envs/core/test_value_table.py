@@ -13,14 +13,6 @@ def test_equal_values_get_the_first_object_kept():
     assert table.one(("c",)) == ("c",) and len(table) == 2
 
 
-def test_one_for_makes_the_value_once_per_key():
-    table = ValueTable()
-    made = []
-    make = lambda: made.append(1) or ("value", len(made))  # noqa: E731
-    assert table.one_for("k", make) == ("value", 1)
-    assert table.one_for("k", make) == ("value", 1) and len(made) == 1
-
-
 def test_a_full_table_is_cleared_and_shares_again():
     table = ValueTable(limit=2)
     a, b = table.one(("a",)), table.one(("b",))
