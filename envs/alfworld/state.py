@@ -22,6 +22,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from ..core.value_table import ValueTable
 from .game import Game
 from .goal import goal_checker
 from .rules import Action, applicable, changes, feedback, intro_text
@@ -34,23 +35,18 @@ _EMPTY: tuple = ()
 
 def _difference(facts: Iterable[tuple] | None, game: Game) -> tuple:
     """A fact difference as a state holds it: a sorted tuple (equal sets give equal tuples), one per
-    game and value: states with the same difference share it (a bounded table per game), so
-    dropping a state (a fork replacing it) frees no difference."""
-    return _one_per_value(_DIFFS, game, tuple(sorted(facts))) if facts else _EMPTY
+    game and value (:data:`_DIFFS`): states with the same difference share it, so dropping a state
+    (a fork replacing it) frees no difference."""
+    return _table(_DIFFS, game).one(tuple(sorted(facts))) if facts else _EMPTY
 
 
-def _one_per_value(tables: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]", game: Game, value: tuple) -> tuple:
-    """The one tuple equal to ``value`` that ``tables`` keeps for ``game`` (``value`` itself the first
-    time; a table is cleared when it reaches ``_TABLE_LIMIT`` entries)."""
+def _table(tables: "weakref.WeakKeyDictionary[Game, ValueTable]", game: Game) -> ValueTable:
+    """``game``'s table in ``tables`` (``envs/core/value_table.py``: one object per value, bounded;
+    made on first use)."""
     table = tables.get(game)
     if table is None:
-        table = tables[game] = {}
-    kept = table.get(value)
-    if kept is None:
-        if len(table) >= _TABLE_LIMIT:
-            table.clear()
-        kept = table[value] = value
-    return kept
+        table = tables[game] = ValueTable(_TABLE_LIMIT)
+    return table
 
 
 def _linked(history: Iterable[tuple[str, str]]) -> tuple | None:
@@ -65,7 +61,7 @@ def _linked(history: Iterable[tuple[str, str]]) -> tuple | None:
 # adds): the differences states hold refer to these, so dropping a state frees no fact.
 _FACTS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
 # Per game, difference -> the one tuple standing for it (see _difference).
-_DIFFS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
+_DIFFS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
 _TABLE_LIMIT = 50_000  # entries per game in each table of shared tuples (cleared when full)
 
 
@@ -178,7 +174,7 @@ def _unpickled(self: ALFWorldState, data: dict) -> None:
     carried = data.pop("commands", None)
     if carried is not None:  # the memo, every action as an override: independent of this process's shared table
         names, actions = carried
-        put(self, "_sorted", _one_per_value(_COMMAND_LISTS, game, names))
+        put(self, "_sorted", _table(_COMMAND_LISTS, game).one(names))
         put(self, "_overrides", dict(zip(names, actions)))
     for k, v in data.items():
         put(self, k, v)
@@ -195,7 +191,7 @@ ALFWorldState.__setstate__ = _unpickled  # type: ignore[method-assign]
 # are these shared ones; a state where a command's first action differs keeps an override.
 _SHARED_COMMANDS: "weakref.WeakKeyDictionary[Game, dict[str, tuple[str, Action]]]" = weakref.WeakKeyDictionary()
 # Per game, sorted command list -> the one tuple standing for it (see _memoise).
-_COMMAND_LISTS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
+_COMMAND_LISTS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
 
 
 def _memoise(state: ALFWorldState, facts: frozenset | None = None) -> tuple[str, ...]:
@@ -221,7 +217,7 @@ def _memoise(state: ALFWorldState, facts: frozenset | None = None) -> tuple[str,
     names.sort()
     # one tuple per game and command list: states that offer the same commands share it, so
     # dropping a state frees no command list
-    valid = _one_per_value(_COMMAND_LISTS, game, tuple(names))
+    valid = _table(_COMMAND_LISTS, game).one(tuple(names))
     object.__setattr__(state, "_sorted", valid)
     if overrides:
         object.__setattr__(state, "_overrides", overrides)

@@ -48,6 +48,11 @@ from .task_pool import TaskPool
 class ForkableEnv(gym.Env):
     """A Gymnasium env with native snapshot/restore (see module docstring)."""
 
+    # The per-episode fields a restore writes live in the env object itself (slots beside its
+    # ``__dict__``): a group start writes them into 16 envs, and one object per env is fewer cold
+    # cache lines than an object, its dict and the dict's values (group_restore.py).
+    __slots__ = ("steps", "max_steps", "task", "_pending_rng", "_last_text")
+
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
     snapshot_kind: ClassVar[str] = "native"
     # True when _observe reads the state and sets nothing but _last_text (see restore_as)
@@ -86,17 +91,15 @@ class ForkableEnv(gym.Env):
         self.task: Any = None
         self.render_mode = render_mode
         self._last_text = ""
-        # an RNG state restored and not yet applied (see np_random); kept beside the other per-episode
-        # fields (set to None when applied, never deleted), so a restore writes one stretch of the dict
+        # an RNG state restored and not yet applied (see np_random); set to None when applied
         self._pending_rng: Any = None
 
     # ----------------------------------------------------------- RNG (restored lazily)
     @property
     def np_random(self) -> np.random.Generator:
-        d = self.__dict__
-        pending = d.get("_pending_rng")
+        pending = getattr(self, "_pending_rng", None)  # unset before __init__ (a subclass seeding early)
         if pending is not None:
-            d["_pending_rng"] = None
+            self._pending_rng = None
             if self._np_random is None:
                 self._np_random = np.random.Generator(np.random.PCG64())
             self._np_random.bit_generator.state = pending  # the setter copies; the snapshot stays intact
@@ -104,14 +107,14 @@ class ForkableEnv(gym.Env):
 
     @np_random.setter
     def np_random(self, value: np.random.Generator) -> None:
-        self.__dict__["_pending_rng"] = None
+        self._pending_rng = None
         gym.Env.np_random.fset(self, value)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> Any:
         """Gymnasium's reset (seeds ``np_random``); ``options`` are checked against ``reset_options``
         (:meth:`reset_option_values`): a subclass passes them up, then reads the checked dict."""
         if seed is not None:
-            self.__dict__["_pending_rng"] = None  # a new seed wins over a restored state
+            self._pending_rng = None  # a new seed wins over a restored state
         self.reset_option_values(options)
         return super().reset(seed=seed, options=options)
 
@@ -223,7 +226,7 @@ class ForkableEnv(gym.Env):
 
     def _snapshot_with(self, wrappers: tuple[tuple[str, Any], ...]) -> Snapshot:
         """:meth:`snapshot` carrying ``wrappers`` (the suite helper's wrapper states)."""
-        rng = self.__dict__.get("_pending_rng")
+        rng = self._pending_rng
         if rng is None and self._np_random is not None:
             rng = self._np_random.bit_generator.state  # a fresh dict on every read
         snap = Snapshot(self.snapshot_kind, self.snapshot_class_key, self._get_state(), self.steps,
@@ -258,7 +261,7 @@ class ForkableEnv(gym.Env):
         # The RNG state is applied lazily, on the next use of np_random: search
         # restores far more often than it samples, and setting a bit-generator
         # state costs more than the rest of a small env's restore.
-        self.__dict__["_pending_rng"] = snapshot.rng_state
+        self._pending_rng = snapshot.rng_state
 
     def release(self, snapshot: Snapshot) -> None:
         """Free what ``snapshot`` holds (see ``treegym.envs.release``). A no-op here: native

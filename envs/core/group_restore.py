@@ -9,7 +9,7 @@ The shortcut is this module's alone. An env opts in through one hook,
 ``ForkableEnv.group_state_holder()``: the object whose ``set_state(payload)`` takes a snapshot's
 payload without observing (``EngineEnv``: its runner). Then the snapshot's state is put into every
 twin in one pass, :func:`_put_everywhere` writing the base class's per-episode fields (step counter,
-limit, task, pending RNG state, last text) straight into each env's instance dict, exactly as
+limit, task, pending RNG state, last text) straight into each env's slots, exactly as
 ``ForkableEnv._put_state`` and ``_observe`` would leave them, and the state is observed once.
 Everything else falls back to :func:`~.api.restore` per env (wrapper states to set, an env whose
 observing has side effects, another class, a snapshot not made by ``snapshot()``).
@@ -58,39 +58,39 @@ def restore_twins(envs: Sequence[gym.Env], snap: Snapshot, peer: gym.Env,
     return left
 
 
-def _put_everywhere(snapshot: Snapshot, holders: Sequence[tuple[Any, dict]], text: str) -> None:
-    """Put ``snapshot``'s state into each (state holder, env instance dict) of ``holders`` as
+def _put_everywhere(snapshot: Snapshot, holders: Sequence[tuple[Any, Any]], text: str) -> None:
+    """Put ``snapshot``'s state into each (state holder, env) of ``holders`` as
     ``ForkableEnv._put_state`` would (the RNG state applied on the next use of ``np_random``), and
-    ``text`` as the env's last text. In-process runners take the (immutable) payload itself."""
+    ``text`` as the env's last text: the env's per-episode slots, its one object (``ForkableEnv``).
+    In-process runners take the (immutable) payload itself."""
     payload = snapshot.payload
-    fields = {"steps": snapshot.steps, "max_steps": snapshot.max_steps, "task": snapshot.task,
-              "_pending_rng": snapshot.rng_state, "_last_text": text}
-    if isinstance(payload, RemoteState):
-        for holder, d in holders:
-            holder.set_state(payload)
-            d.update(fields)
-        return
-    for holder, d in holders:
-        if type(holder) is InProcessRunner:
+    steps, max_steps, task, rng = snapshot.steps, snapshot.max_steps, snapshot.task, snapshot.rng_state
+    local = not isinstance(payload, RemoteState)
+    for holder, env in holders:
+        if local and type(holder) is InProcessRunner:
             holder.state = payload  # InProcessRunner.set_state of a local payload
         else:
             holder.set_state(payload)
-        d.update(fields)
+        env.steps = steps
+        env.max_steps = max_steps
+        env.task = task
+        env._pending_rng = rng
+        env._last_text = text
 
 
-def _holders(source: Any, envs: Sequence[Any]) -> tuple[list[tuple[Any, dict]], tuple[int, ...]]:
-    """The (state holder, instance dict) of each of ``envs`` of ``source``'s exact class that has a
-    holder (``group_state_holder``, asked once: holders live as long as their env), and the positions
-    of the others."""
+def _holders(source: Any, envs: Sequence[Any]) -> tuple[list[tuple[Any, Any]], tuple[int, ...]]:
+    """The (state holder, env) of each of ``envs`` of ``source``'s exact class that has a holder
+    (``group_state_holder``, asked once: holders live as long as their env), and the positions of
+    the others."""
     cls = type(source)
-    holders: list[tuple[Any, dict]] = []
+    holders: list[tuple[Any, Any]] = []
     others: list[int] = []
     for i, env in enumerate(envs):
         holder = env.group_state_holder() if type(env) is cls else None
         if holder is None:
             others.append(i)
         else:
-            holders.append((holder, env.__dict__))
+            holders.append((holder, env))
     return holders, tuple(others)
 
 
@@ -170,6 +170,7 @@ def _core_group_restorer(core: Any, cores: list[Any]) -> Callable[[Snapshot], tu
         return restore_then_twins
     holders, others = _holders(core, [core, *cores])
     others = tuple(i - 1 for i in others)  # core is always one of its own class
+    first, twins = holders[:1], holders[1:]
     key = core.snapshot_class_key
 
     def restore_group(snap: Snapshot) -> tuple[Any, dict, Sequence[int]]:
@@ -177,10 +178,9 @@ def _core_group_restorer(core: Any, cores: list[Any]) -> Callable[[Snapshot], tu
         if not (core.pure_observe and type(snap) is Snapshot and snap.env_class == key and CHECKED in snap.__dict__):
             obs, info = core.restore(snap)  # checks the snapshot (then it is marked and fits next time)
             return obs, info, everyone
-        _put_everywhere(snap, holders, "")
+        # the core first, observed; then its twins, each written once with the text it observed
+        _put_everywhere(snap, first, "")
         obs, info = core._observe()
-        text = core._last_text
-        for _holder, d in holders:  # just written: warm
-            d["_last_text"] = text
+        _put_everywhere(snap, twins, core._last_text)
         return obs, info, others
     return restore_group

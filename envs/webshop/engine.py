@@ -32,6 +32,7 @@ from dataclasses import replace
 from typing import Any
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
+from treegym.envs.core.value_table import ValueTable
 
 from .lru import ByteLRU, text_bytes
 from .model import NO_PRICE_LIMIT
@@ -61,6 +62,7 @@ class WebShopEngine:
     RENDER_CACHE_BYTES = 4 << 20    # rendered observations (html pages are the large ones)
     EXPERT_CACHE_BYTES = 2 << 20    # gold paths
     TASK_CACHE_BYTES = 1 << 20      # tasks (instructions)
+    SHARED_SEARCHES = 20_000        # queries and result lists kept shared (value_table.py; ~1 KB each)
 
     def __init__(self, catalog: Any, observation_mode: str = "text"):
         if observation_mode not in OBSERVATION_MODES:
@@ -70,11 +72,12 @@ class WebShopEngine:
         self.observation_mode = observation_mode
         self._pages: ByteLRU[Session, tuple[Node, ...]] = ByteLRU(
             self.PAGE_CACHE_BYTES, lambda k, v: session_bytes(k) + nodes_bytes(v))
-        self._renders: ByteLRU[Session, tuple[str, tuple[str, ...], bool, tuple[str, ...]]] = ByteLRU(
-            self.RENDER_CACHE_BYTES, lambda k, v: session_bytes(k) + text_bytes(v))
+        self._renders: ByteLRU[Session, _Derived] = ByteLRU(
+            self.RENDER_CACHE_BYTES, lambda k, v: session_bytes(k) + text_bytes(v[2:]))
         self._experts: ByteLRU[Session, ExpertAdvice] = ByteLRU(
             self.EXPERT_CACHE_BYTES, lambda k, v: session_bytes(k) + text_bytes(v.plan))
         self._tasks: ByteLRU[int, WebShopTask] = ByteLRU(self.TASK_CACHE_BYTES, lambda k, v: 200 + len(v.instruction))
+        self._searches = ValueTable(self.SHARED_SEARCHES)  # one object per query and per result list
 
     # ------------------------------------------------------------------ the Engine protocol
     def splits(self) -> tuple[str, ...]:
@@ -112,18 +115,18 @@ class WebShopEngine:
         """What this engine reads off ``session``'s page, memoised on the (immutable) session: a
         session restored many times (a search node, a group of forks) is rendered once. Sessions
         equal to one seen before (a replay reaching the same page) share the engine's page caches."""
-        d = session.__dict__.get(_DERIVED)
+        d = session._derived
         if d is not None and d.catalog is self.catalog and d.mode == self.observation_mode:
             return d
-        hit = self._renders.get(session)
-        if hit is None:  # the engine's cache: equal sessions (a replay reaching the page again) share it
+        d = self._renders.get(session)
+        if d is None:  # the engine's cache: equal sessions (a replay reaching the page again) share one memo
             nodes = self.page_nodes(session)
             actions = available_actions_from_nodes(nodes)
-            hit = (render(nodes, self.observation_mode, session, self.catalog), valid_actions_from_nodes(nodes),
-                   actions["has_search_bar"], tuple(actions["clickables"]))
-            self._renders.put(session, hit)
-        d = _Derived(self.catalog, self.observation_mode, hit[0], self.instruction(session), *hit[1:])
-        session.__dict__[_DERIVED] = d  # benign race: concurrent threads store equal values
+            d = _Derived(self.catalog, self.observation_mode, render(nodes, self.observation_mode, session, self.catalog),
+                         self.instruction(session), valid_actions_from_nodes(nodes), actions["has_search_bar"],
+                         tuple(actions["clickables"]))
+            self._renders.put(session, d)
+        object.__setattr__(session, _DERIVED, d)  # benign race: concurrent threads store equal values
         return d
 
     def state_to_json(self, session: Session) -> dict[str, Any]:
@@ -216,8 +219,9 @@ class WebShopEngine:
             return replace(s, notice="Empty search: put keywords inside the brackets, as in search[red running shoes].")
         # The index is built from this catalog's products (its stamp is checked on open), so every hit
         # is a product: no per-hit existence check.
-        asins = tuple(self.catalog.search(query, SEARCH_RETURN_N))
-        return replace(s, page=PAGE_RESULTS, query=query, results=asins[:SEARCH_RETURN_N], page_num=1,
+        shared = self._searches
+        asins = shared.one(tuple(self.catalog.search(query, SEARCH_RETURN_N))[:SEARCH_RETURN_N])
+        return replace(s, page=PAGE_RESULTS, query=shared.one(query), results=asins, page_num=1,
                        asin="", options=(), sub_page="")
 
     def _click(self, s: Session, label: str) -> tuple[Session, float]:

@@ -13,7 +13,7 @@ and ``site_urls`` all build on it without import cycles.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping, NamedTuple
 
 from treegym.envs.core.state_json import StateReader
@@ -62,7 +62,7 @@ class Node:
 CLICKABLE_ROLES = ("button", "product", "option")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Session:
     """The whole state of one shopping episode (immutable; JSON-able via ``to_json``).
 
@@ -73,6 +73,9 @@ class Session:
     pairs in the product's option order; ``sub_page`` one of ``SUB_PAGES`` or "".
     ``visited`` lists opened products in order. ``done``/``reward``/``reward_parts``
     are set by Buy Now. ``notice`` explains why the last action did nothing ("" if it worked).
+
+    Slotted (no instance dict): a session is one object, so dropping one (a fork replacing a
+    sub-env's session) frees that object and whatever it alone holds, nothing more.
     """
 
     goal_index: int
@@ -100,16 +103,29 @@ class Session:
         }
 
     # What an engine derives from a session (its page, rendering, actions) is memoised on the session
-    # object itself (:meth:`WebShopEngine._derived`): not a field, so it takes no part in equality,
-    # hashing, ``replace`` or ``to_json``. It is pickled along when its catalog travels by key (the
-    # shipped one, or one loaded from a directory): a session restored in another process is then
-    # observed without rendering its page again (a cold restore costs less than a step).
+    # object itself (:meth:`WebShopEngine._derived`), in a slot that takes no part in equality,
+    # hashing, ``replace`` (a replaced session starts without it) or ``to_json``. It is pickled along
+    # when its catalog travels by key (the shipped one, or one loaded from a directory): a session
+    # restored in another process is then observed without rendering its page again (a cold restore
+    # costs less than a step).
+    _derived: Any = field(default=None, init=False, compare=False, hash=False, repr=False)
+
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        d = state.get(_DERIVED)
-        if d is not None and not getattr(d.catalog, "travels_by_key", False):
-            del state[_DERIVED]
+        state = {f.name: getattr(self, f.name) for f in fields(self)}
+        d = state.pop(_DERIVED)
+        if d is not None and getattr(d.catalog, "travels_by_key", False):
+            state[_DERIVED] = d
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """From :meth:`__getstate__`'s dict (also a pickle of the unslotted class: its ``__dict__``)."""
+        put = object.__setattr__
+        put(self, _DERIVED, None)
+        for f in fields(self):
+            if f.name in state:
+                put(self, f.name, state[f.name])
+            elif f.name != _DERIVED:
+                put(self, f.name, f.default)
 
 
 _DERIVED = "_derived"  # the attribute holding a session's memoised _Derived
@@ -117,8 +133,8 @@ _DERIVED = "_derived"  # the attribute holding a session's memoised _Derived
 
 class _Derived(NamedTuple):
     """Everything ``observe``/``info`` read off one session's page, for one catalog and observation
-    mode (all immutable: callers get fresh containers built from it; the parts are shared with the
-    engine's page cache, so dropping a session frees little)."""
+    mode (all immutable: callers get fresh containers built from it). One per engine and equal
+    session (the engine's render cache holds it), so dropping a session frees no memo."""
 
     catalog: Any
     mode: str

@@ -216,18 +216,24 @@ def test_sessions_are_immutable_values(engine):
         s.page = "done"  # type: ignore[misc]
     assert pickle.loads(pickle.dumps(s2)) == s2
     assert hash(s2) == hash(dataclasses.replace(s2))
+    # sessions reaching the same search share its query and results (the engine's table)
+    other, _ = engine.step(engine.new_session(1), "search[cream]")
+    assert other.results is s2.results and other.query is s2.query and other != s2
 
 
 def test_what_a_session_shows_is_derived_once_and_handed_out_fresh(engine, catalog):
     s, _ = run(engine, engine.new_session(0), f"search[{catalog.goal(0).instruction_text}]")
     obs, info = engine.observe(s)
-    memo = s.__dict__["_derived"]
-    assert engine.observe(s)[0] == obs and s.__dict__["_derived"] is memo  # derived once per session object
+    memo = s._derived
+    assert engine.observe(s)[0] == obs and s._derived is memo  # derived once per session object
+    # equal sessions share the memo (the engine's render cache): dropping a session frees none of it
+    twin = dataclasses.replace(s)
+    assert twin._derived is None and engine.observe(twin) == (obs, info) and twin._derived is memo
     # the memo is not compared; it is pickled along when the catalog travels by key (else derived again)
     back = pickle.loads(pickle.dumps(s))
-    assert ("_derived" in back.__dict__) == catalog.travels_by_key and engine.observe(back) == (obs, info)
+    assert (back._derived is not None) == catalog.travels_by_key and engine.observe(back) == (obs, info)
     fresh = dataclasses.replace(s)
-    assert fresh == s and "_derived" not in fresh.__dict__ and engine.observe(fresh) == (obs, info)
+    assert fresh == s and fresh._derived is None and engine.observe(fresh) == (obs, info)
     # another observation mode never reads this mode's memo
     html = WebShopEngine(catalog, "html").observe(s)[0]["text"]
     assert html.lstrip().startswith("<") and html != obs["text"]
