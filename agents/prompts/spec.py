@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 from ..llm.base import Message
 from .answers import AnswerForms
-from .memo import MAX_EXTRACTED, TaskMemo, template_verbs
+from .memo import MAX_CONTEXTS, MAX_EXTRACTED, TaskMemo, template_verbs
 
 _BRACKET = re.compile(r"\b([A-Za-z_]\w*)\s*\[([^\]\n]*)\]")
 MAX_REMEMBERED_LINES = 4096  # history lines remembered per task before the memo starts over
@@ -232,6 +232,22 @@ class PromptSpec(AnswerForms):
         return ["These actions were already tried from here; choose different ones:"] + [f"- {a}" for a in avoid]
 
     def context(self, obs: dict, history: Sequence[Step]) -> list[str]:
+        """The task, history and state lines every state prompt shows. Rendered once per state and task when
+        the task fields depend on the task only (``"task_fields"`` in :attr:`per_task`): the same observation
+        object after the same step objects (a search node's, asked for a value, then for proposals) is
+        answered from memory (observations and steps are never changed once shown)."""
+        if "task_fields" not in self.per_task or self.env is None:
+            return self._context(obs, history)
+        contexts = self._memo().contexts
+        key = (id(obs), *map(id, history))  # the entry holds obs and the steps, so these ids are not reused
+        got = contexts.get(key)
+        if got is None:
+            if len(contexts) >= MAX_CONTEXTS:
+                contexts.clear()
+            got = contexts[key] = (obs, tuple(history), self._context(obs, history))
+        return list(got[2])
+
+    def _context(self, obs: dict, history: Sequence[Step]) -> list[str]:
         return self.cached_task_lines(obs) + self.history_lines(history) + self.state_lines(obs)
 
     def _system(self, *parts: str) -> str:

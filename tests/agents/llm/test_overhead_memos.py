@@ -71,3 +71,38 @@ def test_cost_tracker_last_is_this_requests_cost() -> None:
     assert (t.usage.calls, t.usage.prompt_tokens) == (1, 10)
     t.begin()
     assert t.last().total_tokens == 0
+
+
+def test_a_states_context_is_rendered_once_and_answers_as_rendering_it_again() -> None:
+    from treegym.agents.prompts import Step
+
+    env = gym.make("treegym/ALFWorld-v0")
+    obs, _ = env.reset(seed=0)
+    spec = get_prompts("treegym/ALFWorld-v0").bind(env)
+    action = obs["valid_actions"][0]
+    after, *_ = env.step(action)
+    history = [Step(action, after["text"])]
+    value = spec.value_messages(after, history)
+    assert len(spec._memo().contexts) == 1
+    propose = spec.propose_messages(after, list(history), 3)  # another kind, the same state: from memory
+    assert len(spec._memo().contexts) == 1
+    fresh = get_prompts("treegym/ALFWorld-v0").bind(env)  # nothing remembered
+    assert value == fresh.value_messages(after, history) and propose == fresh.propose_messages(after, history, 3)
+    assert spec.context(dict(after), history) == spec._context(after, history)  # an equal copy: rendered anew
+    assert len(spec._memo().contexts) == 2
+    env.reset(seed=1)  # another task: nothing kept from the last one
+    assert spec.context(after, history) == spec._context(after, history) and len(spec._memo().contexts) == 1
+    env.close()
+
+
+def test_the_valid_action_index_follows_a_list_changed_in_place() -> None:
+    env = gym.make("treegym/ToolTasks-v0")
+    obs, _ = env.reset(seed=0)
+    spec = get_prompts("treegym/ToolTasks-v0").bind(env)
+    valid = list(obs["valid_actions"])
+    shown = dict(obs, valid_actions=valid)
+    first = spec._index(shown)
+    assert spec._index(shown) is first and first.valid == tuple(valid)
+    valid.pop(0)  # the same list object, other content
+    assert spec._index(shown).valid == tuple(valid)
+    env.close()
