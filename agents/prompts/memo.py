@@ -15,22 +15,31 @@ MAX_CONTEXTS = 512  # state prompts' context lines remembered per task (``Prompt
 
 class ActionIndex:
     """Lookups over one list of valid actions, each built on first use: ``lower`` (lower-cased text ->
-    the listed action, the last one listed winning as a dict comprehension does), ``labels`` (the
+    the listed action, the last one listed winning as a dict comprehension does; ``stripped`` the same for
+stripped text), ``labels`` (the
     lower-cased label of a bracketed action ``click[Buy Now]`` -> the first such action), ``verbs``
     (the lower-cased verbs of bracketed actions) and :meth:`find_canonical` (canonical form -> the
     first listed action with it, reading the list only as far as needed). ``extracted`` is free for
     the spec to remember what it read from answer lines against this list (``PromptSpec.extract``)."""
 
-    __slots__ = ("valid", "lower", "_labels", "_verbs", "_canonical", "_scanned", "extracted")
+    __slots__ = ("valid", "lower", "_stripped", "_labels", "_verbs", "_canonical", "_scanned", "extracted")
 
     def __init__(self, valid: Sequence[str]):
         self.valid = tuple(valid)
         self.lower = {v.lower(): v for v in self.valid}
+        self._stripped: dict[str, str] | None = None
         self._labels: dict[str, str] | None = None
         self._verbs: frozenset[str] | None = None
         self._canonical: dict[str, str] = {}
         self._scanned = 0
         self.extracted: dict[str, tuple[Any, str | None]] = {}
+
+    @property
+    def stripped(self) -> dict[str, str]:
+        """Stripped lower-cased text -> the listed action (the last one listed wins)."""
+        if self._stripped is None:
+            self._stripped = {v.strip().lower(): v for v in self.valid}
+        return self._stripped
 
     @property
     def labels(self) -> dict[str, str]:

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 from ..llm.base import Message
 from .answers import AnswerForms
-from .memo import MAX_CONTEXTS, MAX_EXTRACTED, TaskMemo, template_verbs
+from .memo import MAX_CONTEXTS, MAX_EXTRACTED, ActionIndex, TaskMemo, template_verbs
 
 _BRACKET = re.compile(r"\b([A-Za-z_]\w*)\s*\[([^\]\n]*)\]")
 MAX_REMEMBERED_LINES = 4096  # history lines remembered per task before the memo starts over
@@ -156,13 +156,15 @@ class PromptSpec(AnswerForms):
     def is_templated(self, action: str, obs: dict) -> bool:
         """A free-text action the page offers: it fills one of the env's action templates, and a
         listed action fills the same template (or the env lists nothing)."""
-        valid = [str(v) for v in obs.get("valid_actions") or ()]
         t = self.fits_template(action)
-        return t is not None and (not valid or any(template_regex(t).match(v) for v in valid))
+        if t is None:
+            return False
+        valid = self.action_index(obs).valid
+        return not valid or any(template_regex(t).match(v) for v in valid)
 
     def is_listed_or_templated(self, action: str, obs: dict) -> bool:
         """Legal-looking: listed in ``valid_actions``, or a free-text action the page offers."""
-        return action in [str(v) for v in obs.get("valid_actions") or ()] or self.is_templated(action, obs)
+        return action in self.action_index(obs).valid or self.is_templated(action, obs)
 
     # ------------------------------------------------------------ prompt pieces (override per env)
     def action_help(self) -> str:
@@ -307,7 +309,7 @@ class PromptSpec(AnswerForms):
         """``line`` as the env's listed action when it means one (exactly, by a bracketed
         label, or by the env's canonical form), else as written (the env judges it)."""
         line = _BULLET.sub("", str(line)).strip().strip("`").strip()
-        index = self._index(obs)
+        index = self.action_index(obs)
         low = line.lower()
         if low in index.lower:
             return index.lower[low]
@@ -320,8 +322,9 @@ class PromptSpec(AnswerForms):
             return next((v for v in index.valid if self.canonical(v) == canon), line)
         return line
 
-    def _index(self, obs: dict) -> Any:
-        """The :class:`~.memo.ActionIndex` of ``obs``'s valid actions (built once per list and task)."""
+    def action_index(self, obs: dict) -> ActionIndex:
+        """The table of ``obs``'s valid actions answers are read against (:class:`~.memo.ActionIndex`: built
+        once per list and task)."""
         return self._memo().index(obs.get("valid_actions") if isinstance(obs, dict) else None)
 
     def _verbs(self, obs: dict) -> frozenset[str]:
@@ -330,7 +333,7 @@ class PromptSpec(AnswerForms):
         if self._template_verbs[0] is not templates:
             self._template_verbs = (templates, template_verbs(templates))
         extra = self._template_verbs[1]
-        index = self._index(obs)
+        index = self.action_index(obs)
         return index.verbs | extra if extra else index.verbs
 
     def extract(self, line: str, obs: dict) -> str | None:
@@ -338,7 +341,7 @@ class PromptSpec(AnswerForms):
         templates and canonical forms are per task (then a function of line, list and templates)."""
         if self.env is None or not _PURE_EXTRACT <= self.per_task:
             return self._extract(line, obs)
-        memo = self._index(obs).extracted
+        memo = self.action_index(obs).extracted
         hit = memo.get(line)
         if hit is not None and hit[0] is self._templates:
             return hit[1]

@@ -20,7 +20,7 @@ def test_extract_remembers_per_valid_list_what_uncached_reading_answers() -> Non
     first = [spec.extract(ln, obs) for ln in lines]
     assert first == [spec._extract(ln, obs) for ln in lines]
     assert first[:3] == valid[:3] and first[8] is None
-    assert set(spec._index(obs).extracted) >= set(lines)
+    assert set(spec.action_index(obs).extracted) >= set(lines)
     assert [spec.extract(ln, obs) for ln in lines] == first  # answered from memory, the same
     other = dict(obs, valid_actions=tuple(valid[1:]))  # another list: its own memory
     assert spec.extract(valid[0], other) == spec._extract(valid[0], other)
@@ -101,8 +101,8 @@ def test_the_valid_action_index_follows_a_list_changed_in_place() -> None:
     spec = get_prompts("treegym/ToolTasks-v0").bind(env)
     valid = list(obs["valid_actions"])
     shown = dict(obs, valid_actions=valid)
-    first = spec._index(shown)
-    assert spec._index(shown) is first and first.valid == tuple(valid)
+    first = spec.action_index(shown)
+    assert spec.action_index(shown) is first and first.valid == tuple(valid)
     valid.pop(0)  # the same list object, other content
-    assert spec._index(shown).valid == tuple(valid)
+    assert spec.action_index(shown).valid == tuple(valid)
     env.close()
