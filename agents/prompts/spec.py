@@ -46,7 +46,10 @@ class Step:
 
 def one_line(text: Any, n: int) -> str:
     """``text`` with whitespace collapsed, cut to ``n`` characters (``...`` marks a cut)."""
-    t = " ".join(str(text or "").split())
+    t = text if type(text) is str else str(text or "")
+    # printable text has no whitespace but " ": with no run of spaces and no space at an end it is one line already
+    if not t.isprintable() or "  " in t or t[:1] == " " or t[-1:] == " ":
+        t = " ".join(t.split())
     return t if len(t) <= n else t[: n - 3] + "..."
 
 
@@ -339,16 +342,24 @@ class PromptSpec(AnswerForms):
     def extract(self, line: str, obs: dict) -> str | None:
         """The action one line of an answer states, or None; remembered per list of valid actions when
         templates and canonical forms are per task (then a function of line, list and templates)."""
+        return self.extract_lines((line,), obs)[0]
+
+    def extract_lines(self, lines: Sequence[str], obs: dict) -> list[str | None]:
+        """:meth:`extract` of every line, in order, reading ``obs``'s table of valid actions once."""
         if self.env is None or not _PURE_EXTRACT <= self.per_task:
-            return self._extract(line, obs)
+            return [self._extract(line, obs) for line in lines]
         memo = self.action_index(obs).extracted
-        hit = memo.get(line)
-        if hit is not None and hit[0] is self._templates:
-            return hit[1]
-        found = self._extract(line, obs)
-        if len(memo) < MAX_EXTRACTED:
-            memo[line] = (self._templates, found)  # the templates as they are after reading the line
-        return found
+        out: list[str | None] = []
+        for line in lines:
+            hit = memo.get(line)
+            if hit is not None and hit[0] is self._templates:
+                out.append(hit[1])
+                continue
+            found = self._extract(line, obs)
+            if len(memo) < MAX_EXTRACTED:
+                memo[line] = (self._templates, found)  # the templates as they are after reading the line
+            out.append(found)
+        return out
 
     def _extract(self, line: str, obs: dict) -> str | None:
         line = _BULLET.sub("", line.strip()).strip()
@@ -378,8 +389,7 @@ class PromptSpec(AnswerForms):
     def parse_proposals(self, text: str, obs: dict) -> list[str]:
         """Distinct actions, one per line that states one, in order."""
         out: list[str] = []
-        for ln in str(text or "").splitlines():
-            action = self.extract(ln, obs) if ln.strip() else None
+        for action in self.extract_lines([ln for ln in str(text or "").splitlines() if ln.strip()], obs):
             if action and action not in out:
                 out.append(action)
         return out

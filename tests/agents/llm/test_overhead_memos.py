@@ -106,3 +106,30 @@ def test_the_valid_action_index_follows_a_list_changed_in_place() -> None:
     valid.pop(0)  # the same list object, other content
     assert spec.action_index(shown).valid == tuple(valid)
     env.close()
+
+
+def test_one_line_answers_as_collapsing_every_whitespace_run() -> None:
+    import random
+
+    from treegym.agents.prompts.spec import one_line
+
+    pieces = ["go", "to", "desk 1", " ", "  ", "\n", "\t", "\xa0", "\u2028", "\x1c", "\u3000", "é", "[SEP]", ""]
+    rng = random.Random(0)
+    texts = ["", " ", "plain text", " lead", "trail ", "a  b", None, 0, 24] + \
+        ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 12))) for _ in range(3000)]
+    for text in texts:
+        for n in (5, 4000):
+            t = " ".join(str(text or "").split())
+            assert one_line(text, n) == (t if len(t) <= n else t[: n - 3] + "..."), repr(text)
+
+
+def test_extract_lines_reads_each_line_as_extract_does() -> None:
+    env = gym.make("treegym/ALFWorld-v0")
+    obs, _ = env.reset(seed=0)
+    spec = get_prompts("treegym/ALFWorld-v0").bind(env)
+    valid = list(obs["valid_actions"])
+    lines = [valid[0], valid[1].upper(), "- " + valid[2], "Action: " + valid[3], "nonsense", valid[0]]
+    fresh = get_prompts("treegym/ALFWorld-v0").bind(env)
+    assert spec.extract_lines(lines, obs) == [fresh._extract(ln, obs) for ln in lines]
+    assert spec.extract_lines(lines, obs) == [spec.extract(ln, obs) for ln in lines]  # from memory, the same
+    env.close()
