@@ -32,7 +32,7 @@ stripped text), ``labels`` (the
         self._verbs: frozenset[str] | None = None
         self._canonical: dict[str, str] = {}
         self._scanned = 0
-        self.extracted: dict[str, tuple[Any, str | None]] = {}
+        self.extracted: dict[str, tuple[Any, str | None, bool]] = {}
 
     @property
     def stripped(self) -> dict[str, str]:

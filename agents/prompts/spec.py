@@ -31,7 +31,14 @@ from .memo import MAX_CONTEXTS, MAX_EXTRACTED, ActionIndex, TaskMemo, template_v
 _BRACKET = re.compile(r"\b([A-Za-z_]\w*)\s*\[([^\]\n]*)\]")
 MAX_REMEMBERED_LINES = 4096  # history lines remembered per task before the memo starts over
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_PURE_EXTRACT = frozenset({"action_templates", "canonical_action"})  # per_task answers that make extract pure
+
+
+def _answer_text(line: str) -> str:
+    """An answer line without its bullet and its ``Action:`` label."""
+    line = _BULLET.sub("", line.strip()).strip()
+    if line.lower().lstrip("*# ").startswith("action") and ":" in line:
+        line = line.split(":", 1)[1].strip()
+    return line
 
 
 @dataclass(frozen=True)
@@ -345,26 +352,37 @@ class PromptSpec(AnswerForms):
         return self.extract_lines((line,), obs)[0]
 
     def extract_lines(self, lines: Sequence[str], obs: dict) -> list[str | None]:
-        """:meth:`extract` of every line, in order, reading ``obs``'s table of valid actions once."""
-        if self.env is None or not _PURE_EXTRACT <= self.per_task:
+        """:meth:`extract` of every line, in order, reading ``obs``'s table of valid actions once.
+
+        With canonical forms per task, what a line states is a function of the line, the list and the
+        templates known, so it is remembered per list. A line with a bracket asks the env for its templates
+        (:meth:`templates`, which may learn one from the env's page); when templates depend on the page, a
+        remembered line asks again, as reading it would, and counts only while the templates are the same."""
+        if self.env is None or "canonical_action" not in self.per_task:
             return [self._extract(line, obs) for line in lines]
+        ask_templates = "action_templates" not in self.per_task
         memo = self.action_index(obs).extracted
         out: list[str | None] = []
         for line in lines:
             hit = memo.get(line)
-            if hit is not None and hit[0] is self._templates:
-                out.append(hit[1])
-                continue
-            found = self._extract(line, obs)
+            if hit is not None:
+                if hit[2] and ask_templates:
+                    self.templates()
+                if hit[0] is self._templates:
+                    out.append(hit[1])
+                    continue
+            text = _answer_text(line)
+            found = self._read(text, obs)
             if len(memo) < MAX_EXTRACTED:
-                memo[line] = (self._templates, found)  # the templates as they are after reading the line
+                memo[line] = (self._templates, found, "[" in text)  # the templates as they are after reading
             out.append(found)
         return out
 
     def _extract(self, line: str, obs: dict) -> str | None:
-        line = _BULLET.sub("", line.strip()).strip()
-        if line.lower().lstrip("*# ").startswith("action") and ":" in line:
-            line = line.split(":", 1)[1].strip()
+        return self._read(_answer_text(line), obs)
+
+    def _read(self, line: str, obs: dict) -> str | None:
+        """The action in an answer line already stripped of its bullet and ``Action:`` label, or None."""
         found = []
         if "[" in line:  # only a bracketed action can name a verb
             verbs = self._verbs(obs)
