@@ -12,8 +12,11 @@ Each request kind (``react``, ``propose``, ``compare``, ``value``, ``reflect``,
 * the sampling settings the caller wants (``n``, ``temperature``, ``choices``, ``seed``),
   and per kind what else the truth depends on (``k`` proposals, ``avoid``-ed actions).
 
-``request.to_llm()`` is the transport's :class:`~treegym.agents.llm.request.Request`
-with the typed request as its opaque ``about``; ``request.send(llm)`` sends it.
+A typed request is itself what the transport reads (a
+:class:`~treegym.agents.llm.request.ChatRequest`, its ``about`` being itself), so
+``request.send(llm)`` hands this one object to the backend: no second request is
+built per call. ``request.to_llm()`` is a plain transport
+:class:`~treegym.agents.llm.request.Request` copy, for whoever needs one.
 Real backends read only the prompt; simulated ones (``agents/simulated``) read
 the kind and the states and ask the env's expert for the truth (their truth per
 request type lives in ``agents/simulated/oracle.py``).
@@ -27,17 +30,19 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
 
 from .llm.base import LLM
-from .llm.request import Message, Request
+from .llm.request import ChatRequest, Message, Request
 
 StateRef = tuple[Any, tuple[str, ...]]  # (Snapshot | None, actions played from it)
 LIVE: StateRef = (None, ())
 
 
 @dataclass(frozen=True)
-class AgentRequest:
+class AgentRequest(ChatRequest):
     """A typed LLM request (module docstring). Subclasses set ``kind``."""
 
     kind: ClassVar[str] = ""
+    max_tokens: ClassVar[None] = None  # the transport's settings agents leave to the backend
+    stop: ClassVar[None] = None
 
     messages: Sequence[Message]
     env: Any = None
@@ -50,6 +55,7 @@ class AgentRequest:
     def __post_init__(self) -> None:
         if not self.kind:
             raise TypeError(f"{type(self).__name__} must set the class attribute `kind` (e.g. kind = 'critique')")
+        self._normalise()
         states = self.states
         plain = type(states) is tuple and len(states) > 0  # already (snapshot, tuple of actions) pairs?
         if plain:
@@ -63,15 +69,19 @@ class AgentRequest:
         if avoid is not None and type(avoid) is not tuple:
             object.__setattr__(self, "avoid", tuple(avoid))
 
+    @property
+    def about(self) -> "AgentRequest | None":
+        """This request, for the simulated backends (None when there is no ``env``: a request about no env
+        is about nothing)."""
+        return self if self.env is not None else None
+
     def to_llm(self) -> Request:
-        """The transport request: the prompt and sampling settings, with this request as ``about``
-        (``about=None`` when there is no ``env``: a request about no env is about nothing)."""
-        return Request(self.messages, n=self.n, temperature=self.temperature, choices=self.choices,
-                       seed=self.seed, about=self if self.env is not None else None)
+        """A plain transport :class:`Request` copy of the prompt and sampling settings, this request as ``about``."""
+        return self.replace()
 
     def send(self, llm: LLM) -> list[str]:
-        """``llm.complete(self.to_llm())``: the ``n`` answers."""
-        return llm.complete(self.to_llm())
+        """``llm.complete(self)``: the ``n`` answers."""
+        return llm.complete(self)
 
 
 @dataclass(frozen=True)

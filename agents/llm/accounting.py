@@ -44,6 +44,12 @@ class CostTracker:
         self.usage.add(calls, prompt_tokens, completion_tokens)
         self.note(calls, prompt_tokens, completion_tokens)
 
+    def record(self, calls: int, prompt_tokens: int, completion_tokens: int) -> None:
+        """A whole request at once (``begin`` then ``charge``): add it to the cumulative usage, and make it
+        this thread's last request."""
+        self.usage.add(calls, prompt_tokens, completion_tokens)
+        self._local.cost = [calls, prompt_tokens, completion_tokens]
+
     def note(self, calls: int = 0, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
         """Add to this thread's current request only (a cache hit's recorded cost)."""
         cost = self._current()

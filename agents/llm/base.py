@@ -19,7 +19,7 @@ A custom LLM is any object with ``name``, ``usage`` and this one ``complete``.
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from .request import Message, Request
@@ -41,19 +41,20 @@ class BudgetExceeded(LLMError):
     """The call or token budget of this episode is spent; agents stop cleanly on it."""
 
 
+_USAGE_LOCK = threading.Lock()  # one for every Usage: an add is a few additions, and a Usage is made per call
+
+
 @dataclass
 class Usage:
-    """Calls and tokens spent. Thread-safe to ``add`` to."""
+    """Calls and tokens spent. Thread-safe to ``add`` to (all Usage objects share one lock, so making one
+    costs no lock of its own)."""
 
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
-    def __post_init__(self) -> None:
-        self._lock = threading.Lock()
-
     def add(self, calls: int = 0, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
-        with self._lock:
+        with _USAGE_LOCK:
             self.calls += calls
             self.prompt_tokens += prompt_tokens
             self.completion_tokens += completion_tokens
@@ -64,13 +65,6 @@ class Usage:
 
     def as_dict(self) -> dict[str, int]:
         return {"calls": self.calls, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
-
-    def __getstate__(self) -> dict:
-        return asdict(self)
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
 
 
 @runtime_checkable

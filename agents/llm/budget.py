@@ -107,7 +107,6 @@ class BudgetedLLM(WrapperAccounting):
                     + "; stop the episode or raise max_calls"
                 )
             self._reserved += need
-        cost.begin()
         before = usage_snapshot(llm) if last_cost is None else None
         try:
             return llm.complete(request)
@@ -115,4 +114,4 @@ class BudgetedLLM(WrapperAccounting):
             spent = last_cost() if last_cost is not None else cost_of_last(llm, before)
             with self._lock:
                 self._reserved -= need
-                cost.charge(spent.calls, spent.prompt_tokens, spent.completion_tokens)
+                cost.record(spent.calls, spent.prompt_tokens, spent.completion_tokens)

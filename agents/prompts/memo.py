@@ -10,26 +10,36 @@ from typing import Any, Callable, Sequence
 _BRACKET = re.compile(r"\b([A-Za-z_]\w*)\s*\[([^\]\n]*)\]")
 MAX_INDEXES = 512  # valid-action lists remembered per task (a search visits a few hundred states)
 MAX_EXTRACTED = 256  # answer lines remembered per list of valid actions
+MAX_CONTEXTS = 512  # state prompts' context lines remembered per task (``PromptSpec.context``)
 
 
 class ActionIndex:
     """Lookups over one list of valid actions, each built on first use: ``lower`` (lower-cased text ->
-    the listed action, the last one listed winning as a dict comprehension does), ``labels`` (the
+    the listed action, the last one listed winning as a dict comprehension does; ``stripped`` the same for
+stripped text), ``labels`` (the
     lower-cased label of a bracketed action ``click[Buy Now]`` -> the first such action), ``verbs``
     (the lower-cased verbs of bracketed actions) and :meth:`find_canonical` (canonical form -> the
     first listed action with it, reading the list only as far as needed). ``extracted`` is free for
     the spec to remember what it read from answer lines against this list (``PromptSpec.extract``)."""
 
-    __slots__ = ("valid", "lower", "_labels", "_verbs", "_canonical", "_scanned", "extracted")
+    __slots__ = ("valid", "lower", "_stripped", "_labels", "_verbs", "_canonical", "_scanned", "extracted")
 
     def __init__(self, valid: Sequence[str]):
         self.valid = tuple(valid)
         self.lower = {v.lower(): v for v in self.valid}
+        self._stripped: dict[str, str] | None = None
         self._labels: dict[str, str] | None = None
         self._verbs: frozenset[str] | None = None
         self._canonical: dict[str, str] = {}
         self._scanned = 0
-        self.extracted: dict[str, tuple[Any, str | None]] = {}
+        self.extracted: dict[str, tuple[Any, str | None, bool]] = {}
+
+    @property
+    def stripped(self) -> dict[str, str]:
+        """Stripped lower-cased text -> the listed action (the last one listed wins)."""
+        if self._stripped is None:
+            self._stripped = {v.strip().lower(): v for v in self.valid}
+        return self._stripped
 
     @property
     def labels(self) -> dict[str, str]:
@@ -77,7 +87,8 @@ class TaskMemo:
         self.canonical: dict[str, str | None] = {}
         self.indexes: dict[tuple[str, ...], ActionIndex] = {}
         self.lines: dict[Any, list[str]] = {}
-        self._last: tuple[Any, ActionIndex] | None = None
+        self.contexts: dict[tuple[int, ...], tuple[Any, tuple, list[str]]] = {}
+        self._last: tuple[Any, list | None, ActionIndex] | None = None  # (valid_actions, copy of a list, index)
 
     def check(self, env: Any) -> "TaskMemo":
         """This memo, emptied first when ``env`` (unwrapped) holds another task than when it was filled."""
@@ -96,15 +107,18 @@ class TaskMemo:
             self.canonical.clear()
             self.indexes.clear()
             self.lines.clear()
+            self.contexts.clear()
             self._last = None
         return self
 
     def index(self, valid_actions: Any) -> ActionIndex:
-        """The :class:`ActionIndex` of an observation's ``valid_actions`` (the same list object as last
-        time is answered without reading it)."""
+        """The :class:`ActionIndex` of an observation's ``valid_actions``. The same object as last time is
+        answered without building the key: a tuple by its identity, a list when it still equals the copy
+        taken then (a list may have been changed in place)."""
         last = self._last
-        if last is not None and last[0] is valid_actions and valid_actions is not None:
-            return last[1]
+        if last is not None and last[0] is valid_actions and valid_actions is not None \
+                and (last[1] is None or last[1] == valid_actions):
+            return last[2]
         valid = tuple(str(v) for v in valid_actions or ())
         found = self.indexes.get(valid)
         if found is None:
@@ -112,7 +126,9 @@ class TaskMemo:
                 self.indexes.clear()
             found = self.indexes[valid] = ActionIndex(valid)
         if isinstance(valid_actions, tuple):  # immutable: its identity stands for its content
-            self._last = (valid_actions, found)
+            self._last = (valid_actions, None, found)
+        elif type(valid_actions) is list:
+            self._last = (valid_actions, list(valid_actions), found)
         return found
 
 

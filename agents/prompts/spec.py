@@ -26,12 +26,10 @@ from typing import Any, Sequence
 
 from ..llm.base import Message
 from .answers import AnswerForms
-from .memo import MAX_EXTRACTED, TaskMemo, template_verbs
+from .memo import MAX_CONTEXTS, TaskMemo
+from .reading import _BULLET, ActionReading  # noqa: F401 - _BULLET stays importable from here
 
-_BRACKET = re.compile(r"\b([A-Za-z_]\w*)\s*\[([^\]\n]*)\]")
 MAX_REMEMBERED_LINES = 4096  # history lines remembered per task before the memo starts over
-_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_PURE_EXTRACT = frozenset({"action_templates", "canonical_action"})  # per_task answers that make extract pure
 
 
 @dataclass(frozen=True)
@@ -46,7 +44,10 @@ class Step:
 
 def one_line(text: Any, n: int) -> str:
     """``text`` with whitespace collapsed, cut to ``n`` characters (``...`` marks a cut)."""
-    t = " ".join(str(text or "").split())
+    t = text if type(text) is str else str(text or "")
+    # printable text has no whitespace but " ": with no run of spaces and no space at an end it is one line already
+    if not t.isprintable() or "  " in t or t[:1] == " " or t[-1:] == " ":
+        t = " ".join(t.split())
     return t if len(t) <= n else t[: n - 3] + "..."
 
 
@@ -57,7 +58,7 @@ def template_regex(template: str) -> re.Pattern:
     return re.compile("^" + ".+?".join(re.escape(p) for p in parts) + "$", re.IGNORECASE | re.DOTALL)
 
 
-class PromptSpec(AnswerForms):
+class PromptSpec(ActionReading, AnswerForms):
     """The generic prompts (see module docstring); env prompt specs subclass it and set text."""
 
     env_id: str = ""
@@ -156,13 +157,15 @@ class PromptSpec(AnswerForms):
     def is_templated(self, action: str, obs: dict) -> bool:
         """A free-text action the page offers: it fills one of the env's action templates, and a
         listed action fills the same template (or the env lists nothing)."""
-        valid = [str(v) for v in obs.get("valid_actions") or ()]
         t = self.fits_template(action)
-        return t is not None and (not valid or any(template_regex(t).match(v) for v in valid))
+        if t is None:
+            return False
+        valid = self.action_index(obs).valid
+        return not valid or any(template_regex(t).match(v) for v in valid)
 
     def is_listed_or_templated(self, action: str, obs: dict) -> bool:
         """Legal-looking: listed in ``valid_actions``, or a free-text action the page offers."""
-        return action in [str(v) for v in obs.get("valid_actions") or ()] or self.is_templated(action, obs)
+        return action in self.action_index(obs).valid or self.is_templated(action, obs)
 
     # ------------------------------------------------------------ prompt pieces (override per env)
     def action_help(self) -> str:
@@ -232,6 +235,22 @@ class PromptSpec(AnswerForms):
         return ["These actions were already tried from here; choose different ones:"] + [f"- {a}" for a in avoid]
 
     def context(self, obs: dict, history: Sequence[Step]) -> list[str]:
+        """The task, history and state lines every state prompt shows. Rendered once per state and task when
+        the task fields depend on the task only (``"task_fields"`` in :attr:`per_task`): the same observation
+        object after the same step objects (a search node's, asked for a value, then for proposals) is
+        answered from memory (observations and steps are never changed once shown)."""
+        if "task_fields" not in self.per_task or self.env is None:
+            return self._context(obs, history)
+        contexts = self._memo().contexts
+        key = (id(obs), *map(id, history))  # the entry holds obs and the steps, so these ids are not reused
+        got = contexts.get(key)
+        if got is None:
+            if len(contexts) >= MAX_CONTEXTS:
+                contexts.clear()
+            got = contexts[key] = (obs, tuple(history), self._context(obs, history))
+        return list(got[2])
+
+    def _context(self, obs: dict, history: Sequence[Step]) -> list[str]:
         return self.cached_task_lines(obs) + self.history_lines(history) + self.state_lines(obs)
 
     def _system(self, *parts: str) -> str:
@@ -285,91 +304,6 @@ class PromptSpec(AnswerForms):
         system = self._system("You review a failed attempt and write a short plan for the next attempt.")
         user = self.cached_task_lines(obs) + self.history_lines(trajectory)
         return self._messages(system, user + [f"Outcome: {outcome}", f"In two sentences, say {self.reflect_focus}."])
-
-    # ------------------------------------------------------------ parsers
-    def normalise(self, line: str, obs: dict) -> str:
-        """``line`` as the env's listed action when it means one (exactly, by a bracketed
-        label, or by the env's canonical form), else as written (the env judges it)."""
-        line = _BULLET.sub("", str(line)).strip().strip("`").strip()
-        index = self._index(obs)
-        low = line.lower()
-        if low in index.lower:
-            return index.lower[low]
-        if low in index.labels:  # a bare label: click[Buy Now] for "Buy Now"
-            return index.labels[low]
-        canon = self.canonical(line)
-        if canon is not None:
-            if "canonical_action" in self.per_task:
-                return index.find_canonical(canon, self.canonical) or line
-            return next((v for v in index.valid if self.canonical(v) == canon), line)
-        return line
-
-    def _index(self, obs: dict) -> Any:
-        """The :class:`~.memo.ActionIndex` of ``obs``'s valid actions (built once per list and task)."""
-        return self._memo().index(obs.get("valid_actions") if isinstance(obs, dict) else None)
-
-    def _verbs(self, obs: dict) -> frozenset[str]:
-        """Verbs of bracketed actions the env lists or templates (``search``, ``click``)."""
-        templates = self.templates()
-        if self._template_verbs[0] is not templates:
-            self._template_verbs = (templates, template_verbs(templates))
-        extra = self._template_verbs[1]
-        index = self._index(obs)
-        return index.verbs | extra if extra else index.verbs
-
-    def extract(self, line: str, obs: dict) -> str | None:
-        """The action one line of an answer states, or None; remembered per list of valid actions when
-        templates and canonical forms are per task (then a function of line, list and templates)."""
-        if self.env is None or not _PURE_EXTRACT <= self.per_task:
-            return self._extract(line, obs)
-        memo = self._index(obs).extracted
-        hit = memo.get(line)
-        if hit is not None and hit[0] is self._templates:
-            return hit[1]
-        found = self._extract(line, obs)
-        if len(memo) < MAX_EXTRACTED:
-            memo[line] = (self._templates, found)  # the templates as they are after reading the line
-        return found
-
-    def _extract(self, line: str, obs: dict) -> str | None:
-        line = _BULLET.sub("", line.strip()).strip()
-        if line.lower().lstrip("*# ").startswith("action") and ":" in line:
-            line = line.split(":", 1)[1].strip()
-        found = []
-        if "[" in line:  # only a bracketed action can name a verb
-            verbs = self._verbs(obs)
-            found = [m for m in _BRACKET.finditer(line) if m.group(1).lower() in verbs]
-        if found:
-            return f"{found[-1].group(1).lower()}[{found[-1].group(2).strip()}]"
-        action = self.normalise(line, obs)
-        return action if action and (self.canonical(action) is not None or action in (obs.get("valid_actions") or ())) else None
-
-    def parse_action(self, text: str, obs: dict) -> str:
-        """The action in an answer: the last ``Action:`` line, else the last line stating an action, else the last line."""
-        lines = [ln.strip() for ln in str(text or "").strip().splitlines() if ln.strip()]
-        if not lines:
-            return ""
-        for ln in reversed(lines):
-            if ln.lower().lstrip("*# ").startswith("action"):
-                chosen = ln.split(":", 1)[1].strip() if ":" in ln else ln
-                return self.extract(chosen, obs) or self.normalise(chosen, obs)
-        return next((a for a in map(lambda ln: self.extract(ln, obs), reversed(lines)) if a), None) \
-            or self.normalise(lines[-1], obs)
-
-    def parse_proposals(self, text: str, obs: dict) -> list[str]:
-        """Distinct actions, one per line that states one, in order."""
-        out: list[str] = []
-        for ln in str(text or "").splitlines():
-            action = self.extract(ln, obs) if ln.strip() else None
-            if action and action not in out:
-                out.append(action)
-        return out
-
-    def parse_imagined(self, text: str, obs: dict | None = None) -> list[str]:
-        """The imagined remaining actions ([] when the model says it cannot be done)."""
-        if str(text or "").strip().lower().startswith("impossible"):
-            return []
-        return self.parse_proposals(text, obs or {})
 
     def answer_key(self, obs: dict) -> str:
         """What a finished attempt answered, for self-consistency votes: the last line of its final text."""

@@ -227,7 +227,8 @@ class SearchConfig:
 
     def _clean(self, actions: Sequence[str], obs: dict, avoid: Sequence[str]) -> list[str]:
         valid = obs.get("valid_actions") if isinstance(obs, dict) else None
-        lookup = self._lookup(valid) if (self.filter_valid and valid) else None
+        # listed actions by stripped lower-cased text (the prompt spec's table of this list)
+        lookup = self.prompts.action_index(obs).stripped if (self.filter_valid and valid) else None
         out: list[str] = []
         for a in actions:
             a = str(a).strip()
@@ -238,17 +239,6 @@ class SearchConfig:
             if a and a not in out and a not in avoid:
                 out.append(a)
         return out
-
-    def _lookup(self, valid: Sequence[Any]) -> dict[str, str]:
-        """Stripped lower-cased listed action -> the listed action (the last one listed wins); the
-        same tuple of valid actions as last time is answered from memory."""
-        last = self.__dict__.get("_last_lookup")
-        if last is not None and last[0] is valid:
-            return last[1]
-        lookup = {str(v).strip().lower(): str(v) for v in valid}
-        if isinstance(valid, tuple):  # immutable: its identity stands for its content (and it is held)
-            self._last_lookup = (valid, lookup)
-        return lookup
 
     def compare(self, a: SearchNode | Sequence[Step], b: SearchNode | Sequence[Step]) -> float:
         """Is trajectory ``a`` better than ``b``? Judged twice with the order swapped (Eq. 6):

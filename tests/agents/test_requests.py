@@ -47,6 +47,27 @@ def test_wrappers_pass_the_typed_request_through_untouched(tmp_path):
     assert typed.send(llm) == ["ok"] and seen == [typed]  # the second answer came from the cache
 
 
+def test_the_typed_request_is_the_one_object_the_backend_gets(tmp_path):
+    from treegym.agents.llm import BudgetedLLM
+
+    got = []
+
+    def reply(request: Request) -> str:
+        got.append(request)
+        return "ok"
+
+    reply.takes_request = True  # type: ignore[attr-defined]
+    typed = ValueRequest([{"role": "user", "content": "hi"}], env=object(), choices=["sure", "likely"], n=0)
+    assert typed.send(BudgetedLLM(ScriptedLLM(reply), max_calls=1)) == ["ok"] and got[0] is typed
+    assert typed.messages == tuple(USER) and typed.n == 1 and typed.choices == ("sure", "likely")
+    assert (typed.max_tokens, typed.stop, typed.about) == (None, None, typed)
+    assert request_key("m", typed) == request_key("m", Request(USER, choices=("sure", "likely")))
+    plain = typed.replace(max_tokens=8)  # a backend that changes a setting gets a plain Request, about kept
+    assert type(plain) is Request and plain.max_tokens == 8 and plain.about is typed and plain.choices == typed.choices
+    with pytest.raises(TypeError, match="sequence of chat messages"):
+        ValueRequest(["hi"], env=object())  # type: ignore[list-item]
+
+
 def test_the_kinds_and_what_they_carry():
     assert REQUEST_KINDS == ("react", "propose", "compare", "value", "reflect", "imagine")
     env = object()

@@ -20,7 +20,7 @@ def test_extract_remembers_per_valid_list_what_uncached_reading_answers() -> Non
     first = [spec.extract(ln, obs) for ln in lines]
     assert first == [spec._extract(ln, obs) for ln in lines]
     assert first[:3] == valid[:3] and first[8] is None
-    assert set(spec._index(obs).extracted) >= set(lines)
+    assert set(spec.action_index(obs).extracted) >= set(lines)
     assert [spec.extract(ln, obs) for ln in lines] == first  # answered from memory, the same
     other = dict(obs, valid_actions=tuple(valid[1:]))  # another list: its own memory
     assert spec.extract(valid[0], other) == spec._extract(valid[0], other)
@@ -71,3 +71,65 @@ def test_cost_tracker_last_is_this_requests_cost() -> None:
     assert (t.usage.calls, t.usage.prompt_tokens) == (1, 10)
     t.begin()
     assert t.last().total_tokens == 0
+
+
+def test_a_states_context_is_rendered_once_and_answers_as_rendering_it_again() -> None:
+    from treegym.agents.prompts import Step
+
+    env = gym.make("treegym/ALFWorld-v0")
+    obs, _ = env.reset(seed=0)
+    spec = get_prompts("treegym/ALFWorld-v0").bind(env)
+    action = obs["valid_actions"][0]
+    after, *_ = env.step(action)
+    history = [Step(action, after["text"])]
+    value = spec.value_messages(after, history)
+    assert len(spec._memo().contexts) == 1
+    propose = spec.propose_messages(after, list(history), 3)  # another kind, the same state: from memory
+    assert len(spec._memo().contexts) == 1
+    fresh = get_prompts("treegym/ALFWorld-v0").bind(env)  # nothing remembered
+    assert value == fresh.value_messages(after, history) and propose == fresh.propose_messages(after, history, 3)
+    assert spec.context(dict(after), history) == spec._context(after, history)  # an equal copy: rendered anew
+    assert len(spec._memo().contexts) == 2
+    env.reset(seed=1)  # another task: nothing kept from the last one
+    assert spec.context(after, history) == spec._context(after, history) and len(spec._memo().contexts) == 1
+    env.close()
+
+
+def test_the_valid_action_index_follows_a_list_changed_in_place() -> None:
+    env = gym.make("treegym/ToolTasks-v0")
+    obs, _ = env.reset(seed=0)
+    spec = get_prompts("treegym/ToolTasks-v0").bind(env)
+    valid = list(obs["valid_actions"])
+    shown = dict(obs, valid_actions=valid)
+    first = spec.action_index(shown)
+    assert spec.action_index(shown) is first and first.valid == tuple(valid)
+    valid.pop(0)  # the same list object, other content
+    assert spec.action_index(shown).valid == tuple(valid)
+    env.close()
+
+
+def test_one_line_answers_as_collapsing_every_whitespace_run() -> None:
+    import random
+
+    from treegym.agents.prompts.spec import one_line
+
+    pieces = ["go", "to", "desk 1", " ", "  ", "\n", "\t", "\xa0", "\u2028", "\x1c", "\u3000", "é", "[SEP]", ""]
+    rng = random.Random(0)
+    texts = ["", " ", "plain text", " lead", "trail ", "a  b", None, 0, 24] + \
+        ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 12))) for _ in range(3000)]
+    for text in texts:
+        for n in (5, 4000):
+            t = " ".join(str(text or "").split())
+            assert one_line(text, n) == (t if len(t) <= n else t[: n - 3] + "..."), repr(text)
+
+
+def test_extract_lines_reads_each_line_as_extract_does() -> None:
+    env = gym.make("treegym/ALFWorld-v0")
+    obs, _ = env.reset(seed=0)
+    spec = get_prompts("treegym/ALFWorld-v0").bind(env)
+    valid = list(obs["valid_actions"])
+    lines = [valid[0], valid[1].upper(), "- " + valid[2], "Action: " + valid[3], "nonsense", valid[0]]
+    fresh = get_prompts("treegym/ALFWorld-v0").bind(env)
+    assert spec.extract_lines(lines, obs) == [fresh._extract(ln, obs) for ln in lines]
+    assert spec.extract_lines(lines, obs) == [spec.extract(ln, obs) for ln in lines]  # from memory, the same
+    env.close()

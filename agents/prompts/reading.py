@@ -1,0 +1,137 @@
+"""How a prompt spec reads the actions an answer states: against the table of the node's valid actions.
+
+:class:`ActionReading` is the part of :class:`~.spec.PromptSpec` that turns answer lines into actions
+(``parse_action``, ``parse_proposals``, ``parse_imagined``, ``extract``, ``normalise``). Every line is
+matched against the :class:`~.memo.ActionIndex` of the observation's ``valid_actions`` (built once per
+list and task), and what a line states is remembered per list when the env's canonical forms depend on
+its task only. It uses the spec's contract methods (``canonical``, ``templates``) and per-task memo.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from .memo import _BRACKET, MAX_EXTRACTED, ActionIndex, template_verbs
+
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+
+
+def _answer_text(line: str) -> str:
+    """An answer line without its bullet and its ``Action:`` label."""
+    line = _BULLET.sub("", line.strip()).strip()
+    if line.lower().lstrip("*# ").startswith("action") and ":" in line:
+        line = line.split(":", 1)[1].strip()
+    return line
+
+
+class ActionReading:
+    """Answer parsers of :class:`~.spec.PromptSpec` (module docstring); a base of it, reading its ``env``,
+    ``per_task``, ``canonical``, ``templates`` and per-task memo."""
+
+    env: Any
+    per_task: frozenset[str]
+    _templates: tuple[str, ...]
+    _template_verbs: tuple[tuple[str, ...], frozenset[str]]
+
+    def normalise(self, line: str, obs: dict) -> str:
+        """``line`` as the env's listed action when it means one (exactly, by a bracketed
+        label, or by the env's canonical form), else as written (the env judges it)."""
+        line = _BULLET.sub("", str(line)).strip().strip("`").strip()
+        index = self.action_index(obs)
+        low = line.lower()
+        if low in index.lower:
+            return index.lower[low]
+        if low in index.labels:  # a bare label: click[Buy Now] for "Buy Now"
+            return index.labels[low]
+        canon = self.canonical(line)
+        if canon is not None:
+            if "canonical_action" in self.per_task:
+                return index.find_canonical(canon, self.canonical) or line
+            return next((v for v in index.valid if self.canonical(v) == canon), line)
+        return line
+
+    def action_index(self, obs: dict) -> ActionIndex:
+        """The table of ``obs``'s valid actions answers are read against (:class:`~.memo.ActionIndex`: built
+        once per list and task)."""
+        return self._memo().index(obs.get("valid_actions") if isinstance(obs, dict) else None)
+
+    def _verbs(self, obs: dict) -> frozenset[str]:
+        """Verbs of bracketed actions the env lists or templates (``search``, ``click``)."""
+        templates = self.templates()
+        if self._template_verbs[0] is not templates:
+            self._template_verbs = (templates, template_verbs(templates))
+        extra = self._template_verbs[1]
+        index = self.action_index(obs)
+        return index.verbs | extra if extra else index.verbs
+
+    def extract(self, line: str, obs: dict) -> str | None:
+        """The action one line of an answer states, or None; remembered per list of valid actions when
+        templates and canonical forms are per task (then a function of line, list and templates)."""
+        return self.extract_lines((line,), obs)[0]
+
+    def extract_lines(self, lines: Sequence[str], obs: dict) -> list[str | None]:
+        """:meth:`extract` of every line, in order, reading ``obs``'s table of valid actions once.
+
+        With canonical forms per task, what a line states is a function of the line, the list and the
+        templates known, so it is remembered per list. A line with a bracket asks the env for its templates
+        (:meth:`templates`, which may learn one from the env's page); when templates depend on the page, a
+        remembered line asks again, as reading it would, and counts only while the templates are the same."""
+        if self.env is None or "canonical_action" not in self.per_task:
+            return [self._extract(line, obs) for line in lines]
+        ask_templates = "action_templates" not in self.per_task
+        memo = self.action_index(obs).extracted
+        out: list[str | None] = []
+        for line in lines:
+            hit = memo.get(line)
+            if hit is not None:
+                if hit[2] and ask_templates:
+                    self.templates()
+                if hit[0] is self._templates:
+                    out.append(hit[1])
+                    continue
+            text = _answer_text(line)
+            found = self._read(text, obs)
+            if len(memo) < MAX_EXTRACTED:
+                memo[line] = (self._templates, found, "[" in text)  # the templates as they are after reading
+            out.append(found)
+        return out
+
+    def _extract(self, line: str, obs: dict) -> str | None:
+        return self._read(_answer_text(line), obs)
+
+    def _read(self, line: str, obs: dict) -> str | None:
+        """The action in an answer line already stripped of its bullet and ``Action:`` label, or None."""
+        found = []
+        if "[" in line:  # only a bracketed action can name a verb
+            verbs = self._verbs(obs)
+            found = [m for m in _BRACKET.finditer(line) if m.group(1).lower() in verbs]
+        if found:
+            return f"{found[-1].group(1).lower()}[{found[-1].group(2).strip()}]"
+        action = self.normalise(line, obs)
+        return action if action and (self.canonical(action) is not None or action in (obs.get("valid_actions") or ())) else None
+
+    def parse_action(self, text: str, obs: dict) -> str:
+        """The action in an answer: the last ``Action:`` line, else the last line stating an action, else the last line."""
+        lines = [ln.strip() for ln in str(text or "").strip().splitlines() if ln.strip()]
+        if not lines:
+            return ""
+        for ln in reversed(lines):
+            if ln.lower().lstrip("*# ").startswith("action"):
+                chosen = ln.split(":", 1)[1].strip() if ":" in ln else ln
+                return self.extract(chosen, obs) or self.normalise(chosen, obs)
+        return next((a for a in map(lambda ln: self.extract(ln, obs), reversed(lines)) if a), None) \
+            or self.normalise(lines[-1], obs)
+
+    def parse_proposals(self, text: str, obs: dict) -> list[str]:
+        """Distinct actions, one per line that states one, in order."""
+        out: list[str] = []
+        for action in self.extract_lines([ln for ln in str(text or "").splitlines() if ln.strip()], obs):
+            if action and action not in out:
+                out.append(action)
+        return out
+
+    def parse_imagined(self, text: str, obs: dict | None = None) -> list[str]:
+        """The imagined remaining actions ([] when the model says it cannot be done)."""
+        if str(text or "").strip().lower().startswith("impossible"):
+            return []
+        return self.parse_proposals(text, obs or {})
