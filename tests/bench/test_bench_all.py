@@ -122,3 +122,7 @@ def test_the_timed_llm_counts_the_time_inside_the_llm_and_forwards_the_rest():
     assert llm.name == "busy" and llm.inside == raw.inside
     assert raw.inside <= llm.cpu_seconds <= outside
     assert llm.wall_seconds > 0
+    t0 = time.process_time()
+    assert llm.complete(Request([{"role": "user", "content": "y"}], n=1)) == ["1 1"]  # the kept wrapper
+    outside += time.process_time() - t0
+    assert raw.inside <= llm.cpu_seconds <= outside and raw.inside >= 0.04
