@@ -11,7 +11,8 @@ The baseline, measured in the same run on the same episodes, interleaved with th
 (baseline, search, baseline, search, ...), is that env work alone: ``restore`` the start state
 (the env holding another state), ``step`` one valid action, ``snapshot`` the result (released at
 once). The ratio framework / baseline of each search (against its own episode's baseline) is the
-search overhead; its median over searches is reported, with quartiles; the target is at most 2x.
+search overhead; its median over searches is reported, with quartiles; the target is at most 2.5x
+at the start state (``bench_all`` also sets the framework cost against depth-8 states: at most 2x).
 Figures are medians of CPU time (``time.process_time``), wall time beside them.
 
     python -m treegym.scripts.bench.bench_overhead --env treegym/ToolTasks-v0 [--agents bfs,mcts] [--budget 40]
@@ -32,7 +33,7 @@ from treegym.agents.registry import make_agent
 
 AGENTS = ("bfs", "dfs", "dfsdt", "mcts", "lats", "elo", "astar")  # ToT BFS/DFS, DFSDT, MCTS, LATS, Elo, A*
 LLM_SPEC = "synthetic:p_correct=0.5,judge_acc=0.8,value_noise=0.3,seed=0"
-TARGET_RATIO = 2.0
+TARGET_RATIO = 2.5  # against the start state (issue 37; bench_all also sets it against depth-8 states: 2x)
 BASELINE_CYCLES = 20  # restore + step + snapshot cycles per baseline arm
 
 

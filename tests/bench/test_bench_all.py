@@ -67,9 +67,16 @@ def test_a_quick_run_writes_checked_figures_for_each_env(tmp_path, capsys):
             a = search["agents"][agent]
             assert a["expansions"]["median"] >= 1 and a["llm_calls"]["median"] >= 1
             assert a["framework"]["cpu"]["median"] > 0 and a["ratio_cpu"] > 0
+        at_depth = search["at_depth"]  # the same framework cost against the depth-d states above
+        assert at_depth["depth"] == r["depth"]
+        assert at_depth["env_cpu"] == pytest.approx(sum(r[k]["cpu"]["median"] for k in ("restore", "step", "snapshot")))
+        for agent in ("bfs", "mcts"):
+            assert at_depth["ratio_cpu"][agent] == pytest.approx(
+                search["agents"][agent]["framework"]["cpu"]["median"] / at_depth["env_cpu"])
     assert depths == {"treegym/Game24-v0": 2, "treegym/ToolTasks-v0": 8}  # Game24 episodes end at step 3
     out = capsys.readouterr().out
     assert "Game24-v0" in out and "ToolTasks-v0" in out and "load average" in out
+    assert "against restore+step+snapshot at depth 8" in out and "env@d" in out
 
 
 def test_a_results_file_from_other_settings_is_not_replaced(tmp_path, capsys):
