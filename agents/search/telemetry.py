@@ -10,13 +10,13 @@ every env step, so no algorithm needs to know it exists. It tracks
 * ``llm_calls`` and ``tokens`` spent by the search (its budgeted LLM's usage),
 * ``since_improvement``: expansions since ``best_value`` last rose.
 
-The best value is re-read from the tree every ``max(4, nodes / 32)`` expansions, so it costs at
-most a quarter of the tree's nodes per expansion while the tree is small and at most 32 node reads
-per expansion as it grows; a rise is therefore seen up to that many expansions late
-(``best_at_expansion`` is when it was seen), and the tree is always re-read before patience stops a
-search and after the search (:meth:`SearchTelemetry.refresh`). The LLM's usage is read only for
-listeners and after the search: an expansion nobody watches costs a few counter updates and, every
-few expansions, the scan.
+The best value is re-read from the tree every ``nodes / 32`` expansions (every expansion while
+the tree has under 64 nodes), so its cost per expansion stays bounded as a tree grows; a rise
+is therefore seen up to that many expansions late (``best_at_expansion`` is when it was seen),
+and the tree is always re-read before patience stops a search and after it
+(:meth:`SearchTelemetry.refresh`). That scan is what the record's ``search_best_value`` and
+``search_best_at_expansion`` are made of, so it runs whether or not anyone listens; the LLM's usage
+is read only for listeners and after the search.
 
 **Patience.** With ``patience=N`` (the ``patience`` option of every search agent,
 ``--agent-opt patience=N``), the search stops with ``search_stopped == "patience"`` once the
@@ -36,8 +36,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Mapping
 
 Listener = Callable[[dict[str, Any]], None]
-SCAN_SHARE = 32  # the best value is re-read every max(SCAN_EVERY, nodes / SCAN_SHARE) expansions
-SCAN_EVERY = 4
+SCAN_SHARE = 32  # the best value is re-read every (nodes / SCAN_SHARE) expansions
 _LISTENERS: list[Listener] = []
 _LOCK = threading.Lock()
 
@@ -108,7 +107,6 @@ class SearchTelemetry:
         self.since_improvement = 0
         self.llm_calls = 0
         self.tokens = 0
-        self._next_scan = 1  # the expansion after which the tree is re-read next
 
     def expanded(self, hooks: Any) -> None:
         """Update after one expansion of ``hooks`` (a SearchConfig); tell listeners; apply patience."""
@@ -117,12 +115,10 @@ class SearchTelemetry:
         self.nodes = len(tree.nodes) if tree is not None else self.nodes + 1
         if self.best_value is not None:  # patience counts only once there is a value to improve on
             self.since_improvement += 1
-        # Reading every node's value costs O(nodes): do it every max(SCAN_EVERY, nodes/SCAN_SHARE)
-        # expansions (so the cost per expansion stays bounded as the tree grows), and always before
-        # patience may stop.
+        # Reading every node's value costs O(nodes): do it every nodes/SCAN_SHARE expansions (so the
+        # cost per expansion stays bounded as the tree grows), and always before patience may stop.
         due = self.patience and self.since_improvement >= self.patience
-        if tree is not None and (due or expansions >= self._next_scan):
-            self._next_scan = expansions + max(SCAN_EVERY, self.nodes // SCAN_SHARE)
+        if tree is not None and (due or expansions % max(1, self.nodes // SCAN_SHARE) == 0):
             best = self._best(tree.nodes)
             if best is not None and (self.best_value is None or best > self.best_value + 1e-12):
                 self.best_value, self.best_at_expansion, self.since_improvement = best, expansions, 0
