@@ -51,6 +51,7 @@ gives the same number.
 """
 from __future__ import annotations
 
+import heapq
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -282,12 +283,12 @@ class AStarSearch(SearchAlgorithm[AStarConfig]):
         if self.memory is None:
             self.memory = run_memory(hooks.env_id, self.config.memory_id, lambda: self._demonstrations(hooks))
         root.stats.update({"g": 0.0, "h": 0.0})
-        frontier: list[SearchNode] = [root]
+        # (f, id, node): a node's f is set once, before it joins, so the heap's order is the lowest (f, id)
+        frontier: list[tuple[float, int, SearchNode]] = [(root.value, root.id, root)]
         for _ in range(self.config.iterations):
             if not frontier:
                 return
-            node = min(frontier, key=lambda n: (n.value, n.id))
-            frontier.remove(node)
+            node = heapq.heappop(frontier)[2]
             node.visits = 1  # a node leaves the frontier once: this is its only visit
             if self.known_win(node):
                 return  # the goal test: only with peek_success (Alg. 1 has none); choose() returns it
@@ -305,7 +306,7 @@ class AStarSearch(SearchAlgorithm[AStarConfig]):
                 # g2 = #{j : a_j = a} / k (ToolChain* 3.2): unparseable samples count in k
                 self._score_child(child, count / self.config.k, hooks)
                 if not child.terminal or self.known_win(child):
-                    frontier.append(child)
+                    heapq.heappush(frontier, (child.value, child.id, child))
 
     def choose(self, tree: SearchTree) -> SearchNode | None:
         # The lowest-f complete plan. With peek_success only won plans count, and the lowest-(f, id) one
