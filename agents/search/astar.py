@@ -247,13 +247,27 @@ class AStarSearch(SearchAlgorithm[AStarConfig]):
                     "h2": self.config.use_h2}
         self.memory: LongTermMemory | None = None  # built on the first search, from the env's expert
         self.searched = False
+        self._plan_cache: dict[SearchNode, tuple[str, ...]] = {}  # per search: node -> its plan's keys
 
     def _demonstrations(self, hooks: SearchConfig) -> list[list[str]]:
         return [[self._key(a) for a in plan] for plan in hooks.demonstrations(self.config.n_demos)]
 
     # ------------------------------------------------------------ costs
     def _plan_keys(self, node: SearchNode) -> list[str]:
-        return [self._key(a) for a in node.actions()]
+        """The action keys of ``node``'s plan; each node's key is computed once per search (a child's
+        keys are its parent's plus its own)."""
+        return list(self._keys_of(node))
+
+    def _keys_of(self, node: SearchNode) -> tuple[str, ...]:
+        keys = self._plan_cache.get(node)
+        if keys is None:
+            if node.parent is None:  # the root's own action (none) is not part of the plan
+                keys = ()
+            else:
+                above = self._keys_of(node.parent)
+                keys = above + (self._key(node.action),) if node.action is not None else above
+            self._plan_cache[node] = keys
+        return keys
 
     def _score_child(self, child: SearchNode, frequency: float, hooks: SearchConfig) -> None:
         parent_g = float(child.parent.stats["g"])  # a scored child has a parent, and every parent has g
@@ -280,6 +294,7 @@ class AStarSearch(SearchAlgorithm[AStarConfig]):
     # ------------------------------------------------------------ search
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
         self._key = hooks.action_key
+        self._plan_cache = {}
         if self.memory is None:
             self.memory = run_memory(hooks.env_id, self.config.memory_id, lambda: self._demonstrations(hooks))
         root.stats.update({"g": 0.0, "h": 0.0})
