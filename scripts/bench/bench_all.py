@@ -12,8 +12,9 @@ For each env (Game24, WebShop, ToolBench, RestBench, ToolTasks, B-MoCA, ALFWorld
    MCTS, LATS, Elo, A*), CPU per node expansion with the simulated LLM's time subtracted, set
    against the env's own restore + step + snapshot twice (:func:`overhead_ratios`): at the depth-8
    states of part 1 (restore of a sibling state + step + snapshot, CPU medians; target <= 2x) and
-   at the search's start state, measured interleaved with the searches (target <= 2.5x; the start
-   state is the cheapest point of most envs, so this is the stricter of the two).
+   at the search's start state, measured interleaved with the searches (target <= 2.5x). Which of
+   the two env costs is lower depends on the env (WebShop's start state steps a catalog search, its
+   depth-8 states cheap page moves), so both ratios are printed.
 
 Medians of interleaved repetitions, quartiles beside them, CPU time first (other jobs on a
 shared machine do not count), wall time too, and the load average before and after each env.
@@ -170,8 +171,8 @@ def overhead_ratios(rollback: dict[str, Any], search: dict[str, Any]) -> dict[st
     the env's own cost of one expansion at the rollback's states: ``env_cpu`` = restore of a sibling
     state + step + snapshot (CPU medians, depth ``depth``: 8, or the last open depth of shorter
     episodes), and ``ratio_cpu`` per agent (None for an agent that was not measured). The searches
-    expand nodes at depths 1 to their own depth, the rollback's states sit at ``depth``: where the
-    env costs more deeper down, this ratio is the kinder one, which is why the start-state ratio
+    expand nodes at depths 1 to their own depth while the rollback's states sit at ``depth``, so the
+    env's cost there may be above or below its cost along the search; the start-state ratio
     (``search["agents"][a]["ratio_cpu"]``) is reported beside it with its own target."""
     env_cpu = sum(rollback[k]["cpu"]["median"] for k in ("restore", "step", "snapshot"))
     ratios = {a: (s["framework"]["cpu"]["median"] / env_cpu if "framework" in s else None)
