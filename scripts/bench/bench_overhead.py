@@ -159,8 +159,24 @@ def measure_overhead(make_env: Callable[[], gym.Env], env_id: str, *, agents: Se
         env.close()
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def run_on_one_env(argv: list[str] | None, description: str, measure: Callable[..., Any],
+                   fmt: Callable[[str, Any], str]) -> int:
+    """The command line of a search benchmark on one env: ``measure(make_env, env_id, agents=, seeds=,
+    budget=, repeats=, llm_spec=)`` with the parsed options, printed by ``fmt(env_id, result)`` between
+    the machine load before and after."""
+    args = parse_search_args(argv, description)
+    print(f"before: {load_text()}")
+    result = measure(lambda: gym.make(args.env), args.env, agents=args.agents, seeds=range(args.seeds),
+                     budget=args.budget, repeats=args.repeats, llm_spec=args.llm)
+    print(fmt(args.env, result))
+    print(f"after: {load_text()}")
+    return 0
+
+
+def parse_search_args(argv: list[str] | None, description: str) -> argparse.Namespace:
+    """The options of the search benchmarks run on one env (``--env``, ``--agents``, ``--seeds``,
+    ``--budget``, ``--repeats``, ``--llm``), checked; ``agents`` is the list of agent names."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("--env", default="treegym/Game24-v0", help="env id (default Game24)")
     p.add_argument("--agents", default=",".join(AGENTS))
     p.add_argument("--seeds", type=int, default=2, help="episodes reset(seed=0..N-1) (default 2)")
@@ -168,15 +184,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=3, help="interleaved repetitions (default 3)")
     p.add_argument("--llm", default=LLM_SPEC)
     args = p.parse_args(argv)
-    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
-    if not agents or args.seeds < 1 or args.budget < 1 or args.repeats < 1:
+    args.agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    if not args.agents or args.seeds < 1 or args.budget < 1 or args.repeats < 1:
         p.error("give at least one agent, and --seeds, --budget, --repeats >= 1")
-    print(f"before: {load_text()}")
-    r = measure_overhead(lambda: gym.make(args.env), args.env, agents=agents, seeds=range(args.seeds),
-                         budget=args.budget, repeats=args.repeats, llm_spec=args.llm)
-    print(format_overhead(args.env, r))
-    print(f"after: {load_text()}")
-    return 0
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_on_one_env(argv, __doc__.split("\n\n")[0], measure_overhead, format_overhead)
 
 
 def format_overhead(env_id: str, r: dict[str, Any]) -> str:

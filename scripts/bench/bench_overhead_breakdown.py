@@ -28,7 +28,6 @@ shares. CPU time (``time.process_time``), medians over searches, machine load pr
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from contextlib import contextmanager
@@ -38,8 +37,8 @@ import gymnasium as gym
 
 from treegym.agents.search import config as search_config, snapshot_store
 from treegym.agents.search.telemetry import SearchTelemetry
-from treegym.scripts.bench.bench_overhead import AGENTS, LLM_SPEC, build_agent
-from treegym.scripts.bench.bench_support import interleave, load_text, spread
+from treegym.scripts.bench.bench_overhead import AGENTS, LLM_SPEC, build_agent, run_on_one_env
+from treegym.scripts.bench.bench_support import interleave, spread
 
 PARTS = ("env step", "restore+snap", "prompt build", "parse", "request path", "telemetry", "_note", "expand",
          "algorithm", "outside")
@@ -209,23 +208,7 @@ def format_breakdown(env_id: str, result: dict[str, dict[str, Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--env", default="treegym/Game24-v0", help="env id (default Game24)")
-    p.add_argument("--agents", default=",".join(AGENTS))
-    p.add_argument("--seeds", type=int, default=2, help="episodes reset(seed=0..N-1) (default 2)")
-    p.add_argument("--budget", type=int, default=40, help="LLM calls per search (default 40)")
-    p.add_argument("--repeats", type=int, default=3, help="interleaved repetitions (default 3)")
-    p.add_argument("--llm", default=LLM_SPEC)
-    args = p.parse_args(argv)
-    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
-    if not agents or args.seeds < 1 or args.budget < 1 or args.repeats < 1:
-        p.error("give at least one agent, and --seeds, --budget, --repeats >= 1")
-    print(f"before: {load_text()}")
-    result = measure_breakdown(lambda: gym.make(args.env), args.env, agents=agents, seeds=range(args.seeds),
-                               budget=args.budget, repeats=args.repeats, llm_spec=args.llm)
-    print(format_breakdown(args.env, result))
-    print(f"after: {load_text()}")
-    return 0
+    return run_on_one_env(argv, __doc__.split("\n\n")[0], measure_breakdown, format_breakdown)
 
 
 if __name__ == "__main__":
