@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Callable
 
 from ..llm.base import LLM, BudgetExceeded, LLMAuthError, LLMError
@@ -43,14 +44,23 @@ from .options import build_config, fields_of, option, split_options, typed_value
 
 @dataclass
 class SearchResult:
-    """What one search produced: the chosen leaf and its actions, every explored
-    trajectory (root-to-leaf action lists), the tree, and why the search stopped."""
+    """What one search produced: the chosen leaf and its actions, the tree, why the search stopped,
+    and every explored trajectory (root-to-leaf action lists, built from the tree when first read)."""
 
     chosen: SearchNode | None
     actions: list[str]
-    trajectories: list[list[str]]
     tree: SearchTree
     stopped: str  # "done", "budget", "patience" or "llm_error"
+
+    @cached_property
+    def trajectories(self) -> list[list[str]]:
+        return [leaf.actions() for leaf in _leaves(self.tree)]
+
+
+def _leaves(tree: SearchTree) -> list[SearchNode]:
+    """The tree's nodes without children, the root excepted, in creation order."""
+    root = tree.root
+    return [n for n in tree.nodes if not n.children and n is not root]
 
 
 @dataclass(frozen=True)
@@ -233,13 +243,12 @@ class SearchPolicy(BasePolicy):
         telemetry.refresh(hooks)
         chosen = algorithm.choose(tree)
         tree.chosen = chosen
-        trajectories = [leaf.actions() for leaf in tree.nodes if not leaf.children and leaf is not root]
-        self.result = SearchResult(chosen, chosen.actions() if chosen else [], trajectories, tree, stopped)
+        self.result = SearchResult(chosen, chosen.actions() if chosen else [], tree, stopped)
         self.episode += 1
         self._stats = {
             "search_nodes": len(tree),
             "search_expansions": hooks.expansions,
-            "search_trajectories": len(trajectories),
+            "search_trajectories": len(_leaves(tree)),
             "search_stopped": stopped,
             "search_llm_calls": calls,
             "search_tokens": tokens,

@@ -51,6 +51,7 @@ gives the same number.
 """
 from __future__ import annotations
 
+import heapq
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -251,13 +252,27 @@ class AStarSearch(SearchAlgorithm[AStarConfig]):
                     "h2": self.config.use_h2}
         self.memory: LongTermMemory | None = None  # built on the first search, from the env's expert
         self.searched = False
+        self._plan_cache: dict[SearchNode, tuple[str, ...]] = {}  # per search: node -> its plan's keys
 
     def _demonstrations(self, hooks: SearchConfig) -> list[list[str]]:
         return [[self._key(a) for a in plan] for plan in hooks.demonstrations(self.config.n_demos)]
 
     # ------------------------------------------------------------ costs
     def _plan_keys(self, node: SearchNode) -> list[str]:
-        return [self._key(a) for a in node.actions()]
+        """The action keys of ``node``'s plan; each node's key is computed once per search (a child's
+        keys are its parent's plus its own)."""
+        return list(self._keys_of(node))
+
+    def _keys_of(self, node: SearchNode) -> tuple[str, ...]:
+        keys = self._plan_cache.get(node)
+        if keys is None:
+            if node.parent is None:  # the root's own action (none) is not part of the plan
+                keys = ()
+            else:
+                above = self._keys_of(node.parent)
+                keys = above + (self._key(node.action),) if node.action is not None else above
+            self._plan_cache[node] = keys
+        return keys
 
     def _score_child(self, child: SearchNode, frequency: float, hooks: SearchConfig) -> None:
         parent_g = float(child.parent.stats["g"])  # a scored child has a parent, and every parent has g
@@ -284,17 +299,18 @@ class AStarSearch(SearchAlgorithm[AStarConfig]):
     # ------------------------------------------------------------ search
     def search(self, root: SearchNode, hooks: SearchConfig) -> None:
         self._key = hooks.action_key
+        self._plan_cache = {}
         if self.memory is None:
             self.memory = run_memory(hooks.env_id, self.config.memory_id, lambda: self._demonstrations(hooks))
         root.stats.update({"g": 0.0, "h": 0.0})
-        frontier: list[SearchNode] = [root]
+        # (f, id, node): a node's f is set once, before it joins, so the heap's order is the lowest (f, id)
+        frontier: list[tuple[float, int, SearchNode]] = [(root.value, root.id, root)]
         left = self.config.iterations
         while left > 0 and frontier:
             # in-process one node per round; with search_workers, as many as there are workers, expanded at once
             batch: list[SearchNode] = []
             while left > 0 and frontier and len(batch) < (hooks.parallel.size if hooks.parallel else 1):
-                node = min(frontier, key=lambda n: (n.value, n.id))
-                frontier.remove(node)
+                node = heapq.heappop(frontier)[2]
                 left -= 1
                 node.visits = 1  # a node leaves the frontier once: this is its only visit
                 if self.known_win(node):
@@ -308,7 +324,10 @@ class AStarSearch(SearchAlgorithm[AStarConfig]):
                 worker = fresh_copy(self)
                 worker.memory = self.memory
                 hooks.parallel.run(batch, [made_by(worker.expand)] * len(batch), hooks)
-            frontier += [c for node in batch for c in node.children if not c.terminal or self.known_win(c)]
+            for node in batch:
+                for child in node.children:
+                    if not child.terminal or self.known_win(child):
+                        heapq.heappush(frontier, (child.value, child.id, child))
 
     def expand(self, node: SearchNode, hooks: SearchConfig) -> None:
         """Sample ``k`` actions from ``node`` in one call and make and score a child per distinct valid one."""

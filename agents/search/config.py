@@ -113,20 +113,25 @@ class SearchConfig:
 
         Restores ``node``'s snapshot, steps the env once and snapshots the result.
         """
-        existing = node.child(action)
-        if existing is not None:
-            return existing
+        for existing in node.children:
+            if existing.action == action:
+                return existing
         if node.terminal:
             raise ValueError(f"node {node.id} is terminal; it has no children to expand")
-        self.restore(node)
-        (obs, reward, terminated, truncated, info), seconds = timed_step(self.env, action)
+        store = self.snapshots
+        if store.at is not node:
+            store.restore(node)
+        if store.eager:  # every node holds a snapshot: the step's duration decides nothing
+            (obs, reward, terminated, truncated, info), seconds = self.env.step(action), 0.0
+        else:
+            (obs, reward, terminated, truncated, info), seconds = timed_step(self.env, action)
         self.expansions += 1
         child = SearchNode(
             snapshot=None, observation=obs, info=dict(info), action=action, thought=thought,
             reward=float(reward), terminal=bool(terminated or truncated),
             success=_success(info), depth=node.depth + 1, parent=node,
         )
-        self.snapshots.add_child(child, seconds)
+        store.add_child(child, seconds)
         node.children.append(child)
         if self.tree is not None:
             self.tree.add(child)

@@ -290,14 +290,17 @@ class EloSearch(SearchAlgorithm[EloConfig]):
         others = [earlier[int(self.rng.integers(len(earlier)))] for _ in range(min(self.config.comparisons, len(earlier)))]
         for other, result in compared(leaf, others, hooks):  # with search_workers: all at once on Ray workers
             leaf.value, other.value = elo_update(leaf.value, other.value, result, self.config.k_factor, self.config.r)
-            for n in {id(x): x for x in leaf.path() + other.path()}.values():
+            touched = list({id(x): x for x in leaf.path() + other.path()}.values())
+            for n in touched:
                 n.stats["elo_updates"] = self.updates(n) + 1
-            self._aggregate(hooks.tree)
+            if hooks.tree is not None:
+                self._aggregate(touched)
 
-    def _aggregate(self, tree: SearchTree | None) -> None:
-        if tree is None:
-            return
-        for node in reversed(tree.nodes):  # children are created after their parents
+    def _aggregate(self, touched: list[SearchNode]) -> None:
+        """Eq. 7 bottom-up over the steps a match touched (the two sequences' paths). Every other
+        step keeps its children's Elo and its match count, so re-aggregating the whole tree would
+        give it the value it already has."""
+        for node in sorted(touched, key=lambda n: n.id, reverse=True):  # children are created after their parents
             if node.children:
                 node.value = aggregate_elo([c.value for c in node.children], self.tau(node))
 

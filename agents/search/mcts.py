@@ -276,7 +276,7 @@ class MCTS(SearchAlgorithm[MCTSConfig]):
     def choose(self, tree: SearchTree) -> SearchNode | None:
         if self.won is not None:
             return self.won
-        won = [n for n in tree.nodes if self.known_win(n)]
+        won = [n for n in tree.nodes if self.known_win(n)] if self.peek_success else []  # known_win needs it
         if won:
             return min(won, key=lambda n: n.id)
         node = self.answer_start(tree)

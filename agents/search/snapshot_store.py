@@ -73,10 +73,14 @@ class SnapshotStore:
         self.at = self.root
 
     def add_child(self, child: "SearchNode", step_seconds: float) -> None:
-        """The env has just stepped from ``child.parent`` to ``child`` in ``step_seconds``."""
-        debt = self._debt.get(child.parent, 0.0) + max(0.0, float(step_seconds))
+        """The env has just stepped from ``child.parent`` to ``child`` in ``step_seconds`` (read only
+        when snapshots are not eager)."""
         self.at = child
-        if self.eager or debt >= self.cost_seconds:
+        if self.eager:
+            self._take(child)
+            return
+        debt = self._debt.get(child.parent, 0.0) + max(0.0, float(step_seconds))
+        if debt >= self.cost_seconds:
             self._take(child)
         else:
             child.snapshot = None

@@ -13,7 +13,10 @@ every env step, so no algorithm needs to know it exists. It tracks
 The best value is re-read from the tree every ``nodes / 32`` expansions (every expansion while
 the tree has under 64 nodes), so its cost per expansion stays bounded as a tree grows; a rise
 is therefore seen up to that many expansions late (``best_at_expansion`` is when it was seen),
-and the tree is always re-read before patience stops a search.
+and the tree is always re-read before patience stops a search and after it
+(:meth:`SearchTelemetry.refresh`). That scan is what the record's ``search_best_value`` and
+``search_best_at_expansion`` are made of, so it runs whether or not anyone listens; the LLM's usage
+is read only for listeners and after the search.
 
 **Patience.** With ``patience=N`` (the ``patience`` option of every search agent,
 ``--agent-opt patience=N``), the search stops with ``search_stopped == "patience"`` once the
@@ -108,33 +111,34 @@ class SearchTelemetry:
     def expanded(self, hooks: Any) -> None:
         """Update after one expansion of ``hooks`` (a SearchConfig); tell listeners; apply patience."""
         tree = hooks.tree
-        self.expansions = hooks.expansions
-        self.nodes = len(tree) if tree is not None else self.nodes + 1
-        usage = getattr(hooks.llm, "usage", None)
-        if usage is not None:
-            self.llm_calls, self.tokens = int(usage.calls), int(usage.total_tokens)
+        self.expansions = expansions = hooks.expansions
+        self.nodes = len(tree.nodes) if tree is not None else self.nodes + 1
         if self.best_value is not None:  # patience counts only once there is a value to improve on
             self.since_improvement += 1
         # Reading every node's value costs O(nodes): do it every nodes/SCAN_SHARE expansions (so the
         # cost per expansion stays bounded as the tree grows), and always before patience may stop.
         due = self.patience and self.since_improvement >= self.patience
-        if tree is not None and (due or self.expansions % max(1, self.nodes // SCAN_SHARE) == 0):
+        if tree is not None and (due or expansions % max(1, self.nodes // SCAN_SHARE) == 0):
             best = self._best(tree.nodes)
             if best is not None and (self.best_value is None or best > self.best_value + 1e-12):
-                self.best_value, self.best_at_expansion, self.since_improvement = best, self.expansions, 0
+                self.best_value, self.best_at_expansion, self.since_improvement = best, expansions, 0
         if _LISTENERS:  # figures are built only for someone listening
+            self._read_usage(hooks)
             _notify(self.as_dict())
         if self.patience and self.since_improvement >= self.patience:
             raise PatienceExhausted(f"the best value has not improved for {self.since_improvement} expansions")
 
     def refresh(self, hooks: Any) -> None:
         """Re-read the tree and the LLM usage after the search (values set after its last expansion)."""
-        usage = getattr(hooks.llm, "usage", None)
-        if usage is not None:
-            self.llm_calls, self.tokens = int(usage.calls), int(usage.total_tokens)
+        self._read_usage(hooks)
         best = self._best(hooks.tree.nodes) if hooks.tree is not None else None
         if best is not None and (self.best_value is None or best > self.best_value + 1e-12):
             self.best_value, self.best_at_expansion = best, hooks.expansions
+
+    def _read_usage(self, hooks: Any) -> None:
+        usage = getattr(hooks.llm, "usage", None)
+        if usage is not None:
+            self.llm_calls, self.tokens = int(usage.calls), int(usage.total_tokens)
 
     def _best(self, nodes: list[Any]) -> float | None:
         best = None

@@ -11,7 +11,8 @@ The baseline, measured in the same run on the same episodes, interleaved with th
 (baseline, search, baseline, search, ...), is that env work alone: ``restore`` the start state
 (the env holding another state), ``step`` one valid action, ``snapshot`` the result (released at
 once). The ratio framework / baseline of each search (against its own episode's baseline) is the
-search overhead; its median over searches is reported, with quartiles; the target is at most 2x.
+search overhead; its median over searches is reported, with quartiles; the target is at most 2.5x
+at the start state (``bench_all`` also sets the framework cost against depth-8 states: at most 2x).
 Figures are medians of CPU time (``time.process_time``), wall time beside them.
 
     python -m treegym.scripts.bench.bench_overhead --env treegym/ToolTasks-v0 [--agents bfs,mcts] [--budget 40]
@@ -32,7 +33,7 @@ from treegym.agents.registry import make_agent
 
 AGENTS = ("bfs", "dfs", "dfsdt", "mcts", "lats", "elo", "astar")  # ToT BFS/DFS, DFSDT, MCTS, LATS, Elo, A*
 LLM_SPEC = "synthetic:p_correct=0.5,judge_acc=0.8,value_noise=0.3,seed=0"
-TARGET_RATIO = 2.0
+TARGET_RATIO = 2.5  # against the start state (issue 37; bench_all also sets it against depth-8 states: 2x)
 BASELINE_CYCLES = 20  # restore + step + snapshot cycles per baseline arm
 
 
@@ -158,8 +159,24 @@ def measure_overhead(make_env: Callable[[], gym.Env], env_id: str, *, agents: Se
         env.close()
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def run_on_one_env(argv: list[str] | None, description: str, measure: Callable[..., Any],
+                   fmt: Callable[[str, Any], str]) -> int:
+    """The command line of a search benchmark on one env: ``measure(make_env, env_id, agents=, seeds=,
+    budget=, repeats=, llm_spec=)`` with the parsed options, printed by ``fmt(env_id, result)`` between
+    the machine load before and after."""
+    args = parse_search_args(argv, description)
+    print(f"before: {load_text()}")
+    result = measure(lambda: gym.make(args.env), args.env, agents=args.agents, seeds=range(args.seeds),
+                     budget=args.budget, repeats=args.repeats, llm_spec=args.llm)
+    print(fmt(args.env, result))
+    print(f"after: {load_text()}")
+    return 0
+
+
+def parse_search_args(argv: list[str] | None, description: str) -> argparse.Namespace:
+    """The options of the search benchmarks run on one env (``--env``, ``--agents``, ``--seeds``,
+    ``--budget``, ``--repeats``, ``--llm``), checked; ``agents`` is the list of agent names."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("--env", default="treegym/Game24-v0", help="env id (default Game24)")
     p.add_argument("--agents", default=",".join(AGENTS))
     p.add_argument("--seeds", type=int, default=2, help="episodes reset(seed=0..N-1) (default 2)")
@@ -167,15 +184,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=3, help="interleaved repetitions (default 3)")
     p.add_argument("--llm", default=LLM_SPEC)
     args = p.parse_args(argv)
-    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
-    if not agents or args.seeds < 1 or args.budget < 1 or args.repeats < 1:
+    args.agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    if not args.agents or args.seeds < 1 or args.budget < 1 or args.repeats < 1:
         p.error("give at least one agent, and --seeds, --budget, --repeats >= 1")
-    print(f"before: {load_text()}")
-    r = measure_overhead(lambda: gym.make(args.env), args.env, agents=agents, seeds=range(args.seeds),
-                         budget=args.budget, repeats=args.repeats, llm_spec=args.llm)
-    print(format_overhead(args.env, r))
-    print(f"after: {load_text()}")
-    return 0
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_on_one_env(argv, __doc__.split("\n\n")[0], measure_overhead, format_overhead)
 
 
 def format_overhead(env_id: str, r: dict[str, Any]) -> str:

@@ -67,9 +67,16 @@ def test_a_quick_run_writes_checked_figures_for_each_env(tmp_path, capsys):
             a = search["agents"][agent]
             assert a["expansions"]["median"] >= 1 and a["llm_calls"]["median"] >= 1
             assert a["framework"]["cpu"]["median"] > 0 and a["ratio_cpu"] > 0
+        at_depth = search["at_depth"]  # the same framework cost against the depth-d states above
+        assert at_depth["depth"] == r["depth"]
+        assert at_depth["env_cpu"] == pytest.approx(sum(r[k]["cpu"]["median"] for k in ("restore", "step", "snapshot")))
+        for agent in ("bfs", "mcts"):
+            assert at_depth["ratio_cpu"][agent] == pytest.approx(
+                search["agents"][agent]["framework"]["cpu"]["median"] / at_depth["env_cpu"])
     assert depths == {"treegym/Game24-v0": 2, "treegym/ToolTasks-v0": 8}  # Game24 episodes end at step 3
     out = capsys.readouterr().out
     assert "Game24-v0" in out and "ToolTasks-v0" in out and "load average" in out
+    assert "against restore+step+snapshot at depth 8" in out and "env@d" in out
 
 
 def test_a_results_file_from_other_settings_is_not_replaced(tmp_path, capsys):
@@ -122,3 +129,7 @@ def test_the_timed_llm_counts_the_time_inside_the_llm_and_forwards_the_rest():
     assert llm.name == "busy" and llm.inside == raw.inside
     assert raw.inside <= llm.cpu_seconds <= outside
     assert llm.wall_seconds > 0
+    t0 = time.process_time()
+    assert llm.complete(Request([{"role": "user", "content": "y"}], n=1)) == ["1 1"]  # the kept wrapper
+    outside += time.process_time() - t0
+    assert raw.inside <= llm.cpu_seconds <= outside and raw.inside >= 0.04

@@ -546,3 +546,31 @@ def test_each_new_sequence_meets_a_random_earlier_one():
         assert order.index(old) < i
     assert any(old != order[0] for old in opponents)
     assert any(old != order[i - 1] for i, old in enumerate(opponents, 1))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_after_every_match_every_step_holds_eq7_over_its_children(seed):
+    """Eq. 7 is re-applied only along the two sequences a match touched; every step of the tree must
+    still hold the softmax aggregate of its children's Elo, as a whole-tree pass would leave it."""
+    checked = []
+
+    class Checked(EloSearch):
+        def _aggregate(self, touched):
+            super()._aggregate(touched)
+            for node in self._tree.nodes:
+                if node.children:
+                    want = aggregate_elo([c.value for c in node.children], self.tau(node))
+                    assert node.value == want, (node.id, node.value, want)
+            checked.append(len(touched))
+
+        def search(self, root, hooks):
+            self._tree = hooks.tree
+            super().search(root, hooks)
+
+    env = gym.make("treegym/Game24-v0")
+    obs, info = env.reset(seed=seed)
+    llm = make_llm(f"synthetic:p_correct=0.5,judge_acc=0.7,seed={seed}", env_id="treegym/Game24-v0")
+    policy = SearchPolicy(Checked, "treegym/Game24-v0", llm, budget=80, comparisons=2, seed=seed)
+    policy.bind(env)
+    result = policy.run_search(obs, info)
+    assert len(checked) >= 3 and len(result.tree) > 10
