@@ -1,7 +1,8 @@
 """One search over Ray workers: frontier nodes travel as snapshot bytes, their expansions run remotely.
 
 :class:`RayExpansion` (``search_workers=N``, ``ray_address=``) starts ``N`` Ray actors, each holding
-its own env (``gym.make(env_id)``), the search's LLM and prompt spec. An algorithm hands
+its own env (``gym.make(env_id, **env_kwargs)``: built with the searched env's construction arguments),
+the search's LLM and prompt spec. An algorithm hands
 :meth:`RayExpansion.run` the nodes it would expand and one *unit* per node, a function of the node
 (BFS: every frontier state's proposals, then every proposal's step and value; ToT DFS: a state's
 children; A*: the best open nodes, one per worker; DFSDT: one child at a time); each node goes to a
@@ -168,10 +169,11 @@ class _WorkerConfig(SearchConfig):
 class _ExpansionWorker:
     """One Ray actor: an env of ``env_id`` and the search's LLM; expands nodes that arrive as bytes."""
 
-    def __init__(self, env_id: str, llm: Any, prompts: Any, options: dict[str, Any], together: bool):
+    def __init__(self, env_id: str, env_kwargs: dict[str, Any], llm: Any, prompts: Any, options: dict[str, Any],
+                 together: bool):
         import gymnasium as gym
 
-        self.env = gym.make(env_id)
+        self.env = gym.make(env_id, **env_kwargs)
         self.llm = _SharedBudgetLLM(llm, None, lease=LEASE)
         self.prompts = prompts if prompts is not None else get_prompts(env_id)
         self.options = options
@@ -235,9 +237,10 @@ class RayExpansion:
     once and serve every search of the policy; :meth:`start` opens one search's call budget."""
 
     def __init__(self, workers: int, env_id: str, llm: Any, prompts: Any, options: dict[str, Any],
-                 address: str | None = None):
+                 address: str | None = None, env_kwargs: dict[str, Any] | None = None):
         if workers < 1:
             raise ValueError(f"search_workers must be at least 1, not {workers}")
+        self.env_kwargs = dict(env_kwargs or {})  # each worker's env is gym.make(env_id, **env_kwargs)
         ray = self._ray = ray_session(address, "search_workers")
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -245,7 +248,7 @@ class RayExpansion:
         nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
         actor = ray.remote(num_cpus=0)(_ExpansionWorker)
         self.workers = [actor.options(scheduling_strategy=NodeAffinitySchedulingStrategy(nodes[i % len(nodes)], soft=False))
-                        .remote(env_id, llm, prompts, options, workers > 1) for i in range(workers)]
+                        .remote(env_id, self.env_kwargs, llm, prompts, options, workers > 1) for i in range(workers)]
         self.size = workers
         # one thread: calls from one worker are served in the order it sent them (a release before its next reserve)
         self.budget: Any = ray.remote(num_cpus=0)(_CallBudget).remote()

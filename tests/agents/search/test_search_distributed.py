@@ -165,3 +165,43 @@ def test_a_process_on_one_ray_refuses_a_search_on_another(two_node_cluster: str)
     assert other.endswith(f":{port}; call ray.shutdown() before starting search_workers, or drop ray_address to "
                           "use that one")  # names its session
     assert same is None and auto is None
+
+
+def children_protocols(address: str) -> list[list[str]]:
+    """In a fresh driver: the ``info["protocol"]`` of every node a 2-worker bfs search grew below the root of a
+    Game of 24 env built with ``protocol="tot"``, and of the in-process search's nodes."""
+    import treegym.envs  # noqa: F401
+    from treegym.agents.llm_specs import make_llm
+    from treegym.agents.registry import make_agent
+
+    out = []
+    for options in ({}, {"search_workers": 2, "ray_address": address}):
+        env = gym.make(ENVS["game24"], protocol="tot")
+        obs, info = env.reset(seed=0)
+        policy = make_agent("bfs", ENVS["game24"], make_llm(LLM_SPEC, env_id=ENVS["game24"]), seed=0, budget=30,
+                            **options)
+        policy.reset()
+        policy.bind(env)
+        policy.act(obs, info)
+        out.append([str(n.info.get("protocol")) for n in policy.result.tree.nodes if n.parent is not None])
+        env.close()
+    return out
+
+
+@pytest.mark.slow
+def test_workers_build_their_envs_as_the_searched_env_was_built(two_node_cluster: str) -> None:
+    # a worker env of the default protocol would judge the tot env's states by other rules, silently
+    in_process, on_workers = in_fresh_driver("tests.agents.search.test_search_distributed:children_protocols",
+                                             address=two_node_cluster)
+    assert in_process and set(in_process) == {"tot"}
+    assert on_workers and set(on_workers) == {"tot"}
+
+
+def test_env_arguments_that_cannot_travel_are_refused_in_one_line() -> None:
+    from treegym.agents.search.agent import _construction_kwargs
+
+    env = gym.make(ENVS["game24"], task_ids=[0, 1])
+    assert _construction_kwargs(env)["task_ids"] == [0, 1]
+    env.unwrapped.__dict__["_construction"] = ((), {"task_ids": [0], "render_mode": lambda: None})
+    with pytest.raises(ValueError, match="cannot be sent to the workers.*drop search_workers"):
+        _construction_kwargs(env)
