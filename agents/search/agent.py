@@ -25,7 +25,6 @@ the budget lasts; when nothing can be proposed it raises ``AgentGaveUp``.
 from __future__ import annotations
 
 import hashlib
-import pickle
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Callable
@@ -56,20 +55,6 @@ class SearchResult:
     @cached_property
     def trajectories(self) -> list[list[str]]:
         return [leaf.actions() for leaf in _leaves(self.tree)]
-
-
-def _construction_kwargs(env: Any) -> dict[str, Any]:
-    """The arguments ``env`` (its unwrapped base) was constructed with, to build the search workers' envs the
-    same way; refused in one line when they cannot travel to another process."""
-    base = getattr(env, "unwrapped", env)
-    kwargs = base.construction_kwargs() if hasattr(base, "construction_kwargs") else {}
-    try:
-        pickle.dumps(kwargs)
-    except Exception as exc:
-        raise ValueError(f"search_workers: the env was built with arguments that cannot be sent to the workers "
-                         f"({sorted(kwargs)}: {exc}); build it from plain values (ids, paths, numbers) or drop "
-                         "search_workers") from None
-    return kwargs
 
 
 def _leaves(tree: SearchTree) -> list[SearchNode]:
@@ -293,14 +278,11 @@ class SearchPolicy(BasePolicy):
         if hooks.snapshots.kind != "native":
             raise ValueError(f"{self.name}: search_workers needs snapshots that travel as bytes; this env's "
                              f"are {hooks.snapshots.kind!r}: drop search_workers")
-        # the workers' envs are built as the bound env was (an env made with other settings, e.g. another
-        # judging protocol, would grow a tree under those settings without saying so)
-        env_kwargs = _construction_kwargs(self.env)
+        from .distributed import RayExpansion, worker_env_kwargs  # lazy: only searches with search_workers use Ray
+        env_kwargs = worker_env_kwargs(self.env)
         if self._pool is not None and self._pool.env_kwargs != env_kwargs:
-            self.close()  # bound to an env of other settings since the workers started
+            self.close()  # bound to an env built with other arguments since the workers started
         if self._pool is None:  # started once, serving every search of this policy
-            from .distributed import RayExpansion  # lazy: only searches with search_workers start Ray workers
-
             options = {"propose_mode": o.propose_mode, "temperature": o.temperature, "filter_valid": o.filter_valid,
                        "value_samples": o.value_samples, "peek_success": o.peek_success}
             self._pool = RayExpansion(o.search_workers, self.env_id, self.llm, o.prompts, options, o.ray_address,

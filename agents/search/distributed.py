@@ -24,6 +24,7 @@ expands its best open nodes a batch at a time, so its later choices differ from 
 from __future__ import annotations
 
 import functools
+import pickle
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
@@ -164,6 +165,21 @@ class _WorkerConfig(SearchConfig):
         if self.pool is None or len(requests) < 2:
             return super().answers(requests)
         return list(self.pool.map(lambda request: request.send(self.llm)[0], requests))
+
+
+def worker_env_kwargs(env: Any) -> dict[str, Any]:
+    """The arguments ``env`` (its unwrapped base) was constructed with: each worker's env is built with them
+    (an env of other settings, e.g. another judging protocol, would grow the tree under those settings without
+    saying so). Refused in one line when they cannot travel to another process."""
+    base = getattr(env, "unwrapped", env)
+    kwargs = base.construction_kwargs() if hasattr(base, "construction_kwargs") else {}
+    try:
+        pickle.dumps(kwargs)
+    except Exception as exc:
+        raise ValueError(f"search_workers: the env was built with arguments that cannot be sent to the workers "
+                         f"({sorted(kwargs)}: {exc}); build it from plain values (ids, paths, numbers) or drop "
+                         "search_workers") from None
+    return kwargs
 
 
 class _ExpansionWorker:

@@ -198,10 +198,10 @@ def test_workers_build_their_envs_as_the_searched_env_was_built(two_node_cluster
 
 
 def test_env_arguments_that_cannot_travel_are_refused_in_one_line() -> None:
-    from treegym.agents.search.agent import _construction_kwargs
+    from treegym.agents.search.distributed import worker_env_kwargs
 
     env = gym.make(ENVS["game24"], task_ids=[0, 1])
-    assert _construction_kwargs(env)["task_ids"] == [0, 1]
+    assert worker_env_kwargs(env)["task_ids"] == [0, 1]
     env.unwrapped.__dict__["_construction"] = ((), {"task_ids": [0], "render_mode": lambda: None})
     with pytest.raises(ValueError, match="cannot be sent to the workers.*drop search_workers"):
-        _construction_kwargs(env)
+        worker_env_kwargs(env)
