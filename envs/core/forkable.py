@@ -20,6 +20,9 @@ are registered without a TimeLimit and a restored branch is never cut early.
 * **Restores are checked**: a snapshot that did not come from ``snapshot()`` (built with
   ``Snapshot(...)``, or edited with ``dataclasses.replace``) is checked field by field on its
   first restore (:mod:`.snapshot_check`) and refused with one ``SnapshotError`` naming the field.
+* **Settings travel**: the constructor parameters a class lists in ``restore_settings`` (Game of
+  24's ``protocol``, a reward mode) are recorded in every snapshot, and a restore into an env built
+  with other values is refused in one line naming the setting (:mod:`.snapshot_check`).
 * **Reset options**: ``reset(options=...)`` takes the keys the class lists in
   ``reset_options`` (``task_id`` and ``split`` by default); any other key is refused
   with a ``ValueError`` naming it (:meth:`ForkableEnv.reset_option_values`).
@@ -40,7 +43,7 @@ import numpy as np
 from . import api
 from .contract import ExpertAdvice
 from .snapshot import Snapshot, SnapshotError
-from .snapshot_check import CHECKED, check_fields, check_payload
+from .snapshot_check import CHECKED, check_fields, check_payload, check_settings, setting_defaults, settings_of
 from .task_pool import TaskPool
 
 
@@ -51,7 +54,7 @@ class ForkableEnv(gym.Env):
     # The per-episode fields a restore writes live in the env object itself (slots beside its
     # ``__dict__``): a group start writes them into 16 envs, and one object per env is fewer cold
     # cache lines than an object, its dict and the dict's values (group_restore.py).
-    __slots__ = ("steps", "max_steps", "task", "_pending_rng", "_last_text")
+    __slots__ = ("steps", "max_steps", "task", "_pending_rng", "_last_text", "_settings")
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
     snapshot_kind: ClassVar[str] = "native"
@@ -68,6 +71,14 @@ class ForkableEnv(gym.Env):
     #: family is played remotely through the generic session server: ``treegym.envs.remote(id, url)``
     #: or ``gym.make(id, server_url=url)`` of a treegym id give a ``ForkClientEnv`` (``envs/core/remote.py``).
     takes_server_url: ClassVar[bool] = False
+    #: The constructor parameters whose value changes what a restored state does next (a judging protocol,
+    #: a reward or observation mode); each must have a default (a subclass passing ``**kwargs`` on inherits
+    #: them). A snapshot records those not at their default and restores only into an env built with the
+    #: same values (``snapshot_check.check_settings``).
+    restore_settings: ClassVar[tuple[str, ...]] = ()
+    #: The settings and their defaults (read from the constructor when the class is defined,
+    #: ``snapshot_check.setting_defaults``).
+    restore_setting_defaults: ClassVar[dict[str, Any]] = {}
     #: The keys ``reset(options=...)`` takes (:meth:`reset_option_values`); others are refused.
     reset_options: ClassVar[tuple[str, ...]] = ("task_id", "split")
 
@@ -79,11 +90,13 @@ class ForkableEnv(gym.Env):
         # The arguments of the outermost constructor call (the concrete class's): clone() rebuilds
         # from them. A copy of the dict: the caller may reuse its own; pickling restores the field.
         env.__dict__["_construction"] = (args, dict(kwargs))
+        env._settings = settings_of(cls, args, kwargs)  # what its snapshots record (clones: the same)
         return env
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.snapshot_class_key = f"{cls.__module__}:{cls.__qualname__}"
+        cls.restore_setting_defaults = setting_defaults(cls, cls.restore_settings)
 
     def __init__(self, max_steps: int | None = None, render_mode: str | None = None):
         self.max_steps = max_steps
@@ -230,7 +243,7 @@ class ForkableEnv(gym.Env):
         if rng is None and self._np_random is not None:
             rng = self._np_random.bit_generator.state  # a fresh dict on every read
         snap = Snapshot(self.snapshot_kind, self.snapshot_class_key, self._get_state(), self.steps,
-                        self.max_steps, rng, self.task, wrappers)
+                        self.max_steps, rng, self.task, wrappers, self._settings)
         snap.__dict__[CHECKED] = True  # made here: nothing to check on restore
         return snap
 
@@ -250,7 +263,7 @@ class ForkableEnv(gym.Env):
 
     def _put_state(self, snapshot: Snapshot) -> None:
         if (type(snapshot) is not Snapshot or snapshot.env_class != self.snapshot_class_key
-                or CHECKED not in snapshot.__dict__):
+                or CHECKED not in snapshot.__dict__ or snapshot.settings is not self._settings):
             self._check_snapshot(snapshot)  # the slow path says what is wrong
             check_payload(snapshot, self.check_snapshot_payload)
             snapshot.__dict__[CHECKED] = True
@@ -277,6 +290,7 @@ class ForkableEnv(gym.Env):
         mine = self.snapshot_class_key
         if snapshot.env_class != mine:
             raise SnapshotError(f"snapshot was taken on {snapshot.env_class}, cannot restore it on {mine}")
+        check_settings(snapshot, type(self), self._settings)
         check_fields(snapshot, self.snapshot_kind)
 
     def check_snapshot_payload(self, snapshot: Snapshot) -> None:

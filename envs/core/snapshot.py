@@ -8,7 +8,10 @@ A :class:`Snapshot` is everything needed to continue an episode exactly:
 * ``rng_state`` - the env's ``np_random`` bit-generator state;
 * ``task`` - the task the episode is on (an immutable description);
 * ``wrappers`` - states of known stateful wrappers, filled in by the suite
-  helper :func:`treegym.envs.snapshot` (empty when taken on the raw env).
+  helper :func:`treegym.envs.snapshot` (empty when taken on the raw env);
+* ``settings`` - the env's construction arguments that change what the state does next
+  (``ForkableEnv.restore_settings``), as ``(name, value)`` pairs of those not at their default:
+  a restore into an env built with other values is refused (``snapshot_check.check_settings``).
 
 Snapshots are frozen dataclasses and picklable (a pickle carries :data:`FORMAT_VERSION` and is refused
 by a treegym of another format); later steps never mutate them. ``snapshot_bytes.py`` turns one into
@@ -31,7 +34,7 @@ SnapshotKind = Literal["native", "replay", "external"]
 
 #: The snapshot format: a pickled snapshot and a ``snapshot_bytes`` record carry it, and another one is refused.
 #: Bump it when a snapshot's fields or the record's layout change.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the settings field
 
 SNAPSHOT_KINDS: tuple[str, ...] = ("native", "replay", "external")
 
@@ -41,6 +44,22 @@ CHECKED = "_checked"
 
 # Rough cost of one snapshot+restore, which search code reads to plan.
 SNAPSHOT_COST_SECONDS: dict[str, float] = {"native": 1e-5, "replay": 1e-2, "external": 2.0}
+
+
+# One object per distinct settings value, so a restore compares an env's settings with a snapshot's by
+# identity (the hot path); values that cannot be hashed are compared by equality instead.
+_SETTINGS: dict[Any, Any] = {}
+
+
+def interned(settings: Any) -> Any:
+    """The one shared object equal to ``settings`` (itself when it cannot be hashed)."""
+    try:
+        known = _SETTINGS.get(settings)
+    except TypeError:
+        return settings
+    if known is None and len(_SETTINGS) < 4096:  # bounded: settings come from bytes too
+        known = _SETTINGS[settings] = settings
+    return settings if known is None else known
 
 
 class SnapshotError(RuntimeError):
@@ -67,12 +86,14 @@ class Snapshot:
     rng_state: Any
     task: Any = None
     wrappers: tuple[tuple[str, Any], ...] = field(default=())
+    settings: tuple[tuple[str, Any], ...] = field(default=())
 
     # A hand-written __init__: the frozen dataclass one sets each field through
     # object.__setattr__, which made building the snapshot most of a small env's
     # snapshot time. Fields are written straight into the instance dict once.
     def __init__(self, kind: str, env_class: str, payload: Any, steps: int, max_steps: int | None,
-                 rng_state: Any, task: Any = None, wrappers: tuple[tuple[str, Any], ...] = ()):
+                 rng_state: Any, task: Any = None, wrappers: tuple[tuple[str, Any], ...] = (),
+                 settings: tuple[tuple[str, Any], ...] = ()):
         d = self.__dict__
         d["kind"] = kind
         d["env_class"] = env_class
@@ -82,6 +103,7 @@ class Snapshot:
         d["rng_state"] = rng_state
         d["task"] = task
         d["wrappers"] = wrappers
+        d["settings"] = settings
 
     def with_wrappers(self, wrappers: tuple[tuple[str, Any], ...]) -> "Snapshot":
         """This snapshot with ``wrappers`` as its wrapper states (a new value; ``self`` is unchanged)."""
@@ -101,7 +123,7 @@ class Snapshot:
         # The format version travels with every pickle, so another version's snapshot is refused on load.
         d = self.__dict__
         return _unpickle_snapshot, (FORMAT_VERSION, d["kind"], d["env_class"], d["payload"], d["steps"], d["max_steps"],
-                                    d["rng_state"], d["task"], d["wrappers"], d.get(CHECKED, False))
+                                    d["rng_state"], d["task"], d["wrappers"], d.get(CHECKED, False), d["settings"])
 
     def __deepcopy__(self, memo: dict) -> "Snapshot":
         # Immutable: sharing is safe and keeps large referenced data un-copied.
@@ -112,11 +134,13 @@ class Snapshot:
 
 
 def _unpickle_snapshot(version: Any, kind: str, env_class: str, payload: Any, steps: int, max_steps: int | None,
-                       rng_state: Any, task: Any, wrappers: tuple, checked: bool = False) -> Snapshot:
+                       rng_state: Any, task: Any, wrappers: tuple, checked: bool = False,
+                       settings: Any = ()) -> Snapshot:
     if version != FORMAT_VERSION:
         raise SnapshotError(f"this pickled snapshot is in snapshot format {version!r}; this treegym reads format "
                             f"{FORMAT_VERSION}: restore it with the treegym that took it")
-    new = Snapshot(kind, env_class, payload, steps, max_steps, rng_state, task, wrappers)
+    # interned: an env's restore compares its own settings with these by identity
+    new = Snapshot(kind, env_class, payload, steps, max_steps, rng_state, task, wrappers, interned(settings))
     if checked:
         new.__dict__[CHECKED] = True
     return new

@@ -7,14 +7,22 @@ field must be something the env can continue from, else one ``SnapshotError`` na
 what it holds (:func:`check_fields`). The env's own check of the payload and task
 (``ForkableEnv.check_snapshot_payload``, :func:`check_payload`) runs where the base class puts the
 payload live. A snapshot that passes both is marked, so the checks run once per snapshot.
+
+Settings: a class names the constructor parameters that change what a restored state does next
+(``ForkableEnv.restore_settings``: a judging protocol, a reward or observation mode). An env records
+those of its own construction not at their default (:func:`settings_of`, once, when it is built) and
+every snapshot carries them; a restore into an env whose settings differ is refused with one line
+naming the setting, both values and what to build instead (:func:`check_settings`). Settings are
+interned, so the restore's hot path compares them by identity.
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable
 
-from .snapshot import CHECKED, Snapshot, SnapshotError
+from .snapshot import CHECKED, Snapshot, SnapshotError, interned
 
-__all__ = ["CHECKED", "check_fields", "check_payload"]
+__all__ = ["CHECKED", "check_fields", "check_payload", "check_settings", "setting_defaults", "settings_of"]
 
 
 def _is_int(value: Any) -> bool:
@@ -73,3 +81,76 @@ def check_payload(snapshot: Snapshot, check: Callable[[Snapshot], None]) -> None
     except Exception as exc:  # noqa: BLE001 - any failure to read the payload is one clear refusal
         raise SnapshotError(f"snapshot payload or task cannot be restored on this env: {type(exc).__name__}: "
                             f"{_shown(str(exc))} (take snapshots with env.snapshot())") from None
+
+
+def setting_defaults(cls: type, names: tuple[str, ...]) -> dict[str, Any]:
+    """The default of each of ``names`` as a setting of ``cls``: its constructor's default, or, when the
+    constructor passes ``**kwargs`` on, the base class's. A name the constructor does not take is
+    dropped when inherited (the subclass fixes that value itself; it lists ``restore_settings`` of its
+    own when it derives it from other arguments) and a ``TypeError`` when ``cls`` declares it."""
+    parameters = inspect.signature(cls.__init__).parameters
+    passes_on = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    inherited = {} if "restore_settings" in cls.__dict__ else getattr(cls.__mro__[1], "restore_setting_defaults", {})
+    defaults: dict[str, Any] = {}
+    for name in names:
+        param = parameters.get(name)
+        if param is not None and param.default is not inspect.Parameter.empty:
+            defaults[name] = param.default
+        elif param is None and name in inherited and passes_on:
+            defaults[name] = inherited[name]
+        elif param is not None or name not in inherited:
+            raise TypeError(f"{cls.__qualname__}.restore_settings names {name!r}, which is not a parameter of "
+                            f"{cls.__qualname__}.__init__ with a default")
+    return defaults
+
+
+def settings_of(cls: type, args: tuple, kwargs: dict) -> tuple[tuple[str, Any], ...]:
+    """The ``(name, value)`` pairs of ``cls``'s settings (``restore_setting_defaults``) that the constructor call
+    ``cls(*args, **kwargs)`` sets to other than their default, interned; () for a class without settings
+    or a call its constructor will refuse anyway."""
+    defaults = cls.restore_setting_defaults  # type: ignore[attr-defined]
+    if not defaults:
+        return ()
+    given = kwargs
+    if args:
+        signature = inspect.signature(cls.__init__)
+        try:
+            given = dict(signature.bind_partial(None, *args, **kwargs).arguments)
+        except TypeError:
+            return ()
+        for name, param in signature.parameters.items():
+            if param.kind is inspect.Parameter.VAR_KEYWORD:
+                given.update(given.pop(name, {}))
+    return interned(tuple((name, given[name]) for name in defaults
+                          if name in given and not _same(given[name], defaults[name])))
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - values that cannot be compared are different settings
+        return False
+
+
+def check_settings(snapshot: Snapshot, cls: type, mine: tuple[tuple[str, Any], ...]) -> None:
+    """Refuse ``snapshot`` (one ``SnapshotError``) when the settings it was taken under differ from
+    ``mine``, those of an env of class ``cls``: the line names the setting, both values and the env to build."""
+    theirs = snapshot.settings
+    if theirs is mine:
+        return
+    if not (isinstance(theirs, tuple) and all(isinstance(s, tuple) and len(s) == 2 and isinstance(s[0], str)
+                                              for s in theirs)):
+        raise SnapshotError(f"snapshot field 'settings' holds {_shown(theirs)}; it must be a tuple of (setting "
+                            "name, value) pairs (take snapshots with env.snapshot())")
+    defaults = cls.restore_setting_defaults  # type: ignore[attr-defined]
+    unknown = [name for name, _ in theirs if name not in defaults]
+    if unknown:
+        raise SnapshotError(f"snapshot was taken with setting {unknown[0]!r}, which {cls.__qualname__} does not "
+                            "have; restore it on an env of the treegym that took it")
+    recorded, own = dict(theirs), dict(mine)
+    for name, default in defaults.items():
+        then, now = recorded.get(name, default), own.get(name, default)
+        if not _same(then, now):
+            raise SnapshotError(f"snapshot was taken on a {cls.__qualname__} with {name}={then!r}; this env has "
+                                f"{name}={now!r}, under which the state would play by other rules: build the env "
+                                f"with {name}={then!r} to restore it")
