@@ -26,6 +26,7 @@ import gymnasium as gym
 import numpy as np
 
 from .snapshot import Snapshot, SnapshotDivergence, SnapshotError
+from .snapshot_check import check_settings
 
 
 def observation_digest(obs: Any) -> str:
@@ -150,11 +151,14 @@ class ReplayForkable:
             steps=len(rec.actions),
             max_steps=getattr(self, "max_steps", None),
             rng_state=None,
+            settings=getattr(self, "_settings", ()),  # a ForkableEnv's settings (snapshot_check.py)
         )
 
     def restore(self, snapshot: Snapshot) -> tuple[Any, dict]:
         if not isinstance(snapshot, Snapshot) or not isinstance(snapshot.payload, ReplayRecord):
             raise SnapshotError("restore() needs a replay Snapshot taken by this env's snapshot()")
+        if snapshot.settings is not getattr(self, "_settings", ()):  # replayed under other rules: refused
+            check_settings(snapshot, type(self), getattr(self, "_settings", ()))
         return replay_into(self, snapshot.payload, self.reset, self.step)  # type: ignore[attr-defined]
 
 

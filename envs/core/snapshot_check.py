@@ -142,7 +142,7 @@ def check_settings(snapshot: Snapshot, cls: type, mine: tuple[tuple[str, Any], .
                                               for s in theirs)):
         raise SnapshotError(f"snapshot field 'settings' holds {_shown(theirs)}; it must be a tuple of (setting "
                             "name, value) pairs (take snapshots with env.snapshot())")
-    defaults = cls.restore_setting_defaults  # type: ignore[attr-defined]
+    defaults = getattr(cls, "restore_setting_defaults", {})
     unknown = [name for name, _ in theirs if name not in defaults]
     if unknown:
         raise SnapshotError(f"snapshot was taken with setting {unknown[0]!r}, which {cls.__qualname__} does not "

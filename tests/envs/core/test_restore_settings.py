@@ -146,3 +146,22 @@ def test_a_subclass_inherits_settings_it_passes_on_and_drops_those_it_fixes():
     with pytest.raises(SnapshotError, match="target=3"):
         four.restore(three.snapshot())
     assert PassesOn(target=3).restore(three.snapshot())[0] == three.restore(three.snapshot())[0]
+
+
+def test_a_replay_snapshot_is_replayed_only_under_its_settings():
+    from treegym.envs import ReplayForkable
+    from treegym.envs.examples.number_walk import NumberWalkEnv
+
+    class ReplayWalk(ReplayForkable, NumberWalkEnv):
+        pass
+
+    three = ReplayWalk(target=3)
+    three.reset(seed=0)
+    for action in ("add 2", "add 1"):
+        three.step(action)
+    snap = three.snapshot()
+    assert snap.kind == "replay" and snap.settings == (("target", 3),)
+    with pytest.raises(SnapshotError, match="target=3"):
+        ReplayWalk().restore(snap)
+    obs, info = ReplayWalk(target=3).restore(snap)
+    assert info["success"] and obs == three._observe()[0]
