@@ -42,7 +42,7 @@ import numpy as np
 
 from . import api
 from .contract import ExpertAdvice
-from .snapshot import Snapshot, SnapshotError
+from .snapshot import Snapshot, SnapshotError, settings_key
 from .snapshot_check import CHECKED, check_fields, check_payload, check_settings, setting_defaults, settings_of
 from .task_pool import TaskPool
 
@@ -54,7 +54,7 @@ class ForkableEnv(gym.Env):
     # The per-episode fields a restore writes live in the env object itself (slots beside its
     # ``__dict__``): a group start writes them into 16 envs, and one object per env is fewer cold
     # cache lines than an object, its dict and the dict's values (group_restore.py).
-    __slots__ = ("steps", "max_steps", "task", "_pending_rng", "_last_text", "_settings")
+    __slots__ = ("steps", "max_steps", "task", "_pending_rng", "_last_text")
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
     snapshot_kind: ClassVar[str] = "native"
@@ -64,7 +64,8 @@ class ForkableEnv(gym.Env):
     #: Search reads it (``treegym.envs.snapshot_cost``) to choose between snapshotting and replaying.
     snapshot_cost_seconds: ClassVar[float | None] = None
     #: ``module:qualname`` of the class: the ``env_class`` its snapshots record (set per subclass,
-    #: once, because snapshot and restore read it thousands of times a second).
+    #: once, because snapshot and restore read it thousands of times a second). An env built with
+    #: settings (``restore_settings``) has its own, naming them after the class (``snapshot.settings_key``).
     snapshot_class_key: ClassVar[str] = f"{__module__}:ForkableEnv"
 
     #: True when the class's constructor takes ``server_url=`` itself (``EngineEnv``). Any other
@@ -90,7 +91,9 @@ class ForkableEnv(gym.Env):
         # The arguments of the outermost constructor call (the concrete class's): clone() rebuilds
         # from them. A copy of the dict: the caller may reuse its own; pickling restores the field.
         env.__dict__["_construction"] = (args, dict(kwargs))
-        env._settings = settings_of(cls, args, kwargs)  # what its snapshots record (clones: the same)
+        settings = settings_of(cls, args, kwargs)
+        if settings:  # its snapshots name them after the class (clones: built alike, the same key)
+            env.__dict__["snapshot_class_key"] = settings_key(cls.snapshot_class_key, settings)
         return env
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -243,7 +246,7 @@ class ForkableEnv(gym.Env):
         if rng is None and self._np_random is not None:
             rng = self._np_random.bit_generator.state  # a fresh dict on every read
         snap = Snapshot(self.snapshot_kind, self.snapshot_class_key, self._get_state(), self.steps,
-                        self.max_steps, rng, self.task, wrappers, self._settings)
+                        self.max_steps, rng, self.task, wrappers)
         snap.__dict__[CHECKED] = True  # made here: nothing to check on restore
         return snap
 
@@ -263,7 +266,7 @@ class ForkableEnv(gym.Env):
 
     def _put_state(self, snapshot: Snapshot) -> None:
         if (type(snapshot) is not Snapshot or snapshot.env_class != self.snapshot_class_key
-                or CHECKED not in snapshot.__dict__ or snapshot.settings is not self._settings):
+                or CHECKED not in snapshot.__dict__):
             self._check_snapshot(snapshot)  # the slow path says what is wrong
             check_payload(snapshot, self.check_snapshot_payload)
             snapshot.__dict__[CHECKED] = True
@@ -289,8 +292,8 @@ class ForkableEnv(gym.Env):
             )
         mine = self.snapshot_class_key
         if snapshot.env_class != mine:
+            check_settings(snapshot.env_class, mine, type(self))  # the same class under other settings
             raise SnapshotError(f"snapshot was taken on {snapshot.env_class}, cannot restore it on {mine}")
-        check_settings(snapshot, type(self), self._settings)
         check_fields(snapshot, self.snapshot_kind)
 
     def check_snapshot_payload(self, snapshot: Snapshot) -> None:

@@ -85,10 +85,10 @@ def _holders(source: Any, envs: Sequence[Any]) -> tuple[list[tuple[Any, Any]], t
     cls = type(source)
     holders: list[tuple[Any, Any]] = []
     others: list[int] = []
-    settings = source._settings
+    key = source.snapshot_class_key
     for i, env in enumerate(envs):
-        # a twin built with other settings is restored (and so refused) one by one
-        holder = env.group_state_holder() if type(env) is cls and env._settings is settings else None
+        # a twin built with other settings (another key) is restored, and so refused, one by one
+        holder = env.group_state_holder() if type(env) is cls and env.snapshot_class_key == key else None
         if holder is None:
             others.append(i)
         else:
@@ -100,7 +100,7 @@ def _fits(source: Any, snap: Any, key: str) -> bool:
     """Whether ``snap`` may be put into ``source``'s twins in one pass (read per call: ``pure_observe``
     may be turned off, and a snapshot not made by ``snapshot()`` is checked by a full restore first)."""
     return (source.pure_observe and type(snap) is Snapshot and snap.env_class == key
-            and CHECKED in snap.__dict__ and snap.settings is source._settings)
+            and CHECKED in snap.__dict__)
 
 
 def _core_twin_restorer(source: Any, cores: list[Any]) -> Callable[[Snapshot], Sequence[int]]:
@@ -173,12 +173,11 @@ def _core_group_restorer(core: Any, cores: list[Any]) -> Callable[[Snapshot], tu
     holders, others = _holders(core, [core, *cores])
     others = tuple(i - 1 for i in others)  # core is always one of its own class
     first, twins = holders[:1], holders[1:]
-    key, settings = core.snapshot_class_key, core._settings
+    key = core.snapshot_class_key
 
     def restore_group(snap: Snapshot) -> tuple[Any, dict, Sequence[int]]:
         # _fits inlined: a group start is a few dozen microseconds, and every call layer counts there
-        if not (core.pure_observe and type(snap) is Snapshot and snap.env_class == key and CHECKED in snap.__dict__
-                and snap.settings is settings):
+        if not (core.pure_observe and type(snap) is Snapshot and snap.env_class == key and CHECKED in snap.__dict__):
             obs, info = core.restore(snap)  # checks the snapshot (then it is marked and fits next time)
             return obs, info, everyone
         # the core first, observed; then its twins, each written once with the text it observed

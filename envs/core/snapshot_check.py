@@ -9,18 +9,18 @@ what it holds (:func:`check_fields`). The env's own check of the payload and tas
 payload live. A snapshot that passes both is marked, so the checks run once per snapshot.
 
 Settings: a class names the constructor parameters that change what a restored state does next
-(``ForkableEnv.restore_settings``: a judging protocol, a reward or observation mode). An env records
-those of its own construction not at their default (:func:`settings_of`, once, when it is built) and
-every snapshot carries them; a restore into an env whose settings differ is refused with one line
-naming the setting, both values and what to build instead (:func:`check_settings`). Settings are
-interned, so the restore's hot path compares them by identity.
+(``ForkableEnv.restore_settings``: a judging protocol, a reward or observation mode). An env reads
+those of its own construction not at their default (:func:`settings_of`, once, when it is built) into
+its ``snapshot_class_key``, which every snapshot carries as ``env_class`` (``snapshot.settings_key``):
+the restore's one comparison of keys covers them, and a restore into an env whose settings differ
+is refused with one line naming the setting, both values and what to build instead (:func:`check_settings`).
 """
 from __future__ import annotations
 
 import inspect
 from typing import Any, Callable
 
-from .snapshot import CHECKED, Snapshot, SnapshotError, interned
+from .snapshot import CHECKED, Snapshot, SnapshotError, key_settings
 
 __all__ = ["CHECKED", "check_fields", "check_payload", "check_settings", "setting_defaults", "settings_of"]
 
@@ -106,8 +106,8 @@ def setting_defaults(cls: type, names: tuple[str, ...]) -> dict[str, Any]:
 
 def settings_of(cls: type, args: tuple, kwargs: dict) -> tuple[tuple[str, Any], ...]:
     """The ``(name, value)`` pairs of ``cls``'s settings (``restore_setting_defaults``) that the constructor call
-    ``cls(*args, **kwargs)`` sets to other than their default, interned; () for a class without settings
-    or a call its constructor will refuse anyway."""
+    ``cls(*args, **kwargs)`` sets to other than their default; () for a class without settings or a call its
+    constructor will refuse anyway."""
     defaults = cls.restore_setting_defaults  # type: ignore[attr-defined]
     if not defaults:
         return ()
@@ -121,8 +121,7 @@ def settings_of(cls: type, args: tuple, kwargs: dict) -> tuple[tuple[str, Any], 
         for name, param in signature.parameters.items():
             if param.kind is inspect.Parameter.VAR_KEYWORD:
                 given.update(given.pop(name, {}))
-    return interned(tuple((name, given[name]) for name in defaults
-                          if name in given and not _same(given[name], defaults[name])))
+    return tuple((name, given[name]) for name in defaults if name in given and not _same(given[name], defaults[name]))
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -132,24 +131,22 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
-def check_settings(snapshot: Snapshot, cls: type, mine: tuple[tuple[str, Any], ...]) -> None:
-    """Refuse ``snapshot`` (one ``SnapshotError``) when the settings it was taken under differ from
-    ``mine``, those of an env of class ``cls``: the line names the setting, both values and the env to build."""
-    theirs = snapshot.settings
-    if theirs is mine:
+def check_settings(theirs: str, mine: str, cls: type) -> None:
+    """When ``theirs`` (a snapshot's ``env_class``) and ``mine`` (the ``snapshot_class_key`` of an env of
+    class ``cls``) name that class under other settings, refuse with one ``SnapshotError`` naming the
+    setting, both values and the env to build; otherwise return (another class: the caller says so)."""
+    their_class, recorded = key_settings(theirs) or (theirs, ())
+    my_class, own = key_settings(mine) or (mine, ())
+    if their_class != my_class:
         return
-    if not (isinstance(theirs, tuple) and all(isinstance(s, tuple) and len(s) == 2 and isinstance(s[0], str)
-                                              for s in theirs)):
-        raise SnapshotError(f"snapshot field 'settings' holds {_shown(theirs)}; it must be a tuple of (setting "
-                            "name, value) pairs (take snapshots with env.snapshot())")
     defaults = getattr(cls, "restore_setting_defaults", {})
-    unknown = [name for name, _ in theirs if name not in defaults]
+    recorded_values, own_values = dict(recorded), dict(own)
+    unknown = [name for name in recorded_values if name not in defaults]
     if unknown:
         raise SnapshotError(f"snapshot was taken with setting {unknown[0]!r}, which {cls.__qualname__} does not "
                             "have; restore it on an env of the treegym that took it")
-    recorded, own = dict(theirs), dict(mine)
     for name, default in defaults.items():
-        then, now = recorded.get(name, default), own.get(name, default)
+        then, now = recorded_values.get(name, default), own_values.get(name, default)
         if not _same(then, now):
             raise SnapshotError(f"snapshot was taken on a {cls.__qualname__} with {name}={then!r}; this env has "
                                 f"{name}={now!r}, under which the state would play by other rules: build the env "

@@ -67,7 +67,7 @@ class HandleSnapshots:
         counters["live"].add(handle)
         counters["peak"] = max(counters["peak"], len(counters["live"]))
         return Snapshot(kind="external", env_class=image.env_class, payload=handle, steps=image.steps,
-                        max_steps=image.max_steps, rng_state=None, task=image.task, settings=image.settings)
+                        max_steps=image.max_steps, rng_state=None, task=image.task)
 
     def restore(self, snapshot: Snapshot) -> tuple[dict, dict]:
         self._check_snapshot(snapshot)  # type: ignore[attr-defined]

@@ -17,6 +17,7 @@ import pytest
 import treegym.envs as te
 import treegym.envs.examples.number_walk  # noqa: F401 - registers mysuite/NumberWalk-v0
 from treegym.envs import ForkableEnv, SnapshotError
+from treegym.envs.core.snapshot import settings_key
 from treegym.envs.core.vector import ForkVectorEnv
 
 CASES = [  # (env id, a setting, a value other than its default)
@@ -83,7 +84,7 @@ def test_a_snapshot_restores_only_into_an_env_of_its_settings(env_id, name, valu
     twin = gym.make(env_id, **{name: value})
     _walk(twin, seed=2)
     for travelled in (snap, te.snapshot_from_bytes(te.snapshot_to_bytes(snap)), te.snapshot(te.clone(other))):
-        assert travelled.settings is twin.unwrapped._settings  # interned: the hot path compares identity
+        assert travelled.env_class is twin.unwrapped.snapshot_class_key  # one object: the restore's compare stops there
         seen = te.restore(twin, travelled)
         assert _same(seen, te.restore(other, snap))
         valid = list(seen[0].get("valid_actions") or ())
@@ -104,19 +105,23 @@ def test_a_group_start_refuses_a_twin_built_with_other_settings():
     tot = same.snapshot(0)
     obs, _ = same.restore(tot)
     assert [s.payload for s in (same.snapshot(i) for i in range(3))] == [tot.payload] * 3
-    assert all(same.snapshot(i).settings is tot.settings for i in range(3))
+    assert all(same.snapshot(i).env_class is tot.env_class for i in range(3))
 
 
-def test_hand_built_settings_are_checked_field_by_field():
+def test_a_hand_built_key_is_checked():
     env = gym.make("treegym/Game24-v0", protocol="tot")
     env.reset(seed=1)
     snap = te.snapshot(env)
-    for settings, message in (((("protocol", "nonsense"),), "protocol='nonsense'"),
-                              (("protocol",), "snapshot field 'settings' holds"),
-                              ((("colour", "red"),), "setting 'colour', which Game24Env does not have")):
+    assert snap.env_class == "treegym.envs.game24.env:Game24Env[protocol='tot']"
+    plain = "treegym.envs.game24.env:Game24Env"
+    for env_class, message in ((settings_key(plain, (("protocol", "nonsense"),)), "protocol='nonsense'"),
+                               (settings_key(plain, (("colour", "red"),)), "setting 'colour', which Game24Env does not"),
+                               (plain + "[protocol='unseen']", r"taken on .*unseen.*, cannot restore it on"),
+                               (plain, "with protocol='treegym'; this env has protocol='tot'")):
         with pytest.raises(SnapshotError, match=message):
-            te.restore(env, dataclasses.replace(snap, settings=settings))
-    assert te.restore(env, dataclasses.replace(snap, settings=(("protocol", "tot"),)))[1]["protocol"] == "tot"
+            te.restore(env, dataclasses.replace(snap, env_class=env_class))
+    assert te.restore(env, dataclasses.replace(snap, env_class=settings_key(plain, (("protocol", "tot"),))))[1][
+        "protocol"] == "tot"
 
 
 def test_a_setting_must_be_a_constructor_parameter_with_a_default():
@@ -165,3 +170,31 @@ def test_a_replay_snapshot_is_replayed_only_under_its_settings():
         ReplayWalk().restore(snap)
     obs, info = ReplayWalk(target=3).restore(snap)
     assert info["success"] and obs == three._observe()[0]
+
+
+CHILD = """
+import sys
+import gymnasium as gym
+import treegym.envs as te
+data = sys.stdin.buffer.read()
+for protocol in ("tot", "treegym"):
+    env = gym.make("treegym/Game24-v0", protocol=protocol)
+    env.reset(seed=2)
+    try:
+        print(te.restore(env, te.snapshot_from_bytes(data))[1]["protocol"])
+    except te.SnapshotError as exc:
+        print("refused:", exc)
+"""
+
+
+@pytest.mark.slow
+def test_settings_travel_to_a_fresh_process():
+    import subprocess
+    import sys
+
+    env = gym.make("treegym/Game24-v0", protocol="tot")
+    _walk(env, seed=1, steps=1)
+    out = subprocess.run([sys.executable, "-c", CHILD], input=te.snapshot_to_bytes(te.snapshot(env)),
+                         capture_output=True, check=True).stdout.decode().splitlines()
+    assert out[0] == "tot"
+    assert out[1].startswith("refused: ") and "build the env with protocol='tot'" in out[1]
