@@ -90,7 +90,8 @@ def setting_defaults(cls: type, names: tuple[str, ...]) -> dict[str, Any]:
     own when it derives it from other arguments) and a ``TypeError`` when ``cls`` declares it."""
     parameters = inspect.signature(cls.__init__).parameters
     passes_on = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-    inherited = {} if "restore_settings" in cls.__dict__ else getattr(cls.__mro__[1], "restore_setting_defaults", {})
+    # read before the class's own is set: the nearest base's
+    inherited = {} if "restore_settings" in cls.__dict__ else getattr(cls, "restore_setting_defaults", {})
     defaults: dict[str, Any] = {}
     for name in names:
         param = parameters.get(name)
