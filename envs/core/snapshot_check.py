@@ -139,6 +139,9 @@ def check_settings(theirs: str, mine: str, cls: type) -> None:
     their_class, recorded = key_settings(theirs) or (theirs, ())
     my_class, own = key_settings(mine) or (mine, ())
     if their_class != my_class:
+        if theirs.partition("[")[0] == mine.partition("[")[0]:  # a key of settings this process never read
+            raise SnapshotError(f"snapshot was taken on {theirs}; this env is {mine}: build the env with the "
+                                "settings in brackets to restore it")
         return
     defaults = getattr(cls, "restore_setting_defaults", {})
     recorded_values, own_values = dict(recorded), dict(own)

@@ -116,7 +116,8 @@ def test_a_hand_built_key_is_checked():
     plain = "treegym.envs.game24.env:Game24Env"
     for env_class, message in ((settings_key(plain, (("protocol", "nonsense"),)), "protocol='nonsense'"),
                                (settings_key(plain, (("colour", "red"),)), "setting 'colour', which Game24Env does not"),
-                               (plain + "[protocol='unseen']", r"taken on .*unseen.*, cannot restore it on"),
+                               (plain + "[protocol='unseen']", r"taken on .*Game24Env\[protocol='unseen'\]; this env is"),
+                               ("treegym.envs.game24.env:Other", "taken on treegym.envs.game24.env:Other, cannot"),
                                (plain, "with protocol='treegym'; this env has protocol='tot'")):
         with pytest.raises(SnapshotError, match=message):
             te.restore(env, dataclasses.replace(snap, env_class=env_class))
