@@ -199,3 +199,26 @@ def test_settings_travel_to_a_fresh_process():
                          capture_output=True, check=True).stdout.decode().splitlines()
     assert out[0] == "tot"
     assert out[1].startswith("refused: ") and "build the env with protocol='tot'" in out[1]
+
+
+@pytest.mark.slow
+def test_remote_envs_refuse_a_snapshot_of_other_settings_on_their_server():
+    pytest.importorskip("flask")
+    from treegym.servers.env_server import create_env_app
+    from treegym.servers.run import serve_in_thread
+
+    with serve_in_thread(create_env_app("treegym/ToolTasks-v0")) as srv:
+        url = f"http://{srv.host}:{srv.port}"
+        hidden = gym.make("treegym/ToolTasks-v0", server_url=url, reward_mode="hidden")
+        _walk(hidden, seed=1, steps=2)
+        snap = te.snapshot(hidden)
+        assert type(snap.payload).__name__ == "RemoteState"  # the server's state
+        terminal = gym.make("treegym/ToolTasks-v0", server_url=url)
+        terminal.reset(seed=2)
+        with pytest.raises(SnapshotError, match="reward_mode='hidden'"):
+            te.restore(terminal, snap)
+        twin = gym.make("treegym/ToolTasks-v0", server_url=url, reward_mode="hidden")
+        twin.reset(seed=2)
+        assert _same(te.restore(twin, snap), te.restore(hidden, snap))
+        for env in (hidden, terminal, twin):
+            env.close()
