@@ -133,6 +133,11 @@ def _user_engine(data_dir: str, style: str) -> ALFWorldEngine:
 class ALFWorldEnv(EngineEnv):
     """ALFWorld text games (see the module docstring)."""
 
+    # The wording style decides what a restored state says, expert_plan what its info carries and expert
+    # which expert advises from it; split, task_ids and data_dir pick the next reset's game (a snapshot
+    # carries its own).
+    restore_settings = ("style", "expert_plan", "expert")
+
     def __init__(
         self,
         split: str | None = None,

@@ -96,6 +96,10 @@ def _android_state(device: Any, cursor: int, success: bool, message: str, invali
 class BMoCAEnv(ForkableEnv):
     """B-MoCA Android control on a simulated phone or a device (see the module docstring)."""
 
+    # screenshot= decides whether a restored state's observation carries the screen image; split and
+    # task_ids pick the next reset's episode, and a device backend's snapshots are refused by its handles.
+    restore_settings = ("screenshot",)
+
     metadata = {"render_modes": ["ansi", "rgb_array"]}
     snapshot_kind = "native"
     reset_options = ("task_id", "split", "task", "config")  # task/config: B-MoCA's own

@@ -20,6 +20,9 @@ are registered without a TimeLimit and a restored branch is never cut early.
 * **Restores are checked**: a snapshot that did not come from ``snapshot()`` (built with
   ``Snapshot(...)``, or edited with ``dataclasses.replace``) is checked field by field on its
   first restore (:mod:`.snapshot_check`) and refused with one ``SnapshotError`` naming the field.
+* **Settings travel**: the constructor parameters a class lists in ``restore_settings`` (Game of
+  24's ``protocol``, a reward mode) are recorded in every snapshot, and a restore into an env built
+  with other values is refused in one line naming the setting (:mod:`.snapshot_check`).
 * **Reset options**: ``reset(options=...)`` takes the keys the class lists in
   ``reset_options`` (``task_id`` and ``split`` by default); any other key is refused
   with a ``ValueError`` naming it (:meth:`ForkableEnv.reset_option_values`).
@@ -39,8 +42,8 @@ import numpy as np
 
 from . import api
 from .contract import ExpertAdvice
-from .snapshot import Snapshot, SnapshotError
-from .snapshot_check import CHECKED, check_fields, check_payload
+from .snapshot import Snapshot, SnapshotError, settings_key
+from .snapshot_check import CHECKED, check_fields, check_payload, check_settings, setting_defaults, settings_of
 from .task_pool import TaskPool
 
 
@@ -61,13 +64,22 @@ class ForkableEnv(gym.Env):
     #: Search reads it (``treegym.envs.snapshot_cost``) to choose between snapshotting and replaying.
     snapshot_cost_seconds: ClassVar[float | None] = None
     #: ``module:qualname`` of the class: the ``env_class`` its snapshots record (set per subclass,
-    #: once, because snapshot and restore read it thousands of times a second).
+    #: once, because snapshot and restore read it thousands of times a second). An env built with
+    #: settings (``restore_settings``) has its own, naming them after the class (``snapshot.settings_key``).
     snapshot_class_key: ClassVar[str] = f"{__module__}:ForkableEnv"
 
     #: True when the class's constructor takes ``server_url=`` itself (``EngineEnv``). Any other
     #: family is played remotely through the generic session server: ``treegym.envs.remote(id, url)``
     #: or ``gym.make(id, server_url=url)`` of a treegym id give a ``ForkClientEnv`` (``envs/core/remote.py``).
     takes_server_url: ClassVar[bool] = False
+    #: The constructor parameters whose value changes what a restored state does next (a judging protocol,
+    #: a reward or observation mode); each must have a default (a subclass passing ``**kwargs`` on inherits
+    #: them). A snapshot records those not at their default and restores only into an env built with the
+    #: same values (``snapshot_check.check_settings``).
+    restore_settings: ClassVar[tuple[str, ...]] = ()
+    #: The settings and their defaults (read from the constructor when the class is defined,
+    #: ``snapshot_check.setting_defaults``).
+    restore_setting_defaults: ClassVar[dict[str, Any]] = {}
     #: The keys ``reset(options=...)`` takes (:meth:`reset_option_values`); others are refused.
     reset_options: ClassVar[tuple[str, ...]] = ("task_id", "split")
 
@@ -79,11 +91,15 @@ class ForkableEnv(gym.Env):
         # The arguments of the outermost constructor call (the concrete class's): clone() rebuilds
         # from them. A copy of the dict: the caller may reuse its own; pickling restores the field.
         env.__dict__["_construction"] = (args, dict(kwargs))
+        settings = settings_of(cls, args, kwargs)
+        if settings:  # its snapshots name them after the class (clones: built alike, the same key)
+            env.__dict__["snapshot_class_key"] = settings_key(cls.snapshot_class_key, settings)
         return env
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.snapshot_class_key = f"{cls.__module__}:{cls.__qualname__}"
+        cls.restore_setting_defaults = setting_defaults(cls, cls.restore_settings)
 
     def __init__(self, max_steps: int | None = None, render_mode: str | None = None):
         self.max_steps = max_steps
@@ -276,6 +292,7 @@ class ForkableEnv(gym.Env):
             )
         mine = self.snapshot_class_key
         if snapshot.env_class != mine:
+            check_settings(snapshot.env_class, mine, type(self))  # the same class under other settings
             raise SnapshotError(f"snapshot was taken on {snapshot.env_class}, cannot restore it on {mine}")
         check_fields(snapshot, self.snapshot_kind)
 

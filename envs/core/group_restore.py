@@ -85,8 +85,10 @@ def _holders(source: Any, envs: Sequence[Any]) -> tuple[list[tuple[Any, Any]], t
     cls = type(source)
     holders: list[tuple[Any, Any]] = []
     others: list[int] = []
+    key = source.snapshot_class_key
     for i, env in enumerate(envs):
-        holder = env.group_state_holder() if type(env) is cls else None
+        # a twin built with other settings (another key) is restored, and so refused, one by one
+        holder = env.group_state_holder() if type(env) is cls and env.snapshot_class_key == key else None
         if holder is None:
             others.append(i)
         else:

@@ -26,6 +26,7 @@ import gymnasium as gym
 import numpy as np
 
 from .snapshot import Snapshot, SnapshotDivergence, SnapshotError
+from .snapshot_check import check_settings
 
 
 def observation_digest(obs: Any) -> str:
@@ -141,11 +142,15 @@ class ReplayForkable:
         self._recorder().on_step(action, out[0])
         return out
 
+    def _replay_key(self) -> str:
+        """The env's snapshot key (a ``ForkableEnv``'s names its settings), else ``module:qualname``."""
+        return getattr(self, "snapshot_class_key", None) or f"{type(self).__module__}:{type(self).__qualname__}"
+
     def snapshot(self) -> Snapshot:
         rec = self._recorder().record()
         return Snapshot(
             kind="replay",
-            env_class=f"{type(self).__module__}:{type(self).__qualname__}",
+            env_class=self._replay_key(),
             payload=rec,
             steps=len(rec.actions),
             max_steps=getattr(self, "max_steps", None),
@@ -155,6 +160,8 @@ class ReplayForkable:
     def restore(self, snapshot: Snapshot) -> tuple[Any, dict]:
         if not isinstance(snapshot, Snapshot) or not isinstance(snapshot.payload, ReplayRecord):
             raise SnapshotError("restore() needs a replay Snapshot taken by this env's snapshot()")
+        if snapshot.env_class != self._replay_key():  # replayed under other settings: refused
+            check_settings(snapshot.env_class, self._replay_key(), type(self))
         return replay_into(self, snapshot.payload, self.reset, self.step)  # type: ignore[attr-defined]
 
 

@@ -10,6 +10,12 @@ A :class:`Snapshot` is everything needed to continue an episode exactly:
 * ``wrappers`` - states of known stateful wrappers, filled in by the suite
   helper :func:`treegym.envs.snapshot` (empty when taken on the raw env).
 
+``env_class`` names the env's class and, after it, the settings the env was built with that change what
+the state does next (``ForkableEnv.restore_settings``, those not at their default):
+``treegym.envs.game24.env:Game24Env[protocol='tot']``. A restore compares it with its env's own key (as it
+did the class alone), so a snapshot restores only into an env of the same class and settings, at no
+extra cost; :attr:`Snapshot.settings` reads them back as ``(name, value)`` pairs (:func:`settings_key`).
+
 Snapshots are frozen dataclasses and picklable (a pickle carries :data:`FORMAT_VERSION` and is refused
 by a treegym of another format); later steps never mutate them. ``snapshot_bytes.py`` turns one into
 sealed bytes that restore in another process or on another machine.
@@ -31,7 +37,7 @@ SnapshotKind = Literal["native", "replay", "external"]
 
 #: The snapshot format: a pickled snapshot and a ``snapshot_bytes`` record carry it, and another one is refused.
 #: Bump it when a snapshot's fields or the record's layout change.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: env_class carries the env's settings, and pickles their values
 
 SNAPSHOT_KINDS: tuple[str, ...] = ("native", "replay", "external")
 
@@ -41,6 +47,32 @@ CHECKED = "_checked"
 
 # Rough cost of one snapshot+restore, which search code reads to plan.
 SNAPSHOT_COST_SECONDS: dict[str, float] = {"native": 1e-5, "replay": 1e-2, "external": 2.0}
+
+
+# Every key with settings this process has made or read -> (that key, the one object of it; its class's
+# key; the settings).
+_KEYS: dict[str, tuple[str, str, tuple[tuple[str, Any], ...]]] = {}
+_MAX_KEYS = 4096  # bounded: keys arrive in bytes from other processes too
+
+
+def settings_key(class_key: str, settings: tuple[tuple[str, Any], ...]) -> str:
+    """The ``env_class`` of an env of class ``class_key`` built with ``settings`` (``(name, value)``
+    pairs; none: ``class_key`` itself), registered so :func:`key_settings` reads them back. Equal
+    settings give the same string object, so a restore's comparison stops at identity."""
+    if not settings:
+        return class_key
+    key = f"{class_key}[{', '.join(f'{name}={value!r}' for name, value in settings)}]"
+    known = _KEYS.get(key)
+    if known is None and len(_KEYS) < _MAX_KEYS:
+        known = _KEYS[key] = (key, class_key, tuple(settings))
+    return key if known is None else known[0]
+
+
+def key_settings(env_class: str) -> tuple[str, tuple[tuple[str, Any], ...]] | None:
+    """(class key, settings) of an ``env_class`` made by :func:`settings_key`; None for a plain class key
+    or one this process never saw."""
+    known = _KEYS.get(env_class)
+    return None if known is None else known[1:]
 
 
 class SnapshotError(RuntimeError):
@@ -83,6 +115,12 @@ class Snapshot:
         d["task"] = task
         d["wrappers"] = wrappers
 
+    @property
+    def settings(self) -> tuple[tuple[str, Any], ...]:
+        """The settings the env was built with that its ``env_class`` names (``(name, value)`` pairs)."""
+        known = _KEYS.get(self.env_class)
+        return () if known is None else known[2]
+
     def with_wrappers(self, wrappers: tuple[tuple[str, Any], ...]) -> "Snapshot":
         """This snapshot with ``wrappers`` as its wrapper states (a new value; ``self`` is unchanged)."""
         if not wrappers and not self.wrappers:
@@ -101,7 +139,8 @@ class Snapshot:
         # The format version travels with every pickle, so another version's snapshot is refused on load.
         d = self.__dict__
         return _unpickle_snapshot, (FORMAT_VERSION, d["kind"], d["env_class"], d["payload"], d["steps"], d["max_steps"],
-                                    d["rng_state"], d["task"], d["wrappers"], d.get(CHECKED, False))
+                                    d["rng_state"], d["task"], d["wrappers"], d.get(CHECKED, False),
+                                    _KEYS.get(d["env_class"], (None, None, None))[1:])
 
     def __deepcopy__(self, memo: dict) -> "Snapshot":
         # Immutable: sharing is safe and keeps large referenced data un-copied.
@@ -112,10 +151,14 @@ class Snapshot:
 
 
 def _unpickle_snapshot(version: Any, kind: str, env_class: str, payload: Any, steps: int, max_steps: int | None,
-                       rng_state: Any, task: Any, wrappers: tuple, checked: bool = False) -> Snapshot:
+                       rng_state: Any, task: Any, wrappers: tuple, checked: bool = False,
+                       settings_of_key: tuple = (None, None)) -> Snapshot:
     if version != FORMAT_VERSION:
         raise SnapshotError(f"this pickled snapshot is in snapshot format {version!r}; this treegym reads format "
                             f"{FORMAT_VERSION}: restore it with the treegym that took it")
+    class_key, settings = settings_of_key
+    if class_key is not None:  # a key with settings: known here from now on, as one object
+        env_class = settings_key(class_key, settings)
     new = Snapshot(kind, env_class, payload, steps, max_steps, rng_state, task, wrappers)
     if checked:
         new.__dict__[CHECKED] = True

@@ -14,6 +14,7 @@ from treegym.envs import ExpertAdvice, ForkableEnv, action_space, text_observati
 
 class NumberWalkEnv(ForkableEnv):
     """Reach `target` from 0 with commands `add N` / `sub N` (N in 1..3)."""
+    restore_settings = ("target",)  # a snapshot restores only into an env with its target
 
     def __init__(self, target: int = 7, max_steps: int = 10, render_mode=None):
         super().__init__(max_steps=max_steps, render_mode=render_mode)

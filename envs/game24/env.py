@@ -63,6 +63,10 @@ class Game24Env(EngineEnv):
     """The Game of 24 (see the module docstring for actions, observations, rewards and tasks)."""
 
     server_hint = "start the server with `treegym serve treegym/Game24-v0 --port PORT` or fix server_url"
+    # The judging protocol decides rewards, success and info["protocol"] of a restored state; split,
+    # task_ids and data_path only pick the next reset's task (a snapshot carries its own puzzle), and
+    # max_steps travels in every snapshot anyway.
+    restore_settings = ("protocol",)
 
     def __init__(
         self,

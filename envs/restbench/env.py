@@ -77,6 +77,10 @@ def shipped_engine(reward_mode: str = "terminal",
 class RestBenchEnv(EngineEnv):
     """RestBench-style REST tasks on mock TMDB and Spotify (see the module docstring)."""
 
+    # The reward mode decides rewards and the observation length cut what a restored state shows; split,
+    # task_ids and api only pick the next reset's task (a snapshot carries its own).
+    restore_settings = ("reward_mode", "max_observation_length")
+
     session_variants = ("reward_mode", ("terminal", "hidden"))  # a served env picks its reward mode
 
     def __init__(self, split: str | None = None, task_ids: Sequence[Any] | None = None, api: str | None = None,

@@ -66,6 +66,11 @@ def shipped_engine(reward_mode: str = "terminal", max_observation_length: int = 
 class ToolBenchEnv(EngineEnv):
     """ToolBench-style tool use on offline stateful mock APIs (see the module docstring)."""
 
+    # The reward mode decides rewards and the observation length cut what a restored state shows; split,
+    # task_ids, group and queries pick the next reset's task (a snapshot carries its own). transport= and
+    # its data are not recorded: restore into an env answering from the same transport.
+    restore_settings = ("reward_mode", "max_observation_length")
+
     session_variants = ("reward_mode", ("terminal", "hidden"))  # a served env picks its reward mode
 
     def __init__(self, split: str | None = None, task_ids: Sequence[Any] | None = None, group: str | None = None,

@@ -53,6 +53,9 @@ def shipped_engine(reward_mode: str = "terminal") -> ToolTasksEngine:
 class ToolTasksEnv(EngineEnv):
     """ToolChain*-style tool tasks judged on the final state (see the module docstring)."""
 
+    # The reward mode decides rewards; split, task_ids and domain only pick the next reset's task.
+    restore_settings = ("reward_mode",)
+
     session_variants = ("reward_mode", ("terminal", "hidden"))  # a served env picks its reward mode
 
     def __init__(self, split: str | None = None, task_ids: Sequence[Any] | None = None, domain: str | None = None,

@@ -68,6 +68,9 @@ class WebShopEnv(EngineEnv):
 
     server_hint = "start the WebShop site with `treegym serve webshop --port PORT`"
     session_variants = ("observation_mode", OBSERVATION_MODES)  # a served env picks its observation mode
+    # The observation mode decides what a restored state shows. split/task_ids pick the next reset's goal
+    # (the snapshot carries its own); catalog= is not recorded: restore into an env of the same catalog.
+    restore_settings = ("observation_mode",)
 
     def __init__(
         self,

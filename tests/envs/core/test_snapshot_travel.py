@@ -103,7 +103,8 @@ def test_snapshot_bytes_round_trip_and_refuse_what_they_cannot_restore(monkeypat
         "tampered": (bytes(tampered), "does not match its seal"),
         "truncated": (data[:-3], "does not match its seal"),
         "not a record": (pickle.dumps(snap), "not a treegym snapshot"),
-        "other format": (_edit_header(data, format=snapshot_bytes.FORMAT_VERSION + 1), "snapshot format 2"),
+        "other format": (_edit_header(data, format=snapshot_bytes.FORMAT_VERSION + 1),
+                         f"snapshot format {snapshot_bytes.FORMAT_VERSION + 1}"),
         "other treegym": (_edit_header(data, treegym="0.0.1"), "written by treegym 0.0.1"),
     }
     for what, (bad, message) in refusals.items():
