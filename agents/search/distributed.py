@@ -31,7 +31,7 @@ from typing import Any, Callable, Sequence
 
 from ...envs import restore, snapshot_from_bytes, snapshot_to_bytes
 from ...envs.core.ray_session import ray_session
-from ..llm.base import BudgetExceeded
+from ..llm.base import BudgetExceeded, LLMError
 from ..prompts import get_prompts
 from .config import SearchConfig
 from .tree import SearchNode
@@ -313,7 +313,13 @@ class RayExpansion:
             path_ref, data_ref = sent[id(node)]
             pending.append(self.workers[i % len(self.workers)].expand.remote(func, path_ref, data_ref, self.budget))
         results, stopped = [], None
-        for node, answer in zip(nodes, ray.get(pending)):
+        try:
+            answers = ray.get(pending)
+        except ray.exceptions.RayTaskError as exc:
+            if isinstance(getattr(exc, "cause", None), LLMError):
+                raise exc.cause from None  # the backend's own one-line message, not Ray's remote traceback
+            raise
+        for node, answer in zip(nodes, answers):
             node.keep_llm_calls(answer["llm_calls"])
             grafted: list[SearchNode] = []
             for fields in answer["made"]:

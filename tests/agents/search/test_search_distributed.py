@@ -205,3 +205,48 @@ def test_env_arguments_that_cannot_travel_are_refused_in_one_line() -> None:
     env.unwrapped.__dict__["_construction"] = ((), {"task_ids": [0], "render_mode": lambda: None})
     with pytest.raises(ValueError, match="cannot be sent to the workers.*drop search_workers"):
         worker_env_kwargs(env)
+
+
+class _TimesOutAfter:
+    """The fixtures' LLM, whose backend stops answering after ``answers`` calls (in whichever process)."""
+
+    def __init__(self, inner: Any, answers: int):
+        self.inner, self.answers, self.calls = inner, answers, 0
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # unpickling asks before __init__ ran
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def complete(self, request: Any) -> Any:
+        from treegym.agents.llm.base import LLMTimeout
+
+        self.calls += 1
+        if self.calls > self.answers:
+            raise LLMTimeout("the endpoint did not answer in 60 s after 3 tries; check the server")
+        return self.inner.complete(request)
+
+
+def llm_error_on_workers(address: str) -> list:
+    """In a fresh driver: (stopped, search_llm_error) of a one-worker bfs search whose LLM times out on the
+    worker after 3 answers."""
+    import treegym.envs  # noqa: F401
+    from treegym.agents.llm_specs import make_llm
+    from treegym.agents.registry import make_agent
+
+    env = gym.make(ENVS["game24"])
+    obs, info = env.reset(seed=0)
+    llm = _TimesOutAfter(make_llm(LLM_SPEC, env_id=ENVS["game24"]), answers=3)
+    policy = make_agent("bfs", ENVS["game24"], llm, seed=0, budget=40, search_workers=1, ray_address=address)
+    policy.reset()
+    policy.bind(env)
+    policy.act(obs, info)
+    return [policy.result.stopped, policy.stats().get("search_llm_error")]
+
+
+@pytest.mark.slow
+def test_a_backend_failure_on_a_worker_ends_the_search_with_its_own_message(two_node_cluster: str) -> None:
+    stopped, error = in_fresh_driver("tests.agents.search.test_search_distributed:llm_error_on_workers",
+                                     address=two_node_cluster)
+    assert stopped == "llm_error"
+    assert error.startswith("the endpoint did not answer in 60 s"), error  # not Ray's remote traceback
