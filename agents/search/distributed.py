@@ -41,6 +41,20 @@ _NODE_FIELDS = ("observation", "info", "action", "thought", "reward", "terminal"
                 "visits", "value", "stats", "llm_calls")
 
 
+def travelling_path(node: SearchNode) -> list[dict[str, Any]]:
+    """What a worker needs of ``node``'s path to rebuild it (:func:`rebuilt_path`), root first: the fields
+    that travel, without the LLM excerpts (they stay on the driver's tree)."""
+    return [{**_fields(n), "llm_calls": []} for n in node.path()]
+
+
+def rebuilt_path(path: list[dict[str, Any]]) -> SearchNode:
+    """The last node of ``path`` (:func:`travelling_path`), its ancestors rebuilt above it, no snapshots."""
+    node = None
+    for fields in path:
+        node = SearchNode(snapshot=None, parent=node, **fields)
+    return node
+
+
 def made_by(make: Callable[[SearchNode, Any], Any]) -> Callable[[SearchNode, Any], None]:
     """``make(node, hooks)`` as a unit for :meth:`RayExpansion.run` that returns nothing: the children it made
     travel back on their own (a returned node would drag its snapshot and tree along)."""
@@ -207,9 +221,7 @@ class _ExpansionWorker:
         """Restore ``data`` (the last node of ``path``), run ``func(node, hooks)`` drawing on ``budget`` (the
         search's :class:`_CallBudget` actor); its result, the children it made, the LLM excerpts it noted."""
         restore(self.env, snapshot_from_bytes(data))
-        node = None
-        for fields in path:
-            node = SearchNode(snapshot=None, parent=node, **fields)
+        node = rebuilt_path(path)
         self.llm.budget = budget
         hooks = _WorkerConfig(self.env, self.prompts, self.llm, **self.options)
         hooks.pool = self.pool
@@ -308,8 +320,7 @@ class RayExpansion:
         pending, sent = [], {}
         for i, (node, func) in enumerate(zip(nodes, funcs)):
             if id(node) not in sent:  # a node's path and bytes are serialised once per batch
-                path = [{**_fields(n), "llm_calls": []} for n in node.path()]  # excerpts stay on the driver's tree
-                sent[id(node)] = (ray.put(path), ray.put(snapshot_to_bytes(node.snapshot)))
+                sent[id(node)] = (ray.put(travelling_path(node)), ray.put(snapshot_to_bytes(node.snapshot)))
             path_ref, data_ref = sent[id(node)]
             pending.append(self.workers[i % len(self.workers)].expand.remote(func, path_ref, data_ref, self.budget))
         results, stopped = [], None

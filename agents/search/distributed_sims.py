@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from ...envs.core import snapshot_from_bytes, snapshot_to_bytes
 from ..llm.base import BudgetExceeded
-from .distributed import fresh_copy
+from .distributed import fresh_copy, rebuilt_path, travelling_path
 from .tree import SearchNode
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -189,7 +189,8 @@ def compared(leaf: SearchNode, others: Sequence[SearchNode], hooks: "SearchConfi
         for other in others:
             yield other, hooks.compare(leaf, other)
         return
-    funcs = [functools.partial(_compare_remote, _path_of(other), snapshot_to_bytes(other.snapshot)) for other in others]
+    funcs = [functools.partial(_compare_remote, travelling_path(other), snapshot_to_bytes(other.snapshot))
+             for other in others]
     answers = hooks.parallel.run([leaf] * len(others), funcs, hooks)
     stopped = None
     for other, answer in zip(others, answers):
@@ -202,18 +203,10 @@ def compared(leaf: SearchNode, others: Sequence[SearchNode], hooks: "SearchConfi
         raise BudgetExceeded(stopped)
 
 
-def _path_of(node: SearchNode) -> list[dict[str, Any]]:
-    """What a prompt needs of ``node``'s path, root first: actions, observations, rewards, thoughts."""
-    return [{"observation": n.observation, "info": n.info, "action": n.action, "thought": n.thought,
-             "reward": n.reward, "terminal": n.terminal, "success": n.success, "depth": n.depth} for n in node.path()]
-
-
 def _compare_remote(path: list[dict[str, Any]], data: bytes, leaf: SearchNode, hooks: "SearchConfig") -> dict[str, Any]:
     """On a worker: ``hooks.compare(leaf, other)``, ``other`` rebuilt from its path and snapshot bytes; the
     result and the judge excerpts noted on ``other``, or the budget's message when it ran out."""
-    other = None
-    for fields in path:
-        other = SearchNode(snapshot=None, parent=other, **fields)
+    other = rebuilt_path(path)
     other.snapshot = snapshot_from_bytes(data)
     try:
         result = hooks.compare(leaf, other)
