@@ -1,11 +1,11 @@
 """Seeded searches whose saved trees are compared against recorded fixtures
-(``tests/fixtures/search_trees/``): every search agent on Game24 and ToolTasks with the offline
-synthetic LLM, as ``treegym run`` would play it. The fixtures were recorded before the overhead
-optimisations (issue 26 item 2), so a faster framework must grow the very same trees: actions,
+(``tests/fixtures/search_trees/``): every search agent on every env family but TextWorld (an optional
+extra) with the offline synthetic LLM, as ``treegym run`` would play it. The fixtures were recorded before
+the overhead optimisations (Game24 and ToolTasks before issue 26 item 2, the others before issue 37), so a faster framework must grow the very same trees: actions,
 values, visit counts, and the prompts it sent.
 
-Re-record (only when a change of behaviour is intended): ``python -m tests.support.tree_fixtures``
-from the repository root."""
+Record missing fixtures: ``python -m tests.support.tree_fixtures`` from the repository root; re-record all
+(only when a change of behaviour is intended) with ``--overwrite``."""
 from __future__ import annotations
 
 import hashlib
@@ -18,7 +18,10 @@ import gymnasium as gym
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "search_trees"
 AGENTS = ("bfs", "dfs", "dfsdt", "mcts", "lats", "elo", "astar")
-ENVS = {"game24": "treegym/Game24-v0", "tooltasks": "treegym/ToolTasks-v0"}
+ENVS = {"game24": "treegym/Game24-v0", "tooltasks": "treegym/ToolTasks-v0",
+        # recorded at commit eec5079, before the overhead work of issue 37
+        "alfworld": "treegym/ALFWorld-v0", "webshop": "treegym/WebShop-v0", "toolbench": "treegym/ToolBench-v0",
+        "restbench": "treegym/RestBench-v0", "bmoca": "treegym/BMoCA-v0"}
 LLM_SPEC = "synthetic:p_correct=0.5,judge_acc=0.8,value_noise=0.3,seed=0"
 BUDGET = 30
 SEED = 0
@@ -75,15 +78,18 @@ def fixture_path(env_key: str, agent: str) -> Path:
     return FIXTURES / f"{env_key}-{agent}.json"
 
 
-def record() -> None:
+def record(overwrite: bool = False) -> None:
+    """Record the fixtures that are missing (all of them with ``overwrite``)."""
     FIXTURES.mkdir(parents=True, exist_ok=True)
     for env_key in ENVS:
         for agent in AGENTS:
+            if fixture_path(env_key, agent).exists() and not overwrite:
+                continue
             tree = search_tree(env_key, agent)
             fixture_path(env_key, agent).write_text(json.dumps(tree, ensure_ascii=False, indent=0, sort_keys=True))
             print(env_key, agent, len(tree["nodes"]), "nodes")
 
 
 if __name__ == "__main__":
-    record()
+    record(overwrite="--overwrite" in sys.argv[1:])
     sys.exit(0)
