@@ -4,7 +4,7 @@
 #   scripts/dev/mutation_check.sh [MODULE ...]
 #
 # MODULE: elo astar mcts lats tot dfsdt sequences (agents/search/<MODULE>.py),
-# baselines attempt_baselines (agents/<MODULE>.py); default: all eight, one after the other.
+# baselines (agents/baselines/react.py), attempt_baselines (agents/baselines/attempts.py); default: all eight, one after the other.
 # On a shared machine run one module at a time (each run replaces $WORK's results; REPORT
 # names the report file), e.g.  REPORT=mutation_mcts.txt scripts/dev/mutation_check.sh mcts
 #
@@ -38,7 +38,8 @@ MODULES=("$@")
 module_path() {  # the module's path under the repository (and under treegym/ in the copy)
     case "$1" in
         elo|astar|mcts|lats|tot|dfsdt|sequences) echo "agents/search/$1.py" ;;
-        baselines|attempt_baselines) echo "agents/$1.py" ;;
+        baselines) echo "agents/baselines/react.py" ;;
+        attempt_baselines) echo "agents/baselines/attempts.py" ;;
         *) echo "mutation_check.sh: unknown module $1 (elo astar mcts lats tot dfsdt sequences baselines attempt_baselines)" >&2; return 1 ;;
     esac
 }
