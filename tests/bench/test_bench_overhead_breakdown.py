@@ -52,3 +52,24 @@ def test_searches_start_at_the_depth_asked_for_and_are_checked_there():
     # Game24's episodes end at step 3: its searches start at the last open depth
     assert bd.measure_breakdown(lambda: gym.make(GAME24), GAME24, agents=["mcts"], seeds=[0], budget=6, repeats=1,
                                 depth=8)["depths"] == {0: 2}
+
+
+def test_what_the_llm_calls_is_the_llms_time_not_a_framework_part():
+    import time
+
+    def spin(seconds):
+        t0 = time.process_time()
+        while time.process_time() - t0 < seconds:
+            pass
+
+    clock = bd.ExclusiveClock()
+    calls = []
+    step = clock.wrap("env step", lambda busy: (calls.append(busy), spin(busy)))
+    llm = clock.wrap("llm", lambda: step(0.03))  # the simulated LLM stepping the env to find the truth
+    clock.enter("outside")
+    llm()
+    step(0.0)  # the framework's own step
+    clock.leave()
+    assert calls == [0.03, 0.0]
+    assert clock.seconds["llm"] >= 0.03  # the LLM's step is the LLM's time ...
+    assert clock.seconds["env step"] < 0.03  # ... and not the env step part's
