@@ -233,13 +233,13 @@ def summary_table(entries: list[dict[str, Any]], agents: list[str]) -> str:
                f"{m['step']:>8.1f} {m['replay']:>9.1f} {r['ratio_cpu']:>6.0f}x")
         s = e.get("search")
         if s:
+            env_cpu = {c: f"{s[c]['baseline']['cpu']['median'] * 1e6:.1f}" if "baseline" in s[c] else "n/a"
+                       for c in ("depth", "start")}
+            row += (f" {s['depth'].get('depth', '?'):>2} {env_cpu['depth']:>7} {env_cpu['start']:>7}  "
+                    + _ratio_cells(s, agents))
             errors = [f"{column}: {s[column]['error']}" for column in ("depth", "start") if "error" in s[column]]
             if errors:
-                row += "  search not measured: " + "; ".join(errors)
-            else:
-                env_cpu = {c: s[c]["baseline"]["cpu"]["median"] * 1e6 for c in ("depth", "start")}
-                row += (f" {s['depth']['depth']:>2} {env_cpu['depth']:>7.1f} {env_cpu['start']:>7.1f}  "
-                        + _ratio_cells(s, agents))
+                row += "  search not measured from " + "; ".join(errors)
         lines.append(row)
     lines.append("CPU medians in us: snap(shot), restore (sibling state), other (another task's state), step, "
                  "replay (reset + replay), ratio = replay / restore;")

@@ -151,3 +151,15 @@ def test_the_timed_llm_counts_the_time_inside_the_llm_and_forwards_the_rest():
     assert llm.complete(Request([{"role": "user", "content": "y"}], n=1)) == ["1 1"]  # the kept wrapper
     outside += time.process_time() - t0
     assert raw.inside <= llm.cpu_seconds <= outside and raw.inside >= 0.04
+
+
+def test_the_summary_shows_a_column_that_could_not_be_measured_as_such():
+    r = measure_rollback(lambda: gym.make("treegym/Game24-v0", max_steps=16), depth=2, repeats=2)
+    agent = {"ratio_cpu": 3.0}
+    start = {"depth": 0, "baseline": {"cpu": {"median": 20e-6}}, "agents": {"mcts": agent}}
+    entry = {"env_id": "treegym/Game24-v0", "status": "ok", "rollback": r,
+             "search": {"start": start, "depth": {"error": "no valid_actions to step"}}}
+    table = bench_all.summary_table([entry], ["mcts"])
+    row = next(line for line in table.splitlines() if line.startswith("Game24-v0"))
+    assert "n/a/3.0x" in row and " 20.0 " in row
+    assert "search not measured from depth: no valid_actions to step" in row
