@@ -180,7 +180,7 @@ def _search_column(env_id: str, args: argparse.Namespace, depth: int) -> dict[st
     """``measure_overhead`` from ``depth`` actions into each episode (the env with ``depth`` steps of extra
     room), or ``{"error": ...}`` when it cannot run (e.g. a start state listing no valid actions)."""
     try:
-        return measure_overhead(lambda: make_with_room(env_id, depth), env_id, agents=args.agent_names,
+        return measure_overhead(lambda: make_with_room(env_id, depth, seed=args.seed), env_id, agents=args.agent_names,
                                 seeds=range(args.seed, args.seed + args.search_seeds), budget=args.budget,
                                 repeats=args.search_repeats, llm_spec=args.llm, depth=depth)
     except ValueError as exc:

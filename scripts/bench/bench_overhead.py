@@ -53,6 +53,7 @@ import treegym.envs as te
 from treegym.scripts.bench.bench_rollback import RollbackRefused, open_walk, replay
 from treegym.scripts.bench.bench_support import Samples, TimedLLM, interleave, load_text, spread
 from treegym.agents.llm_specs import make_llm
+from treegym.agents.policy import AgentGaveUp
 from treegym.agents.registry import make_agent
 
 AGENTS = ("bfs", "dfs", "dfsdt", "mcts", "lats", "elo", "astar")  # ToT BFS/DFS, DFSDT, MCTS, LATS, Elo, A*
@@ -74,14 +75,20 @@ def build_agent(agent: str, env_id: str, llm_spec: str, **options: Any) -> tuple
     return make_agent(agent, env_id, llm, **options), llm
 
 
-def make_with_room(env_id: str, extra_steps: int) -> gym.Env:
+def make_with_room(env_id: str, extra_steps: int, seed: int = 0) -> gym.Env:
     """``gym.make(env_id)`` with ``extra_steps`` more on its step limit (the env's ``max_steps``), so a
-    search started ``extra_steps`` deep has as much room below its root as one started at reset; the
-    plain env when ``extra_steps`` is 0 or the env has no such limit or option."""
+    search started ``extra_steps`` deep has as much room below its root as one started at reset. An env
+    whose limit is the task's (B-MoCA: known after a reset) gets that of ``reset(seed)`` + ``extra_steps``
+    for every task. The plain env when ``extra_steps`` is 0 or the env has no such limit or option."""
     env = gym.make(env_id)
-    limit = getattr(env.unwrapped, "max_steps", None)
-    if not extra_steps or type(limit) is not int:
+    if not extra_steps:
         return env
+    limit = getattr(env.unwrapped, "max_steps", None)
+    if type(limit) is not int:
+        env.reset(seed=seed)
+        limit = getattr(env.unwrapped, "max_steps", None)
+        if type(limit) is not int:
+            return env
     env.close()
     try:
         return gym.make(env_id, max_steps=limit + extra_steps)
@@ -177,12 +184,22 @@ def searching_agent(env: gym.Env, env_id: str, state: StartState, agent: str, ll
     return policy, obs, info
 
 
+def first_act(policy: Any, obs: Any, info: dict) -> None:
+    """``policy.act(obs, info)``: the search and the first action of its answer. An agent that gives up
+    after its search (no answer, or nothing to play after it: ``AgentGaveUp``) still searched, so that is
+    not an error here."""
+    try:
+        policy.act(obs, info)
+    except AgentGaveUp:
+        pass
+
+
 def _search(env: gym.Env, env_id: str, state: StartState, agent: str, llm: Any, budget: int) -> tuple[Any, float, float]:
     """One search of ``agent`` from ``state`` with ``llm``: (policy, CPU, wall seconds of its ``act``),
     checked to have started at ``state``."""
     policy, obs, info = searching_agent(env, env_id, state, agent, llm, budget)
     c0, w0 = Samples.clock()
-    policy.act(obs, info)
+    first_act(policy, obs, info)
     c1, w1 = Samples.clock()
     check_search_start(env, state, policy.result.tree.root)
     return policy, c1 - c0, w1 - w0
@@ -304,7 +321,7 @@ def run_on_one_env(argv: list[str] | None, description: str, measure: Callable[.
     room: :func:`make_with_room`), printed by ``fmt(env_id, result)`` between the machine load before and after."""
     args = parse_search_args(argv, description)
     print(f"before: {load_text()}")
-    result = measure(lambda: make_with_room(args.env, args.depth), args.env, agents=args.agents,
+    result = measure(lambda: make_with_room(args.env, args.depth, seed=0), args.env, agents=args.agents,
                      seeds=range(args.seeds), budget=args.budget, repeats=args.repeats, llm_spec=args.llm,
                      depth=args.depth)
     print(fmt(args.env, result))

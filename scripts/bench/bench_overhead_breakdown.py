@@ -43,7 +43,7 @@ import gymnasium as gym
 
 from treegym.agents.search import config as search_config, snapshot_store
 from treegym.agents.search.telemetry import SearchTelemetry
-from treegym.scripts.bench.bench_overhead import (AGENTS, LLM_SPEC, StartState, check_search_start,
+from treegym.scripts.bench.bench_overhead import (AGENTS, LLM_SPEC, StartState, check_search_start, first_act,
                                                   run_on_one_env, searching_agent, start_states, timed_llm)
 from treegym.scripts.bench.bench_rollback import RollbackRefused
 from treegym.scripts.bench.bench_support import interleave, spread
@@ -153,7 +153,7 @@ def _search(env: gym.Env, env_id: str, state: StartState, agent: str, llm_spec: 
     policy, obs, info = searching_agent(env, env_id, state, agent, llm, budget)
     if clock is None:
         c0 = time.process_time()
-        policy.act(obs, info)
+        first_act(policy, obs, info)
         total = time.process_time() - c0 - llm.cpu_seconds
         parts: dict[str, float] = {}
     else:
@@ -161,7 +161,7 @@ def _search(env: gym.Env, env_id: str, state: StartState, agent: str, llm_spec: 
             clock.enter("outside")
             start = clock.mark
             try:
-                policy.act(obs, info)
+                first_act(policy, obs, info)
             finally:
                 clock.leave()
                 total = clock.mark - start  # the parts' clock: every instant of it is in exactly one part

@@ -94,3 +94,27 @@ def test_the_command_line_takes_a_depth(capsys):
     with pytest.raises(SystemExit):
         bo.main(["--depth", "-1"])
     assert "--depth >= 0" in capsys.readouterr().err
+
+
+def test_an_agent_that_gives_up_after_its_search_still_searched():
+    # dfsdt from ALFWorld's depth-8 state of seed 1 finds nothing to play after its search (AgentGaveUp)
+    alfworld = "treegym/ALFWorld-v0"
+    env = bo.make_with_room(alfworld, 8)
+    try:
+        state = bo.start_states(env, [1], 8)[1]
+        policy, cpu, _wall = bo._search(env, alfworld, state, "dfsdt", bo.timed_llm(bo.LLM_SPEC, alfworld), 40)
+        assert policy.result is not None and cpu > 0
+        assert policy.stats()["search_llm_calls"] >= 1
+    finally:
+        env.close()
+
+
+def test_a_step_limit_known_only_after_reset_gets_its_room_too():
+    # B-MoCA's limit is the task's, set by reset: the depth column's env gets the first task's + 8
+    pytest.importorskip("PIL")
+    plain = gym.make("treegym/BMoCA-v0")
+    plain.reset(seed=0)
+    roomy = bo.make_with_room("treegym/BMoCA-v0", 8)
+    roomy.reset(seed=0)
+    assert roomy.unwrapped.max_steps == plain.unwrapped.max_steps + 8
+    assert len(bo.start_states(roomy, [0], 8)[0].actions) == 8
