@@ -283,6 +283,7 @@ def measure_overhead(make_env: Callable[[], gym.Env], env_id: str, *, agents: Se
         for row in rows.values():
             for values in row.values():
                 values.clear()
+        errors.clear()
         interleave(arms, repeats)
         pooled = Samples()
         for samples in base.values():
