@@ -9,13 +9,25 @@ For each env (Game24, WebShop, ToolBench, RestBench, ToolTasks, B-MoCA, ALFWorld
    the next step's observation, reward, end flags, info); an env whose restore is lazy (TextWorld:
    the next step loads the state) has restore + that first step timed as its restore, marked
    ``*``. An env whose check fails is REFUSED: no figure of it is printed or written.
-2. **Search overhead** (``bench_overhead.measure_overhead``): per agent (ToT BFS/DFS, DFSDT,
-   MCTS, LATS, Elo, A*), CPU per node expansion with the simulated LLM's time subtracted, set
-   against the env's own restore + step + snapshot twice (:func:`overhead_ratios`): at the depth-8
-   states of part 1 (restore of a sibling state + step + snapshot, CPU medians; target <= 2x) and
-   at the search's start state, measured interleaved with the searches (target <= 2.5x). Which of
-   the two env costs is lower depends on the env (WebShop's start state steps a catalog search, its
-   depth-8 states cheap page moves), so both ratios are printed.
+2. **Search overhead** (``bench_overhead.measure_overhead``, twice, the same code): per agent (ToT
+   BFS/DFS, DFSDT, MCTS, LATS, Elo, A*), CPU per node expansion with the simulated LLM's time
+   subtracted (``framework``: everything the search spends, the env's steps, restores and
+   snapshots included), set against the env's own restore + step + snapshot at the state the
+   searches start from (``env``: restore that state while the env holds another, step a valid
+   action, snapshot the result; CPU medians, interleaved with the searches, every restore checked
+   against the state's observation):
+
+   * **start-state column** (``search["start"]``, ``env@0``): searches from the state
+     ``reset(seed)`` returns; target <= 2.5x;
+   * **depth column** (``search["depth"]``, ``env@d``): searches that start ``--depth`` (8) seeded
+     random valid actions into the same episodes (the walks of part 1: its branch-a states of
+     seeds ``seed`` and ``seed + 1``), with ``depth`` more steps on the env's step limit so they
+     have the same room below their root; Game of 24's episodes end at step 3, so it starts at
+     depth 2 (the depth used is printed and stored per env); target <= 2x. Each search is checked
+     to have started there (its root observation and its first child's equal reset + replay's).
+
+   ``timer`` is the LLM wrapper's own cost per expansion (part of ``framework``: it penalises the
+   framework; measured by one doubly wrapped search per agent).
 
 Medians of interleaved repetitions, quartiles beside them, CPU time first (other jobs on a
 shared machine do not count), wall time too, and the load average before and after each env.
@@ -37,11 +49,12 @@ from typing import Any
 import gymnasium as gym
 
 import treegym.envs as te
-from treegym.scripts.bench.bench_overhead import AGENTS, LLM_SPEC, TARGET_RATIO, format_overhead, measure_overhead
+from treegym.scripts.bench.bench_overhead import (AGENTS, DEPTH_TARGET, LLM_SPEC, TARGET_RATIO, format_overhead,
+                                                  make_with_room, measure_overhead)
 from treegym.scripts.bench.bench_rollback import LAZY_NOTE, NoOpenStates, RollbackRefused, measure_rollback
 from treegym.scripts.bench.bench_support import load_average, load_text, provenance
 
-SCHEMA = "treegym.bench_all/1"
+SCHEMA = "treegym.bench_all/2"  # 2: the depth column's searches start at the depth states
 FAMILIES = {
     "game24": "treegym/Game24-v0", "webshop": "treegym/WebShop-v0", "toolbench": "treegym/ToolBench-v0",
     "restbench": "treegym/RestBench-v0", "tooltasks": "treegym/ToolTasks-v0", "bmoca": "treegym/BMoCA-v0",
@@ -49,7 +62,6 @@ FAMILIES = {
 }
 FULL = {"depth": 8, "repeats": 31, "search_seeds": 3, "search_repeats": 3, "budget": 40}
 QUICK = {"depth": 8, "repeats": 5, "search_seeds": 1, "search_repeats": 1, "budget": 20}
-DEPTH_TARGET = 2.0  # search overhead / the env's restore + step + snapshot at the depth-8 states
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -108,7 +120,11 @@ def check_out(path: Path, settings: dict[str, Any], overwrite: bool) -> str | No
         old = json.loads(path.read_text())
     except (OSError, ValueError):
         return f"{path} exists and is not a bench_all results file; choose another --out or pass --overwrite"
-    if not isinstance(old, dict) or old.get("schema") != SCHEMA:
+    schema = old.get("schema") if isinstance(old, dict) else None
+    if isinstance(schema, str) and schema.startswith(SCHEMA.split("/")[0] + "/") and schema != SCHEMA:
+        return (f"{path} holds results of another bench_all version ({schema}; this one writes {SCHEMA}, whose "
+                "columns mean other things); choose another --out or pass --overwrite")
+    if schema != SCHEMA:
         return f"{path} exists and is not a bench_all results file; choose another --out or pass --overwrite"
     if old.get("settings") != settings:
         changed = sorted(k for k in set(settings) | set(old.get("settings") or {})
@@ -149,15 +165,8 @@ def bench_env(env_id: str, args: argparse.Namespace) -> dict[str, Any]:
         entry["rollback"] = measure_rollback(lambda: _make(env_id, max_steps=args.depth + 8), seed=args.seed,
                                              depth=args.depth, repeats=args.repeats)
         if not args.no_search:
-            try:
-                entry["search"] = measure_overhead(lambda: _make(env_id), env_id, agents=args.agent_names,
-                                                   seeds=range(args.seed, args.seed + args.search_seeds),
-                                                   budget=args.budget, repeats=args.search_repeats,
-                                                   llm_spec=args.llm)
-            except ValueError as exc:  # e.g. an env whose start state lists no valid actions
-                entry["search"] = {"error": str(exc)}
-            else:
-                entry["search"]["at_depth"] = overhead_ratios(entry["rollback"], entry["search"])
+            entry["search"] = {column: _search_column(env_id, args, depth) for column, depth in
+                               (("start", 0), ("depth", args.depth))}
     except RollbackRefused as exc:
         return {"env_id": env_id, "load_before": entry["load_before"], "status": "refused",
                 "reason": f"restored state differs from reset + replay: {exc}"}
@@ -167,25 +176,15 @@ def bench_env(env_id: str, args: argparse.Namespace) -> dict[str, Any]:
     return entry
 
 
-def overhead_ratios(rollback: dict[str, Any], search: dict[str, Any]) -> dict[str, Any]:
-    """Each agent's search overhead (framework CPU per expansion, median over its searches) against
-    the env's own cost of one expansion at the rollback's states: ``env_cpu`` = restore of a sibling
-    state + step + snapshot (CPU medians, depth ``depth``: 8, or the last open depth of shorter
-    episodes), and ``ratio_cpu`` per agent (None for an agent that was not measured). The searches
-    expand nodes at depths 1 to their own depth while the rollback's states sit at ``depth``, so the
-    env's cost there may be above or below its cost along the search; the start-state ratio
-    (``search["agents"][a]["ratio_cpu"]``) is reported beside it with its own target."""
-    env_cpu = sum(rollback[k]["cpu"]["median"] for k in ("restore", "step", "snapshot"))
-    ratios = {a: (s["framework"]["cpu"]["median"] / env_cpu if "framework" in s else None)
-              for a, s in search["agents"].items()}
-    return {"env_cpu": env_cpu, "depth": rollback["depth"], "ratio_cpu": ratios}
-
-
-def format_depth_overhead(d: dict[str, Any]) -> str:
-    """The depth ratios of :func:`overhead_ratios` as one line."""
-    cells = " ".join(f"{a} {r:.1f}x" if r is not None else f"{a} n/a" for a, r in d["ratio_cpu"].items())
-    return (f"  against restore+step+snapshot at depth {d['depth']} ({d['env_cpu'] * 1e6:.1f} us CPU): {cells} "
-            f"(target <= {DEPTH_TARGET:g}x)")
+def _search_column(env_id: str, args: argparse.Namespace, depth: int) -> dict[str, Any]:
+    """``measure_overhead`` from ``depth`` actions into each episode (the env with ``depth`` steps of extra
+    room), or ``{"error": ...}`` when it cannot run (e.g. a start state listing no valid actions)."""
+    try:
+        return measure_overhead(lambda: make_with_room(env_id, depth, seed=args.seed), env_id, agents=args.agent_names,
+                                seeds=range(args.seed, args.seed + args.search_seeds), budget=args.budget,
+                                repeats=args.search_repeats, llm_spec=args.llm, depth=depth)
+    except ValueError as exc:
+        return {"error": str(exc)}
 
 
 def format_rollback(env_id: str, r: dict[str, Any]) -> str:
@@ -207,10 +206,18 @@ def format_rollback(env_id: str, r: dict[str, Any]) -> str:
             f"replay {us['replay']['wall']['median'] * 1e6:.1f} us)")
 
 
+def _ratio_cells(search: dict[str, Any], agents: list[str]) -> str:
+    """Per agent ``depth ratio/start ratio``, ``n/a`` where a column has no figure for it."""
+    def ratio(column: str, agent: str) -> str:
+        a = search[column].get("agents", {}).get(agent, {})
+        return f"{a['ratio_cpu']:.1f}" if "ratio_cpu" in a else "n/a"
+    return " ".join(f"{ratio('depth', a)}/{ratio('start', a)}x".rjust(10) for a in agents)
+
+
 def summary_table(entries: list[dict[str, Any]], agents: list[str]) -> str:
     """Every env in one table: CPU medians in microseconds, ratios, search overhead per agent."""
     head = (f"{'env':<22} {'snap':>6} {'restore':>8} {'other':>8} {'step':>8} {'replay':>9} {'ratio':>7} "
-            f"{'env@d':>7} {'env@0':>7}  " + " ".join(f"{a:>10}" for a in agents))
+            f"{'d':>2} {'env@d':>7} {'env@0':>7}  " + " ".join(f"{a:>10}" for a in agents))
     lines = [head, "-" * len(head)]
     lazy_seen = False
     for e in entries:
@@ -225,22 +232,24 @@ def summary_table(entries: list[dict[str, Any]], agents: list[str]) -> str:
         row = (f"{name:<22} {m['snapshot']:>6.1f} {m['restore']:>8.1f} {m['restore_other_task']:>8.1f} "
                f"{m['step']:>8.1f} {m['replay']:>9.1f} {r['ratio_cpu']:>6.0f}x")
         s = e.get("search")
-        if s and "error" in s:
-            row += f"  search not measured: {s['error']}"
-        elif s:
-            d = s["at_depth"]
-            row += f" {d['env_cpu'] * 1e6:>7.1f} {s['baseline']['cpu']['median'] * 1e6:>7.1f}  "
-            row += " ".join(f"{d['ratio_cpu'][a]:.1f}/{s['agents'][a]['ratio_cpu']:.1f}x".rjust(10)
-                            if d["ratio_cpu"].get(a) is not None else f"{'n/a':>10}" for a in agents)
+        if s:
+            env_cpu = {c: f"{s[c]['baseline']['cpu']['median'] * 1e6:.1f}" if "baseline" in s[c] else "n/a"
+                       for c in ("depth", "start")}
+            row += (f" {s['depth'].get('depth', '?'):>2} {env_cpu['depth']:>7} {env_cpu['start']:>7}  "
+                    + _ratio_cells(s, agents))
+            errors = [f"{column}: {s[column]['error']}" for column in ("depth", "start") if "error" in s[column]]
+            if errors:
+                row += "  search not measured from " + "; ".join(errors)
         lines.append(row)
     lines.append("CPU medians in us: snap(shot), restore (sibling state), other (another task's state), step, "
                  "replay (reset + replay), ratio = replay / restore;")
     if lazy_seen:
         lines.append(LAZY_NOTE)
-    lines.append("env@d = restore+step+snapshot at the depth-d states above (d = 8, or the last open depth), "
-                 "env@0 = the same at the search's start state;")
-    lines.append(f"per agent: search overhead = (search CPU - LLM CPU) per expansion, over env@d / over env@0 "
-                 f"(targets <= {DEPTH_TARGET:g}x / <= {TARGET_RATIO:g}x)")
+    lines.append("d = the depth the depth column's searches start at (8, or the last open depth); env@d, env@0 = the env's "
+                 "restore+step+snapshot at those start states / at reset's state, each measured interleaved with "
+                 "its searches;")
+    lines.append(f"per agent: search overhead = (search CPU - LLM CPU) per expansion over the env's cost where the "
+                 f"search started: from depth d / from reset (targets <= {DEPTH_TARGET:g}x / <= {TARGET_RATIO:g}x)")
     lines.append("Read the CPU figures: wall-time ratios set a long interval (a replay, a search) against short "
                  "ones, and a loaded machine preempts the long one more, so they grow with the load.")
     return "\n".join(lines)
@@ -258,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_all: {out} will be replaced ({'--overwrite' if args.overwrite else 'same settings'})",
               file=sys.stderr)
     results: dict[str, Any] = {"schema": SCHEMA, "units": "seconds; ratios are replay / restore and "
-                               f"search overhead / env cost (targets <= {DEPTH_TARGET:g} at depth 8, <= {TARGET_RATIO:g} at the start state)", **provenance(), "settings": settings,
+                               f"search overhead / env cost where the searches start (targets <= {DEPTH_TARGET:g} from depth 8, "
+                               f"<= {TARGET_RATIO:g} from reset's state)", **provenance(), "settings": settings,
                                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                "load_before": load_average(), "envs": []}
     print(f"bench_all: {len(args.env_ids)} envs, {'quick' if args.quick else 'full'} settings; {load_text()}")
@@ -271,10 +281,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {entry['status'].upper()}: {entry['reason']}")
             continue
         print(format_rollback(env_id, entry["rollback"]))
-        if "search" in entry:
-            search = entry["search"]
-            print(f"  search not measured: {search['error']}" if "error" in search else
-                  format_overhead(env_id, search) + "\n" + format_depth_overhead(search["at_depth"]))
+        for column, search in entry.get("search", {}).items():
+            print(f"  search from the {column} state not measured: {search['error']}" if "error" in search else
+                  format_overhead(env_id, search))
     results.update(seconds=round(time.perf_counter() - t0, 1), load_after=load_average())
     print(f"\n{summary_table(results['envs'], [] if args.no_search else args.agent_names)}")
     print(f"{results['seconds']:.0f} s; before: load average {results['load_before']}, after: {load_text()}; "

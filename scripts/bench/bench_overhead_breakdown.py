@@ -1,8 +1,10 @@
 """Where a search expansion's framework time goes, per agent, on any env: the breakdown behind
 ``bench_overhead``'s ratios.
 
-Each agent searches from the start state of ``reset(seed)`` with the offline simulated LLM, as in
-:mod:`~treegym.scripts.bench.bench_overhead`, twice per repetition (interleaved): once plain (the
+Each agent searches from the start state of ``reset(seed)`` (``--depth 0``, the default) or from
+the state ``depth`` seeded random valid actions into the episode, with the offline simulated LLM, as in
+:mod:`~treegym.scripts.bench.bench_overhead` (same start states, same check that each search started
+there), twice per repetition (interleaved): once plain (the
 framework's CPU per expansion, as ``bench_overhead`` reports it) and once with the search's parts
 timed. Timing is exclusive: a timed part that calls another stops its own clock until the inner
 one returns, so the parts add up to the whole search. The parts:
@@ -19,12 +21,16 @@ one returns, so the parts add up to the whole search. The parts:
 * ``algorithm``: the rest of ``search()`` (the algorithm's own loops and node updates);
 * ``outside``: the policy's ``act`` beyond ``search()`` (the search's setup and its result).
 
-The simulated LLM's own time is measured and left out, as in ``bench_overhead``. The timers cost
+The simulated LLM's own time is measured and left out, as in ``bench_overhead``: everything inside its
+methods (``complete`` and the budget's ``calls_needed`` / ``last_cost``), the env steps and prompt-spec
+calls it makes to find the truth included (before, those counted as the framework's ``env step`` and
+``parse``, so the parts overstated the env's share and the timed search the plain one: on WebShop
+MCTS, ``env step`` 170 -> 89 us per expansion and timed 411 -> 330 us against 300 plain). The timers cost
 something themselves (two clock reads and a few list operations per timed call), so the timed
 search is dearer than the plain one; both figures are printed and the parts are best read as
 shares. CPU time (``time.process_time``), medians over searches, machine load printed.
 
-    python -m treegym.scripts.bench.bench_overhead_breakdown --env treegym/ALFWorld-v0 [--agents mcts,bfs]
+    python -m treegym.scripts.bench.bench_overhead_breakdown --env treegym/ALFWorld-v0 [--depth 8] [--agents mcts,bfs]
 """
 from __future__ import annotations
 
@@ -37,7 +43,9 @@ import gymnasium as gym
 
 from treegym.agents.search import config as search_config, snapshot_store
 from treegym.agents.search.telemetry import SearchTelemetry
-from treegym.scripts.bench.bench_overhead import AGENTS, LLM_SPEC, build_agent, run_on_one_env
+from treegym.scripts.bench.bench_overhead import (AGENTS, LLM_SPEC, StartState, check_search_start, first_act,
+                                                  run_on_one_env, searching_agent, start_states, timed_llm)
+from treegym.scripts.bench.bench_rollback import RollbackRefused
 from treegym.scripts.bench.bench_support import interleave, spread
 
 PARTS = ("env step", "restore+snap", "prompt build", "parse", "request path", "telemetry", "_note", "expand",
@@ -46,12 +54,16 @@ HOOKS = ("propose", "sample_actions", "react", "compare", "value", "reflect", "i
 
 
 class ExclusiveClock:
-    """CPU seconds per part, each part's time without the timed parts it called."""
+    """CPU seconds per part, each part's time without the timed parts it called; except inside an
+    ``opaque`` part, whose calls are all its own (the simulated LLM steps and restores the search's env
+    and reads its prompt spec to find the truth: that is the LLM's time, not the env's or the parser's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, opaque: Sequence[str] = ("llm",)) -> None:
         self.seconds: dict[str, float] = {}
         self._stack: list[str] = []
         self._mark = 0.0
+        self._opaque = frozenset(opaque)
+        self._inside_opaque = 0
 
     def enter(self, part: str) -> None:
         now = time.process_time()
@@ -73,11 +85,17 @@ class ExclusiveClock:
         self._mark = now
 
     def wrap(self, part: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        opaque = part in self._opaque
+
         def timed(*args: Any, **kwargs: Any) -> Any:
+            if self._inside_opaque:
+                return fn(*args, **kwargs)
             self.enter(part)
+            self._inside_opaque += opaque
             try:
                 return fn(*args, **kwargs)
             finally:
+                self._inside_opaque -= opaque
                 self.leave()
         return timed
 
@@ -122,40 +140,46 @@ def _timed_targets(clock: ExclusiveClock, policy: Any, env: gym.Env, llm: Any) -
     out.append((SearchTelemetry, "expanded", clock.wrap("telemetry", SearchTelemetry.expanded)))
     algorithm = type(policy.algorithm)
     out.append((algorithm, "search", clock.wrap("algorithm", algorithm.search)))
-    out.append((llm, "complete", clock.wrap("llm", llm.complete)))
+    for name in ("complete", "calls_needed", "last_cost"):  # what the budget calls on the LLM: the LLM's time
+        if callable(getattr(llm, name, None)):
+            out.append((llm, name, clock.wrap("llm", getattr(llm, name))))
     return out
 
 
-def _search(env: gym.Env, env_id: str, seed: int, agent: str, llm_spec: str, budget: int,
+def _search(env: gym.Env, env_id: str, state: StartState, agent: str, llm_spec: str, budget: int,
             clock: ExclusiveClock | None) -> tuple[float, int, dict[str, float]]:
-    """One search from ``reset(seed)``: (framework CPU seconds, expansions, seconds per part)."""
-    obs, info = env.reset(seed=seed)
-    policy, llm = build_agent(agent, env_id, llm_spec, seed=0, budget=budget)
-    policy.reset()
-    policy.bind(env)
+    """One search from ``state``: (framework CPU seconds, expansions, seconds per part)."""
+    llm = timed_llm(llm_spec, env_id)
+    policy, obs, info = searching_agent(env, env_id, state, agent, llm, budget)
     if clock is None:
         c0 = time.process_time()
-        policy.act(obs, info)
+        first_act(policy, obs, info)
         total = time.process_time() - c0 - llm.cpu_seconds
-        return total, int(policy.stats().get("search_expansions", 0)), {}
-    with _patched(_timed_targets(clock, policy, env, llm)):
-        clock.enter("outside")
-        start = clock.mark
-        try:
-            policy.act(obs, info)
-        finally:
-            clock.leave()
-            total = clock.mark - start  # the parts' clock: every instant of it is in exactly one part
-    parts = dict(clock.seconds)
-    clock.seconds.clear()
-    return total - parts.pop("llm", 0.0), int(policy.stats().get("search_expansions", 0)), parts
+        parts: dict[str, float] = {}
+    else:
+        with _patched(_timed_targets(clock, policy, env, llm)):
+            clock.enter("outside")
+            start = clock.mark
+            try:
+                first_act(policy, obs, info)
+            finally:
+                clock.leave()
+                total = clock.mark - start  # the parts' clock: every instant of it is in exactly one part
+        parts = dict(clock.seconds)
+        clock.seconds.clear()
+        total -= parts.pop("llm", 0.0)
+    check_search_start(env, state, policy.result.tree.root)
+    return total, int(policy.stats().get("search_expansions", 0)), parts
 
 
 def measure_breakdown(make_env: Callable[[], gym.Env], env_id: str, *, agents: Sequence[str] = AGENTS,
                       seeds: Sequence[int] = (0, 1), budget: int = 40, repeats: int = 3,
-                      llm_spec: str = LLM_SPEC) -> dict[str, dict[str, Any]]:
-    """Per agent: ``plain`` and ``timed`` (framework CPU seconds per expansion, spreads over searches)
-    and ``parts`` (part -> median seconds per expansion of the timed searches), or ``error``."""
+                      llm_spec: str = LLM_SPEC, depth: int = 0) -> dict[str, Any]:
+    """``{"depth", "depths", "agents"}``: the searches start ``depth`` actions into each episode
+    (``bench_overhead.start_states``; ``depth`` is the shallowest start reached, ``depths`` per seed);
+    per agent ``plain`` and ``timed`` (framework CPU seconds per expansion, spreads over searches) and
+    ``parts`` (part -> median seconds per expansion of the timed searches), or ``error``. Raises
+    ``RollbackRefused`` when a search did not start at its state."""
     env = make_env()
     clock = ExclusiveClock()
     rows: dict[str, dict[str, Any]] = {a: {"plain": [], "timed": [], "parts": {p: [] for p in PARTS}} for a in agents}
@@ -166,8 +190,10 @@ def measure_breakdown(make_env: Callable[[], gym.Env], env_id: str, *, agents: S
             if agent in errors:
                 return
             try:
-                total, expansions, parts = _search(env, env_id, seed, agent, llm_spec, budget,
+                total, expansions, parts = _search(env, env_id, states[seed], agent, llm_spec, budget,
                                                    clock if timed else None)
+            except RollbackRefused:
+                raise
             except Exception as exc:  # noqa: BLE001 - one agent failing on one env must not void the others
                 errors[agent] = f"{type(exc).__name__}: {exc}"
                 return
@@ -178,27 +204,30 @@ def measure_breakdown(make_env: Callable[[], gym.Env], env_id: str, *, agents: S
         return run
 
     try:
+        states = start_states(env, seeds, depth)
         arms = [arm(a, s, timed) for a in agents for s in seeds for timed in (False, True)]
         for warm_up in arms:  # imports and first-call caches, not counted
             warm_up(-1)
         interleave(arms, repeats)
     finally:
         env.close()
-    out: dict[str, dict[str, Any]] = {}
+    depths = {seed: len(state.actions) for seed, state in states.items()}
+    out: dict[str, Any] = {"depth": min(depths.values()), "depths": depths, "agents": {}}
     for agent, r in rows.items():
         if agent in errors or not r["plain"]:
-            out[agent] = {"error": errors.get(agent, "no expansions")}
+            out["agents"][agent] = {"error": errors.get(agent, "no expansions")}
             continue
-        out[agent] = {"plain": spread(r["plain"]), "timed": spread(r["timed"]),
+        out["agents"][agent] = {"plain": spread(r["plain"]), "timed": spread(r["timed"]),
                       "parts": {p: spread(v)["median"] for p, v in r["parts"].items()}}
     return out
 
 
-def format_breakdown(env_id: str, result: dict[str, dict[str, Any]]) -> str:
+def format_breakdown(env_id: str, result: dict[str, Any]) -> str:
     head = f"  {'agent':<7} {'plain':>7} {'timed':>7}  " + " ".join(f"{p:>12}" for p in PARTS)
-    lines = [f"{env_id}: framework CPU per expansion in us (LLM time left out), medians; parts of the timed searches",
-             head]
-    for agent, a in result.items():
+    depths = ", ".join(f"seed {s}: {d}" for s, d in result["depths"].items())
+    lines = [f"{env_id}: searches from depth {result['depth']} ({depths}); framework CPU per expansion in us "
+             "(LLM time left out), medians; parts of the timed searches", head]
+    for agent, a in result["agents"].items():
         if "error" in a:
             lines.append(f"  {agent:<7} not measured: {a['error']}")
             continue

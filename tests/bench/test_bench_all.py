@@ -62,21 +62,39 @@ def test_a_quick_run_writes_checked_figures_for_each_env(tmp_path, capsys):
                 assert 0 <= s["min"] <= s["p25"] <= s["median"] <= s["p75"] <= s["max"]
         assert r["ratio_cpu"] == pytest.approx(r["replay"]["cpu"]["median"] / r["restore"]["cpu"]["median"])
         search = entry["search"]
-        assert search["baseline"]["cpu"]["median"] > 0
-        for agent in ("bfs", "mcts"):
-            a = search["agents"][agent]
-            assert a["expansions"]["median"] >= 1 and a["llm_calls"]["median"] >= 1
-            assert a["framework"]["cpu"]["median"] > 0 and a["ratio_cpu"] > 0
-        at_depth = search["at_depth"]  # the same framework cost against the depth-d states above
-        assert at_depth["depth"] == r["depth"]
-        assert at_depth["env_cpu"] == pytest.approx(sum(r[k]["cpu"]["median"] for k in ("restore", "step", "snapshot")))
-        for agent in ("bfs", "mcts"):
-            assert at_depth["ratio_cpu"][agent] == pytest.approx(
-                search["agents"][agent]["framework"]["cpu"]["median"] / at_depth["env_cpu"])
+        assert set(search) == {"start", "depth"}
+        assert search["start"]["depth"] == 0 and search["start"]["depths"] == {"0": 0}
+        # the depth column's searches start at the rollback's depth-d states (Game24: 2, its episodes end at step 3)
+        assert search["depth"]["depth"] == r["depth"] and search["depth"]["depths"] == {"0": r["depth"]}
+        for column in ("start", "depth"):
+            s = search[column]
+            assert s["baseline"]["cpu"]["median"] > 0 and s["baseline"]["cpu"]["n"] == settings["search_repeats"] * 2
+            for agent in ("bfs", "mcts"):
+                a = s["agents"][agent]
+                assert a["expansions"]["median"] >= 1 and a["llm_calls"]["median"] >= 1
+                assert a["framework"]["cpu"]["median"] > 0 and a["ratio_cpu"] > 0
+                assert a["starts_checked"] == settings["search_repeats"]
+                assert 0 < a["timer_cpu_per_expansion"] < a["framework"]["cpu"]["median"]
+                # one search, one seed: the ratio is its framework cost over its start state's baseline
+                assert a["ratio_cpu"] == pytest.approx(a["framework"]["cpu"]["median"] / s["baseline"]["cpu"]["median"])
+        # room below the depth states: the env's step limit grew by the depth asked for
+        if search["start"]["max_steps"] is not None:
+            assert search["depth"]["max_steps"] == search["start"]["max_steps"] + settings["depth"]
     assert depths == {"treegym/Game24-v0": 2, "treegym/ToolTasks-v0": 8}  # Game24 episodes end at step 3
     out = capsys.readouterr().out
     assert "Game24-v0" in out and "ToolTasks-v0" in out and "load average" in out
-    assert "against restore+step+snapshot at depth 8" in out and "env@d" in out
+    assert "searches from depth 8 (seed 0: 8)" in out and "searches from depth 2 (seed 0: 2)" in out
+    assert "searches from depth 0 (seed 0: 0)" in out and "env@d" in out and "timer" in out
+
+
+def test_an_old_results_file_is_refused_naming_its_version(tmp_path, capsys):
+    out = tmp_path / "results.json"
+    args = _quick(tmp_path, "--envs", "game24", "--no-search")
+    settings = bench_all.settings_of(bench_all.parse_args(args))
+    out.write_text(json.dumps({"schema": "treegym.bench_all/1", "settings": settings, "envs": []}))
+    assert bench_all.main(args) == 2
+    assert "another bench_all version (treegym.bench_all/1" in capsys.readouterr().err
+    assert json.loads(out.read_text())["schema"] == "treegym.bench_all/1"
 
 
 def test_a_results_file_from_other_settings_is_not_replaced(tmp_path, capsys):
@@ -133,3 +151,15 @@ def test_the_timed_llm_counts_the_time_inside_the_llm_and_forwards_the_rest():
     assert llm.complete(Request([{"role": "user", "content": "y"}], n=1)) == ["1 1"]  # the kept wrapper
     outside += time.process_time() - t0
     assert raw.inside <= llm.cpu_seconds <= outside and raw.inside >= 0.04
+
+
+def test_the_summary_shows_a_column_that_could_not_be_measured_as_such():
+    r = measure_rollback(lambda: gym.make("treegym/Game24-v0", max_steps=16), depth=2, repeats=2)
+    agent = {"ratio_cpu": 3.0}
+    start = {"depth": 0, "baseline": {"cpu": {"median": 20e-6}}, "agents": {"mcts": agent}}
+    entry = {"env_id": "treegym/Game24-v0", "status": "ok", "rollback": r,
+             "search": {"start": start, "depth": {"error": "no valid_actions to step"}}}
+    table = bench_all.summary_table([entry], ["mcts"])
+    row = next(line for line in table.splitlines() if line.startswith("Game24-v0"))
+    assert "n/a/3.0x" in row and " 20.0 " in row
+    assert "search not measured from depth: no valid_actions to step" in row
