@@ -62,6 +62,7 @@ class WebShopEngine:
     RENDER_CACHE_BYTES = 4 << 20    # rendered observations (html pages are the large ones)
     EXPERT_CACHE_BYTES = 2 << 20    # gold paths
     TASK_CACHE_BYTES = 1 << 20      # tasks (instructions)
+    QUERY_CACHE_BYTES = 2 << 20     # search results per query text (a few thousand queries)
     SHARED_SEARCHES = 20_000        # queries and result lists kept shared (value_table.py; ~1 KB each)
 
     def __init__(self, catalog: Any, observation_mode: str = "text"):
@@ -78,6 +79,11 @@ class WebShopEngine:
             self.EXPERT_CACHE_BYTES, lambda k, v: session_bytes(k) + text_bytes(v.plan))
         self._tasks: ByteLRU[int, WebShopTask] = ByteLRU(self.TASK_CACHE_BYTES, lambda k, v: 200 + len(v.instruction))
         self._searches = ValueTable(self.SHARED_SEARCHES)  # one object per query and per result list
+        # The catalog's index is read-only, so a query's results never change: a search tree sends the
+        # same query from many nodes (every branch back at the search page), and a BM25 query costs
+        # more than the rest of a step.
+        self._results: ByteLRU[str, tuple[str, ...]] = ByteLRU(
+            self.QUERY_CACHE_BYTES, lambda k, v: text_bytes(k, v))
 
     # ------------------------------------------------------------------ the Engine protocol
     def splits(self) -> tuple[str, ...]:
@@ -219,10 +225,17 @@ class WebShopEngine:
             return replace(s, notice="Empty search: put keywords inside the brackets, as in search[red running shoes].")
         # The index is built from this catalog's products (its stamp is checked on open), so every hit
         # is a product: no per-hit existence check.
-        shared = self._searches
-        asins = shared.one(tuple(self.catalog.search(query, SEARCH_RETURN_N))[:SEARCH_RETURN_N])
-        return replace(s, page=PAGE_RESULTS, query=shared.one(query), results=asins, page_num=1,
-                       asin="", options=(), sub_page="")
+        return replace(s, page=PAGE_RESULTS, query=self._searches.one(query), results=self.search_results(query),
+                       page_num=1, asin="", options=(), sub_page="")
+
+    def search_results(self, query: str) -> tuple[str, ...]:
+        """The ASINs a results page lists for ``query`` (lower-cased and cut to ``MAX_QUERY_CHARS``),
+        remembered per query text."""
+        asins = self._results.get(query)
+        if asins is None:
+            asins = self._searches.one(tuple(self.catalog.search(query, SEARCH_RETURN_N))[:SEARCH_RETURN_N])
+            self._results.put(query, asins)
+        return asins
 
     def _click(self, s: Session, label: str) -> tuple[Session, float]:
         nodes = self.page_nodes(s)
