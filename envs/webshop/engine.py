@@ -1,17 +1,13 @@
 """The WebShop engine: sessions, pages and actions, shared by the Gym env and the Flask site.
 
-A shopping session is a small immutable record, :class:`Session` (goal index,
-page kind, query, page number, the top-50 result ASINs, the open product, the
-selected options, the sub-page, visited products, done and reward). Every
-action maps a session to a new one (:meth:`WebShopEngine.step`), so a native
-snapshot *is* the record; the catalog and its search index are referenced by
-the engine, never copied into a session.
+A shopping session is a small immutable record, :class:`Session` (goal index, page kind, query,
+page number, the top-50 result ASINs, the open product, the selected options, the sub-page,
+visited products, done and reward). Every action maps a session to a new one
+(:meth:`WebShopEngine.step`), so a native snapshot *is* the record; the catalog and its search
+index are referenced by the engine, never copied into a session.
 
-Pages follow upstream WebShop: a search page (instruction + search bar), result
-pages (10 products per page over the top 50, ``< Prev``, ``Next >``,
-``Back to Search``), an item page (option buttons, Description / Features /
-Reviews tabs, ``Buy Now``), item sub-pages and the done page. A page is a tuple
-of :class:`Node` (role, text, clicked, group); ``render.py`` turns it into
+Pages follow upstream WebShop (search, results, item, item sub-pages and done pages: ``pages.py``).
+A page is a tuple of :class:`Node` (role, text, clicked, group); ``render.py`` turns it into
 upstream's ``text`` ([SEP]-joined), ``text_rich`` and ``html`` renderings.
 
 Actions use upstream's syntax: ``search[free text]`` (only where there is a
@@ -61,7 +57,7 @@ class WebShopEngine:
     RENDER_CACHE_BYTES = 4 << 20    # rendered observations (html pages are the large ones)
     EXPERT_CACHE_BYTES = 2 << 20    # gold paths
     TASK_CACHE_BYTES = 1 << 20      # tasks (instructions)
-    QUERY_CACHE_BYTES = 2 << 20     # search results per query text (a few thousand queries)
+    QUERY_CACHE_BYTES = 2 << 20     # search results per query text (a few thousand queries; search_results)
     SHARED_SEARCHES = 20_000        # queries and result lists kept shared (value_table.py; ~1 KB each)
 
     def __init__(self, catalog: Any, observation_mode: str = "text"):
@@ -78,11 +74,8 @@ class WebShopEngine:
             self.EXPERT_CACHE_BYTES, lambda k, v: session_bytes(k) + text_bytes(v.plan))
         self._tasks: ByteLRU[int, WebShopTask] = ByteLRU(self.TASK_CACHE_BYTES, lambda k, v: 200 + len(v.instruction))
         self._searches = ValueTable(self.SHARED_SEARCHES)  # one object per query and per result list
-        # The catalog's index is read-only, so a query's results never change: a search tree sends the
-        # same query from many nodes (every branch back at the search page), and a BM25 query costs
-        # more than the rest of a step.
-        self._results: ByteLRU[str, tuple[str, ...]] = ByteLRU(
-            self.QUERY_CACHE_BYTES, lambda k, v: text_bytes(k, v))
+        # the index is read-only: a query's results never change (a search tree sends one query from many nodes)
+        self._results: ByteLRU[str, tuple[str, ...]] = ByteLRU(self.QUERY_CACHE_BYTES, lambda k, v: text_bytes(k, v))
 
     # ------------------------------------------------------------------ the Engine protocol
     def splits(self) -> tuple[str, ...]:
@@ -210,7 +203,7 @@ class WebShopEngine:
         parsed = parse_action(text)
         if parsed is None:
             return s.replaced(notice=f"Invalid action {_short(text)!r}: write search[keywords] or "
-                                     f"click[a button, product or option on this page]."), 0.0
+                              f"click[a button, product or option on this page]."), 0.0
         verb, arg = parsed
         if verb == "search":
             return self._search(s, arg), 0.0
@@ -222,14 +215,12 @@ class WebShopEngine:
         query = query.lower()[:MAX_QUERY_CHARS]
         if not query.strip():
             return s.replaced(notice="Empty search: put keywords inside the brackets, as in search[red running shoes].")
-        # The index is built from this catalog's products (its stamp is checked on open), so every hit
-        # is a product: no per-hit existence check.
+        # every hit is a product: the index is built from this catalog's products (its stamp is checked on open)
         return s.replaced(page=PAGE_RESULTS, query=self._searches.one(query), results=self.search_results(query),
-                       page_num=1, asin="", options=(), sub_page="")
+                          page_num=1, asin="", options=(), sub_page="")
 
     def search_results(self, query: str) -> tuple[str, ...]:
-        """The ASINs a results page lists for ``query`` (lower-cased and cut to ``MAX_QUERY_CHARS``),
-        remembered per query text."""
+        """The top-50 ASINs of ``query`` (lower-cased, cut to ``MAX_QUERY_CHARS``), remembered per query text."""
         asins = self._results.get(query)
         if asins is None:
             asins = self._searches.one(tuple(self.catalog.search(query, SEARCH_RETURN_N))[:SEARCH_RETURN_N])
@@ -249,7 +240,7 @@ class WebShopEngine:
             return s.replaced(notice=f"There is nothing called {_short(label)!r} to click on this page. {why}"), 0.0
         if hit.role == "product":
             return s.replaced(page=PAGE_ITEM, asin=hit.text, options=(), sub_page="",
-                           visited=s.visited if hit.text in s.visited else s.visited + (hit.text,)), 0.0
+                              visited=s.visited if hit.text in s.visited else s.visited + (hit.text,)), 0.0
         if hit.role == "option":
             return self._select_option(s, hit.text), 0.0
         name = hit.text
@@ -283,7 +274,7 @@ class WebShopEngine:
         product = self.catalog.product(s.asin)
         reward, parts = get_reward(product, self.goal(s), product.price, dict(s.options))
         return s.replaced(page=PAGE_DONE, sub_page="", done=True, reward=reward,
-                       reward_parts=tuple(parts.items())), reward
+                          reward_parts=tuple(parts.items())), reward
 
     # ------------------------------------------------------------------ metrics and expert
     def info(self, session: Session) -> dict[str, Any]:

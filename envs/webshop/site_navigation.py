@@ -55,7 +55,7 @@ def session_at(engine: WebShopEngine, current: Session, address: PageAddress) ->
     product = engine.catalog.product(asin)
     options = _product_options(product, address.options)
     s = base.replaced(page=PAGE_ITEM, asin=asin, options=options, sub_page="", notice="",
-                visited=base.visited if asin in base.visited else base.visited + (asin,))
+                      visited=base.visited if asin in base.visited else base.visited + (asin,))
     if address.kind == PAGE_SUB:
         return s.replaced(page=PAGE_SUB, sub_page=address.sub_page)
     if address.kind == PAGE_DONE:
