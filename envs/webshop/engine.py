@@ -1,13 +1,17 @@
 """The WebShop engine: sessions, pages and actions, shared by the Gym env and the Flask site.
 
-A shopping session is a small immutable record, :class:`Session` (goal index, page kind, query,
-page number, the top-50 result ASINs, the open product, the selected options, the sub-page,
-visited products, done and reward). Every action maps a session to a new one
-(:meth:`WebShopEngine.step`), so a native snapshot *is* the record; the catalog and its search
-index are referenced by the engine, never copied into a session.
+A shopping session is a small immutable record, :class:`Session` (goal index,
+page kind, query, page number, the top-50 result ASINs, the open product, the
+selected options, the sub-page, visited products, done and reward). Every
+action maps a session to a new one (:meth:`WebShopEngine.step`), so a native
+snapshot *is* the record; the catalog and its search index are referenced by
+the engine, never copied into a session.
 
-Pages follow upstream WebShop (search, results, item, item sub-pages and done pages: ``pages.py``).
-A page is a tuple of :class:`Node` (role, text, clicked, group); ``render.py`` turns it into
+Pages follow upstream WebShop: a search page (instruction + search bar), result
+pages (10 products per page over the top 50, ``< Prev``, ``Next >``,
+``Back to Search``), an item page (option buttons, Description / Features /
+Reviews tabs, ``Buy Now``), item sub-pages and the done page. A page is a tuple
+of :class:`Node` (role, text, clicked, group); ``render.py`` turns it into
 upstream's ``text`` ([SEP]-joined), ``text_rich`` and ``html`` renderings.
 
 Actions use upstream's syntax: ``search[free text]`` (only where there is a
@@ -57,7 +61,6 @@ class WebShopEngine:
     RENDER_CACHE_BYTES = 4 << 20    # rendered observations (html pages are the large ones)
     EXPERT_CACHE_BYTES = 2 << 20    # gold paths
     TASK_CACHE_BYTES = 1 << 20      # tasks (instructions)
-    QUERY_CACHE_BYTES = 2 << 20     # search results per query text (a few thousand queries; search_results)
     SHARED_SEARCHES = 20_000        # queries and result lists kept shared (value_table.py; ~1 KB each)
 
     def __init__(self, catalog: Any, observation_mode: str = "text"):
@@ -74,8 +77,6 @@ class WebShopEngine:
             self.EXPERT_CACHE_BYTES, lambda k, v: session_bytes(k) + text_bytes(v.plan))
         self._tasks: ByteLRU[int, WebShopTask] = ByteLRU(self.TASK_CACHE_BYTES, lambda k, v: 200 + len(v.instruction))
         self._searches = ValueTable(self.SHARED_SEARCHES)  # one object per query and per result list
-        # the index is read-only: a query's results never change (a search tree sends one query from many nodes)
-        self._results: ByteLRU[str, tuple[str, ...]] = ByteLRU(self.QUERY_CACHE_BYTES, lambda k, v: text_bytes(k, v))
 
     # ------------------------------------------------------------------ the Engine protocol
     def splits(self) -> tuple[str, ...]:
@@ -215,17 +216,12 @@ class WebShopEngine:
         query = query.lower()[:MAX_QUERY_CHARS]
         if not query.strip():
             return s.replaced(notice="Empty search: put keywords inside the brackets, as in search[red running shoes].")
-        # every hit is a product: the index is built from this catalog's products (its stamp is checked on open)
-        return s.replaced(page=PAGE_RESULTS, query=self._searches.one(query), results=self.search_results(query),
-                          page_num=1, asin="", options=(), sub_page="")
-
-    def search_results(self, query: str) -> tuple[str, ...]:
-        """The top-50 ASINs of ``query`` (lower-cased, cut to ``MAX_QUERY_CHARS``), remembered per query text."""
-        asins = self._results.get(query)
-        if asins is None:
-            asins = self._searches.one(tuple(self.catalog.search(query, SEARCH_RETURN_N))[:SEARCH_RETURN_N])
-            self._results.put(query, asins)
-        return asins
+        # The index is built from this catalog's products (its stamp is checked on open), so every hit
+        # is a product: no per-hit existence check.
+        shared = self._searches
+        asins = shared.one(tuple(self.catalog.search(query, SEARCH_RETURN_N))[:SEARCH_RETURN_N])
+        return s.replaced(page=PAGE_RESULTS, query=shared.one(query), results=asins, page_num=1,
+                          asin="", options=(), sub_page="")
 
     def _click(self, s: Session, label: str) -> tuple[Session, float]:
         nodes = self.page_nodes(s)

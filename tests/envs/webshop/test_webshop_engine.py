@@ -310,27 +310,6 @@ def test_memo_tables_stay_within_their_byte_bounds(catalog):
     assert eng.observe(s)[0] == fresh.observe(s)[0]  # evictions never change what an agent sees
 
 
-def test_a_query_sent_again_lists_the_same_results_without_searching_the_index(catalog):
-    engine = WebShopEngine(catalog)  # its own memo: the module's engine may have seen the query
-    q = busy_query(engine)
-    searched = []
-    real_search = catalog.search
-
-    def counting_search(query, k=50):
-        searched.append(query)
-        return real_search(query, k)
-
-    catalog.search = counting_search
-    try:
-        first, _ = run(engine, engine.new_session(0), f"search[{q.upper()}]")
-        again, _ = run(engine, engine.new_session(1), "search[red]", "click[Back to Search]", f"search[{q}]")
-    finally:
-        del catalog.search
-    assert searched == [q, "red"]  # lower-cased before the index sees it, and once per query text
-    assert first.results == again.results == tuple(real_search(q, 50))
-    assert first.results is again.results  # one object shared by both sessions
-
-
 def test_session_replaced_is_dataclasses_replace_for_every_field(engine):
     from treegym.envs.webshop.session import Session
 
