@@ -24,8 +24,9 @@ from treegym.envs.core.state_json import StateReader
 
 from . import solver
 from .arithmetic import format_number, parse_number
-from .rules import (TARGET, ActionError, AnswerAction, Board, Operation, OperationAction, board_moves, canonical_line,
-                    check_answer, check_operation, parse_action, sorted_board)
+from .moves import board_moves
+from .rules import (TARGET, ActionError, AnswerAction, Board, Operation, OperationAction, canonical_line, check_answer,
+                    check_operation, parse_action, sorted_board)
 from .tasks import SPLITS, Game24Task, check_task_id, pickled_with_fractions, split_ids
 from .tot_judge import judge_line, reads_as_answer
 

@@ -18,7 +18,6 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from fractions import Fraction
-from math import gcd
 from typing import Iterable
 
 from .arithmetic import (
@@ -124,102 +123,6 @@ def legal_operations(board: Board) -> list[Operation]:
             seen.add((x, op, y))
             ops.append(Operation(x, op, y, r, sorted_board(rest + (r,))))
     return ops
-
-
-def legal_lines(board: Board) -> tuple[str, ...]:
-    """The lines of :func:`legal_operations`, in its order (:func:`board_moves`, cached)."""
-    return board_moves(tuple(format_number(x) for x in board)).lines
-
-
-@dataclass(frozen=True)
-class BoardMoves:
-    """The legal operations of one board, worked out once per board.
-
-    ``lines``: the lines of :func:`legal_operations`, in its order. ``plays``: for each line, how
-    to play it on the board without parsing it: ``(i, op, j, at)``, the operation ``board[i] op
-    board[j]``, whose result goes at index ``at`` among the other numbers (kept in board order).
-    Playing a line this way gives the :class:`Operation` that :func:`check_operation` gives for
-    the parsed line (tests/envs/game24/test_game24_moves.py checks every board of the shipped puzzles).
-    """
-
-    lines: tuple[str, ...]
-    plays: dict[str, tuple[int, str, int, int]]
-
-    def play(self, board: Board, line: str) -> Operation | None:
-        """The operation ``line`` performs on ``board`` (the board these moves are of), or None when
-        ``line`` is not one of :attr:`lines`."""
-        play = self.plays.get(line)
-        if play is None:
-            return None
-        i, op, j, at = play
-        x, y = board[i], board[j]
-        rest = tuple(v for k, v in enumerate(board) if k != i and k != j)
-        result = apply_op(x, op, y)
-        return Operation(x, op, y, result, rest[:at] + (result,) + rest[at:])
-
-
-@lru_cache(maxsize=1 << 16)
-def board_moves(left_text: tuple[str, ...]) -> BoardMoves:
-    """The :class:`BoardMoves` of the sorted board written ``left_text`` (each number as
-    :func:`format_number` writes it; cached: boards recur across episodes and branches).
-
-    Worked out in integer numerators and denominators rather than Fractions: a search meets a
-    new board at almost every expansion, and Fraction arithmetic made this most of a step."""
-    nums = [_ratio(t) for t in left_text]
-    lines: list[str] = []
-    plays: dict[str, tuple[int, str, int, int]] = {}
-    seen: set[tuple[tuple[int, int], str, tuple[int, int]]] = set()
-    n = len(nums)
-    for i in range(n):
-        for j in range(i + 1, n):
-            rest = [k for k in range(n) if k != i and k != j]  # a = board[i] <= b = board[j]: the board is sorted
-            for b_first, op in _PAIR_OPS:
-                xi, yi = (j, i) if b_first else (i, j)
-                (xn, xd), (yn, yd) = nums[xi], nums[yi]
-                if op == "/" and yn == 0:
-                    continue
-                key = (nums[xi], op, nums[yi])
-                if key in seen:
-                    continue
-                seen.add(key)
-                rn, rd = _combine(xn, xd, op, yn, yd)
-                at = sum(1 for k in rest if nums[k][0] * rd <= rn * nums[k][1])  # after equal numbers, as sorted()
-                result = _ratio_text(rn, rd)
-                left = [left_text[k] for k in rest]
-                left.insert(at, result)
-                line = f"{left_text[xi]} {op} {left_text[yi]} = {result} (left: {' '.join(left)})"
-                lines.append(line)
-                plays[line] = (xi, op, yi, at)
-    return BoardMoves(tuple(lines), plays)
-
-
-# The operations legal_operations tries on each pair a <= b, in its order: (b is the left operand, op).
-_PAIR_OPS = ((True, "+"), (True, "-"), (True, "*"), (True, "/"), (False, "/"), (False, "-"))
-
-
-def _ratio(text: str) -> tuple[int, int]:
-    num, _, den = text.partition("/")
-    return int(num), int(den or 1)
-
-
-def _ratio_text(num: int, den: int) -> str:
-    return str(num) if den == 1 else f"{num}/{den}"
-
-
-def _combine(xn: int, xd: int, op: str, yn: int, yd: int) -> tuple[int, int]:
-    """``x op y`` in lowest terms with a positive denominator (``y`` is not 0 when dividing)."""
-    if op == "+":
-        num, den = xn * yd + yn * xd, xd * yd
-    elif op == "-":
-        num, den = xn * yd - yn * xd, xd * yd
-    elif op == "*":
-        num, den = xn * yn, xd * yd
-    else:
-        num, den = xn * yd, xd * yn
-    if den < 0:
-        num, den = -num, -den
-    g = gcd(num, den)
-    return num // g, den // g
 
 
 def next_boards(board: Board) -> set[Board]:
