@@ -24,8 +24,9 @@ from treegym.envs.core.state_json import StateReader
 
 from . import solver
 from .arithmetic import format_number, parse_number
-from .rules import (TARGET, ActionError, AnswerAction, Board, OperationAction, canonical_line, check_answer,
-                    check_operation, legal_lines, parse_action, sorted_board)
+from .moves import board_moves
+from .rules import (TARGET, ActionError, AnswerAction, Board, Operation, OperationAction, canonical_line, check_answer,
+                    check_operation, parse_action, sorted_board)
 from .tasks import SPLITS, Game24Task, check_task_id, pickled_with_fractions, split_ids
 from .tot_judge import judge_line, reads_as_answer
 
@@ -73,7 +74,7 @@ class Game24State:
         numbers = "Numbers left: " + " ".join(left_text)
         object.__setattr__(self, "left_text", left_text)
         object.__setattr__(self, "text", f"{self.message}\n{numbers}" if self.message else numbers)
-        object.__setattr__(self, "moves", () if self.done or len(self.left) < 2 else legal_lines(self.left))
+        object.__setattr__(self, "moves", () if self.done or len(self.left) < 2 else board_moves(left_text).lines)
 
 
 class Game24Engine:
@@ -110,7 +111,9 @@ class Game24Engine:
             if self.protocol == "tot":
                 new = self._play_tot(state, action)
             else:
-                new = self._play(state, parse_action(action))
+                # a listed line (what agents mostly send) is played off the board's table, unparsed
+                listed = board_moves(state.left_text).play(state.left, action) if isinstance(action, str) else None
+                new = self._after(state, listed, action) if listed is not None else self._play(state, parse_action(action))
         except ActionError as exc:
             new = Game24State(state.left, state.history, state.done, state.won, f"Invalid action: {exc}", True,
                               state.task)
@@ -125,7 +128,11 @@ class Game24Engine:
             msg = f"Answer: {action.text} = {format_number(value)}. {verdict}"
             return Game24State(st.left, st.history + (f"answer: {action.text}",), True, won, msg, False, st.task)
         op = check_operation(st.left, action)
-        line = op.line()
+        return Game24Engine._after(st, op, op.line())
+
+    @staticmethod
+    def _after(st: Game24State, op: Operation, line: str) -> Game24State:
+        """The state after playing the (checked) operation ``op``, written ``line``, on ``st``'s numbers."""
         done = len(op.left) == 1
         won = done and op.left[0] == TARGET
         msg = line

@@ -125,12 +125,6 @@ def legal_operations(board: Board) -> list[Operation]:
     return ops
 
 
-@lru_cache(maxsize=1 << 16)
-def legal_lines(board: Board) -> tuple[str, ...]:
-    """The lines of :func:`legal_operations` (cached: boards recur across episodes and branches)."""
-    return tuple(o.line() for o in legal_operations(board))
-
-
 def next_boards(board: Board) -> set[Board]:
     """The distinct boards one operation away (what a search expands)."""
     return {tuple(sorted(rest + (r,))) for _x, _op, _y, r, rest in _combinations(board)}

@@ -31,25 +31,18 @@ def parse_call(action: Any, functions: Mapping[str, Mapping[str, Any]]) -> tuple
         text = text[4:]
     head = text.split("(", 1)[0].strip()
     if head.isidentifier() and text.endswith(")"):
-        try:
-            node = ast.parse(text, mode="eval").body
-        except (SyntaxError, ValueError, RecursionError, MemoryError):  # deep nesting; a lone surrogate (no UTF-8)
-            return f"cannot parse the call {text[:80]!r}"
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-            return "write one call like set_location(\"Boston\")"
-        try:
-            pos = [ast.literal_eval(a) for a in node.args]
-            kw = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
-        except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
-            return "arguments must be literals (strings, numbers, lists, true/false)"
-        name, args = node.func.id, kw
+        call = _python_call(text)
+        if isinstance(call, str):
+            return call
+        name, pos, kw = call
+        args = dict(kw)
     else:
         parsed = parse_json_or_react(action)
         if isinstance(parsed, str):
             return f"{parsed}; or write a Python-style call like set_location(\"Boston\")"
         if not isinstance(parsed.arguments, dict):
             return "the arguments are not a JSON object"
-        name, pos, args = parsed.name, [], dict(parsed.arguments)
+        name, pos, args = parsed.name, (), dict(parsed.arguments)
     if name not in functions:
         return f"no function {name!r}; available: {', '.join(functions)}"
     params = functions[name]["parameters"]
@@ -60,6 +53,39 @@ def parse_call(action: Any, functions: Mapping[str, Mapping[str, Any]]) -> tuple
     if unknown:
         return f"{name}() got an unexpected argument {unknown[0]!r}"
     return name, args
+
+
+_SCALARS = (str, int, float, type(None))  # literal values no caller can change (bool is an int)
+_PYTHON_CALLS: dict[str, tuple[str, tuple, tuple]] = {}
+_PYTHON_CALLS_MAX = 4096  # texts remembered; the table starts again when full
+
+
+def _python_call(text: str) -> tuple[str, tuple, tuple] | str:
+    """A Python-style call's ``(name, positional values, keyword pairs)``, or an error message.
+
+    A call is remembered per text when every value is a scalar: agents send the same calls again and again (a
+    search expands one call from many nodes), and ``ast.parse`` cost most of a step. A call holding
+    a list or dict is parsed every time, so no two steps share a mutable argument."""
+    known = _PYTHON_CALLS.get(text)
+    if known is not None:
+        return known
+    try:
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # deep nesting; a lone surrogate (no UTF-8)
+        return f"cannot parse the call {text[:80]!r}"
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        return "write one call like set_location(\"Boston\")"
+    try:
+        pos = tuple(ast.literal_eval(a) for a in node.args)
+        kw = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+        return "arguments must be literals (strings, numbers, lists, true/false)"
+    call = (node.func.id, pos, tuple(kw.items()))
+    if all(isinstance(v, _SCALARS) for v in (*pos, *kw.values())):
+        if len(_PYTHON_CALLS) >= _PYTHON_CALLS_MAX:
+            _PYTHON_CALLS.clear()
+        _PYTHON_CALLS[text] = call
+    return call
 
 
 @dataclass(frozen=True)
@@ -111,8 +137,8 @@ class ToolTasksEngine:
         name, args = parsed
         world, msg = apply(task["domain"], state.world, name, args)
         ok = not msg.startswith("Error")
-        new = replace(state, world=world, observation=msg,
-                      calls=state.calls + ((name, json.dumps(args, sort_keys=True), ok),))
+        new = TaskState(state.task_id, world, state.calls + ((name, json.dumps(args, sort_keys=True), ok),), msg,
+                        state.done, state.evaluation)  # replace()'s field walk cost a tenth of a step
         if name == TERMINAL[task["domain"]]:
             ev = self.evaluate(new)
             new = replace(new, done=True, evaluation=json.dumps(ev, sort_keys=True),

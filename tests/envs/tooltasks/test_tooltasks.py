@@ -99,3 +99,23 @@ def test_restore_refuses_a_world_the_handlers_would_crash_on_and_accepts_every_p
     assert resp.status_code == 400 and "expected object" in resp.get_json()["error"]
     assert client.get(f"/tooltasks/api/sessions/{sid}").get_json()["state"] == before
     assert client.post(f"/tooltasks/api/sessions/{sid}/step", json={"action": "look()"}).status_code == 200
+
+
+def test_a_call_sent_again_parses_the_same_and_never_shares_a_mutable_argument():
+    from treegym.envs.tooltasks.domains import FUNCTIONS
+    from treegym.envs.tooltasks.engine import parse_call
+
+    fns = {**FUNCTIONS["home_search"], **FUNCTIONS["sheets"]}
+    texts = ['set_location("Boston")', 'API.set_location("Boston")', 'set_num_beds(3)', "set_num_beds(value=3)",
+             'update_cell(cell="B3", value=12)', 'update_cell("B3", [1, 2])', "set_location(", "set_location(x)",
+             'set_location("a", "b", "c")', 'nope("x")', '{"name": "set_num_beds", "arguments": {"value": 3}}']
+    first = [parse_call(t, fns) for t in texts]
+    again = [parse_call(t, fns) for t in texts]
+    assert first == again
+    assert first[0] == ("set_location", {"value": "Boston"}) and first[1] == first[0]
+    assert first[2] == first[3] == ("set_num_beds", {"value": 3})
+    assert all(isinstance(x, str) for x in first[6:10])  # the errors, as before
+    first[0][1]["value"] = "Paris"  # a caller changing what it got changes nothing later
+    assert parse_call(texts[0], fns) == ("set_location", {"value": "Boston"})
+    lists = [parse_call(texts[5], fns)[1]["value"] for _ in range(2)]
+    assert lists == [[1, 2], [1, 2]] and lists[0] is not lists[1]

@@ -308,3 +308,20 @@ def test_memo_tables_stay_within_their_byte_bounds(catalog):
         assert 0 < table.nbytes <= bound and len(table) < seen
     fresh = WebShopEngine(catalog, observation_mode="html")
     assert eng.observe(s)[0] == fresh.observe(s)[0]  # evictions never change what an agent sees
+
+
+def test_session_replaced_is_dataclasses_replace_for_every_field(engine):
+    from treegym.envs.webshop.session import Session
+
+    s, _ = run(engine, engine.new_session(0), f"search[{busy_query(engine)}]")
+    engine.observe(s)  # fills the memo slot, which a replaced session must not carry
+    new_values = {"goal_index": 1, "page": "item", "query": "q", "results": ("X",), "page_num": 2, "asin": "X",
+                  "options": (("color", "red"),), "sub_page": "Features", "visited": ("X",), "done": True,
+                  "reward": 0.5, "reward_parts": (("r_att", 1.0),), "notice": "n"}
+    assert set(new_values) == {f.name for f in dataclasses.fields(Session) if f.init}  # a new field joins here
+    for name, value in new_values.items():
+        got, want = s.replaced(**{name: value}), dataclasses.replace(s, **{name: value})
+        assert got == want and dataclasses.astuple(got) == dataclasses.astuple(want) and got._derived is None
+    assert s.replaced() == s
+    with pytest.raises(TypeError, match="no field 'colour'"):
+        s.replaced(colour="red")
