@@ -7,7 +7,10 @@ counted again. Whenever the total goes past ``max_bytes``, least recently used
 entries are dropped (a caller still holding a dropped dict may keep using it;
 it is just no longer shared). Sizes are :func:`approx_size` estimates: the
 ``sys.getsizeof`` of the containers and objects reachable from the key and the
-entry, each counted once. Thread-safe.
+entry, each counted once, leaving out what every state of an env shares (an object whose class sets
+``__shared_by_states__ = True``: WebShop's catalog, an ALFWorld game's tables; a state only points
+at it, and counting it per key made each WebShop key "weigh" 7 MB and cost 50 ms to size).
+Thread-safe.
 """
 from __future__ import annotations
 
@@ -23,14 +26,15 @@ _SKIP = (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, 
 
 def approx_size(obj: Any, max_objects: int = 100_000) -> int:
     """Bytes of ``obj`` and everything reachable through containers, ``__dict__`` and
-    ``__slots__`` (shared objects once; classes, modules and functions not at all).
+    ``__slots__`` (shared objects once; classes, modules, functions and objects whose class sets
+    ``__shared_by_states__`` not at all).
     Stops counting after ``max_objects`` objects (the estimate is then a lower bound)."""
     seen: set[int] = set()
     stack = [obj]
     total = 0
     while stack and len(seen) < max_objects:
         o = stack.pop()
-        if id(o) in seen or isinstance(o, _SKIP):
+        if id(o) in seen or isinstance(o, _SKIP) or getattr(type(o), "__shared_by_states__", False):
             continue
         seen.add(id(o))
         total += sys.getsizeof(o, 64)

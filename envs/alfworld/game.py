@@ -106,6 +106,9 @@ def display_list(items: list[str]) -> str:
 class Game:
     """A parsed game (see the module docstring). Build with :meth:`from_data`."""
 
+    #: every state of a game points at it: size estimates of a state leave it out
+    __shared_by_states__ = True
+
     source: str
     task_type: str
     task_text: str

@@ -57,6 +57,9 @@ class Catalog:
     was loaded from disk pickles a reference (its path), never the data.
     """
 
+    #: every state of an env points at its one catalog: size estimates of a state leave it out
+    __shared_by_states__ = True
+
     def __init__(self, products: Mapping[str, Product] | Iterable[Product], goals: Sequence[Goal],
                  *, name: str = "webshop", version: str = "0", root: Path | None = None,
                  splits: Mapping[str, Sequence[int]] | None = None,

@@ -171,3 +171,28 @@ def test_the_readme_custom_llm_example_runs_an_episode():
     record = run_episode(gym.make("treegym/Game24-v0"), scope["agent"], seed=0)
     assert record["error"] is None and record["steps"] > 0
     assert scope["EchoFirstChoice"].usage.calls >= record["steps"]
+
+
+def test_state_size_estimates_leave_out_what_every_state_shares():
+    class Shared:
+        __shared_by_states__ = True
+
+        def __init__(self) -> None:
+            self.data = ["x" * 1000] * 100
+
+    class Held:
+        def __init__(self) -> None:
+            self.data = [str(i) * 1000 for i in range(100)]
+
+    assert approx_size({"state": 1, "tables": Shared()}) < 1_000
+    assert approx_size({"state": 1, "tables": Held()}) > 100_000
+    # a WebShop state points at its catalog (megabytes); its estimate is the state's own
+    env = gym.make("treegym/WebShop-v0")
+    try:
+        obs, _ = env.reset(seed=0)
+        env.step(obs["valid_actions"][0])
+        payload = snapshot(env).payload
+        catalog = env.unwrapped.catalog
+        assert approx_size(catalog.goals) > 1_000_000 and approx_size(payload) < 100_000
+    finally:
+        env.close()
