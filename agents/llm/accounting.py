@@ -94,8 +94,11 @@ def cost_of_last(llm: Any, before: tuple[int, int, int]) -> Usage:
     no other thread uses the same LLM at the same time).
     """
     hook = getattr(llm, "last_cost", None)
-    if callable(hook):
-        return hook()
+    return hook() if callable(hook) else usage_since(llm, before)
+
+
+def usage_since(llm: Any, before: tuple[int, int, int]) -> Usage:
+    """The change of ``llm``'s cumulative usage since ``before`` (a :func:`usage_snapshot`)."""
     c, p, k = usage_snapshot(llm)
     return Usage(c - before[0], p - before[1], k - before[2])
 

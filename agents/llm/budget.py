@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .accounting import CostTracker, WrapperAccounting, cost_of_last, usage_snapshot
+from .accounting import CostTracker, WrapperAccounting, usage_since, usage_snapshot
 from .base import LLM, BudgetExceeded, Usage
 from .info import info_of
 from .request import Request
@@ -107,7 +107,7 @@ class BudgetedLLM(WrapperAccounting):
         try:
             return llm.complete(request)
         finally:
-            spent = last_cost() if last_cost is not None else cost_of_last(llm, before)
+            spent = last_cost() if last_cost is not None else usage_since(llm, before)
             with self._lock:  # every writer of this budget's usage holds this lock: no second one needed
                 self._reserved -= need
                 cost.record(spent.calls, spent.prompt_tokens, spent.completion_tokens, locked=True)

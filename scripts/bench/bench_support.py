@@ -135,17 +135,19 @@ class TimedLLM:
             self.__dict__[name] = attr  # a bound method of the wrapped LLM: the same for every call
         return attr
 
-    def _timed(self, attr: Callable[..., Any]) -> Callable[..., Any]:
+    def _timed(self, complete: Callable[..., Any]) -> Callable[..., Any]:
         depth, lock, cpu, wall = self._depth, self._lock, time.process_time, time.perf_counter
 
-        def timed(*args: Any, **kwargs: Any) -> Any:
+        def timed(request: Any, *args: Any, **kwargs: Any) -> Any:
             n = getattr(depth, "n", 0)
             depth.n = n + 1
-            c0, w0 = cpu(), wall()
-            try:
-                return attr(*args, **kwargs)
+            w0 = wall()
+            c0 = cpu()  # the CPU clock read last on the way in and first on the way out: its own
+            try:        # system call falls half inside, half outside the counted span, as it must
+                return complete(request, *args, **kwargs)
             finally:
-                c1, w1 = cpu(), wall()
+                c1 = cpu()
+                w1 = wall()
                 depth.n = n
                 if n == 0:  # a complete calling complete again through us counts once
                     with lock:
