@@ -153,20 +153,20 @@ class SearchConfig:
 
     @staticmethod
     def _states(node: SearchNode) -> tuple[StateRef]:
-        """``(self._ref(node),)``, kept on the node: built again only when the node's snapshot, or the
-        snapshot of the ancestor it points at, was taken or released since."""
+        """``(self._ref(node),)``. A node holding a snapshot (every node, with native snapshots) keeps it,
+        made again only when its snapshot is another; one without walks up to the nearest holder."""
         snap = node.snapshot
-        kept = node.__dict__.get("_states")
-        if kept is not None and kept[0] is snap and (kept[1] is None or kept[1].snapshot is kept[2][0][0]):
-            return kept[2]
+        if snap is not None:
+            kept = node.__dict__.get("_states")
+            if kept is None or kept[0][0] is not snap:
+                kept = node.__dict__["_states"] = ((snap, ()),)
+            return kept
         actions: list[str] = []
         holder: SearchNode | None = node
         while holder is not None and holder.snapshot is None:
             actions.append(holder.action)
             holder = holder.parent
-        states = (((None, ()) if holder is None else (holder.snapshot, tuple(reversed(actions)))),)
-        node.__dict__["_states"] = (snap, holder, states)
-        return states
+        return (((None, ()) if holder is None else (holder.snapshot, tuple(reversed(actions)))),)
 
     @staticmethod
     def _note(node: "SearchNode | Sequence[Step] | Any", kind: str, messages: Sequence[dict], answers: Sequence[str]) -> None:

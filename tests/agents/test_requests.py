@@ -171,3 +171,23 @@ def test_the_readme_custom_llm_example_runs_an_episode():
     record = run_episode(gym.make("treegym/Game24-v0"), scope["agent"], seed=0)
     assert record["error"] is None and record["steps"] > 0
     assert scope["EchoFirstChoice"].usage.calls >= record["steps"]
+
+
+@pytest.mark.parametrize("cls", [ReactRequest, ProposeRequest, ValueRequest])
+def test_a_prepared_request_equals_the_constructed_one(cls):
+    ref = (None, ("a", "b"))
+    settings = {"temperature": 0.7, "seed": 3, "choices": ("x", "y")}
+    if cls is ProposeRequest:
+        settings.update(k=3, avoid=("a",))
+    if cls is ReactRequest:
+        settings.update(n=2, avoid=("a",), opinions=("b",))
+    fast = cls.prepared(USER, "env", (ref,), **settings)
+    slow = cls(USER, "env", (ref,), **settings)
+    assert type(fast) is cls and fast == slow and fast.about is fast
+    assert {f.name: getattr(fast, f.name) for f in dataclasses.fields(cls)} == \
+           {f.name: getattr(slow, f.name) for f in dataclasses.fields(cls)}
+    assert isinstance(fast.messages, tuple) and fast.to_llm() == slow.to_llm()
+    with pytest.raises(TypeError, match="sequence of chat messages"):
+        cls.prepared(["hi"], "env", (ref,))  # the messages are still checked
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.n = 5  # type: ignore[misc]
