@@ -17,6 +17,9 @@ A typed request is itself what the transport reads (a
 ``request.send(llm)`` hands this one object to the backend: no second request is
 built per call. ``request.to_llm()`` is a plain transport
 :class:`~treegym.agents.llm.request.Request` copy, for whoever needs one.
+``Kind.prepared(messages, env, states, **settings)`` builds the same value as the
+constructor without its per-field checks, for a caller whose arguments are
+already in stored form (the search config's hooks, once per LLM call).
 Real backends read only the prompt; simulated ones (``agents/simulated``) read
 the kind and the states and ask the env's expert for the truth (their truth per
 request type lives in ``agents/simulated/oracle.py``).
