@@ -2,7 +2,7 @@
 
 Each agent searches from the start state of ``reset(seed)`` for each seed, with the offline
 simulated LLM (``synthetic:...``; the same factory ``treegym run`` uses) and a fixed call
-budget. Time spent inside the LLM's methods is measured by wrapping the LLM object handed to
+budget. Time spent inside the LLM's ``complete`` is measured by wrapping the LLM object handed to
 the agent (:class:`~treegym.scripts.bench.bench_support.TimedLLM`) and subtracted, so what is left,
 divided by the search's expansions, is the framework's cost of one expansion: prompt building,
 parsing, tree bookkeeping, and the env work the expansion needs.
