@@ -17,6 +17,9 @@ A typed request is itself what the transport reads (a
 ``request.send(llm)`` hands this one object to the backend: no second request is
 built per call. ``request.to_llm()`` is a plain transport
 :class:`~treegym.agents.llm.request.Request` copy, for whoever needs one.
+``Kind.prepared(messages, env, states, **settings)`` builds the same value as the
+constructor without its per-field checks, for a caller whose arguments are
+already in stored form (the search config's hooks, once per LLM call).
 Real backends read only the prompt; simulated ones (``agents/simulated``) read
 the kind and the states and ask the env's expert for the truth (their truth per
 request type lives in ``agents/simulated/oracle.py``).
@@ -26,14 +29,17 @@ and its prompt text (see ``tests/agents/test_new_request_kind.py``).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
 
 from .llm.base import LLM
-from .llm.request import ChatRequest, Message, Request
+from .llm.request import ChatRequest, Message, Request, chat_messages
 
 StateRef = tuple[Any, tuple[str, ...]]  # (Snapshot | None, actions played from it)
 LIVE: StateRef = (None, ())
+_new = object.__new__
+_FIELD_DEFAULTS: dict[type, dict[str, Any]] = {}  # per request type: its fields' defaults (``prepared``)
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,26 @@ class AgentRequest(ChatRequest):
         if avoid is not None and type(avoid) is not tuple:
             object.__setattr__(self, "avoid", tuple(avoid))
 
+    @classmethod
+    def prepared(cls, messages: Sequence[Message], env: Any, states: tuple[StateRef, ...], **settings: Any) -> Any:
+        """A request of this type from arguments already in the form the constructor would store:
+        ``states`` a non-empty tuple of ``(snapshot, tuple of actions)`` pairs and every setting as
+        stored (``n`` an int >= 1, sequences as tuples). Only ``messages`` is checked (and made a
+        tuple), so the result equals ``cls(messages, env, states, **settings)``; the per-field checks,
+        which cost more than the rest of a call's bookkeeping, are left to the callers that build
+        these arguments once per hook (``SearchConfig``). Anyone else uses the constructor."""
+        fields = _FIELD_DEFAULTS.get(cls)
+        if fields is None:
+            fields = _FIELD_DEFAULTS[cls] = _plain_defaults(cls)
+        if not fields:  # no kind, or a field without a plain default: the constructor says what is wrong
+            return cls(messages, env, states, **settings)
+        request = _new(cls)
+        values = request.__dict__
+        values.update(fields)
+        values.update(settings)
+        values["messages"], values["env"], values["states"] = chat_messages(messages), env, states
+        return request
+
     @property
     def about(self) -> "AgentRequest | None":
         """This request, for the simulated backends (None when there is no ``env``: a request about no env
@@ -82,6 +108,15 @@ class AgentRequest(ChatRequest):
     def send(self, llm: LLM) -> list[str]:
         """``llm.complete(self)``: the ``n`` answers."""
         return llm.complete(self)
+
+
+def _plain_defaults(cls: type[AgentRequest]) -> dict[str, Any]:
+    """``cls``'s field defaults, or {} when ``cls`` sets no ``kind`` or a field other than ``messages`` has
+    no plain default (a default factory): ``prepared`` then leaves the work to the constructor."""
+    defaults = {f.name: f.default for f in dataclasses.fields(cls) if f.name != "messages"}
+    if not cls.kind or any(v is dataclasses.MISSING for v in defaults.values()):
+        return {}
+    return defaults
 
 
 @dataclass(frozen=True)

@@ -44,10 +44,17 @@ class CostTracker:
         self.usage.add(calls, prompt_tokens, completion_tokens)
         self.note(calls, prompt_tokens, completion_tokens)
 
-    def record(self, calls: int, prompt_tokens: int, completion_tokens: int) -> None:
+    def record(self, calls: int, prompt_tokens: int, completion_tokens: int, locked: bool = False) -> None:
         """A whole request at once (``begin`` then ``charge``): add it to the cumulative usage, and make it
-        this thread's last request."""
-        self.usage.add(calls, prompt_tokens, completion_tokens)
+        this thread's last request. ``locked``: the caller holds a lock that every writer of this usage
+        holds (a budget's own), so the usage's shared lock is not taken again."""
+        if locked:
+            usage = self.usage
+            usage.calls += calls
+            usage.prompt_tokens += prompt_tokens
+            usage.completion_tokens += completion_tokens
+        else:
+            self.usage.add(calls, prompt_tokens, completion_tokens)
         self._local.cost = [calls, prompt_tokens, completion_tokens]
 
     def note(self, calls: int = 0, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
@@ -87,8 +94,11 @@ def cost_of_last(llm: Any, before: tuple[int, int, int]) -> Usage:
     no other thread uses the same LLM at the same time).
     """
     hook = getattr(llm, "last_cost", None)
-    if callable(hook):
-        return hook()
+    return hook() if callable(hook) else usage_since(llm, before)
+
+
+def usage_since(llm: Any, before: tuple[int, int, int]) -> Usage:
+    """The change of ``llm``'s cumulative usage since ``before`` (a :func:`usage_snapshot`)."""
     c, p, k = usage_snapshot(llm)
     return Usage(c - before[0], p - before[1], k - before[2])
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .accounting import CostTracker, WrapperAccounting, cost_of_last, usage_snapshot
+from .accounting import CostTracker, WrapperAccounting, usage_since, usage_snapshot
 from .base import LLM, BudgetExceeded, Usage
 from .info import info_of
 from .request import Request
@@ -90,28 +90,38 @@ class BudgetedLLM(WrapperAccounting):
             self.usage = self._cost.usage
 
     def complete(self, request: Request) -> list[str]:
-        llm, hook, last_cost = self._hooks_of_llm()
-        need = max(1, int(hook(request.n))) if hook is not None else 1
+        hooks = self._hooks
+        if hooks is None or hooks[0] is not self.llm:
+            hooks = self._hooks_of_llm()
+        llm, hook, last_cost = hooks
+        need = 1 if hook is None else max(1, int(hook(request.n)))
         with self._lock:
             cost = self._cost
-            if self.max_tokens is not None and cost.usage.total_tokens >= self.max_tokens:
-                raise BudgetExceeded(
-                    f"token budget spent: {cost.usage.total_tokens} of {self.max_tokens} tokens used "
-                    f"in {cost.usage.calls} calls; stop the episode or raise max_tokens"
-                )
-            if self.max_calls is not None and cost.usage.calls + self._reserved + need > self.max_calls:
-                raise BudgetExceeded(
-                    f"call budget spent: {cost.usage.calls} of {self.max_calls} calls used"
-                    + (f", {self._reserved} in flight" if self._reserved else "")
-                    + (f", this request may need {need}" if need > 1 else "")
-                    + "; stop the episode or raise max_calls"
-                )
+            usage = cost.usage
+            if self.max_calls is not None and usage.calls + self._reserved + need > self.max_calls:
+                self._refuse(usage, need)
+            if self.max_tokens is not None and usage.prompt_tokens + usage.completion_tokens >= self.max_tokens:
+                self._refuse(usage, need)
             self._reserved += need
         before = usage_snapshot(llm) if last_cost is None else None
         try:
             return llm.complete(request)
         finally:
-            spent = last_cost() if last_cost is not None else cost_of_last(llm, before)
-            with self._lock:
+            spent = last_cost() if last_cost is not None else usage_since(llm, before)
+            with self._lock:  # every writer of this budget's usage holds this lock: no second one needed
                 self._reserved -= need
-                cost.record(spent.calls, spent.prompt_tokens, spent.completion_tokens)
+                cost.record(spent.calls, spent.prompt_tokens, spent.completion_tokens, locked=True)
+
+    def _refuse(self, usage: Usage, need: int) -> None:
+        """Raise ``BudgetExceeded`` naming what is spent (the token budget first; called under the lock)."""
+        if self.max_tokens is not None and usage.total_tokens >= self.max_tokens:
+            raise BudgetExceeded(
+                f"token budget spent: {usage.total_tokens} of {self.max_tokens} tokens used "
+                f"in {usage.calls} calls; stop the episode or raise max_tokens"
+            )
+        raise BudgetExceeded(
+            f"call budget spent: {usage.calls} of {self.max_calls} calls used"
+            + (f", {self._reserved} in flight" if self._reserved else "")
+            + (f", this request may need {need}" if need > 1 else "")
+            + "; stop the episode or raise max_calls"
+        )

@@ -88,6 +88,7 @@ class SearchConfig:
         self.rng: Any = None
         #: Ray workers that expand nodes for the algorithm (``distributed.RayExpansion``), or None
         self.parallel: Any = None
+        self._grammar_of: tuple[Any, bool] = (None, False)  # (the LLM, its info's grammar): see _grammar
 
     @property
     def restores(self) -> int:
@@ -146,16 +147,26 @@ class SearchConfig:
         trajectory's actions. A chain with no snapshot at all is a prompt-only chain ending at the
         live state."""
         if isinstance(x, SearchNode):
-            actions: list[str] = []
-            node: SearchNode | None = x
-            while node is not None and node.snapshot is None:
-                actions.append(node.action)
-                node = node.parent
-            if node is None:
-                return (None, ())
-            return (node.snapshot, tuple(reversed(actions)))
+            return self._states(x)[0]
         root = self.snapshots.root
         return (root.snapshot if root is not None else None, tuple(s.action for s in x))
+
+    @staticmethod
+    def _states(node: SearchNode) -> tuple[StateRef]:
+        """``(self._ref(node),)``. A node holding a snapshot (every node, with native snapshots) keeps it,
+        made again only when its snapshot is another; one without walks up to the nearest holder."""
+        snap = node.snapshot
+        if snap is not None:
+            kept = node.__dict__.get("_states")
+            if kept is None or kept[0][0] is not snap:
+                kept = node.__dict__["_states"] = ((snap, ()),)
+            return kept
+        actions: list[str] = []
+        holder: SearchNode | None = node
+        while holder is not None and holder.snapshot is None:
+            actions.append(holder.action)
+            holder = holder.parent
+        return (((None, ()) if holder is None else (holder.snapshot, tuple(reversed(actions)))),)
 
     @staticmethod
     def _note(node: "SearchNode | Sequence[Step] | Any", kind: str, messages: Sequence[dict], answers: Sequence[str]) -> None:
@@ -170,6 +181,14 @@ class SearchConfig:
     def _refs(self, *states: Any) -> tuple[StateRef, ...]:
         return tuple(self._ref(x) for x in states)
 
+    def _grammar(self) -> bool:
+        """``info_of(self.llm).grammar``, looked up again only when ``self.llm`` is another object."""
+        llm, grammar = self._grammar_of
+        if llm is not self.llm:
+            llm = self.llm
+            self._grammar_of = (llm, grammar := info_of(llm).grammar)
+        return grammar
+
     # ------------------------------------------------------------ LLM hooks
     def propose(self, node: SearchNode, k: int, avoid: Sequence[str] = (), attempt: int = 0) -> list[str]:
         """Up to ``k`` distinct candidate actions from ``node`` (``avoid`` is shown to the model and filtered).
@@ -177,16 +196,17 @@ class SearchConfig:
         ``attempt`` > 0 asks again for the same node (sampled at ``temperature`` with
         seed ``attempt``), e.g. after an answer with nothing usable in it.
         """
-        obs, history = node.observation, node.trajectory()
+        obs = node.observation
         if self._constrained(obs):
             # A model held to a grammar (the embedded one) cannot write a free list:
             # sample k single actions, each constrained to the env's valid actions.
             raw = self.sample_actions(node, k, avoid=avoid)
         elif self.propose_mode == "list":
-            messages = self.prompts.propose_messages(obs, history, k, avoid, self.reflections)
-            text = ProposeRequest(messages, self.env, self._refs(node), k=k, avoid=tuple(avoid),
-                                  temperature=self.temperature if (k > 1 or attempt) else 0.0,
-                                  seed=attempt or None).send(self.llm)[0]
+            avoid = tuple(avoid)
+            messages = self.prompts.propose_messages(obs, node.trajectory(), k, avoid, self.reflections)
+            text = self.llm.complete(ProposeRequest.prepared(
+                messages, self.env, self._states(node), k=k, avoid=avoid,
+                temperature=self.temperature if (k > 1 or attempt) else 0.0, seed=attempt or None))[0]
             self._note(node, "propose", messages, [text])
             raw = self.prompts.parse_proposals(text, obs)
         else:
@@ -198,19 +218,22 @@ class SearchConfig:
         model's client sends k seeded requests). Duplicates are kept: their counts are the
         self-consistency frequencies. Unparseable answers are dropped. With a grammar-capable
         LLM the answers are held to the valid actions not in ``avoid`` ([] when none is left)."""
-        messages = self.prompts.react_messages(node.observation, node.trajectory(), self.reflections, avoid)
+        obs, avoid = node.observation, tuple(avoid)
+        messages = self.prompts.react_messages(obs, node.trajectory(), self.reflections, avoid)
         choices = None
-        if self._constrained(node.observation):
+        if self._constrained(obs):
             # held to the valid actions not tried yet: a small model asked for "a different one"
             # would otherwise pick the avoided favourite again, and the proposal would be wasted
             avoided = set(avoid)
-            choices = [v for v in self._valid(node.observation) if v not in avoided]
+            choices = tuple(v for v in self._valid(obs) if v not in avoided)
             if not choices:
                 return []
-        texts = ReactRequest(messages, self.env, self._refs(node), avoid=tuple(avoid), n=k,
-                             temperature=self.temperature, choices=choices).send(self.llm)
+        texts = self.llm.complete(ReactRequest.prepared(
+            messages, self.env, self._states(node), avoid=avoid, n=k if type(k) is int and k > 0 else max(1, int(k)),
+            temperature=self.temperature, choices=choices))
         self._note(node, "react", messages, texts)
-        actions = [self.prompts.parse_action(t, node.observation) for t in texts[:k]]
+        parse = self.prompts.parse_action
+        actions = [parse(t, obs) for t in texts[:k]]
         return [a for a in actions if a]
 
     def _valid(self, obs: Any) -> tuple[str, ...]:
@@ -218,17 +241,17 @@ class SearchConfig:
 
     def _constrained(self, obs: Any) -> bool:
         """Whether answers are held to the env's valid actions (an LLM with grammar support)."""
-        return info_of(self.llm).grammar and bool(self._valid(obs))
+        return self._grammar() and bool(self._valid(obs))
 
     def react(self, node: SearchNode, temperature: float = 0.0, reflections: Sequence[str] = ()) -> str:
         """One ReAct action from ``node`` (greedy by default)."""
-        choices = self._valid(node.observation) if self._constrained(node.observation) else None
-        messages = self.prompts.react_messages(node.observation, node.trajectory(),
-                                               list(reflections) or self.reflections)
-        text = ReactRequest(messages, self.env, self._refs(node), temperature=temperature,
-                            choices=choices).send(self.llm)[0]
+        obs = node.observation
+        choices = self._valid(obs) if self._constrained(obs) else None
+        messages = self.prompts.react_messages(obs, node.trajectory(), list(reflections) or self.reflections)
+        text = self.llm.complete(ReactRequest.prepared(messages, self.env, self._states(node),
+                                                       temperature=temperature, choices=choices))[0]
         self._note(node, "react", messages, [text])
-        return self.prompts.parse_action(text, node.observation)
+        return self.prompts.parse_action(text, obs)
 
     def _clean(self, actions: Sequence[str], obs: dict, avoid: Sequence[str]) -> list[str]:
         valid = obs.get("valid_actions") if isinstance(obs, dict) else None
@@ -248,17 +271,19 @@ class SearchConfig:
     def compare(self, a: SearchNode | Sequence[Step], b: SearchNode | Sequence[Step]) -> float:
         """Is trajectory ``a`` better than ``b``? Judged twice with the order swapped (Eq. 6):
         1.0 if ``a`` wins both, 0.0 if ``b`` wins both, else 0.5. Two LLM calls."""
-        ta = a.trajectory() if isinstance(a, SearchNode) else list(a)
-        tb = b.trajectory() if isinstance(b, SearchNode) else list(b)
+        ta = a.trajectory() if isinstance(a, SearchNode) else tuple(a)
+        tb = b.trajectory() if isinstance(b, SearchNode) else tuple(b)
         obs = self.tree.root.observation if self.tree is not None else {}
         if not self.peek_success:
             obs, ta = self.prompts.without_verdict(obs, ta)
             tb = self.prompts.without_verdict(obs, tb)[1]
-        choices = self.prompts.compare_choices
+        choices = _as_tuple(self.prompts.compare_choices)
+        ref_a, ref_b = self._ref(a), self._ref(b)
+        complete, prepared, env = self.llm.complete, CompareRequest.prepared, self.env
         m1 = self.prompts.compare_messages(obs, ta, tb)
-        t1 = CompareRequest(m1, self.env, self._refs(a, b), choices=choices).send(self.llm)[0]
+        t1 = complete(prepared(m1, env, (ref_a, ref_b), choices=choices))[0]
         m2 = self.prompts.compare_messages(obs, tb, ta)
-        t2 = CompareRequest(m2, self.env, self._refs(b, a), choices=choices).send(self.llm)[0]
+        t2 = complete(prepared(m2, env, (ref_b, ref_a), choices=choices))[0]
         first, second = self.prompts.parse_comparison(t1), self.prompts.parse_comparison(t2)
         for node in (a, b):
             self._note(node, "compare", m1, [t1, t2])
@@ -274,16 +299,19 @@ class SearchConfig:
         if not self.peek_success:
             obs, history = self.prompts.without_verdict(obs, history)
         messages = self.prompts.value_messages(obs, history)
-        choices = self.prompts.value_choices
-        states = self._refs(node)
-        texts = list(ValueRequest(messages, self.env, states, choices=choices,
-                                  temperature=self.temperature if self.value_samples > 1 else 0.0).send(self.llm))
-        more = self.answers([ValueRequest(messages, self.env, states, temperature=self.temperature, seed=i,
-                                          choices=choices) for i in range(1, self.value_samples)])
-        scores = [self.prompts.parse_value(text) for text in (texts[0], *more)]
+        choices = _as_tuple(self.prompts.value_choices)
+        states, samples = self._states(node), self.value_samples
+        texts = list(self.llm.complete(ValueRequest.prepared(
+            messages, self.env, states, choices=choices, temperature=self.temperature if samples > 1 else 0.0)))
+        more = self.answers([ValueRequest.prepared(messages, self.env, states, temperature=self.temperature, seed=i,
+                                                   choices=choices) for i in range(1, samples)]) if samples > 1 else []
+        parse = self.prompts.parse_value
+        score = parse(texts[0])
+        for text in more:
+            score += parse(text)
         texts += more
         self._note(node, "value", messages, texts)
-        return sum(scores) / len(scores)
+        return score / (1 + len(more))
 
     def answers(self, requests: Sequence[Any]) -> list[str]:
         """The first answer to each of ``requests``, in order; sent one after another (a Ray worker's config
@@ -292,18 +320,19 @@ class SearchConfig:
 
     def reflect(self, trajectory: SearchNode | Sequence[Step], outcome: str) -> str:
         """A short self-reflection on a failed trajectory (one LLM call)."""
-        steps = trajectory.trajectory() if isinstance(trajectory, SearchNode) else list(trajectory)
+        steps = trajectory.trajectory() if isinstance(trajectory, SearchNode) else tuple(trajectory)
         obs = self.tree.root.observation if self.tree is not None else {}
-        start = trajectory.path()[0] if isinstance(trajectory, SearchNode) else []
+        start = trajectory.path()[0] if isinstance(trajectory, SearchNode) else ()
         messages = self.prompts.reflect_messages(obs, steps, outcome)
-        return ReflectRequest(messages, self.env, self._refs(start)).send(self.llm)[0].strip()
+        return self.llm.complete(ReflectRequest.prepared(messages, self.env, (self._ref(start),)))[0].strip()
 
     def imagine(self, node: SearchNode) -> list[str]:
         """The model's imagined rest of the plan from ``node`` (A*'s h2); [] when it sees none. One LLM call."""
-        messages = self.prompts.imagine_messages(node.observation, node.trajectory())
-        text = ImagineRequest(messages, self.env, self._refs(node)).send(self.llm)[0]
+        obs = node.observation
+        messages = self.prompts.imagine_messages(obs, node.trajectory())
+        text = self.llm.complete(ImagineRequest.prepared(messages, self.env, self._states(node)))[0]
         self._note(node, "imagine", messages, [text])
-        return self.prompts.parse_imagined(text, node.observation)
+        return self.prompts.parse_imagined(text, obs)
 
     # ------------------------------------------------------------ env knowledge algorithms may use
     def action_key(self, action: str) -> str:
@@ -335,3 +364,5 @@ class SearchConfig:
         return plans
 
 
+def _as_tuple(choices: Sequence[str] | None) -> tuple[str, ...] | None:
+    return choices if choices is None or type(choices) is tuple else tuple(choices)

@@ -21,6 +21,24 @@ LLM_EXCERPT_CHARS = 1500   # per prompt / answer kept on a node (of the prompt: 
 LLM_CALLS_PER_NODE = 8     # LLM exchanges kept per node in a saved tree (the first ones)
 
 
+def _step(node: "SearchNode") -> Step:
+    return Step(node.action or "", node.text, node.reward, node.thought)
+
+
+def _extend(node: "SearchNode", key: str, item: Any, skip_root: bool = False) -> tuple:
+    """``node``'s per-path tuple kept under ``key`` (its parent's plus ``item(node)``), building and keeping
+    the missing ones of its ancestors on the way (a loop, not recursion: trees may be deep)."""
+    missing: list[SearchNode] = []
+    up: SearchNode | None = node
+    while up is not None and key not in up.__dict__:
+        missing.append(up)
+        up = up.parent
+    out: tuple = up.__dict__[key] if up is not None else ()
+    for n in reversed(missing):
+        if not (skip_root and n.parent is None):
+            out = out + (item(n),)
+        n.__dict__[key] = out
+    return out
 
 
 def _success(info: dict) -> bool:
@@ -65,36 +83,24 @@ class SearchNode:
     def text(self) -> str:
         return str(self.observation.get("text", "")) if isinstance(self.observation, dict) else str(self.observation)
 
-    def path(self) -> list["SearchNode"]:
-        """Nodes from the root to this node, both included."""
-        out, node = [], self
-        while node is not None:
-            out.append(node)
-            node = node.parent
-        return out[::-1]
+    def path(self) -> tuple["SearchNode", ...]:
+        """Nodes from the root to this node, both included. Built once and kept (a shared tuple): a
+        node's parent never changes."""
+        cached = self.__dict__.get("_path")
+        if cached is None:
+            cached = _extend(self, "_path", lambda node: node)
+        return cached
 
     def actions(self) -> list[str]:
         return [n.action for n in self.path()[1:] if n.action is not None]
 
-    def trajectory(self) -> list[Step]:
-        """The path as prompt ``Step`` values (each node's own step is built once, and rebuilt when
-        its action, observation, reward or thought was reassigned)."""
-        steps: list[Step] = []
-        node = self
-        while node.parent is not None:
-            steps.append(node._step())
-            node = node.parent
-        steps.reverse()
-        return steps
-
-    def _step(self) -> Step:
-        cached = self.__dict__.get("_step_cache")
-        if (cached is not None and cached[0] is self.action and cached[1] is self.observation
-                and cached[2] is self.reward and cached[3] is self.thought):
-            return cached[4]
-        step = Step(self.action or "", self.text, self.reward, self.thought)
-        self.__dict__["_step_cache"] = (self.action, self.observation, self.reward, self.thought, step)
-        return step
+    def trajectory(self) -> tuple[Step, ...]:
+        """The path as prompt ``Step`` values, one per node below the root. Built once and kept (a shared
+        tuple): a node's action, observation, reward and thought are fixed once the search has made it."""
+        cached = self.__dict__.get("_trajectory")
+        if cached is None:
+            cached = _extend(self, "_trajectory", _step, skip_root=True)
+        return cached
 
     def keep_llm_calls(self, calls: list[dict[str, Any]]) -> None:
         """Keep ``calls`` (LLM excerpts noted elsewhere: on a Ray worker) up to ``LLM_CALLS_PER_NODE`` in all."""

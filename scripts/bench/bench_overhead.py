@@ -11,7 +11,7 @@ on its step limit so a search from depth 8 may go as deep below its root as one 
 Every search is checked to have started there: its root observation, and its first child's, must
 equal what reset + replay gives, else the figures are refused (:class:`RollbackRefused`).
 
-Time spent inside the LLM's methods is measured by wrapping the LLM object handed to the agent
+Time spent inside the LLM's ``complete`` is measured by wrapping the LLM object handed to the agent
 (:class:`~treegym.scripts.bench.bench_support.TimedLLM`) and subtracted, so what is left,
 divided by the search's expansions, is the framework's cost of one expansion: prompt building,
 parsing, tree bookkeeping, and the env work the expansion needs. The wrapper's own cost outside

@@ -196,3 +196,23 @@ def test_state_size_estimates_leave_out_what_every_state_shares():
         assert approx_size(catalog.goals) > 1_000_000 and approx_size(payload) < 100_000
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("cls", [ReactRequest, ProposeRequest, ValueRequest])
+def test_a_prepared_request_equals_the_constructed_one(cls):
+    ref = (None, ("a", "b"))
+    settings = {"temperature": 0.7, "seed": 3, "choices": ("x", "y")}
+    if cls is ProposeRequest:
+        settings.update(k=3, avoid=("a",))
+    if cls is ReactRequest:
+        settings.update(n=2, avoid=("a",), opinions=("b",))
+    fast = cls.prepared(USER, "env", (ref,), **settings)
+    slow = cls(USER, "env", (ref,), **settings)
+    assert type(fast) is cls and fast == slow and fast.about is fast
+    assert {f.name: getattr(fast, f.name) for f in dataclasses.fields(cls)} == \
+           {f.name: getattr(slow, f.name) for f in dataclasses.fields(cls)}
+    assert isinstance(fast.messages, tuple) and fast.to_llm() == slow.to_llm()
+    with pytest.raises(TypeError, match="sequence of chat messages"):
+        cls.prepared(["hi"], "env", (ref,))  # the messages are still checked
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.n = 5  # type: ignore[misc]
