@@ -84,7 +84,8 @@ class ForkVectorEnv(SyncVectorEnv):
             group = self._group = _GroupStart(self.envs, self.single_observation_space)
         restore = group.restore
         fast = restore.fast
-        if fast is not None and type(snap) is Snapshot and snap.wrappers is restore.wrappers:
+        wrappers = snap.wrappers
+        if fast is not None and type(snap) is Snapshot and (wrappers is restore.wrappers or wrappers == restore.wrappers):
             obs, info, left = fast(snap)  # the short path (GroupRestorer): every call layer counts here
         else:
             obs, info, left = restore(snap)
