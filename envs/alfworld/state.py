@@ -62,35 +62,7 @@ def _linked(history: Iterable[tuple[str, str]]) -> tuple | None:
 _FACTS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
 # Per game, difference -> the one tuple standing for it (see _difference).
 _DIFFS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
-# Per game, observation text -> the one string standing for it (see _shared_text).
-_TEXTS: "weakref.WeakKeyDictionary[Game, ValueTable]" = weakref.WeakKeyDictionary()
-# Per game, (id of the earlier cell, command, text) -> the one history cell standing for it (see _cell).
-_CELLS: "weakref.WeakKeyDictionary[Game, dict[tuple, tuple]]" = weakref.WeakKeyDictionary()
 _TABLE_LIMIT = 50_000  # entries per game in each table of shared tuples (cleared when full)
-_CELL_LIMIT = 20_000   # entries per game in the table of history cells (each keeps its earlier cells alive)
-
-
-def _shared_text(game: Game, text: str) -> str:
-    """``text`` as states hold it: one string per game and text, so states (and observations) that
-    say the same thing share it and dropping one frees no text."""
-    return _table(_TEXTS, game).one(text)
-
-
-def _cell(game: Game, earlier: tuple | None, command: str, text: str) -> tuple:
-    """The history cell (earlier cell, command, text) as states hold it: one per game and value, so
-    twins that take the same step share it and dropping a state frees no cell. Keyed by the earlier
-    cell's identity (hashing the cell would walk the whole history); the table holds every cell it
-    keys, so an identity in it always names a live cell."""
-    cells = _CELLS.get(game)
-    if cells is None:
-        cells = _CELLS[game] = {}
-    key = (id(earlier), command, text)
-    cell = cells.get(key)
-    if cell is None:
-        if len(cells) >= _CELL_LIMIT:
-            cells.clear()
-        cell = cells[key] = (earlier, command, text)
-    return cell
 
 
 def _fact_pool(game: Game) -> dict[tuple, tuple]:
@@ -304,7 +276,7 @@ def step_state(state: ALFWorldState, command: str, with_commands: bool = False) 
     if action is None:
         nxt = ALFWorldState(game=state.game, removed=state.removed, added=state.added, text=NOTHING_HAPPENS,
                             won=state.won, moves=state.moves, last_command=command, valid=False,
-                            trail=_cell(state.game, state.trail, command, NOTHING_HAPPENS))
+                            trail=(state.trail, command, NOTHING_HAPPENS))
         # the same facts: the same admissible commands (and overrides), memoised already
         object.__setattr__(nxt, "_sorted", state._sorted)
         object.__setattr__(nxt, "_overrides", state._overrides)
@@ -326,9 +298,9 @@ def step_state(state: ALFWorldState, command: str, with_commands: bool = False) 
         added.update([pool.setdefault(f, f) for f in add if f not in init])
     else:
         facts, won, removed, added = old, state.won, state.removed, state.added
-    text = _shared_text(game, feedback(game, old, facts, action))
+    text = feedback(game, old, facts, action)
     nxt = ALFWorldState(game=game, removed=removed, added=added, text=text, won=won, moves=state.moves + 1,
-                        last_command=command, trail=_cell(game, state.trail, command, text))
+                        last_command=command, trail=(state.trail, command, text))
     if with_commands:
         _memoise(nxt, facts)
     return nxt
