@@ -15,7 +15,6 @@ sub-envs share one.
 from __future__ import annotations
 
 from copy import copy
-from operator import itemgetter
 from typing import Any
 
 import gymnasium as gym
@@ -61,64 +60,7 @@ def batch_info(info: dict[str, Any], targets: list[int], n: int) -> dict[str, An
 
 def group_info(info: dict[str, Any], n: int) -> dict[str, Any]:
     """:func:`batch_info` for every sub-env (a group start): the same arrays, built by filling; the
-    masks and the arrays of bool, int and str values are shared read-only ones (module docstring).
-
-    An info holding only bool, int and str values and lists (every engine env's) is batched from a
-    kept batch of its bool/int/str values (:func:`_kept_scalars`: a copy of one dict, the same
-    shared arrays) plus a fresh array of copies per list: a group start touches a few objects, not
-    one template per key."""
-    kinds = tuple(map(type, info.values()))
-    plan = _PLANS.get((n, kinds, *info))
-    if plan is None:
-        plan = _plan(info, kinds, n)
-    if plan is not False:
-        scalars, lists = plan
-        out = _kept_scalars(info, scalars, n)
-        for key in lists:
-            out[key] = _list_array(info[key], n)
-        return out
-    return _group_info(info, n)
-
-
-def _plan(info: dict[str, Any], kinds: tuple, n: int) -> Any:
-    """How :func:`group_info` batches infos with ``info``'s keys and value types: (the getter of its
-    bool/int/str values, the keys of its lists), or False when it holds any other value."""
-    if not all(kind is bool or kind is int or kind is str or kind is list for kind in kinds):
-        plan: Any = False
-    else:
-        names = [k for k, kind in zip(info, kinds) if kind is not list]
-        getter = itemgetter(*names) if len(names) > 1 else (lambda d: (d[names[0]],)) if names else (lambda d: ())
-        plan = (getter, tuple(k for k, kind in zip(info, kinds) if kind is list))
-    if len(_PLANS) >= _TEMPLATE_LIMIT:
-        _PLANS.clear()
-    _PLANS[(n, kinds, *info)] = plan
-    return plan
-
-
-def _kept_scalars(info: dict[str, Any], scalars: Any, n: int) -> dict[str, Any]:
-    """A new dict of ``info`` batched, with its lists not yet filled in (their masks are): kept per
-    (keys, value types, bool/int/str values, n), whose arrays are all shared read-only ones."""
-    key = (scalars, n, scalars(info))
-    kept = _KEPT.get(key)
-    if kept is None:
-        kept = _group_info({k: (None if type(v) is list else v) for k, v in info.items()}, n)
-        if len(_KEPT) >= _TEMPLATE_LIMIT:
-            _KEPT.clear()
-        _KEPT[key] = kept
-    return kept.copy()
-
-
-def _list_array(value: list, n: int) -> np.ndarray:
-    """An object array of ``n`` lists equal to ``value``: the first is ``value``, each other a copy."""
-    array = np.empty(n, dtype=object)
-    array[0] = value
-    for i in range(1, n):  # item by item: numpy would read a list of lists as rows
-        array[i] = value.copy()
-    return array
-
-
-def _group_info(info: dict[str, Any], n: int) -> dict[str, Any]:
-    """:func:`group_info` key by key (any info)."""
+    masks and the arrays of bool, int and str values are shared read-only ones (module docstring)."""
     mask = _ALL_SET.get(n)
     if mask is None:
         mask = np.ones(n, dtype=np.bool_)
@@ -133,7 +75,10 @@ def _group_info(info: dict[str, Any], n: int) -> dict[str, Any]:
             if array is None:
                 array = _filled(kind, value, n)
         elif kind is list:  # each sub-env its own copy (the first gets the info's own list)
-            array = _list_array(value, n)
+            array = np.empty(n, dtype=object)
+            array[0] = value
+            for i in range(1, n):  # item by item: numpy would read a list of lists as rows
+                array[i] = value.copy()
         elif kind is dict:
             array = group_info(value, n)
         elif kind is float or issubclass(kind, np.number):
@@ -186,8 +131,6 @@ _ALL_SET: dict[int, np.ndarray] = {}  # n -> read-only array of n True
 _TEMPLATES: dict[tuple, np.ndarray] = {}  # (type, value, n) -> read-only array (_filled)
 _TEMPLATE_LIMIT = 4096
 _MASK_NAMES: dict[str, str] = {}  # info key -> its mask's key ("_" + key), made once
-_PLANS: dict[tuple, Any] = {}  # (n, value types, *keys) -> group_info's plan for such infos (_plan)
-_KEPT: dict[tuple, dict] = {}  # (plan's getter, n, bool/int/str values) -> their batch (_kept_scalars)
 _SHARED = {str, bytes, int, float, bool, tuple, type(None), frozenset}
 
 
