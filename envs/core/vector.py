@@ -171,7 +171,8 @@ class _GroupStart:
 
     def __init__(self, envs: Sequence[gym.Env], space: gym.Space):
         self.restore = GroupRestorer(envs)
-        self.batch = Batcher(space)
+        # the bound method, not the Batcher: calling an instance goes through type slot lookups, cold code on a group start
+        self.batch = Batcher(space).__call__
 
 
 def make_vector_env(id: str | None = None, num_envs: int = 1, *, asynchronous: bool = False,
