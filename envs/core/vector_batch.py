@@ -2,7 +2,8 @@
 restored into many sub-envs, batched as Gymnasium batches them (``concatenate`` and ``_add_info``).
 
 * :func:`batch_info` - one info added for the sub-envs ``targets`` (a restore into some of them);
-* :func:`group_info` - one info for every sub-env (a group start): the same arrays, built by filling.
+* :func:`group_info` - one info for every sub-env (a group start): the same arrays, built by filling,
+  in a copy of a dict kept per key layout (its masks in place).
   Arrays that hold one immutable value n times are shared and **read-only**: the ``_key`` masks
   (all True, one array per group size) and the arrays of bool, int and str values (made once per
   value, a bounded cache). Gymnasium never writes into an info it returned; copy an array to
