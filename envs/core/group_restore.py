@@ -127,8 +127,8 @@ class GroupRestorer:
     ``envs[1:]`` it left untouched (restore those with :func:`~.api.restore`).
 
     Once every stack is settled (restore settles them) with the same settled wrappers, ``fast`` is
-    the cores' own :meth:`~ForkableEnv.group_restorer` and ``wrappers`` those wrappers' (constant)
-    states: a snapshot whose type is ``Snapshot`` and whose ``wrappers`` is ``wrappers`` may be
+    :func:`_core_group_restorer` of the cores and ``wrappers`` those wrappers' (constant)
+    states: a snapshot whose type is ``Snapshot`` and whose ``wrappers`` is (or equals) ``wrappers`` may be
     given to ``fast`` directly (a caller on a short path does); any other goes through
     :func:`~.api.restore` and :func:`restore_twins`."""
 

@@ -84,7 +84,8 @@ class ForkVectorEnv(SyncVectorEnv):
             group = self._group = _GroupStart(self.envs, self.single_observation_space)
         restore = group.restore
         fast = restore.fast
-        if fast is not None and type(snap) is Snapshot and snap.wrappers is restore.wrappers:
+        wrappers = snap.wrappers
+        if fast is not None and type(snap) is Snapshot and (wrappers is restore.wrappers or wrappers == restore.wrappers):
             obs, info, left = fast(snap)  # the short path (GroupRestorer): every call layer counts here
         else:
             obs, info, left = restore(snap)
@@ -170,7 +171,8 @@ class _GroupStart:
 
     def __init__(self, envs: Sequence[gym.Env], space: gym.Space):
         self.restore = GroupRestorer(envs)
-        self.batch = Batcher(space)
+        # the bound method, not the Batcher: calling an instance goes through type slot lookups, cold code on a group start
+        self.batch = Batcher(space).__call__
 
 
 def make_vector_env(id: str | None = None, num_envs: int = 1, *, asynchronous: bool = False,

@@ -2,7 +2,8 @@
 restored into many sub-envs, batched as Gymnasium batches them (``concatenate`` and ``_add_info``).
 
 * :func:`batch_info` - one info added for the sub-envs ``targets`` (a restore into some of them);
-* :func:`group_info` - one info for every sub-env (a group start): the same arrays, built by filling.
+* :func:`group_info` - one info for every sub-env (a group start): the same arrays, built by filling,
+  in a copy of a dict kept per key layout (its masks in place).
   Arrays that hold one immutable value n times are shared and **read-only**: the ``_key`` masks
   (all True, one array per group size) and the arrays of bool, int and str values (made once per
   value, a bounded cache). Gymnasium never writes into an info it returned; copy an array to
@@ -60,13 +61,12 @@ def batch_info(info: dict[str, Any], targets: list[int], n: int) -> dict[str, An
 
 def group_info(info: dict[str, Any], n: int) -> dict[str, Any]:
     """:func:`batch_info` for every sub-env (a group start): the same arrays, built by filling; the
-    masks and the arrays of bool, int and str values are shared read-only ones (module docstring)."""
-    mask = _ALL_SET.get(n)
-    if mask is None:
-        mask = np.ones(n, dtype=np.bool_)
-        mask.flags.writeable = False
-        mask = _ALL_SET[n] = mask
-    out: dict[str, Any] = {}
+    masks and the arrays of bool, int and str values are shared read-only ones (module docstring).
+    The dict is a copy of one kept per key layout (:func:`_layout`), so it is made at its full size
+    with its masks in place, and only the values are written."""
+    keys = tuple(info)
+    out = _LAYOUTS.get((keys, n))
+    out = (_layout(keys, n) if out is None else out).copy()
     templates = _TEMPLATES
     for key, value in info.items():
         kind = type(value)
@@ -97,13 +97,25 @@ def group_info(info: dict[str, Any], n: int) -> dict[str, Any]:
                 for i in range(1, n):
                     array[i] = make(value)
         out[key] = array
-        name = _MASK_NAMES.get(key)
-        if name is None:
-            if len(_MASK_NAMES) >= _TEMPLATE_LIMIT:
-                _MASK_NAMES.clear()
-            name = _MASK_NAMES[key] = "_" + key
-        out[name] = mask
     return out
+
+
+def _layout(keys: tuple[str, ...], n: int) -> dict[str, Any]:
+    """The batched info's dict for an info with ``keys``, as Gymnasium orders it (each key, then its
+    ``_key`` mask): the masks set (the shared all-True one), the values None; kept per (keys, n)."""
+    mask = _ALL_SET.get(n)
+    if mask is None:
+        mask = np.ones(n, dtype=np.bool_)
+        mask.flags.writeable = False
+        mask = _ALL_SET[n] = mask
+    layout: dict[str, Any] = {}
+    for key in keys:
+        layout[key] = None
+        layout["_" + key] = mask
+    if len(_LAYOUTS) >= _TEMPLATE_LIMIT:
+        _LAYOUTS.clear()
+    _LAYOUTS[(keys, n)] = layout
+    return layout
 
 
 def _filled(kind: type, value: Any, n: int) -> np.ndarray:
@@ -130,7 +142,7 @@ def _maker(kind: type) -> Any:
 _ALL_SET: dict[int, np.ndarray] = {}  # n -> read-only array of n True
 _TEMPLATES: dict[tuple, np.ndarray] = {}  # (type, value, n) -> read-only array (_filled)
 _TEMPLATE_LIMIT = 4096
-_MASK_NAMES: dict[str, str] = {}  # info key -> its mask's key ("_" + key), made once
+_LAYOUTS: dict[tuple, dict[str, Any]] = {}  # (info keys, n) -> the batched dict to copy (_layout)
 _SHARED = {str, bytes, int, float, bool, tuple, type(None), frozenset}
 
 
