@@ -206,7 +206,8 @@ class EloSearch(SearchAlgorithm[EloConfig]):
         return int(node.stats.get("elo_updates", 0))
 
     def tau(self, node: SearchNode) -> float:
-        return annealed_temperature(self.config.tau0, self.updates(node), self.config.anneal)
+        """Eq. 8's temperature at ``node`` (from its match count)."""
+        return annealed_temperature(self.config.tau0, node.stats.get("elo_updates", 0), self.config.anneal)
 
     def _open_children(self, node: SearchNode) -> list[SearchNode]:
         """The children Eq. 5 draws from: not closed, and not terminal unless ``terminal_children=include``."""
@@ -292,7 +293,8 @@ class EloSearch(SearchAlgorithm[EloConfig]):
             leaf.value, other.value = elo_update(leaf.value, other.value, result, self.config.k_factor, self.config.r)
             touched = list({id(x): x for x in leaf.path() + other.path()}.values())
             for n in touched:
-                n.stats["elo_updates"] = self.updates(n) + 1
+                stats = n.stats
+                stats["elo_updates"] = stats.get("elo_updates", 0) + 1
             if hooks.tree is not None:
                 self._aggregate(touched)
 
