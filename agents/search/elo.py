@@ -92,15 +92,21 @@ def softmax(values: Sequence[float], tau: float) -> list[float]:
 
 
 def aggregate_elo(child_values: Sequence[float], tau: float) -> float:
-    """Eq. 7: an intermediate step's Elo, sum_j alpha_j v_j with alpha = softmax(v / tau)."""
-    return sum(a * v for a, v in zip(softmax(child_values, tau), child_values))
+    """Eq. 7: an intermediate step's Elo, sum_j alpha_j v_j with alpha = softmax(v / tau) (the softmax's
+    arithmetic, in its order, inlined: this runs for every step a match touched)."""
+    if not child_values:
+        return 0
+    top = max(child_values)
+    weights = [math.exp((v - top) / tau) for v in child_values]
+    total = sum(weights)
+    return sum([w / total * v for w, v in zip(weights, child_values)])
 
 
 def choice_index(rng: Any, probs: Sequence[float]) -> int:
     """``int(rng.choice(len(probs), p=probs))`` for a numpy ``Generator`` with the same draw and the
     same answer (cumulative sums normalised by the last, one ``rng.random()``, the first index whose
     cumulative share exceeds it), without numpy's per-call array set-up."""
-    cdf = list(accumulate(float(p) for p in probs))
+    cdf = list(accumulate(map(float, probs)))
     total = cdf[-1]
     return bisect_right([c / total for c in cdf], rng.random())
 

@@ -202,7 +202,7 @@ class MCTS(SearchAlgorithm[MCTSConfig]):
         path = [root]
         node = root
         while node.children:
-            options = [c for c in node.children if not self._closed(c) and c not in busy]
+            options = [c for c in node.children if not c.stats.get("closed") and c not in busy]  # not _closed
             if not options:
                 if any(c in busy for c in node.children):
                     return None
