@@ -34,7 +34,7 @@ from ..llm.budget import BudgetedLLM
 from ..prompts import get_prompts
 from ..policy import AgentGaveUp, BasePolicy
 from ..registry import register_agent
-from .algorithm import SearchAlgorithm
+from .algorithm import SearchAlgorithm, SeededRng
 from .telemetry import PatienceExhausted, SearchTelemetry
 
 from .tree import SearchNode, SearchTree
@@ -55,24 +55,6 @@ class SearchResult:
     @cached_property
     def trajectories(self) -> list[list[str]]:
         return [leaf.actions() for leaf in _leaves(self.tree)]
-
-
-class SeededRng:
-    """``numpy.random.default_rng(seed)``, built on first use: the same draws, but a search whose
-    algorithm never draws (all but ``elo``) does not pay for building a generator (about 6 us)."""
-
-    __slots__ = ("seed", "_generator")
-
-    def __init__(self, seed: int):
-        self.seed = seed
-        self._generator: Any = None
-
-    def __getattr__(self, name: str) -> Any:  # only for what is not a slot: the generator's methods
-        if self._generator is None:
-            import numpy as np  # lazy: numpy only when a search draws
-
-            self._generator = np.random.default_rng(self.seed)
-        return getattr(self._generator, name)
 
 
 def _leaves(tree: SearchTree) -> list[SearchNode]:
