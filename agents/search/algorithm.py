@@ -30,22 +30,23 @@ C = TypeVar("C")
 
 class SeededRng:
     """``numpy.random.default_rng(seed)``, built on first use: the same draws, but a search whose
-    algorithm never draws (all but ``elo``) does not pay for building a generator (about 6 us)."""
-
-    __slots__ = ("seed", "_generator")
+    algorithm never draws (all but ``elo``) does not pay for building a generator (about 6 us). What
+    is read from the generator is kept on this object, so later reads cost a plain attribute lookup."""
 
     def __init__(self, seed: int):
         self.seed = seed
         self._generator: Any = None
 
-    def __getattr__(self, name: str) -> Any:  # only for what is not a slot: the generator's methods
-        if name.startswith("_"):  # no private or special name is forwarded (copying, pickling, an unset slot)
+    def __getattr__(self, name: str) -> Any:  # only for names not set yet: the generator's, on first read
+        if name.startswith("_"):  # no private or special name is forwarded (copying, pickling)
             raise AttributeError(name)
         if self._generator is None:
             import numpy as np  # lazy: numpy only when a search draws
 
             self._generator = np.random.default_rng(self.seed)
-        return getattr(self._generator, name)
+        value = getattr(self._generator, name)
+        setattr(self, name, value)
+        return value
 
 
 @dataclass(frozen=True)
