@@ -178,6 +178,7 @@ class EloSearch(SearchAlgorithm[EloConfig]):
 
     name = "elo"
     value_name = "elo"
+    draws = True  # Eq. 5: a walk draws at every step it passes
     distributes = True  # search_workers: a new sequence's comparisons run on Ray workers
 
     Config = EloConfig

@@ -11,7 +11,8 @@ measured cost of env steps:
 
 * **native** snapshots (or a declared cost of 0): every node holds one (eager;
   exactly the old behaviour); native ones stay on the tree's nodes after the
-  search (a value holds nothing).
+  search (a value holds nothing), so the store keeps no entry for them: a node
+  is restored from its own ``snapshot``, and pruning frees nothing.
 * **other kinds**: the root always holds one; another node holds one only when
   replaying to it from its nearest snapshotted ancestor would cost at least as
   much as taking a snapshot (the summed step seconds since that ancestor reach

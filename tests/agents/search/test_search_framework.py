@@ -361,3 +361,20 @@ def test_seeded_rng_draws_as_numpy_default_rng_and_is_built_on_first_draw():
         assert twin.random() == copy.deepcopy(eager).random()
     with pytest.raises(AttributeError):
         SeededRng(1)._private
+
+
+def test_an_algorithm_that_draws_is_handed_the_generator_itself():
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from treegym.agents.search.algorithm import SeededRng
+    from treegym.agents.search.elo import EloSearch
+    from treegym.agents.search.mcts import MCTS
+
+    elo, mcts = EloSearch(), MCTS()
+    elo.start(SimpleNamespace(rng=SeededRng(3), peek_success=False))
+    lazy = SeededRng(3)
+    mcts.start(SimpleNamespace(rng=lazy, peek_success=False))
+    assert isinstance(elo.rng, np.random.Generator) and elo.rng.random() == np.random.default_rng(3).random()
+    assert mcts.rng is lazy and lazy._generator is None  # MCTS never draws: nothing built
