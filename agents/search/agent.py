@@ -34,7 +34,7 @@ from ..llm.budget import BudgetedLLM
 from ..prompts import get_prompts
 from ..policy import AgentGaveUp, BasePolicy
 from ..registry import register_agent
-from .algorithm import SearchAlgorithm
+from .algorithm import SearchAlgorithm, SeededRng
 from .telemetry import PatienceExhausted, SearchTelemetry
 
 from .tree import SearchNode, SearchTree
@@ -197,8 +197,6 @@ class SearchPolicy(BasePolicy):
 
     def run_search(self, observation: dict, info: dict) -> SearchResult:
         """Search from the bound env's current state, leave the env there, return the result."""
-        import numpy as np
-
         self._llm_view = self._budgeted()
         hooks = self._hooks(self._llm_view)
         algorithm = self.algorithm
@@ -211,7 +209,7 @@ class SearchPolicy(BasePolicy):
         hooks.telemetry = telemetry = SearchTelemetry(self.name, self.options.patience)
         hooks.env_id, hooks.seed = self.env_id, self.options.seed
         digest = hashlib.sha256(f"{self.options.seed}:{observation.get('instruction', '')}:{root.text}".encode()).digest()
-        hooks.rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+        hooks.rng = SeededRng(int.from_bytes(digest[:8], "little"))
         algorithm.start(hooks)
         hooks.parallel = self._workers(hooks)
         stopped, llm_error = "done", None

@@ -28,6 +28,31 @@ from typing import Any, Generic, TypeVar
 C = TypeVar("C")
 
 
+class SeededRng:
+    """``numpy.random.default_rng(seed)``, built on first use: the same draws, but a search whose
+    algorithm never draws does not pay for building a generator (about 6 us). An algorithm that draws
+    (``SearchAlgorithm.draws``) is handed the generator itself, so its draws pay no forwarding."""
+
+    __slots__ = ("seed", "_generator")
+
+    def __init__(self, seed: int):
+        self.seed = seed
+        self._generator: Any = None
+
+    def generator(self) -> Any:
+        """The numpy ``Generator``, built on the first call."""
+        if self._generator is None:
+            import numpy as np  # lazy: numpy only when a search draws
+
+            self._generator = np.random.default_rng(self.seed)
+        return self._generator
+
+    def __getattr__(self, name: str) -> Any:  # only for what is not a slot: the generator's methods
+        if name.startswith("_"):  # no private or special name is forwarded (copying, pickling, an unset slot)
+            raise AttributeError(name)
+        return getattr(self.generator(), name)
+
+
 @dataclass(frozen=True)
 class NoConfig:
     """The settings of an algorithm that has none of its own."""
@@ -48,6 +73,8 @@ class SearchAlgorithm(Generic[C]):
     Config: type = NoConfig
     #: When ``choose`` returns None: False = continue greedily, True = raise AgentGaveUp.
     give_up_without_answer = False
+    #: Whether the algorithm draws from ``rng`` (then ``start`` hands it the generator itself, built at once).
+    draws = False
 
     def __init__(self, config: C | None = None):
         self.config: C = config if config is not None else self.Config()
@@ -73,7 +100,8 @@ class SearchAlgorithm(Generic[C]):
 
     def start(self, hooks: Any) -> None:
         """Called by the policy before every search: the seeded ``hooks.rng`` and ``hooks.peek_success``."""
-        self.rng = hooks.rng
+        rng = hooks.rng
+        self.rng = rng.generator() if self.draws and isinstance(rng, SeededRng) else rng
         self.peek_success = bool(hooks.peek_success)
         self.stop_on_success = self._stop_on_success(self.peek_success)
 

@@ -134,11 +134,11 @@ class LongTermMemory:
     def g1(self, plan: Sequence[str]) -> float:
         """The best LCS score of ``plan`` against a memory plan."""
         with self._lock:
-            plans = list(self.plans)
-        key = ("g1", tuple(plan), len(plans))
+            known = len(self.plans)  # plans are only appended: the first ``known`` are this call's memory
+        key = ("g1", tuple(plan), known)
         found = self._scores.get(key)
         if found is None:
-            found = self._remember(key, max((lcs_score(plan, m) for m in plans), default=0.0))
+            found = self._remember(key, max((lcs_score(plan, m) for m in self.plans[:known]), default=0.0))
         return found
 
     def _remember(self, key: tuple[str, Any, int], value: float) -> float:
@@ -151,11 +151,12 @@ class LongTermMemory:
         """Mean relative position (1-based pos / length) of the memory action lexically closest to
         ``action`` (character LCS score), over the plans that contain it."""
         with self._lock:
-            plans = list(self.plans)
-        key = ("h1", action, len(plans))
+            known = len(self.plans)
+        key = ("h1", action, known)
         found = self._scores.get(key)
         if found is not None:
             return found
+        plans = self.plans[:known]
         actions = {a for m in plans for a in m}
         if not actions:
             return 0.0
@@ -258,28 +259,26 @@ class AStarSearch(SearchAlgorithm[AStarConfig]):
         return [[self._key(a) for a in plan] for plan in hooks.demonstrations(self.config.n_demos)]
 
     # ------------------------------------------------------------ costs
-    def _plan_keys(self, node: SearchNode) -> list[str]:
-        """The action keys of ``node``'s plan; each node's key is computed once per search (a child's
+    def _plan_keys(self, node: SearchNode) -> tuple[str, ...]:
+        """The action keys of ``node``'s plan; each node's keys are computed once per search (a child's
         keys are its parent's plus its own)."""
-        return list(self._keys_of(node))
-
-    def _keys_of(self, node: SearchNode) -> tuple[str, ...]:
         keys = self._plan_cache.get(node)
         if keys is None:
             if node.parent is None:  # the root's own action (none) is not part of the plan
                 keys = ()
             else:
-                above = self._keys_of(node.parent)
+                above = self._plan_keys(node.parent)
                 keys = above + (self._key(node.action),) if node.action is not None else above
             self._plan_cache[node] = keys
         return keys
 
     def _score_child(self, child: SearchNode, frequency: float, hooks: SearchConfig) -> None:
         parent_g = float(child.parent.stats["g"])  # a scored child has a parent, and every parent has g
-        g1 = self.memory.g1(self._plan_keys(child)) if self.use["g1"] else None
+        keys = self._plan_keys(child)  # its last is the child's own action's key
+        g1 = self.memory.g1(keys) if self.use["g1"] else None
         g2 = frequency if self.use["g2"] else None
         g = parent_g + step_cost(g1, g2, self.config.alpha)
-        h1 = self.memory.h1(self._key(child.action)) if self.use["h1"] else None
+        h1 = self.memory.h1(keys[-1]) if self.use["h1"] else None
         h2 = None
         if self.use["h2"]:
             # With peek_success a won step needs no imagination (nothing is left to do); without it

@@ -92,15 +92,21 @@ def softmax(values: Sequence[float], tau: float) -> list[float]:
 
 
 def aggregate_elo(child_values: Sequence[float], tau: float) -> float:
-    """Eq. 7: an intermediate step's Elo, sum_j alpha_j v_j with alpha = softmax(v / tau)."""
-    return sum(a * v for a, v in zip(softmax(child_values, tau), child_values))
+    """Eq. 7: an intermediate step's Elo, sum_j alpha_j v_j with alpha = softmax(v / tau) (the softmax's
+    arithmetic, in its order, inlined: this runs for every step a match touched)."""
+    if not child_values:
+        return 0
+    top = max(child_values)
+    weights = [math.exp((v - top) / tau) for v in child_values]
+    total = sum(weights)
+    return sum([w / total * v for w, v in zip(weights, child_values)])
 
 
 def choice_index(rng: Any, probs: Sequence[float]) -> int:
     """``int(rng.choice(len(probs), p=probs))`` for a numpy ``Generator`` with the same draw and the
     same answer (cumulative sums normalised by the last, one ``rng.random()``, the first index whose
     cumulative share exceeds it), without numpy's per-call array set-up."""
-    cdf = list(accumulate(float(p) for p in probs))
+    cdf = list(accumulate(map(float, probs)))
     total = cdf[-1]
     return bisect_right([c / total for c in cdf], rng.random())
 
@@ -172,6 +178,7 @@ class EloSearch(SearchAlgorithm[EloConfig]):
 
     name = "elo"
     value_name = "elo"
+    draws = True  # Eq. 5: a walk draws at every step it passes
     distributes = True  # search_workers: a new sequence's comparisons run on Ray workers
 
     Config = EloConfig
@@ -206,7 +213,8 @@ class EloSearch(SearchAlgorithm[EloConfig]):
         return int(node.stats.get("elo_updates", 0))
 
     def tau(self, node: SearchNode) -> float:
-        return annealed_temperature(self.config.tau0, self.updates(node), self.config.anneal)
+        """Eq. 8's temperature at ``node`` (from its match count)."""
+        return annealed_temperature(self.config.tau0, node.stats.get("elo_updates", 0), self.config.anneal)
 
     def _open_children(self, node: SearchNode) -> list[SearchNode]:
         """The children Eq. 5 draws from: not closed, and not terminal unless ``terminal_children=include``."""
@@ -292,7 +300,8 @@ class EloSearch(SearchAlgorithm[EloConfig]):
             leaf.value, other.value = elo_update(leaf.value, other.value, result, self.config.k_factor, self.config.r)
             touched = list({id(x): x for x in leaf.path() + other.path()}.values())
             for n in touched:
-                n.stats["elo_updates"] = self.updates(n) + 1
+                stats = n.stats
+                stats["elo_updates"] = stats.get("elo_updates", 0) + 1
             if hooks.tree is not None:
                 self._aggregate(touched)
 

@@ -168,15 +168,31 @@ class MCTS(SearchAlgorithm[MCTSConfig]):
         node.visits += 1
         node.value += (reward - node.value) / node.visits
         if node.children:
-            closed = all(self._closed(c) for c in node.children)
+            closed = all(c.stats.get("closed") for c in node.children)  # _closed of each child
         else:
             closed = not self._expandable(node)
         if closed:
             node.stats["closed"] = True
 
     def uct(self, parent: SearchNode, child: SearchNode) -> float:
-        q = child.value if child.visits else float(child.stats.get("prior", 0.0))
-        return q + self.config.w_exp * math.sqrt(math.log(max(1, parent.visits)) / max(1, child.visits))
+        """UCT of ``child`` under ``parent`` (Q, or the prior while unvisited, plus the exploration term)."""
+        return self._uct(math.log(max(1, parent.visits)), child)
+
+    def _uct(self, log_parent: float, child: SearchNode) -> float:
+        visits = child.visits
+        q = child.value if visits else float(child.stats.get("prior", 0.0))
+        return q + self.config.w_exp * math.sqrt(log_parent / max(1, visits))
+
+    def _highest_uct(self, parent: SearchNode, options: list[SearchNode]) -> SearchNode:
+        """The option with the highest UCT under ``parent`` (ties: the lowest id), ``ln N_parent`` taken once."""
+        log_parent = math.log(max(1, parent.visits))
+        uct = self._uct
+        best, best_score = options[0], uct(log_parent, options[0])
+        for child in options[1:]:
+            score = uct(log_parent, child)
+            if score > best_score or (score == best_score and child.id < best.id):
+                best, best_score = child, score
+        return best
 
     def _select(self, root: SearchNode, busy: frozenset | set = frozenset()) -> list[SearchNode] | None:
         """The path to the node to expand or simulate next (None when all is closed, or when the way
@@ -186,12 +202,12 @@ class MCTS(SearchAlgorithm[MCTSConfig]):
         path = [root]
         node = root
         while node.children:
-            options = [c for c in node.children if not self._closed(c) and c not in busy]
+            options = [c for c in node.children if not c.stats.get("closed") and c not in busy]  # not _closed
             if not options:
                 if any(c in busy for c in node.children):
                     return None
                 break
-            node = max(options, key=lambda c: (self.uct(path[-1], c), -c.id))
+            node = self._highest_uct(node, options)
             path.append(node)
             if node.visits == 0:
                 break  # a fresh child: simulate it before going deeper

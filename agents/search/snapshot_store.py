@@ -11,7 +11,8 @@ measured cost of env steps:
 
 * **native** snapshots (or a declared cost of 0): every node holds one (eager;
   exactly the old behaviour); native ones stay on the tree's nodes after the
-  search (a value holds nothing).
+  search (a value holds nothing), so the store keeps no entry for them: a node
+  is restored from its own ``snapshot``, and pruning frees nothing.
 * **other kinds**: the root always holds one; another node holds one only when
   replaying to it from its nearest snapshotted ancestor would cost at least as
   much as taking a snapshot (the summed step seconds since that ancestor reach
@@ -47,6 +48,8 @@ class SnapshotStore:
         #: declared seconds per snapshot (the env's ``snapshot_cost_seconds``, else its kind's)
         self.cost_seconds = snapshot_cost(env)
         self.eager = self.kind == "native" or self.cost_seconds <= 0.0
+        #: native snapshots are values holding nothing: never released, so nothing is tracked to free them
+        self.native = self.kind == "native"
         self._held: dict[SearchNode, Any] = {}
         self._debt: dict[SearchNode, float] = {}  # measured step seconds since the nearest held ancestor
         self.at: SearchNode | None = None         # the node whose state the env is in
@@ -76,6 +79,10 @@ class SnapshotStore:
         """The env has just stepped from ``child.parent`` to ``child`` in ``step_seconds`` (read only
         when snapshots are not eager)."""
         self.at = child
+        if self.native:  # one per node, never released: the node holds it, the store keeps no entry
+            child.snapshot = snapshot(self.env)
+            self.taken += 1
+            return
         if self.eager:
             self._take(child)
             return
@@ -92,20 +99,31 @@ class SnapshotStore:
         else from the nearest ancestor holding a snapshot, replaying the actions in between."""
         if self.at is node:
             return
+        if self.native and node.snapshot is not None:  # every node holds its own (see add_child)
+            restore(self.env, node.snapshot)
+            self.restores += 1
+            self.at = node
+            return
         path: list[SearchNode] = []
         start = node
-        while start is not None and start is not self.at and start not in self._held:
+        while start is not None and start is not self.at and self._held_by(start) is None:
             path.append(start)
             start = start.parent
         if start is None:
             raise RuntimeError("no snapshot on the path to this node (was the search's store closed?)")
         if start is not self.at:
-            restore(self.env, self._held[start])
+            restore(self.env, self._held_by(start))
             self.restores += 1
         for n in reversed(path):
             self.env.step(n.action)
             self.replayed_steps += 1
         self.at = node
+
+    def _held_by(self, node: "SearchNode") -> Any:
+        """The snapshot this store holds for ``node``, or None."""
+        if self.native:
+            return node.snapshot
+        return self._held.get(node)
 
     def moved(self) -> None:
         """The env was moved outside the store (played, restored elsewhere): forget where it is."""
@@ -125,8 +143,11 @@ class SnapshotStore:
         """Free every snapshot held in ``node``'s subtree (a pruned branch the search will not revisit).
 
         The root keeps its snapshot (the search returns there); pruned nodes stay
-        reachable by replay should the algorithm come back after all.
+        reachable by replay should the algorithm come back after all. Native snapshots are never
+        released: nothing to do.
         """
+        if self.native:
+            return
         for n in node.iter_subtree():
             if n is not self.root:
                 self._release(n)
@@ -139,7 +160,8 @@ class SnapshotStore:
 
     @property
     def held(self) -> int:
-        return len(self._held)
+        """Snapshots held now (native ones: one per node taken; none is ever released)."""
+        return self.taken if self.native else len(self._held)
 
     def stats(self) -> dict[str, Any]:
         return {"snapshot_kind": self.kind, "snapshots_taken": self.taken, "snapshots_released": self.released,

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 Listener = Callable[[dict[str, Any]], None]
 SCAN_SHARE = 32  # the best value is re-read every (nodes / SCAN_SHARE) expansions
@@ -72,23 +72,32 @@ def search_value(algorithm: str, value: float, visits: int, stats: Mapping[str, 
     return float(value) if visits else None
 
 
+def _judged_values(algorithm: str) -> Callable[[Sequence[Any]], list[float]]:
+    """``nodes -> [search_value(...) of each node the algorithm judged]`` (the others left out), in node
+    order, the algorithm's branch chosen once: one comprehension per read of the tree, which
+    :meth:`SearchTelemetry._best` does every few expansions. Values are as the nodes hold them (floats
+    for every algorithm here); the readers convert the one they return."""
+    if algorithm == "elo":
+        return lambda nodes: [n.value for n in nodes if n.stats.get("elo_updates")]
+    if algorithm == "astar":
+        return lambda nodes: [-n.value for n in nodes if "g" in n.stats]
+    if algorithm in ("mcts", "radagent-mcts", "lats"):
+        return lambda nodes: [v for n in nodes
+                              if (v := n.value if n.visits else n.stats.get("prior")) is not None]
+    if algorithm == "dfsdt":
+        return lambda nodes: [v for n in nodes if (v := n.stats.get("judged")) is not None]
+    return lambda nodes: [n.value for n in nodes if n.visits]
+
+
 def _value_reader(algorithm: str) -> Callable[[Any], float | None]:
     """``node -> search_value(algorithm, node.value, node.visits, node.stats)``, the algorithm's branch
-    chosen once (``_best`` reads every node of the tree)."""
-    if algorithm == "elo":
-        return lambda n: float(n.value) if n.stats.get("elo_updates") else None
-    if algorithm == "astar":
-        return lambda n: -float(n.value) if "g" in n.stats else None
-    if algorithm in ("mcts", "radagent-mcts", "lats"):
-        def mcts(n: Any) -> float | None:
-            if n.visits:
-                return float(n.value)
-            prior = n.stats.get("prior")
-            return float(prior) if prior is not None else None
-        return mcts
-    if algorithm == "dfsdt":
-        return lambda n: search_value(algorithm, n.value, n.visits, n.stats)
-    return lambda n: float(n.value) if n.visits else None
+    chosen once."""
+    judged = _judged_values(algorithm)
+
+    def read(node: Any) -> float | None:
+        values = judged((node,))
+        return float(values[0]) if values else None
+    return read
 
 
 class SearchTelemetry:
@@ -98,7 +107,7 @@ class SearchTelemetry:
         if patience is not None and int(patience) < 0:
             raise ValueError(f"patience must be a number of expansions >= 0, got {patience}")
         self.algorithm = algorithm
-        self._value_of = _value_reader(algorithm)
+        self._judged = _judged_values(algorithm)
         self.patience = int(patience) if patience else None
         self.nodes = 1
         self.expansions = 0
@@ -141,13 +150,9 @@ class SearchTelemetry:
             self.llm_calls, self.tokens = int(usage.calls), int(usage.total_tokens)
 
     def _best(self, nodes: list[Any]) -> float | None:
-        best = None
-        value_of = self._value_of
-        for n in nodes:
-            v = value_of(n)
-            if v is not None and (best is None or v > best):
-                best = v
-        return best
+        """The highest judged value among ``nodes`` (the first of equals), None when none is judged."""
+        best = max(self._judged(nodes), default=None)
+        return None if best is None else float(best)
 
     def as_dict(self) -> dict[str, Any]:
         """The figures as record fields (``search_*``, as ``agent_stats`` carries them)."""

@@ -343,3 +343,38 @@ def test_search_imports_no_higher_agent_layer():
                 if any(h in parts for h in higher) and (isinstance(node, ast.Import) or node.level or "treegym" in parts):
                     found.append(f"{path.name}: {name}")
     assert not found
+
+
+def test_seeded_rng_draws_as_numpy_default_rng_and_is_built_on_first_draw():
+    import copy
+    import pickle
+
+    import numpy as np
+
+    from treegym.agents.search.algorithm import SeededRng
+
+    lazy, eager = SeededRng(12345), np.random.default_rng(12345)
+    assert lazy._generator is None  # nothing built before a draw
+    assert [lazy.random(), int(lazy.integers(7)), lazy.random()] == \
+        [eager.random(), int(eager.integers(7)), eager.random()]
+    for twin in (copy.copy(lazy), pickle.loads(pickle.dumps(lazy))):
+        assert twin.random() == copy.deepcopy(eager).random()
+    with pytest.raises(AttributeError):
+        SeededRng(1)._private
+
+
+def test_an_algorithm_that_draws_is_handed_the_generator_itself():
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from treegym.agents.search.algorithm import SeededRng
+    from treegym.agents.search.elo import EloSearch
+    from treegym.agents.search.mcts import MCTS
+
+    elo, mcts = EloSearch(), MCTS()
+    elo.start(SimpleNamespace(rng=SeededRng(3), peek_success=False))
+    lazy = SeededRng(3)
+    mcts.start(SimpleNamespace(rng=lazy, peek_success=False))
+    assert isinstance(elo.rng, np.random.Generator) and elo.rng.random() == np.random.default_rng(3).random()
+    assert mcts.rng is lazy and lazy._generator is None  # MCTS never draws: nothing built

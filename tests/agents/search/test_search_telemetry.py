@@ -69,3 +69,27 @@ def test_the_progress_bar_shows_the_search_figures(tmp_path, capsys):
                  "--budget", "20", "--out", str(out)]) == 0
     err = capsys.readouterr().err
     assert "nodes=" in err and "best=" in err and "calls=" in err and "tok=" in err
+
+
+@pytest.mark.parametrize("algorithm", ["elo", "astar", "mcts", "radagent-mcts", "lats", "dfsdt", "bfs", "dfs"])
+def test_best_value_scan_is_the_highest_search_value(algorithm):
+    """The telemetry's one-comprehension scan gives what reading every node's search_value gives:
+    the highest judged value (the first of equals), None when no node is judged."""
+    import random
+
+    from treegym.agents.search.telemetry import SearchTelemetry
+    from treegym.agents.search.tree import SearchNode
+
+    rng = random.Random(algorithm)
+    telemetry = SearchTelemetry(algorithm)
+    for size in range(0, 12):
+        nodes = []
+        for _ in range(size):
+            stats = rng.choice([{}, {"elo_updates": 2}, {"g": 0.5}, {"prior": rng.random()}, {"prior": None},
+                                {"judged": rng.choice([0.0, 1.0])}])
+            nodes.append(SearchNode(snapshot=None, observation={}, value=rng.choice([0.25, 0.5, rng.random()]),
+                                    visits=rng.choice([0, 1, 3]), stats=stats))
+        judged = [v for n in nodes if (v := search_value(algorithm, n.value, n.visits, n.stats)) is not None]
+        best = telemetry._best(nodes)
+        assert best == (max(judged) if judged else None)
+        assert best is None or type(best) is float

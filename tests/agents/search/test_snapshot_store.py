@@ -171,3 +171,28 @@ def test_algorithms_prune_what_they_leave_for_good(agent, options):
     assert env.peak < nodes, (env.peak, nodes)  # pruned subtrees were freed while the search ran
     assert stats["replayed_steps"] == 0  # and only those it never came back to: nothing was replayed
     assert env.released == env.taken and not env.live
+
+
+def test_native_store_restores_each_node_from_its_own_snapshot():
+    """Native snapshots: every node holds its own (no store entry, never released, prune is a no-op),
+    and a node with a snapshot is restored from it directly, even one the store did not take
+    (a node grafted from a search worker), with no replay."""
+    env = Game24Env(max_steps=10)
+    obs, _ = env.reset(options={"task_id": 900})
+    store = SnapshotStore(env)
+    assert store.kind == "native" and store.eager
+    root = SearchNode(snapshot=None, observation=obs)
+    store.add_root(root)
+    a, b = _chain(store, root, [0.0, 0.0])
+    assert a.snapshot is not None and b.snapshot is not None and store.held == 3 == store.taken
+    store.release_subtree(a)  # nothing to free: the nodes keep their snapshots
+    assert a.snapshot is not None and b.snapshot is not None and store.released == 0
+    store.restore(a)
+    assert env._observe()[0] == a.observation and store.restores == 1 and store.replayed_steps == 0
+    grafted = SearchNode(snapshot=b.snapshot, observation=b.observation, action=b.action, parent=a, depth=2)
+    store.restore(grafted)
+    assert env._observe()[0] == b.observation and store.restores == 2 and store.replayed_steps == 0
+    store.restore(root)
+    blank = SearchNode(snapshot=None, observation=b.observation, action=b.action, parent=a, depth=2)
+    store.restore(blank)  # no snapshot of its own: its parent's, then its action replayed
+    assert env._observe()[0] == b.observation and store.restores == 4 and store.replayed_steps == 1
