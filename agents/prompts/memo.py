@@ -19,10 +19,11 @@ class ActionIndex:
 stripped text), ``labels`` (the
     lower-cased label of a bracketed action ``click[Buy Now]`` -> the first such action), ``verbs``
     (the lower-cased verbs of bracketed actions) and :meth:`find_canonical` (canonical form -> the
-    first listed action with it, reading the list only as far as needed). ``extracted`` is free for
-    the spec to remember what it read from answer lines against this list (``PromptSpec.extract``)."""
+    first listed action with it, reading the list only as far as needed). ``extracted`` and ``answers`` are
+    free for the spec to remember what it read from answer lines and whole answers against this list
+    (``PromptSpec.extract``, ``PromptSpec.parse_action``)."""
 
-    __slots__ = ("valid", "lower", "_stripped", "_labels", "_verbs", "_canonical", "_scanned", "extracted")
+    __slots__ = ("valid", "lower", "_stripped", "_labels", "_verbs", "_canonical", "_scanned", "extracted", "answers")
 
     def __init__(self, valid: Sequence[str]):
         self.valid = tuple(valid)
@@ -33,12 +34,15 @@ stripped text), ``labels`` (the
         self._canonical: dict[str, str] = {}
         self._scanned = 0
         self.extracted: dict[str, tuple[Any, str | None, bool]] = {}
+        self.answers: dict[str, tuple[Any, str]] = {}  # whole answers -> the action read (``PromptSpec.parse_action``)
 
     @property
     def stripped(self) -> dict[str, str]:
-        """Stripped lower-cased text -> the listed action (the last one listed wins)."""
+        """Stripped lower-cased text -> the listed action (the last one listed wins): ``lower`` itself when
+        no listed action has whitespace at an end (the common case: one dict per list, not two)."""
         if self._stripped is None:
-            self._stripped = {v.strip().lower(): v for v in self.valid}
+            padded = any(v[:1].isspace() or v[-1:].isspace() for v in self.valid)
+            self._stripped = {v.strip().lower(): v for v in self.valid} if padded else self.lower
         return self._stripped
 
     @property
@@ -83,15 +87,22 @@ class TaskMemo:
         self._key: tuple[int, Any] | None = None
         self._task: Any = None  # the task object last seen (held, so its identity is never reused)
         self._env: Any = None
+        self._outer: Any = None  # the env as bound (wrapped), whose ``unwrapped`` is ``base``
+        self.base: Any = None  # the bound env unwrapped: looked up once per env (Gymnasium walks every wrapper)
         self.values: dict[Any, Any] = {}
         self.canonical: dict[str, str | None] = {}
         self.indexes: dict[tuple[str, ...], ActionIndex] = {}
         self.lines: dict[Any, list[str]] = {}
         self.contexts: dict[tuple[int, ...], tuple[Any, tuple, list[str]]] = {}
+        self.histories: dict[tuple[int, ...], tuple[tuple, list[str]]] = {}  # step ids -> (steps, block)
         self._last: tuple[Any, list | None, ActionIndex] | None = None  # (valid_actions, copy of a list, index)
 
     def check(self, env: Any) -> "TaskMemo":
-        """This memo, emptied first when ``env`` (unwrapped) holds another task than when it was filled."""
+        """This memo, emptied first when ``env`` (as bound: it is unwrapped here, once per env) holds another
+        task than when it was filled."""
+        if env is not self._outer or env is None:
+            self._outer, self.base = env, getattr(env, "unwrapped", env)
+        env = self.base
         task = getattr(env, "task", None)
         if task is self._task and env is self._env and task is not None:
             return self
@@ -108,6 +119,7 @@ class TaskMemo:
             self.indexes.clear()
             self.lines.clear()
             self.contexts.clear()
+            self.histories.clear()
             self._last = None
         return self
 

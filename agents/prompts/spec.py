@@ -51,6 +51,15 @@ def one_line(text: Any, n: int) -> str:
     return t if len(t) <= n else t[: n - 3] + "..."
 
 
+def _block(lines: Sequence[str]) -> list[str]:
+    """``lines`` as a block: ``[]``, or their text joined by newlines as the one item (see ``PromptSpec._task_block``)."""
+    return ["\n".join(lines)] if lines else []
+
+
+_REACT_HEAD = "Each turn, reply with two lines:\nThought: <brief reasoning>\nAction: <exactly one action>"
+_PROPOSE_HEAD = "Propose promising next actions, one per line, nothing else."
+
+
 @lru_cache(maxsize=1024)
 def template_regex(template: str) -> re.Pattern:
     """``"search[<query>]"`` -> a regex matching a whole action that fills the template's slots."""
@@ -89,7 +98,6 @@ class PromptSpec(ActionReading, AnswerForms):
         self._templates: tuple[str, ...] = ()  # every template the env declared so far
         self._template_verbs: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
         self._memo_store = TaskMemo()
-        self._unwrapped: tuple[Any, Any] = (None, None)  # (env, env.unwrapped), read once per env
 
     def bind(self, env: Any) -> "PromptSpec":
         """Use ``env``'s contract methods (task fields, templates, canonical actions) from now on."""
@@ -101,38 +109,53 @@ class PromptSpec(ActionReading, AnswerForms):
     # ------------------------------------------------------------ the contract, through the bound env
     def _env(self) -> Any:
         """The bound env unwrapped (looked up once per bound env: Gymnasium walks every wrapper)."""
-        env, unwrapped = self._unwrapped
-        if env is not self.env or env is None:
-            env = self.env
-            unwrapped = getattr(env, "unwrapped", env)
-            self._unwrapped = (env, unwrapped)
-        return unwrapped
+        return self._memo_store.check(self.env).base
 
     def _memo(self) -> TaskMemo:
-        """The per-task memo of the bound env, emptied when its task changed."""
-        return self._memo_store.check(self._env())
+        """The per-task memo of the bound env, emptied when its task changed (``memo.base`` is the env unwrapped)."""
+        return self._memo_store.check(self.env)
 
     def task_fields(self) -> dict:
         if self.env is None:
             return {}
+        return dict(self._task_fields())
+
+    def _task_fields(self) -> dict:
+        """:meth:`task_fields` not copied: remembered per task when it depends on the task only (callers only read it)."""
+        if self.env is None:
+            return {}
+        memo = self._memo()
         if "task_fields" not in self.per_task:
-            return dict(self._env().task_fields())
+            return memo.base.task_fields()
+        values = memo.values
+        got = values.get("task_fields")
+        if got is None:
+            got = values["task_fields"] = dict(memo.base.task_fields())
+        return got
+
+    def per_task_text(self, name: str, render: Any) -> str:
+        """``render()``, remembered per task under ``name`` when the task fields depend on the task only (an
+        env spec's example or help text chosen by its task fields), else rendered at each call."""
+        if "task_fields" not in self.per_task or self.env is None:
+            return render()
         values = self._memo().values
-        if "task_fields" not in values:
-            values["task_fields"] = dict(self._env().task_fields())
-        return dict(values["task_fields"])
+        got = values.get(name)
+        if got is None:
+            got = values[name] = render()
+        return got
 
     def templates(self) -> tuple[str, ...]:
         """The env's action templates: those it declares now and any it declared before (an env may
         offer a template on some pages only; :meth:`is_listed_or_templated` checks the page)."""
         if self.env is not None:
+            memo = self._memo()
             if "action_templates" in self.per_task:
-                values = self._memo().values
+                values = memo.values
                 now = values.get("action_templates")
                 if now is None:
-                    now = values["action_templates"] = tuple(self._env().action_templates())
+                    now = values["action_templates"] = tuple(memo.base.action_templates())
             else:
-                now = tuple(self._env().action_templates())
+                now = tuple(memo.base.action_templates())
             if any(t not in self._templates for t in now):
                 self._templates += tuple(t for t in now if t not in self._templates)
         return self._templates
@@ -141,13 +164,14 @@ class PromptSpec(ActionReading, AnswerForms):
         """The env's canonical form of ``action`` (None: malformed); unbound: the stripped text."""
         if self.env is None:
             return action.strip() or None
+        memo = self._memo_store.check(self.env)
         if "canonical_action" not in self.per_task:
-            return self._env().canonical_action(action)
-        memo = self._memo().canonical
+            return memo.base.canonical_action(action)
+        known = memo.canonical
         try:
-            return memo[action]
+            return known[action]
         except KeyError:
-            memo[action] = found = self._env().canonical_action(action)
+            known[action] = found = memo.base.canonical_action(action)
             return found
 
     def fits_template(self, action: str) -> str | None:
@@ -191,25 +215,64 @@ class PromptSpec(ActionReading, AnswerForms):
             lines.clear()
         out: list[str] = []
         for i, step in enumerate(history, 1):
-            key = (i, step.action, step.observation, step.reward, step.thought)
-            got = lines.get(key)
-            if got is None:
-                got = lines[key] = list(self.step_lines(i, step))
-            out += got
+            out += self._step_lines(lines, i, step)
         return out
+
+    def _step_lines(self, lines: dict, i: int, step: Step) -> list[str]:
+        key = (i, step.action, step.observation, step.reward, step.thought)
+        got = lines.get(key)
+        if got is None:
+            got = lines[key] = list(self.step_lines(i, step))
+        return got
 
     def cached_task_lines(self, obs: dict) -> list[str]:
         """:meth:`task_lines`, remembered per task and instruction when the env's task fields depend on
         its task only (``"task_fields"`` in :attr:`per_task`; a spec declaring so must build its task
         lines from the task fields and the instruction only)."""
+        return list(self._task_block(obs, lines=True))
+
+    # ------------------------------------------------------------ blocks: lines joined once, shared by every prompt
+    # A block is a list of at most one string, its lines joined by "\n" ([] for no lines): prompts add blocks
+    # and lines as lists and join them once, to the same text as joining every line.
+    def _task_block(self, obs: dict, lines: bool = False) -> list[str]:
+        """The task lines as a block (as lines with ``lines``), remembered per task and instruction when
+        :meth:`cached_task_lines` may remember them."""
         if "task_fields" not in self.per_task or self.env is None or not isinstance(obs, dict):
-            return self.task_lines(obs)
+            got = self.task_lines(obs)
+            return got if lines else _block(got)
         key = ("task_lines", str(obs.get("instruction", "")))
-        lines = self._memo().lines
-        got = lines.get(key)
+        memo = self._memo().lines
+        got = memo.get(key)
         if got is None:
-            got = lines[key] = list(self.task_lines(obs))
-        return list(got)
+            rendered = list(self.task_lines(obs))
+            got = memo[key] = (rendered, _block(rendered))
+        return got[0] if lines else got[1]
+
+    def _history_block(self, history: Sequence[Step]) -> list[str]:
+        """:meth:`history_lines` as a block, remembered per sequence of step objects (steps are never changed
+        once shown): a path one step longer than a remembered one adds that step's lines to its block."""
+        if not history:
+            return []
+        if type(self).history_lines is not PromptSpec.history_lines:  # a spec's own history: as it renders it
+            return _block(self.history_lines(history))
+        memo = self._memo()
+        blocks = memo.histories
+        key = tuple(map(id, history))  # the entry holds the steps, so these ids are not reused
+        got = blocks.get(key)
+        if got is not None:
+            return got[1]
+        lines = memo.lines
+        if len(lines) > MAX_REMEMBERED_LINES:
+            lines.clear()
+        parent = blocks.get(key[:-1]) if len(key) > 1 else None
+        if parent is not None or len(key) == 1:
+            block = _block((parent[1] if parent else []) + self._step_lines(lines, len(key), history[-1]))
+        else:
+            block = _block(self.history_lines(history))
+        if len(blocks) >= MAX_CONTEXTS:
+            blocks.clear()
+        blocks[key] = (tuple(history), block)
+        return block
 
     def without_verdict(self, obs: dict, history: Sequence[Step]) -> tuple[dict, Sequence[Step]]:
         """``obs`` and ``history`` without the env's verdict on the episode (e.g. a score the final page
@@ -235,23 +298,33 @@ class PromptSpec(ActionReading, AnswerForms):
         return ["These actions were already tried from here; choose different ones:"] + [f"- {a}" for a in avoid]
 
     def context(self, obs: dict, history: Sequence[Step]) -> list[str]:
-        """The task, history and state lines every state prompt shows. Rendered once per state and task when
-        the task fields depend on the task only (``"task_fields"`` in :attr:`per_task`): the same observation
-        object after the same step objects (a search node's, asked for a value, then for proposals) is
-        answered from memory (observations and steps are never changed once shown)."""
+        """The task, history and state lines every state prompt shows (the prompts use them as one block,
+        remembered: :meth:`_context_block`)."""
+        return self._context(obs, history)
+
+    def _context(self, obs: dict, history: Sequence[Step]) -> list[str]:
+        return self.cached_task_lines(obs) + self.history_lines(history) + self.state_lines(obs)
+
+    def _context_block(self, obs: dict, history: Sequence[Step]) -> list[str]:
+        """The context lines as a block. Rendered once per state and task when the task fields depend on the
+        task only (``"task_fields"`` in :attr:`per_task`): the same observation object after the same step
+        objects (a search node's, asked for a value, then for proposals) is answered from memory
+        (observations and steps are never changed once shown), and a new node's history block extends its
+        parent's (:meth:`_history_block`)."""
+        own = type(self)
+        if own.context is not PromptSpec.context or own._context is not PromptSpec._context:
+            return _block(self.context(obs, history))  # a spec's own context: as it renders it
         if "task_fields" not in self.per_task or self.env is None:
-            return self._context(obs, history)
+            return _block(self._context(obs, history))
         contexts = self._memo().contexts
         key = (id(obs), *map(id, history))  # the entry holds obs and the steps, so these ids are not reused
         got = contexts.get(key)
         if got is None:
             if len(contexts) >= MAX_CONTEXTS:
                 contexts.clear()
-            got = contexts[key] = (obs, tuple(history), self._context(obs, history))
-        return list(got[2])
-
-    def _context(self, obs: dict, history: Sequence[Step]) -> list[str]:
-        return self.cached_task_lines(obs) + self.history_lines(history) + self.state_lines(obs)
+            block = _block(self._task_block(obs) + self._history_block(history) + self.state_lines(obs))
+            got = contexts[key] = (obs, tuple(history), block)
+        return got[2]
 
     def _system(self, *parts: str) -> str:
         key = (self.task,) + parts
@@ -263,6 +336,17 @@ class PromptSpec(ActionReading, AnswerForms):
             got = cache[key] = "\n\n".join(p.strip() for p in key if p and p.strip()) + "\n"
         return got
 
+    def _example_system(self, head: str, example: str) -> str:
+        """``_system(head, action_help(), "Example:\n" + example)``, remembered by the identity of its parts
+        (a spec's help and example texts are the same objects from call to call)."""
+        help_text, task = self.action_help(), self.task
+        last = self.__dict__.setdefault("_system_last", {}).get(head)
+        if last is not None and last[0] is help_text and last[1] is example and last[2] is task:
+            return last[3]
+        got = self._system(head, help_text, f"Example:\n{example}" if example else "")
+        self._system_last[head] = (help_text, example, task, got)
+        return got
+
     @staticmethod
     def _messages(system: str, user: Sequence[str]) -> list[Message]:
         return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(user)}]
@@ -270,39 +354,37 @@ class PromptSpec(ActionReading, AnswerForms):
     # ------------------------------------------------------------ the prompts
     def react_messages(self, obs: dict, history: Sequence[Step], reflections: Sequence[str] = (),
                        avoid: Sequence[str] = ()) -> list[Message]:
-        system = self._system("Each turn, reply with two lines:\nThought: <brief reasoning>\nAction: <exactly one action>",
-                              self.action_help(), f"Example:\n{self.react_example}" if self.react_example else "")
-        user = self.reflection_lines(reflections) + self.context(obs, history) + self.avoid_lines(avoid)
+        system = self._example_system(_REACT_HEAD, self.react_example)
+        user = self.reflection_lines(reflections) + self._context_block(obs, history) + self.avoid_lines(avoid)
         return self._messages(system, user + ["Reply with Thought: ... and Action: ..."])
 
     def propose_messages(self, obs: dict, history: Sequence[Step], k: int, avoid: Sequence[str] = (),
                          reflections: Sequence[str] = ()) -> list[Message]:
-        system = self._system("Propose promising next actions, one per line, nothing else.", self.action_help(),
-                              f"Example:\n{self.propose_example}" if self.propose_example else "")
-        user = self.reflection_lines(reflections) + self.context(obs, history) + self.avoid_lines(avoid)
+        system = self._example_system(_PROPOSE_HEAD, self.propose_example)
+        user = self.reflection_lines(reflections) + self._context_block(obs, history) + self.avoid_lines(avoid)
         return self._messages(system, user + [f"Propose {k} possible next actions, one per line."])
 
     def value_messages(self, obs: dict, history: Sequence[Step]) -> list[Message]:
         system = self._system("You judge an attempt in progress.", self.value_rubric)
-        return self._messages(system, self.context(obs, history) + ["Is this attempt on track? Answer sure, likely or impossible."])
+        return self._messages(system, self._context_block(obs, history) + ["Is this attempt on track? Answer sure, likely or impossible."])
 
     def compare_messages(self, obs: dict, traj_a: Sequence[Step], traj_b: Sequence[Step]) -> list[Message]:
         system = self._system("You compare two attempts at the same task.", self.compare_rubric,
                               'Answer "Answer: A" or "Answer: B".')
-        user = self.cached_task_lines(obs)
+        user = self._task_block(obs)
         for name, traj in (("A", traj_a), ("B", traj_b)):
-            user += [f"Trajectory {name}:"] + (self.history_lines(traj) or ["(no actions yet)"])
+            user = user + [f"Trajectory {name}:"] + (self._history_block(traj) or ["(no actions yet)"])
         return self._messages(system, user + ["Which attempt is better? Answer: A or Answer: B"])
 
     def imagine_messages(self, obs: dict, history: Sequence[Step]) -> list[Message]:
         system = self._system("Plan the rest of the attempt below: list every remaining action until the task is "
                               "accomplished, one per line; answer only the word impossible if it cannot be.",
                               self.action_help())
-        return self._messages(system, self.context(obs, history) + ["Remaining actions:"])
+        return self._messages(system, self._context_block(obs, history) + ["Remaining actions:"])
 
     def reflect_messages(self, obs: dict, trajectory: Sequence[Step], outcome: str) -> list[Message]:
         system = self._system("You review a failed attempt and write a short plan for the next attempt.")
-        user = self.cached_task_lines(obs) + self.history_lines(trajectory)
+        user = self._task_block(obs) + self._history_block(trajectory)
         return self._messages(system, user + [f"Outcome: {outcome}", f"In two sentences, say {self.reflect_focus}."])
 
     def answer_key(self, obs: dict) -> str:
