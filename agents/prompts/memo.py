@@ -34,15 +34,15 @@ stripped text), ``labels`` (the
         self._canonical: dict[str, str] = {}
         self._scanned = 0
         self.extracted: dict[str, tuple[Any, str | None, bool]] = {}
-        self.answers: dict[str, tuple[Any, str]] = {}  # whole answers -> the action read (``PromptSpec.parse_action``)
+        self.answers: dict[str, tuple[Any, str, bool]] = {}  # whole answers -> the action read (``PromptSpec.parse_action``)
 
     @property
     def stripped(self) -> dict[str, str]:
         """Stripped lower-cased text -> the listed action (the last one listed wins): ``lower`` itself when
         no listed action has whitespace at an end (the common case: one dict per list, not two)."""
         if self._stripped is None:
-            padded = any(v[:1].isspace() or v[-1:].isspace() for v in self.valid)
-            self._stripped = {v.strip().lower(): v for v in self.valid} if padded else self.lower
+            unpadded = tuple(map(str.strip, self.valid)) == self.valid
+            self._stripped = self.lower if unpadded else {v.strip().lower(): v for v in self.valid}
         return self._stripped
 
     @property
@@ -95,7 +95,8 @@ class TaskMemo:
         self.lines: dict[Any, list[str]] = {}
         self.contexts: dict[tuple[int, ...], tuple[Any, tuple, list[str]]] = {}
         self.histories: dict[tuple[int, ...], tuple[tuple, list[str]]] = {}  # step ids -> (steps, block)
-        self._last: tuple[Any, list | None, ActionIndex] | None = None  # (valid_actions, copy of a list, index)
+        self._last: tuple[Any, list, ActionIndex] | None = None  # (a list of valid actions, its copy, index)
+        self._tuples: dict[int, tuple[tuple, ActionIndex]] = {}  # id of a tuple of valid actions -> (it, index)
 
     def check(self, env: Any) -> "TaskMemo":
         """This memo, emptied first when ``env`` (as bound: it is unwrapped here, once per env) holds another
@@ -117,6 +118,7 @@ class TaskMemo:
             self.values.clear()
             self.canonical.clear()
             self.indexes.clear()
+            self._tuples.clear()
             self.lines.clear()
             self.contexts.clear()
             self.histories.clear()
@@ -124,21 +126,29 @@ class TaskMemo:
         return self
 
     def index(self, valid_actions: Any) -> ActionIndex:
-        """The :class:`ActionIndex` of an observation's ``valid_actions``. The same object as last time is
-        answered without building the key: a tuple by its identity, a list when it still equals the copy
-        taken then (a list may have been changed in place)."""
-        last = self._last
-        if last is not None and last[0] is valid_actions and valid_actions is not None \
-                and (last[1] is None or last[1] == valid_actions):
-            return last[2]
+        """The :class:`ActionIndex` of an observation's ``valid_actions``. An object seen before is answered
+        without building the key: a tuple by its identity (it is held, so the identity is not reused), the
+        last list when it still equals the copy taken then (a list may have been changed in place)."""
+        is_tuple = isinstance(valid_actions, tuple)  # immutable: its identity stands for its content
+        if is_tuple:
+            seen = self._tuples.get(id(valid_actions))
+            if seen is not None:
+                return seen[1]
+        else:
+            last = self._last
+            if last is not None and last[0] is valid_actions and valid_actions is not None and last[1] == valid_actions:
+                return last[2]
         valid = tuple(str(v) for v in valid_actions or ())
         found = self.indexes.get(valid)
         if found is None:
             if len(self.indexes) >= MAX_INDEXES:
                 self.indexes.clear()
+                self._tuples.clear()
             found = self.indexes[valid] = ActionIndex(valid)
-        if isinstance(valid_actions, tuple):  # immutable: its identity stands for its content
-            self._last = (valid_actions, None, found)
+        if is_tuple:
+            if len(self._tuples) >= MAX_INDEXES:
+                self._tuples.clear()
+            self._tuples[id(valid_actions)] = (valid_actions, found)
         elif type(valid_actions) is list:
             self._last = (valid_actions, list(valid_actions), found)
         return found

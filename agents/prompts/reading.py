@@ -31,6 +31,7 @@ class ActionReading:
     env: Any
     per_task: frozenset[str]
     _templates: tuple[str, ...]
+    _template_asks: int
     _template_verbs: tuple[tuple[str, ...], frozenset[str]]
 
     def normalise(self, line: str, obs: dict) -> str:
@@ -126,19 +127,23 @@ class ActionReading:
     def parse_action(self, text: str, obs: dict) -> str:
         """The action in an answer: the last ``Action:`` line, else the last line stating an action, else the last line.
 
-        Remembered per list of valid actions when the env's templates and canonical forms depend on its task
-        only (then a function of the answer and the list): a search samples the same answer for a node often."""
-        per_task = self.per_task
-        if self.env is None or "canonical_action" not in per_task or "action_templates" not in per_task \
-                or not isinstance(text, str):
+        Remembered per list of valid actions when the env's canonical forms depend on its task only (a search
+        samples the same answer for a node often): then what an answer states is a function of the answer, the
+        list and the templates known. A remembered answer whose reading asked the env for its templates asks
+        again (they may depend on the page) and counts only while the templates are the same."""
+        if self.env is None or "canonical_action" not in self.per_task or not isinstance(text, str):
             return self._parse_action(text, obs)
         answers = self.action_index(obs).answers
         hit = answers.get(text)
-        if hit is not None and hit[0] is self._templates:
-            return hit[1]
+        if hit is not None:
+            if hit[2] and "action_templates" not in self.per_task:
+                self.templates()
+            if hit[0] is self._templates:
+                return hit[1]
+        asks = self._template_asks
         found = self._parse_action(text, obs)
         if len(answers) < MAX_EXTRACTED:
-            answers[text] = (self._templates, found)
+            answers[text] = (self._templates, found, self._template_asks != asks)
         return found
 
     def _parse_action(self, text: str, obs: dict) -> str:

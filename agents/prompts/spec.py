@@ -96,6 +96,7 @@ class PromptSpec(ActionReading, AnswerForms):
     def __init__(self) -> None:
         self.env: Any = None
         self._templates: tuple[str, ...] = ()  # every template the env declared so far
+        self._template_asks = 0  # times the env was asked for its templates (a reading tells whether it asked)
         self._template_verbs: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
         self._memo_store = TaskMemo()
 
@@ -148,6 +149,7 @@ class PromptSpec(ActionReading, AnswerForms):
         """The env's action templates: those it declares now and any it declared before (an env may
         offer a template on some pages only; :meth:`is_listed_or_templated` checks the page)."""
         if self.env is not None:
+            self._template_asks += 1
             memo = self._memo()
             if "action_templates" in self.per_task:
                 values = memo.values
