@@ -8,6 +8,7 @@ import re
 from typing import Any, Callable, Sequence
 
 _BRACKET = re.compile(r"\b([A-Za-z_]\w*)\s*\[([^\]\n]*)\]")
+_UNKNOWN = object()
 MAX_INDEXES = 512  # valid-action lists remembered per task (a search visits a few hundred states)
 MAX_EXTRACTED = 256  # answer lines remembered per list of valid actions
 MAX_CONTEXTS = 512  # state prompts' context lines remembered per task (``PromptSpec.context``)
@@ -62,20 +63,29 @@ stripped text), ``labels`` (the
             self._verbs = frozenset(m.group(1).lower() for m in map(_BRACKET.match, self.valid) if m)
         return self._verbs
 
-    def find_canonical(self, canon: str, canonical: Callable[[str], str | None]) -> str | None:
+    def find_canonical(self, canon: str, canonical: Callable[[str], str | None],
+                       known: dict[str, str | None] | None = None) -> str | None:
         """The first listed action whose ``canonical(action)`` is ``canon`` (``canonical`` must not depend
-        on the state: its answers are kept), or None."""
-        found = self._canonical.get(canon)
+        on the state: its answers are kept), or None. ``known``: answers of ``canonical`` remembered by the
+        caller (action -> form), read before calling it."""
+        table = self._canonical
+        found = table.get(canon)
         if found is not None:
             return found
-        while self._scanned < len(self.valid):
-            v = self.valid[self._scanned]
-            self._scanned += 1
-            c = canonical(v)
+        valid, i, n = self.valid, self._scanned, len(self.valid)
+        get = known.get if known is not None else {}.get
+        while i < n:
+            v = valid[i]
+            i += 1
+            c = get(v, _UNKNOWN)
+            if c is _UNKNOWN:
+                c = canonical(v)
             if c is not None:
-                self._canonical.setdefault(c, v)
+                table.setdefault(c, v)
                 if c == canon:
-                    return self._canonical[c]
+                    self._scanned = i
+                    return table[c]
+        self._scanned = i
         return None
 
 

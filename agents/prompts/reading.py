@@ -51,7 +51,7 @@ class ActionReading:
         canon = self.canonical(line)
         if canon is not None:
             if "canonical_action" in self.per_task:
-                return index.find_canonical(canon, self.canonical) or line
+                return index.find_canonical(canon, self.canonical, self._known_canonical()) or line
             return next((v for v in index.valid if self.canonical(v) == canon), line)
         return line
 

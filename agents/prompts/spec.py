@@ -176,6 +176,13 @@ class PromptSpec(ActionReading, AnswerForms):
             known[action] = found = memo.base.canonical_action(action)
             return found
 
+    def _known_canonical(self) -> dict[str, str | None] | None:
+        """The per-task memo :meth:`canonical` answers from (action -> form), or None when it keeps none
+        (canonical forms not per task, no env) or a spec answers its own way."""
+        if self.env is None or "canonical_action" not in self.per_task or type(self).canonical is not PromptSpec.canonical:
+            return None
+        return self._memo().canonical
+
     def fits_template(self, action: str) -> str | None:
         """The action template ``action`` fills, or None."""
         return next((t for t in self.templates() if template_regex(t).match(action.strip())), None)
