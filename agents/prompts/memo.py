@@ -103,8 +103,8 @@ class TaskMemo:
         self.canonical: dict[str, str | None] = {}
         self.indexes: dict[tuple[str, ...], ActionIndex] = {}
         self.lines: dict[Any, list[str]] = {}
-        self.contexts: dict[tuple[int, ...], tuple[Any, tuple, list[str]]] = {}
-        self.histories: dict[tuple[int, ...], tuple[tuple, list[str]]] = {}  # step ids -> (steps, block)
+        self.contexts: dict[int, tuple[Any, tuple, list[str]]] = {}  # id(obs) -> (obs, steps, block)
+        self.histories: dict[int, tuple[tuple, list[str]]] = {}  # id(last step) -> (steps, block)
         self._last: tuple[Any, list, ActionIndex] | None = None  # (a list of valid actions, its copy, index)
         self._tuples: dict[int, tuple[tuple, ActionIndex]] = {}  # id of a tuple of valid actions -> (it, index)
 

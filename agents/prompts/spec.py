@@ -46,14 +46,9 @@ def one_line(text: Any, n: int) -> str:
     """``text`` with whitespace collapsed, cut to ``n`` characters (``...`` marks a cut)."""
     t = text if type(text) is str else str(text or "")
     # printable text has no whitespace but " ": with no run of spaces and no space at an end it is one line already
-    if not t.isprintable() or "  " in t or t[:1] == " " or t[-1:] == " ":
+    if not t.isprintable() or "  " in t or t.startswith(" ") or t.endswith(" "):
         t = " ".join(t.split())
     return t if len(t) <= n else t[: n - 3] + "..."
-
-
-def _block(lines: Sequence[str]) -> list[str]:
-    """``lines`` as a block: ``[]``, or their text joined by newlines as the one item (see ``PromptSpec._task_block``)."""
-    return ["\n".join(lines)] if lines else []
 
 
 _REACT_HEAD = "Each turn, reply with two lines:\nThought: <brief reasoning>\nAction: <exactly one action>"
@@ -240,48 +235,52 @@ class PromptSpec(ActionReading, AnswerForms):
         lines from the task fields and the instruction only)."""
         return list(self._task_block(obs, lines=True))
 
-    # ------------------------------------------------------------ blocks: lines joined once, shared by every prompt
-    # A block is a list of at most one string, its lines joined by "\n" ([] for no lines): prompts add blocks
-    # and lines as lists and join them once, to the same text as joining every line.
+    # ------------------------------------------------------------ blocks: rendered once, shared by every prompt
+    # A block is a list of strings, each one line or several joined by "\n" ([] for no lines): prompts add blocks
+    # and lines as lists and join them once, to the same text as joining every line. A block is remembered
+    # and never changed: prompts add it to others, which makes a new list.
     def _task_block(self, obs: dict, lines: bool = False) -> list[str]:
-        """The task lines as a block (as lines with ``lines``), remembered per task and instruction when
-        :meth:`cached_task_lines` may remember them."""
+        """The task lines as a block of one string (as lines with ``lines``), remembered per task and
+        instruction when :meth:`cached_task_lines` may remember them."""
         if "task_fields" not in self.per_task or self.env is None or not isinstance(obs, dict):
-            got = self.task_lines(obs)
-            return got if lines else _block(got)
+            return self.task_lines(obs)
         key = ("task_lines", str(obs.get("instruction", "")))
         memo = self._memo().lines
         got = memo.get(key)
         if got is None:
             rendered = list(self.task_lines(obs))
-            got = memo[key] = (rendered, _block(rendered))
+            got = memo[key] = (rendered, ["\n".join(rendered)] if rendered else [])
         return got[0] if lines else got[1]
 
     def _history_block(self, history: Sequence[Step]) -> list[str]:
-        """:meth:`history_lines` as a block, remembered per sequence of step objects (steps are never changed
-        once shown): a path one step longer than a remembered one adds that step's lines to its block."""
+        """:meth:`history_lines` as a block of one string per step, remembered per path: a path of the same
+        steps (the same objects, or equal ones: the lines are a function of the steps) is answered from
+        memory, and a path one step longer than a remembered one is that block plus its last step's string."""
         if not history:
             return []
         if type(self).history_lines is not PromptSpec.history_lines:  # a spec's own history: as it renders it
-            return _block(self.history_lines(history))
-        memo = self._memo()
-        blocks = memo.histories
-        key = tuple(map(id, history))  # the entry holds the steps, so these ids are not reused
-        got = blocks.get(key)
-        if got is not None:
+            return self.history_lines(history)
+        blocks = self._memo().histories
+        steps = tuple(history)
+        got = blocks.get(id(steps[-1]))  # the entry holds its steps, so this id is not reused
+        if got is not None and got[0] == steps:
             return got[1]
-        lines = memo.lines
-        if len(lines) > MAX_REMEMBERED_LINES:
-            lines.clear()
-        parent = blocks.get(key[:-1]) if len(key) > 1 else None
-        if parent is not None or len(key) == 1:
-            block = _block((parent[1] if parent else []) + self._step_lines(lines, len(key), history[-1]))
+        n = len(steps)
+        parent = blocks.get(id(steps[-2])) if n > 1 else None
+        if parent is not None and parent[0] == steps[:-1]:
+            block = parent[1] + self._step_block(n, steps[-1])
+        elif n == 1:
+            block = self._step_block(1, steps[0])
         else:
-            block = _block(self.history_lines(history))
+            block = [text for i, step in enumerate(steps, 1) for text in self._step_block(i, step)]
         if len(blocks) >= MAX_CONTEXTS:
             blocks.clear()
-        blocks[key] = (tuple(history), block)
+        blocks[id(steps[-1])] = (steps, block)
         return block
+
+    def _step_block(self, i: int, step: Step) -> list[str]:
+        got = self.step_lines(i, step)
+        return ["\n".join(got)] if got else []
 
     def without_verdict(self, obs: dict, history: Sequence[Step]) -> tuple[dict, Sequence[Step]]:
         """``obs`` and ``history`` without the env's verdict on the episode (e.g. a score the final page
@@ -290,9 +289,11 @@ class PromptSpec(ActionReading, AnswerForms):
         return obs, history
 
     def state_lines(self, obs: dict) -> list[str]:
-        lines = [f"{self.observation_label}: {one_line(obs.get('text', ''), self.page_chars)}"]
+        line = f"{self.observation_label}: {one_line(obs.get('text', ''), self.page_chars)}"
         valid = obs.get("valid_actions") or ()
-        return lines + (["Valid actions: " + " | ".join(map(str, valid))] if valid else [])
+        if not valid:
+            return [line]
+        return [line, "Valid actions: " + " | ".join(map(str, valid))]
 
     @staticmethod
     def reflection_lines(reflections: Sequence[str]) -> list[str]:
@@ -315,24 +316,24 @@ class PromptSpec(ActionReading, AnswerForms):
         return self.cached_task_lines(obs) + self.history_lines(history) + self.state_lines(obs)
 
     def _context_block(self, obs: dict, history: Sequence[Step]) -> list[str]:
-        """The context lines as a block. Rendered once per state and task when the task fields depend on the
+        """The context lines as a block (task, steps, state lines). Rendered once per state and task when the task fields depend on the
         task only (``"task_fields"`` in :attr:`per_task`): the same observation object after the same step
         objects (a search node's, asked for a value, then for proposals) is answered from memory
         (observations and steps are never changed once shown), and a new node's history block extends its
         parent's (:meth:`_history_block`)."""
         own = type(self)
         if own.context is not PromptSpec.context or own._context is not PromptSpec._context:
-            return _block(self.context(obs, history))  # a spec's own context: as it renders it
+            return self.context(obs, history)  # a spec's own context: as it renders it
         if "task_fields" not in self.per_task or self.env is None:
-            return _block(self._context(obs, history))
+            return self._context(obs, history)
         contexts = self._memo().contexts
-        key = (id(obs), *map(id, history))  # the entry holds obs and the steps, so these ids are not reused
-        got = contexts.get(key)
-        if got is None:
+        steps = tuple(history)
+        got = contexts.get(id(obs))  # the entry holds obs, so this id is not reused
+        if got is None or got[1] != steps:  # another path to the same observation object: rendered for it
             if len(contexts) >= MAX_CONTEXTS:
                 contexts.clear()
-            block = _block(self._task_block(obs) + self._history_block(history) + self.state_lines(obs))
-            got = contexts[key] = (obs, tuple(history), block)
+            block = self._task_block(obs) + self._history_block(steps) + self.state_lines(obs)
+            got = contexts[id(obs)] = (obs, steps, block)
         return got[2]
 
     def _system(self, *parts: str) -> str:
