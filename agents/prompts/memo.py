@@ -24,7 +24,8 @@ stripped text), ``labels`` (the
     free for the spec to remember what it read from answer lines and whole answers against this list
     (``PromptSpec.extract``, ``PromptSpec.parse_action``)."""
 
-    __slots__ = ("valid", "lower", "_stripped", "_labels", "_verbs", "_canonical", "_scanned", "extracted", "answers")
+    __slots__ = ("valid", "lower", "_stripped", "_labels", "_verbs", "_canonical", "_scanned", "extracted", "answers",
+                 "_fills")
 
     def __init__(self, valid: Sequence[str]):
         self.valid = tuple(valid)
@@ -36,6 +37,17 @@ stripped text), ``labels`` (the
         self._scanned = 0
         self.extracted: dict[str, tuple[Any, str | None, bool]] = {}
         self.answers: dict[str, tuple[Any, str, bool]] = {}  # whole answers -> the action read (``PromptSpec.parse_action``)
+        self._fills: dict[str, bool] | None = None  # template -> whether a listed action fills it
+
+    def fills(self, template: str, pattern: re.Pattern) -> bool:
+        """Whether a listed action matches ``pattern`` (``template``'s regex), remembered per template."""
+        known = self._fills
+        if known is None:
+            known = self._fills = {}
+        found = known.get(template)
+        if found is None:
+            found = known[template] = any(pattern.match(v) for v in self.valid)
+        return found
 
     @property
     def stripped(self) -> dict[str, str]:

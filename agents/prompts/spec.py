@@ -92,6 +92,7 @@ class PromptSpec(ActionReading, AnswerForms):
         self.env: Any = None
         self._templates: tuple[str, ...] = ()  # every template the env declared so far
         self._template_asks = 0  # times the env was asked for its templates (a reading tells whether it asked)
+        self._template_patterns: tuple[tuple[str, ...], tuple[tuple[str, re.Pattern], ...]] = ((), ())
         self._template_verbs: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
         self._memo_store = TaskMemo()
 
@@ -180,20 +181,32 @@ class PromptSpec(ActionReading, AnswerForms):
 
     def fits_template(self, action: str) -> str | None:
         """The action template ``action`` fills, or None."""
-        return next((t for t in self.templates() if template_regex(t).match(action.strip())), None)
+        templates = self.templates()
+        patterns = self._template_patterns
+        if patterns[0] is not templates:  # compiled once per set of templates known
+            patterns = self._template_patterns = (templates, tuple((t, template_regex(t)) for t in templates))
+        action = action.strip()
+        return next((t for t, rx in patterns[1] if rx.match(action)), None)
 
     def is_templated(self, action: str, obs: dict) -> bool:
         """A free-text action the page offers: it fills one of the env's action templates, and a
-        listed action fills the same template (or the env lists nothing)."""
+        listed action fills the same template (or the env lists nothing): remembered per list and template."""
         t = self.fits_template(action)
         if t is None:
             return False
-        valid = self.action_index(obs).valid
-        return not valid or any(template_regex(t).match(v) for v in valid)
+        index = self.action_index(obs)
+        return not index.valid or index.fills(t, template_regex(t))
 
     def is_listed_or_templated(self, action: str, obs: dict) -> bool:
         """Legal-looking: listed in ``valid_actions``, or a free-text action the page offers."""
-        return action in self.action_index(obs).valid or self.is_templated(action, obs)
+        index = self.action_index(obs)
+        if isinstance(action, str):  # a listed action is found under its lower-cased text
+            found = index.lower.get(action.lower())
+            if found is not None and (found == action or action in index.valid):
+                return True
+        elif action in index.valid:
+            return True
+        return self.is_templated(action, obs)
 
     # ------------------------------------------------------------ prompt pieces (override per env)
     def action_help(self) -> str:

@@ -71,3 +71,24 @@ def test_a_tuple_of_valid_actions_is_found_by_identity_and_a_list_by_content() -
     listed.pop()
     assert spec.action_index({"valid_actions": listed}).valid == tuple(listed)
     env.close()
+
+
+def test_is_templated_answers_per_list_as_matching_every_listed_action_does() -> None:
+    from treegym.agents.prompts.spec import template_regex
+
+    env = gym.make("treegym/ALFWorld-v0")
+    obs, _ = env.reset(seed=0)
+    spec = get_prompts("treegym/ALFWorld-v0").bind(env)
+    valid = list(obs["valid_actions"])
+    short = dict(obs, valid_actions=tuple(v for v in valid if not v.startswith("go to")))
+    for shown in (obs, short, dict(obs, valid_actions=())):
+        for action in ("go to desk 99", "  open drawer 7 ", "inventory", "fly away", "take x from y"):
+            t = spec.fits_template(action)
+            listed = shown["valid_actions"]
+            expected = t is not None and (not listed or any(template_regex(t).match(v) for v in listed))
+            assert spec.is_templated(action, shown) is expected, (action, len(listed))
+            assert spec.is_templated(action, shown) is expected  # from memory, the same
+    assert spec.is_templated("go to desk 99", obs) and not spec.is_templated("go to desk 99", short)
+    assert spec.is_listed_or_templated(valid[0], short) is (valid[0] in short["valid_actions"]
+                                                            or spec.is_templated(valid[0], short))
+    env.close()
