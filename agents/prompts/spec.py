@@ -42,12 +42,23 @@ class Step:
     thought: str = ""
 
 
+_last_collapsed: tuple[Any, str] = (None, "")  # the last text one_line read and its collapsed form
+
+
 def one_line(text: Any, n: int) -> str:
-    """``text`` with whitespace collapsed, cut to ``n`` characters (``...`` marks a cut)."""
-    t = text if type(text) is str else str(text or "")
-    # printable text has no whitespace but " ": with no run of spaces and no space at an end it is one line already
-    if not t.isprintable() or "  " in t or t.startswith(" ") or t.endswith(" "):
-        t = " ".join(t.split())
+    """``text`` with whitespace collapsed, cut to ``n`` characters (``...`` marks a cut). The text read last is
+    remembered: a new node's observation is shown twice in a row (its step in the history, its state)."""
+    global _last_collapsed
+    last = _last_collapsed
+    if last[0] is text and text is not None:
+        t = last[1]
+    else:
+        t = text if type(text) is str else str(text or "")
+        # printable text has no whitespace but " ": with no run of spaces and no space at an end it is one line already
+        if not t.isprintable() or "  " in t or t.startswith(" ") or t.endswith(" "):
+            t = " ".join(t.split())
+        if type(text) is str:
+            _last_collapsed = (text, t)
     return t if len(t) <= n else t[: n - 3] + "..."
 
 
