@@ -2,11 +2,20 @@
 them afresh does: whole answers per list of valid actions, the stripped-text table, tuples by identity."""
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 
 import treegym.envs  # noqa: F401 - registers the envs
 from treegym.agents.prompts import get_prompts
 from treegym.agents.prompts.memo import ActionIndex
+
+
+def _bound(env_id: str) -> tuple[gym.Env, dict, Any]:
+    """A fresh env of ``env_id`` at ``reset(seed=0)``, its observation, and a fresh prompt spec bound to it."""
+    env = gym.make(env_id)
+    obs, _ = env.reset(seed=0)
+    return env, obs, get_prompts(env_id).bind(env)
 
 
 def _answers(valid: list[str]) -> list[str]:
@@ -16,9 +25,7 @@ def _answers(valid: list[str]) -> list[str]:
 
 def test_parse_action_remembers_each_answer_per_valid_list_as_reading_it_afresh() -> None:
     for env_id in ("treegym/Game24-v0", "treegym/ALFWorld-v0"):
-        env = gym.make(env_id)
-        obs, _ = env.reset(seed=0)
-        spec = get_prompts(env_id).bind(env)
+        env, obs, spec = _bound(env_id)
         answers = _answers(list(obs["valid_actions"]))
         first = [spec.parse_action(a, obs) for a in answers]
         fresh = get_prompts(env_id).bind(env)
@@ -32,9 +39,7 @@ def test_parse_action_remembers_each_answer_per_valid_list_as_reading_it_afresh(
 
 
 def test_a_remembered_answer_asks_a_page_dependent_env_for_its_templates_again() -> None:
-    env = gym.make("treegym/WebShop-v0")
-    obs, _ = env.reset(seed=0)
-    spec = get_prompts("treegym/WebShop-v0").bind(env)
+    env, obs, spec = _bound("treegym/WebShop-v0")
     answer = "Thought: I search.\nAction: search[red shoes]"
     asks = spec._template_asks
     got = spec.parse_action(answer, obs)
@@ -58,9 +63,7 @@ def test_the_stripped_table_is_the_lower_table_only_when_no_action_is_padded() -
 
 
 def test_a_tuple_of_valid_actions_is_found_by_identity_and_a_list_by_content() -> None:
-    env = gym.make("treegym/Game24-v0")
-    obs, _ = env.reset(seed=0)
-    spec = get_prompts("treegym/Game24-v0").bind(env)
+    env, obs, spec = _bound("treegym/Game24-v0")
     valid = tuple(obs["valid_actions"])
     first = spec.action_index(dict(obs, valid_actions=valid))
     assert spec.action_index({"valid_actions": valid}) is first
@@ -76,9 +79,7 @@ def test_a_tuple_of_valid_actions_is_found_by_identity_and_a_list_by_content() -
 def test_is_templated_answers_per_list_as_matching_every_listed_action_does() -> None:
     from treegym.agents.prompts.spec import template_regex
 
-    env = gym.make("treegym/ALFWorld-v0")
-    obs, _ = env.reset(seed=0)
-    spec = get_prompts("treegym/ALFWorld-v0").bind(env)
+    env, obs, spec = _bound("treegym/ALFWorld-v0")
     valid = list(obs["valid_actions"])
     short = dict(obs, valid_actions=tuple(v for v in valid if not v.startswith("go to")))
     for shown in (obs, short, dict(obs, valid_actions=())):
