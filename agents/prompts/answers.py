@@ -12,9 +12,6 @@ import re
 from typing import Any, Sequence
 
 
-_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines splits
-
-
 class AnswerForms:
     """Env-independent answer parsers and renderers (module docstring); a base of ``PromptSpec``."""
 
@@ -33,10 +30,7 @@ class AnswerForms:
         return 1.0 if verdicts[-1].upper() == "A" else 0.0
 
     def parse_value(self, text: str) -> float:
-        """The value word of the answer's last line (1.0 sure, 0.5 likely, 0.0 impossible; else 0.25)."""
-        t = text.strip() if str(text or "").strip() else ""
-        if t:  # the last line, lower-cased (lower-casing makes and removes no line break)
-            t = t[max(t.rfind(c) for c in _LINE_BREAKS) + 1:].lower()
+        t = text.strip().lower().splitlines()[-1] if str(text or "").strip() else ""
         for word, v in (("sure", 1.0), ("likely", 0.5), ("impossible", 0.0)):
             if word in t:
                 return v
