@@ -31,22 +31,27 @@ class ActionReading:
     env: Any
     per_task: frozenset[str]
     _templates: tuple[str, ...]
+    _template_asks: int
     _template_verbs: tuple[tuple[str, ...], frozenset[str]]
 
     def normalise(self, line: str, obs: dict) -> str:
         """``line`` as the env's listed action when it means one (exactly, by a bracketed
         label, or by the env's canonical form), else as written (the env judges it)."""
-        line = _BULLET.sub("", str(line)).strip().strip("`").strip()
-        index = self.action_index(obs)
+        return self._normalised(_BULLET.sub("", str(line)).strip().strip("`").strip(), self.action_index(obs))
+
+    def _normalised(self, line: str, index: ActionIndex) -> str:
+        """:meth:`normalise` of a line already cleaned, against ``index`` (the observation's table)."""
         low = line.lower()
-        if low in index.lower:
-            return index.lower[low]
-        if low in index.labels:  # a bare label: click[Buy Now] for "Buy Now"
-            return index.labels[low]
+        found = index.lower.get(low)
+        if found is not None:
+            return found
+        found = index.labels.get(low)  # a bare label: click[Buy Now] for "Buy Now"
+        if found is not None:
+            return found
         canon = self.canonical(line)
         if canon is not None:
             if "canonical_action" in self.per_task:
-                return index.find_canonical(canon, self.canonical) or line
+                return index.find_canonical(canon, self.canonical, self._known_canonical()) or line
             return next((v for v in index.valid if self.canonical(v) == canon), line)
         return line
 
@@ -55,13 +60,13 @@ class ActionReading:
         once per list and task)."""
         return self._memo().index(obs.get("valid_actions") if isinstance(obs, dict) else None)
 
-    def _verbs(self, obs: dict) -> frozenset[str]:
-        """Verbs of bracketed actions the env lists or templates (``search``, ``click``)."""
-        templates = self.templates()
+    def _verbs(self, index: ActionIndex, ask: bool = True) -> frozenset[str]:
+        """Verbs of bracketed actions the env lists (in ``index``) or templates (``search``, ``click``);
+        ``ask=False``: the templates known (the env was asked on this page already)."""
+        templates = self.templates() if ask else self._templates
         if self._template_verbs[0] is not templates:
             self._template_verbs = (templates, template_verbs(templates))
         extra = self._template_verbs[1]
-        index = self.action_index(obs)
         return index.verbs | extra if extra else index.verbs
 
     def extract(self, line: str, obs: dict) -> str | None:
@@ -75,43 +80,73 @@ class ActionReading:
         With canonical forms per task, what a line states is a function of the line, the list and the
         templates known, so it is remembered per list. A line with a bracket asks the env for its templates
         (:meth:`templates`, which may learn one from the env's page); when templates depend on the page, a
-        remembered line asks again, as reading it would, and counts only while the templates are the same."""
+        remembered line asks again, as reading it would, and counts only while the templates are the same.
+        The env's page does not change while one answer is read, so it is asked at most once per call."""
         if self.env is None or "canonical_action" not in self.per_task:
             return [self._extract(line, obs) for line in lines]
+        index = self.action_index(obs)
+        valid = obs.get("valid_actions") or () if isinstance(obs, dict) else ()
         ask_templates = "action_templates" not in self.per_task
-        memo = self.action_index(obs).extracted
+        asked = False
+        memo = index.extracted
         out: list[str | None] = []
         for line in lines:
             hit = memo.get(line)
             if hit is not None:
-                if hit[2] and ask_templates:
+                if hit[2] and ask_templates and not asked:
                     self.templates()
+                    asked = True
                 if hit[0] is self._templates:
                     out.append(hit[1])
                     continue
             text = _answer_text(line)
-            found = self._read(text, obs)
+            bracket = "[" in text
+            found = self._read(text, obs, index, valid, bracket and asked)
+            asked = asked or bracket
             if len(memo) < MAX_EXTRACTED:
-                memo[line] = (self._templates, found, "[" in text)  # the templates as they are after reading
+                memo[line] = (self._templates, found, bracket)  # the templates as they are after reading
             out.append(found)
         return out
 
     def _extract(self, line: str, obs: dict) -> str | None:
-        return self._read(_answer_text(line), obs)
+        return self._read(_answer_text(line), obs, self.action_index(obs),
+                          obs.get("valid_actions") or () if isinstance(obs, dict) else ())
 
-    def _read(self, line: str, obs: dict) -> str | None:
-        """The action in an answer line already stripped of its bullet and ``Action:`` label, or None."""
-        found = []
+    def _read(self, line: str, obs: dict, index: ActionIndex, valid: Sequence[Any], asked: bool = False) -> str | None:
+        """The action in an answer line already stripped of its bullet and ``Action:`` label, or None.
+        ``asked``: the env's templates were asked for on this page already (they are known as they are now)."""
         if "[" in line:  # only a bracketed action can name a verb
-            verbs = self._verbs(obs)
+            verbs = self._verbs(index, ask=not asked)
             found = [m for m in _BRACKET.finditer(line) if m.group(1).lower() in verbs]
-        if found:
-            return f"{found[-1].group(1).lower()}[{found[-1].group(2).strip()}]"
-        action = self.normalise(line, obs)
-        return action if action and (self.canonical(action) is not None or action in (obs.get("valid_actions") or ())) else None
+            if found:
+                return f"{found[-1].group(1).lower()}[{found[-1].group(2).strip()}]"
+        action = self._normalised(_BULLET.sub("", line).strip().strip("`").strip(), index)
+        # a listed action is one the env judges; anything else must have a canonical form
+        return action if action and (action in valid or self.canonical(action) is not None) else None
 
     def parse_action(self, text: str, obs: dict) -> str:
-        """The action in an answer: the last ``Action:`` line, else the last line stating an action, else the last line."""
+        """The action in an answer: the last ``Action:`` line, else the last line stating an action, else the last line.
+
+        Remembered per list of valid actions when the env's canonical forms depend on its task only (a search
+        samples the same answer for a node often): then what an answer states is a function of the answer, the
+        list and the templates known. A remembered answer whose reading asked the env for its templates asks
+        again (they may depend on the page) and counts only while the templates are the same."""
+        if self.env is None or "canonical_action" not in self.per_task or not isinstance(text, str):
+            return self._parse_action(text, obs)
+        answers = self.action_index(obs).answers
+        hit = answers.get(text)
+        if hit is not None:
+            if hit[2] and "action_templates" not in self.per_task:
+                self.templates()
+            if hit[0] is self._templates:
+                return hit[1]
+        asks = self._template_asks
+        found = self._parse_action(text, obs)
+        if len(answers) < MAX_EXTRACTED:
+            answers[text] = (self._templates, found, self._template_asks != asks)
+        return found
+
+    def _parse_action(self, text: str, obs: dict) -> str:
         lines = [ln.strip() for ln in str(text or "").strip().splitlines() if ln.strip()]
         if not lines:
             return ""

@@ -26,10 +26,10 @@ from typing import Any, Sequence
 
 from ..llm.base import Message
 from .answers import AnswerForms
-from .memo import MAX_CONTEXTS, TaskMemo
+from .memo import TaskMemo
 from .reading import _BULLET, ActionReading  # noqa: F401 - _BULLET stays importable from here
+from .rendering import MAX_REMEMBERED_LINES, ContextRendering  # noqa: F401 - importable from here too
 
-MAX_REMEMBERED_LINES = 4096  # history lines remembered per task before the memo starts over
 
 
 @dataclass(frozen=True)
@@ -42,13 +42,28 @@ class Step:
     thought: str = ""
 
 
+_last_collapsed: tuple[Any, str] = (None, "")  # the last text one_line read and its collapsed form
+
+
 def one_line(text: Any, n: int) -> str:
-    """``text`` with whitespace collapsed, cut to ``n`` characters (``...`` marks a cut)."""
-    t = text if type(text) is str else str(text or "")
-    # printable text has no whitespace but " ": with no run of spaces and no space at an end it is one line already
-    if not t.isprintable() or "  " in t or t[:1] == " " or t[-1:] == " ":
-        t = " ".join(t.split())
+    """``text`` with whitespace collapsed, cut to ``n`` characters (``...`` marks a cut). The text read last is
+    remembered: a new node's observation is shown twice in a row (its step in the history, its state)."""
+    global _last_collapsed
+    last = _last_collapsed
+    if last[0] is text and text is not None:
+        t = last[1]
+    else:
+        t = text if type(text) is str else str(text or "")
+        # printable text has no whitespace but " ": with no run of spaces and no space at an end it is one line already
+        if not t.isprintable() or "  " in t or t.startswith(" ") or t.endswith(" "):
+            t = " ".join(t.split())
+        if type(text) is str:
+            _last_collapsed = (text, t)
     return t if len(t) <= n else t[: n - 3] + "..."
+
+
+_REACT_HEAD = "Each turn, reply with two lines:\nThought: <brief reasoning>\nAction: <exactly one action>"
+_PROPOSE_HEAD = "Propose promising next actions, one per line, nothing else."
 
 
 @lru_cache(maxsize=1024)
@@ -58,7 +73,7 @@ def template_regex(template: str) -> re.Pattern:
     return re.compile("^" + ".+?".join(re.escape(p) for p in parts) + "$", re.IGNORECASE | re.DOTALL)
 
 
-class PromptSpec(ActionReading, AnswerForms):
+class PromptSpec(ActionReading, ContextRendering, AnswerForms):
     """The generic prompts (see module docstring); env prompt specs subclass it and set text."""
 
     env_id: str = ""
@@ -87,9 +102,10 @@ class PromptSpec(ActionReading, AnswerForms):
     def __init__(self) -> None:
         self.env: Any = None
         self._templates: tuple[str, ...] = ()  # every template the env declared so far
+        self._template_asks = 0  # times the env was asked for its templates (a reading tells whether it asked)
+        self._template_patterns: tuple[tuple[str, ...], tuple[tuple[str, re.Pattern], ...]] = ((), ())
         self._template_verbs: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
         self._memo_store = TaskMemo()
-        self._unwrapped: tuple[Any, Any] = (None, None)  # (env, env.unwrapped), read once per env
 
     def bind(self, env: Any) -> "PromptSpec":
         """Use ``env``'s contract methods (task fields, templates, canonical actions) from now on."""
@@ -101,38 +117,54 @@ class PromptSpec(ActionReading, AnswerForms):
     # ------------------------------------------------------------ the contract, through the bound env
     def _env(self) -> Any:
         """The bound env unwrapped (looked up once per bound env: Gymnasium walks every wrapper)."""
-        env, unwrapped = self._unwrapped
-        if env is not self.env or env is None:
-            env = self.env
-            unwrapped = getattr(env, "unwrapped", env)
-            self._unwrapped = (env, unwrapped)
-        return unwrapped
+        return self._memo_store.check(self.env).base
 
     def _memo(self) -> TaskMemo:
-        """The per-task memo of the bound env, emptied when its task changed."""
-        return self._memo_store.check(self._env())
+        """The per-task memo of the bound env, emptied when its task changed (``memo.base`` is the env unwrapped)."""
+        return self._memo_store.check(self.env)
 
     def task_fields(self) -> dict:
         if self.env is None:
             return {}
+        return dict(self._task_fields())
+
+    def _task_fields(self) -> dict:
+        """:meth:`task_fields` not copied: remembered per task when it depends on the task only (callers only read it)."""
+        if self.env is None:
+            return {}
+        memo = self._memo()
         if "task_fields" not in self.per_task:
-            return dict(self._env().task_fields())
+            return memo.base.task_fields()
+        values = memo.values
+        got = values.get("task_fields")
+        if got is None:
+            got = values["task_fields"] = dict(memo.base.task_fields())
+        return got
+
+    def per_task_text(self, name: str, render: Any) -> str:
+        """``render()``, remembered per task under ``name`` when the task fields depend on the task only (an
+        env spec's example or help text chosen by its task fields), else rendered at each call."""
+        if "task_fields" not in self.per_task or self.env is None:
+            return render()
         values = self._memo().values
-        if "task_fields" not in values:
-            values["task_fields"] = dict(self._env().task_fields())
-        return dict(values["task_fields"])
+        got = values.get(name)
+        if got is None:
+            got = values[name] = render()
+        return got
 
     def templates(self) -> tuple[str, ...]:
         """The env's action templates: those it declares now and any it declared before (an env may
         offer a template on some pages only; :meth:`is_listed_or_templated` checks the page)."""
         if self.env is not None:
+            self._template_asks += 1
+            memo = self._memo()
             if "action_templates" in self.per_task:
-                values = self._memo().values
+                values = memo.values
                 now = values.get("action_templates")
                 if now is None:
-                    now = values["action_templates"] = tuple(self._env().action_templates())
+                    now = values["action_templates"] = tuple(memo.base.action_templates())
             else:
-                now = tuple(self._env().action_templates())
+                now = tuple(memo.base.action_templates())
             if any(t not in self._templates for t in now):
                 self._templates += tuple(t for t in now if t not in self._templates)
         return self._templates
@@ -141,31 +173,51 @@ class PromptSpec(ActionReading, AnswerForms):
         """The env's canonical form of ``action`` (None: malformed); unbound: the stripped text."""
         if self.env is None:
             return action.strip() or None
+        memo = self._memo_store.check(self.env)
         if "canonical_action" not in self.per_task:
-            return self._env().canonical_action(action)
-        memo = self._memo().canonical
+            return memo.base.canonical_action(action)
+        known = memo.canonical
         try:
-            return memo[action]
+            return known[action]
         except KeyError:
-            memo[action] = found = self._env().canonical_action(action)
+            known[action] = found = memo.base.canonical_action(action)
             return found
+
+    def _known_canonical(self) -> dict[str, str | None] | None:
+        """The per-task memo :meth:`canonical` answers from (action -> form), or None when it keeps none
+        (canonical forms not per task, no env) or a spec answers its own way."""
+        if self.env is None or "canonical_action" not in self.per_task or type(self).canonical is not PromptSpec.canonical:
+            return None
+        return self._memo().canonical
 
     def fits_template(self, action: str) -> str | None:
         """The action template ``action`` fills, or None."""
-        return next((t for t in self.templates() if template_regex(t).match(action.strip())), None)
+        templates = self.templates()
+        patterns = self._template_patterns
+        if patterns[0] is not templates:  # compiled once per set of templates known
+            patterns = self._template_patterns = (templates, tuple((t, template_regex(t)) for t in templates))
+        action = action.strip()
+        return next((t for t, rx in patterns[1] if rx.match(action)), None)
 
     def is_templated(self, action: str, obs: dict) -> bool:
         """A free-text action the page offers: it fills one of the env's action templates, and a
-        listed action fills the same template (or the env lists nothing)."""
+        listed action fills the same template (or the env lists nothing): remembered per list and template."""
         t = self.fits_template(action)
         if t is None:
             return False
-        valid = self.action_index(obs).valid
-        return not valid or any(template_regex(t).match(v) for v in valid)
+        index = self.action_index(obs)
+        return not index.valid or index.fills(t, template_regex(t))
 
     def is_listed_or_templated(self, action: str, obs: dict) -> bool:
         """Legal-looking: listed in ``valid_actions``, or a free-text action the page offers."""
-        return action in self.action_index(obs).valid or self.is_templated(action, obs)
+        index = self.action_index(obs)
+        if isinstance(action, str):  # a listed action is found under its lower-cased text
+            found = index.lower.get(action.lower())
+            if found is not None and (found == action or action in index.valid):
+                return True
+        elif action in index.valid:
+            return True
+        return self.is_templated(action, obs)
 
     # ------------------------------------------------------------ prompt pieces (override per env)
     def action_help(self) -> str:
@@ -185,32 +237,6 @@ class PromptSpec(ActionReading, AnswerForms):
             lines.append(f"Observation {i}: {one_line(step.observation, self.history_obs_chars)}")
         return lines
 
-    def history_lines(self, history: Sequence[Step]) -> list[str]:
-        lines = self._memo().lines  # a step's lines are a function of (i, step): remembered per task
-        if len(lines) > MAX_REMEMBERED_LINES:
-            lines.clear()
-        out: list[str] = []
-        for i, step in enumerate(history, 1):
-            key = (i, step.action, step.observation, step.reward, step.thought)
-            got = lines.get(key)
-            if got is None:
-                got = lines[key] = list(self.step_lines(i, step))
-            out += got
-        return out
-
-    def cached_task_lines(self, obs: dict) -> list[str]:
-        """:meth:`task_lines`, remembered per task and instruction when the env's task fields depend on
-        its task only (``"task_fields"`` in :attr:`per_task`; a spec declaring so must build its task
-        lines from the task fields and the instruction only)."""
-        if "task_fields" not in self.per_task or self.env is None or not isinstance(obs, dict):
-            return self.task_lines(obs)
-        key = ("task_lines", str(obs.get("instruction", "")))
-        lines = self._memo().lines
-        got = lines.get(key)
-        if got is None:
-            got = lines[key] = list(self.task_lines(obs))
-        return list(got)
-
     def without_verdict(self, obs: dict, history: Sequence[Step]) -> tuple[dict, Sequence[Step]]:
         """``obs`` and ``history`` without the env's verdict on the episode (e.g. a score the final page
         shows), for the prompts that judge states when the search may not read the env's success
@@ -218,9 +244,11 @@ class PromptSpec(ActionReading, AnswerForms):
         return obs, history
 
     def state_lines(self, obs: dict) -> list[str]:
-        lines = [f"{self.observation_label}: {one_line(obs.get('text', ''), self.page_chars)}"]
+        line = f"{self.observation_label}: {one_line(obs.get('text', ''), self.page_chars)}"
         valid = obs.get("valid_actions") or ()
-        return lines + (["Valid actions: " + " | ".join(map(str, valid))] if valid else [])
+        if not valid:
+            return [line]
+        return [line, "Valid actions: " + " | ".join(map(str, valid))]
 
     @staticmethod
     def reflection_lines(reflections: Sequence[str]) -> list[str]:
@@ -234,25 +262,6 @@ class PromptSpec(ActionReading, AnswerForms):
             return []
         return ["These actions were already tried from here; choose different ones:"] + [f"- {a}" for a in avoid]
 
-    def context(self, obs: dict, history: Sequence[Step]) -> list[str]:
-        """The task, history and state lines every state prompt shows. Rendered once per state and task when
-        the task fields depend on the task only (``"task_fields"`` in :attr:`per_task`): the same observation
-        object after the same step objects (a search node's, asked for a value, then for proposals) is
-        answered from memory (observations and steps are never changed once shown)."""
-        if "task_fields" not in self.per_task or self.env is None:
-            return self._context(obs, history)
-        contexts = self._memo().contexts
-        key = (id(obs), *map(id, history))  # the entry holds obs and the steps, so these ids are not reused
-        got = contexts.get(key)
-        if got is None:
-            if len(contexts) >= MAX_CONTEXTS:
-                contexts.clear()
-            got = contexts[key] = (obs, tuple(history), self._context(obs, history))
-        return list(got[2])
-
-    def _context(self, obs: dict, history: Sequence[Step]) -> list[str]:
-        return self.cached_task_lines(obs) + self.history_lines(history) + self.state_lines(obs)
-
     def _system(self, *parts: str) -> str:
         key = (self.task,) + parts
         cache = self.__dict__.setdefault("_system_cache", {})
@@ -263,6 +272,17 @@ class PromptSpec(ActionReading, AnswerForms):
             got = cache[key] = "\n\n".join(p.strip() for p in key if p and p.strip()) + "\n"
         return got
 
+    def _example_system(self, head: str, example: str) -> str:
+        """``_system(head, action_help(), "Example:\n" + example)``, remembered by the identity of its parts
+        (a spec's help and example texts are the same objects from call to call)."""
+        help_text, task = self.action_help(), self.task
+        last = self.__dict__.setdefault("_system_last", {}).get(head)
+        if last is not None and last[0] is help_text and last[1] is example and last[2] is task:
+            return last[3]
+        got = self._system(head, help_text, f"Example:\n{example}" if example else "")
+        self._system_last[head] = (help_text, example, task, got)
+        return got
+
     @staticmethod
     def _messages(system: str, user: Sequence[str]) -> list[Message]:
         return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(user)}]
@@ -270,39 +290,37 @@ class PromptSpec(ActionReading, AnswerForms):
     # ------------------------------------------------------------ the prompts
     def react_messages(self, obs: dict, history: Sequence[Step], reflections: Sequence[str] = (),
                        avoid: Sequence[str] = ()) -> list[Message]:
-        system = self._system("Each turn, reply with two lines:\nThought: <brief reasoning>\nAction: <exactly one action>",
-                              self.action_help(), f"Example:\n{self.react_example}" if self.react_example else "")
-        user = self.reflection_lines(reflections) + self.context(obs, history) + self.avoid_lines(avoid)
+        system = self._example_system(_REACT_HEAD, self.react_example)
+        user = self.reflection_lines(reflections) + self._context_block(obs, history) + self.avoid_lines(avoid)
         return self._messages(system, user + ["Reply with Thought: ... and Action: ..."])
 
     def propose_messages(self, obs: dict, history: Sequence[Step], k: int, avoid: Sequence[str] = (),
                          reflections: Sequence[str] = ()) -> list[Message]:
-        system = self._system("Propose promising next actions, one per line, nothing else.", self.action_help(),
-                              f"Example:\n{self.propose_example}" if self.propose_example else "")
-        user = self.reflection_lines(reflections) + self.context(obs, history) + self.avoid_lines(avoid)
+        system = self._example_system(_PROPOSE_HEAD, self.propose_example)
+        user = self.reflection_lines(reflections) + self._context_block(obs, history) + self.avoid_lines(avoid)
         return self._messages(system, user + [f"Propose {k} possible next actions, one per line."])
 
     def value_messages(self, obs: dict, history: Sequence[Step]) -> list[Message]:
         system = self._system("You judge an attempt in progress.", self.value_rubric)
-        return self._messages(system, self.context(obs, history) + ["Is this attempt on track? Answer sure, likely or impossible."])
+        return self._messages(system, self._context_block(obs, history) + ["Is this attempt on track? Answer sure, likely or impossible."])
 
     def compare_messages(self, obs: dict, traj_a: Sequence[Step], traj_b: Sequence[Step]) -> list[Message]:
         system = self._system("You compare two attempts at the same task.", self.compare_rubric,
                               'Answer "Answer: A" or "Answer: B".')
-        user = self.cached_task_lines(obs)
+        user = self._task_block(obs)
         for name, traj in (("A", traj_a), ("B", traj_b)):
-            user += [f"Trajectory {name}:"] + (self.history_lines(traj) or ["(no actions yet)"])
+            user = user + [f"Trajectory {name}:"] + (self._history_block(traj) or ["(no actions yet)"])
         return self._messages(system, user + ["Which attempt is better? Answer: A or Answer: B"])
 
     def imagine_messages(self, obs: dict, history: Sequence[Step]) -> list[Message]:
         system = self._system("Plan the rest of the attempt below: list every remaining action until the task is "
                               "accomplished, one per line; answer only the word impossible if it cannot be.",
                               self.action_help())
-        return self._messages(system, self.context(obs, history) + ["Remaining actions:"])
+        return self._messages(system, self._context_block(obs, history) + ["Remaining actions:"])
 
     def reflect_messages(self, obs: dict, trajectory: Sequence[Step], outcome: str) -> list[Message]:
         system = self._system("You review a failed attempt and write a short plan for the next attempt.")
-        user = self.cached_task_lines(obs) + self.history_lines(trajectory)
+        user = self._task_block(obs) + self._history_block(trajectory)
         return self._messages(system, user + [f"Outcome: {outcome}", f"In two sentences, say {self.reflect_focus}."])
 
     def answer_key(self, obs: dict) -> str:

@@ -132,12 +132,19 @@ class ALFWorldPrompts(PromptSpec):
 
     @property
     def react_example(self) -> str:  # type: ignore[override]
-        example = EXAMPLES.get(self.task_fields().get("task_type", ""), EXAMPLES["pick_and_place_simple"])
-        if self.task_fields().get("style") == "0.4":
+        return self.per_task_text("react_example", self._react_example)
+
+    def _react_example(self) -> str:
+        fields = self._task_fields()
+        example = EXAMPLES.get(fields.get("task_type", ""), EXAMPLES["pick_and_place_simple"])
+        if fields.get("style") == "0.4":
             example = example.replace(" in/on ", " to ").replace("put ", "move ").replace("You put", "You move")
         return example
 
     def action_help(self) -> str:
-        if self.task_fields().get("style") == "0.4":
+        return self.per_task_text("action_help", self._action_help)
+
+    def _action_help(self) -> str:
+        if self._task_fields().get("style") == "0.4":
             return self.action_syntax.replace("put <object> in/on <receptacle>", "move <object> to <receptacle>")
         return self.action_syntax

@@ -49,6 +49,16 @@ Input: 1 3 3
 1 3 3 are all too small
 impossible"""
 
+# the system messages, written once (ToT's prompts as above)
+PROPOSE_SYSTEM = ("You help solve the Game of 24 by proposing possible next steps, one per line, in the form\n"
+                  "a op b = c (left: <numbers left>). The game is won when the last number left is 24.\n\n"
+                  f"Example\n{PROPOSE_EXAMPLE}\n")
+ANSWER_SYSTEM = ("Use numbers and basic arithmetic operations (+ - * /) to obtain 24. Each step combines two "
+                 "numbers; finish with one line 'Answer: <one expression using each input number exactly once> "
+                 "= 24'.\nExample\nInput: 4 4 6 8\nSteps:\n4 + 8 = 12 (left: 4 6 12)\n6 - 4 = 2 (left: 2 12)\n"
+                 "2 * 12 = 24 (left: 24)\nAnswer: (6 - 4) * (4 + 8) = 24\n")
+VALUE_SYSTEM = VALUE_EXAMPLES + "\nEnd with one word: sure, likely or impossible.\n"
+
 
 @register_spec("treegym/Game24-v0")
 class Game24Prompts(PromptSpec):
@@ -75,7 +85,7 @@ Action: 12 * 2 = 24 (left: 24)"""
     malformed_examples = ("I need to think more.", "answer: 24")
 
     def task_lines(self, obs: dict) -> list[str]:
-        numbers = self.task_fields().get("numbers") or []
+        numbers = self._task_fields().get("numbers") or []
         return [f"Puzzle: {' '.join(numbers)}"] if numbers else super().task_lines(obs)
 
     def state_lines(self, obs: dict) -> list[str]:
@@ -88,19 +98,14 @@ Action: 12 * 2 = 24 (left: 24)"""
         ``Answer:`` line (the model writes it, prefix included, as ToT's CoT prompt has it do)."""
         if len(obs.get("left") or ()) == 1:
             return self._answer_messages(history, k)
-        system = ("You help solve the Game of 24 by proposing possible next steps, one per line, in the form\n"
-                  "a op b = c (left: <numbers left>). The game is won when the last number left is 24.\n\n"
-                  f"Example\n{PROPOSE_EXAMPLE}\n")
+        system = PROPOSE_SYSTEM
         user = self.reflection_lines(reflections) + self.avoid_lines(avoid)
         user += [f"Propose {k} possible next steps.", f"Input: {' '.join(obs.get('left') or ())}", "Possible next steps:"]
         return self._messages(system, user)
 
     def _answer_messages(self, history: Sequence[Step], k: int) -> list[Message]:
-        numbers = " ".join(self.task_fields().get("numbers") or ())
-        system = ("Use numbers and basic arithmetic operations (+ - * /) to obtain 24. Each step combines two "
-                  "numbers; finish with one line 'Answer: <one expression using each input number exactly once> "
-                  "= 24'.\nExample\nInput: 4 4 6 8\nSteps:\n4 + 8 = 12 (left: 4 6 12)\n6 - 4 = 2 (left: 2 12)\n"
-                  "2 * 12 = 24 (left: 24)\nAnswer: (6 - 4) * (4 + 8) = 24\n")
+        numbers = " ".join(self._task_fields().get("numbers") or ())
+        system = ANSWER_SYSTEM
         steps = [s.action for s in history if not s.action.lower().startswith("answer")]
         ask = (f"Write {k} possible 'Answer: <expression> = 24' lines, one per line." if k > 1
                else "Write the 'Answer: <expression> = 24' line.")
@@ -109,5 +114,5 @@ Action: 12 * 2 = 24 (left: 24)"""
 
     def value_messages(self, obs: dict, history: Sequence[Step]) -> list[Message]:
         """ToT's value prompt: can the numbers left still reach 24?"""
-        system = VALUE_EXAMPLES + "\nEnd with one word: sure, likely or impossible.\n"
+        system = VALUE_SYSTEM
         return self._messages(system, [f"Input: {' '.join(obs.get('left') or ())}"])

@@ -58,7 +58,27 @@ class WebShopPrompts(PromptSpec):
         comparison prompt may show only with ``peek_success`` (upstream's page shows it to a human)."""
         if isinstance(obs, dict) and "Your score" in str(obs.get("text", "")):
             obs = {**obs, "text": _SCORE.sub("", str(obs["text"]))}
-        if any("Your score" in s.observation for s in history):
+        if self._scored(history):
             history = [replace(s, observation=_SCORE.sub("", s.observation)) if "Your score" in s.observation else s
                        for s in history]
         return obs, history
+
+    def _scored(self, history: Sequence[Step]) -> bool:
+        """Whether a step of ``history`` shows the score, remembered per path (by its last step: a path one
+        step longer than a remembered one reads that step only)."""
+        if not history:
+            return False
+        paths = self.__dict__.setdefault("_scored_paths", {})
+        steps = tuple(history)
+        got = paths.get(id(steps[-1]))  # the entry holds its steps, so this id is not reused
+        if got is not None and got[0] == steps:
+            return got[1]
+        parent = paths.get(id(steps[-2])) if len(steps) > 1 else None
+        if parent is not None and parent[0] == steps[:-1]:
+            scored = parent[1] or "Your score" in steps[-1].observation
+        else:
+            scored = any("Your score" in s.observation for s in steps)
+        if len(paths) >= 4096:
+            paths.clear()
+        paths[id(steps[-1])] = (steps, scored)
+        return scored

@@ -88,10 +88,32 @@ def test_a_states_context_is_rendered_once_and_answers_as_rendering_it_again() -
     assert len(spec._memo().contexts) == 1
     fresh = get_prompts("treegym/ALFWorld-v0").bind(env)  # nothing remembered
     assert value == fresh.value_messages(after, history) and propose == fresh.propose_messages(after, history, 3)
-    assert spec.context(dict(after), history) == spec._context(after, history)  # an equal copy: rendered anew
+    copy = dict(after)  # an equal copy: rendered anew, to the same text
+    assert "\n".join(spec._context_block(copy, history)) == "\n".join(spec._context(after, history))
     assert len(spec._memo().contexts) == 2
     env.reset(seed=1)  # another task: nothing kept from the last one
-    assert spec.context(after, history) == spec._context(after, history) and len(spec._memo().contexts) == 1
+    assert "\n".join(spec._context_block(after, history)) == "\n".join(spec._context(after, history))
+    assert len(spec._memo().contexts) == 1
+    env.close()
+
+
+def test_a_childs_history_extends_its_parents_and_reads_as_rendering_it_whole() -> None:
+    from treegym.agents.prompts import Step
+
+    env = gym.make("treegym/ALFWorld-v0")
+    obs, _ = env.reset(seed=0)
+    spec = get_prompts("treegym/ALFWorld-v0").bind(env)
+    history: list[Step] = []
+    for action in obs["valid_actions"][:4]:
+        after, *_ = env.step(action)
+        history = history + [Step(action, after["text"])]  # a child's path: its parent's steps plus one
+        block = spec._history_block(history)
+        assert "\n".join(block) == "\n".join(spec.history_lines(history)) and len(block) == len(history)
+        assert spec._history_block(list(history)) is block  # the same steps: from memory
+    assert len(spec._memo().histories) == 4
+    reordered = [history[1], history[0]]  # the same step objects at other places: their own rendering
+    assert "\n".join(spec._history_block(reordered)) == "\n".join(spec.history_lines(reordered))
+    assert spec._history_block([]) == [] and spec.compare_messages(obs, [], history)[1]["content"].count("(no actions yet)") == 1
     env.close()
 
 

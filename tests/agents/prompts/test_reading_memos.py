@@ -1,0 +1,95 @@
+"""What a prompt spec remembers while reading answers (agents/prompts/memo.py, reading.py) answers as reading
+them afresh does: whole answers per list of valid actions, the stripped-text table, tuples by identity."""
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+import treegym.envs  # noqa: F401 - registers the envs
+from treegym.agents.prompts import get_prompts
+from treegym.agents.prompts.memo import ActionIndex
+
+
+def _bound(env_id: str) -> tuple[gym.Env, dict, Any]:
+    """A fresh env of ``env_id`` at ``reset(seed=0)``, its observation, and a fresh prompt spec bound to it."""
+    env = gym.make(env_id)
+    obs, _ = env.reset(seed=0)
+    return env, obs, get_prompts(env_id).bind(env)
+
+
+def _answers(valid: list[str]) -> list[str]:
+    return [f"Thought: go.\nAction: {valid[0]}", f"Thought: go.\nAction: {valid[1].upper()}", valid[2],
+            f"- {valid[0]}\n{valid[3]}", "Thought: nothing to do", "", f"Action: {valid[0]}\nmore text"]
+
+
+def test_parse_action_remembers_each_answer_per_valid_list_as_reading_it_afresh() -> None:
+    for env_id in ("treegym/Game24-v0", "treegym/ALFWorld-v0"):
+        env, obs, spec = _bound(env_id)
+        answers = _answers(list(obs["valid_actions"]))
+        first = [spec.parse_action(a, obs) for a in answers]
+        fresh = get_prompts(env_id).bind(env)
+        assert first == [fresh._parse_action(a, obs) for a in answers]
+        assert first[0] == obs["valid_actions"][0] and first[2] == obs["valid_actions"][2]
+        assert set(spec.action_index(obs).answers) == set(answers)
+        assert [spec.parse_action(a, obs) for a in answers] == first  # from memory, the same
+        other = dict(obs, valid_actions=tuple(obs["valid_actions"][1:]))  # another list: read against it
+        assert spec.parse_action(answers[0], other) == fresh._parse_action(answers[0], other)
+        env.close()
+
+
+def test_a_remembered_answer_asks_a_page_dependent_env_for_its_templates_again() -> None:
+    env, obs, spec = _bound("treegym/WebShop-v0")
+    answer = "Thought: I search.\nAction: search[red shoes]"
+    asks = spec._template_asks
+    got = spec.parse_action(answer, obs)
+    assert got == "search[red shoes]" and spec._template_asks > asks  # a bracket: the page was asked
+    asks = spec._template_asks
+    assert spec.parse_action(answer, obs) == got and spec._template_asks == asks + 1  # remembered, page asked again
+    plain = "Thought: hmm\nAction: nothing"
+    spec.parse_action(plain, obs)
+    asks = spec._template_asks
+    spec.parse_action(plain, obs)
+    assert spec._template_asks == asks  # no bracket: the reading never needed the page
+    env.close()
+
+
+def test_the_stripped_table_is_the_lower_table_only_when_no_action_is_padded() -> None:
+    plain = ActionIndex(["go to desk 1", "Look", "look"])
+    assert plain.stripped is plain.lower and plain.stripped == {"go to desk 1": "go to desk 1", "look": "look"}
+    padded = ["go", " go ", "Stop\t", "x\u3000"]
+    index = ActionIndex(padded)
+    assert index.stripped == {v.strip().lower(): v for v in padded} and index.stripped is not index.lower
+
+
+def test_a_tuple_of_valid_actions_is_found_by_identity_and_a_list_by_content() -> None:
+    env, obs, spec = _bound("treegym/Game24-v0")
+    valid = tuple(obs["valid_actions"])
+    first = spec.action_index(dict(obs, valid_actions=valid))
+    assert spec.action_index({"valid_actions": valid}) is first
+    assert spec.action_index({"valid_actions": tuple(valid)[::-1]}).valid == valid[::-1]
+    assert spec.action_index({"valid_actions": valid}) is first  # after another list: still by identity
+    listed = list(valid)
+    assert spec.action_index({"valid_actions": listed}) is first  # an equal list: the same table
+    listed.pop()
+    assert spec.action_index({"valid_actions": listed}).valid == tuple(listed)
+    env.close()
+
+
+def test_is_templated_answers_per_list_as_matching_every_listed_action_does() -> None:
+    from treegym.agents.prompts.spec import template_regex
+
+    env, obs, spec = _bound("treegym/ALFWorld-v0")
+    valid = list(obs["valid_actions"])
+    short = dict(obs, valid_actions=tuple(v for v in valid if not v.startswith("go to")))
+    for shown in (obs, short, dict(obs, valid_actions=())):
+        for action in ("go to desk 99", "  open drawer 7 ", "inventory", "fly away", "take x from y"):
+            t = spec.fits_template(action)
+            listed = shown["valid_actions"]
+            expected = t is not None and (not listed or any(template_regex(t).match(v) for v in listed))
+            assert spec.is_templated(action, shown) is expected, (action, len(listed))
+            assert spec.is_templated(action, shown) is expected  # from memory, the same
+    assert spec.is_templated("go to desk 99", obs) and not spec.is_templated("go to desk 99", short)
+    assert spec.is_listed_or_templated(valid[0], short) is (valid[0] in short["valid_actions"]
+                                                            or spec.is_templated(valid[0], short))
+    env.close()
