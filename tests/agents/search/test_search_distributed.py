@@ -14,15 +14,15 @@ from tests.support.ray_cluster import in_fresh_driver, two_node_cluster  # noqa:
 from tests.support.tree_fixtures import ENVS, LLM_SPEC, fixture_path
 
 
-def _search(env_id: str, agent: str, budget: int = 30, **options: Any) -> tuple[dict, dict]:
-    """(tree JSON, stats) of ``agent`` from ``reset(seed=0)`` with the fixtures' synthetic LLM."""
+def _search(env_id: str, agent: str, budget: int = 30, env_seed: int = 0, **options: Any) -> tuple[dict, dict]:
+    """(tree JSON, stats) of ``agent`` from ``reset(seed=env_seed)`` with the fixtures' synthetic LLM."""
     import treegym.envs  # noqa: F401
     from treegym.agents.llm_specs import make_llm
     from treegym.agents.registry import make_agent
 
     env = gym.make(env_id)
     try:
-        obs, info = env.reset(seed=0)
+        obs, info = env.reset(seed=env_seed)
         policy = make_agent(agent, env_id, make_llm(LLM_SPEC, env_id=env_id), seed=0, budget=budget, **options)
         policy.reset()
         policy.bind(env)
@@ -96,12 +96,17 @@ FIXED = ("bfs", "dfs", "dfsdt", "astar")
 #: open nodes at once, so its later expansions differ)
 SAME_TREE = ("bfs", "judec-bfs", "dfs", "judec-dfs", "dfsdt", "judec-dfsdt")
 ONE_WORKER = [(env_key, agent) for env_key in sorted(ENVS) for agent in DISTRIBUTED]
+#: (env, algorithm) searched from another start than seed 0 in the one-worker test: from seed 0 the tree is the root
+#: alone in-process too (the synthetic model's answer to the root's 2-candidate proposal is two malformed lines,
+#: and ToT ends a search whose root has no usable proposal: test_tot.py), so it would show nothing of the workers
+ENV_SEEDS = {("restbench", "judec-bfs"): 1, ("restbench", "judec-dfs"): 1}
 
 
 @pytest.fixture(scope="module")
 def one_worker_searches(two_node_cluster: str) -> dict[tuple[str, str], tuple[dict, dict]]:
     """(tree, stats) of every (env, algorithm) with one worker on the cluster, searched from one fresh driver."""
-    runs = [(ENVS[env_key], agent, 30, {"search_workers": 1}) for env_key, agent in ONE_WORKER]
+    runs = [(ENVS[env_key], agent, 30, {"search_workers": 1, "env_seed": ENV_SEEDS.get((env_key, agent), 0)})
+            for env_key, agent in ONE_WORKER]
     return dict(zip(ONE_WORKER, on_cluster(two_node_cluster, *runs)))
 
 
@@ -116,8 +121,9 @@ def four_worker_searches(two_node_cluster: str) -> dict[str, tuple[dict, dict]]:
 @pytest.mark.parametrize("env_key, agent", ONE_WORKER)
 def test_one_worker_on_the_cluster_grows_the_recorded_tree(one_worker_searches: dict, env_key: str, agent: str) -> None:
     got, stats = one_worker_searches[env_key, agent]
-    expected, expected_stats = _search(ENVS[env_key], agent)  # in-process (tests/fixtures/search_trees' tree)
-    if agent in FIXED:
+    env_seed = ENV_SEEDS.get((env_key, agent), 0)
+    expected, expected_stats = _search(ENVS[env_key], agent, env_seed=env_seed)  # in-process
+    if agent in FIXED and env_seed == 0:  # tests/fixtures/search_trees' tree
         assert expected["nodes"] == json.loads(fixture_path(env_key, agent).read_text())["nodes"]
     assert len(got["nodes"]) > 1
     assert _shape(got) == _shape(expected)

@@ -286,6 +286,38 @@ def test_judec_dfs_goes_in_the_models_order_without_values_and_stops_after_three
     assert "sequences_success_any" not in stats  # only an agent that ends after N sequences scores them
 
 
+
+@pytest.mark.parametrize("agent", ["judec-bfs", "judec-dfs"])
+def test_a_root_without_a_usable_proposal_ends_the_search_at_the_root(agent):
+    """Why the one-worker Ray test searches RestBench's judec agents from seed 1 (test_search_distributed.ENV_SEEDS),
+    shown in-process: from seed 0 the fixtures' synthetic model answers the root's 2-candidate proposal with two
+    malformed lines (a 1-in-64 draw at p_correct=0.5), so there is no child to make, and the search ends after that
+    one call, the episode going on greedily. Nothing usable was filtered away: every line is a malformed example."""
+    import gymnasium as gym
+
+    import treegym.envs  # noqa: F401 - registers the ids
+    from support.tree_fixtures import ENVS, LLM_SPEC
+    from treegym.agents.prompts import get_prompts
+    from treegym.agents.registry import make_agent
+
+    env_id = ENVS["restbench"]
+    env = gym.make(env_id)
+    obs, info = env.reset(seed=0)
+    policy = make_agent(agent, env_id, make_llm(LLM_SPEC, env_id=env_id), seed=0, budget=30)
+    policy.reset()
+    policy.bind(env)
+    action = policy.act(obs, info)
+    tree, stats = policy.result.tree, policy.stats()
+    [call] = tree.root.llm_calls
+    assert call["kind"] == "propose" and call["prompt"].endswith("Propose 2 possible next actions, one per line.")
+    prompts = get_prompts(env_id).bind(env)  # as the search reads answers: against the env's canonical actions
+    [answer] = call["answers"]
+    assert prompts.parse_proposals(answer, obs) == []
+    assert set(answer.splitlines()) <= set(prompts.malformed_examples)
+    assert len(tree.nodes) == 1 and stats["search_llm_calls"] == 1 and stats["search_stopped"] == "done"
+    assert stats["greedy_steps"] == 1 and prompts.parse_action(action, obs) == action
+    env.close()
+
 @pytest.mark.parametrize("name,option", [("judec-bfs", {"breadth": 5}), ("judec-dfs", {"select": "value"}),
                                          ("judec-dfsdt", {"max_sequences": 1})])
 def test_judec_baselines_refuse_options_that_contradict_the_paper(name, option):
