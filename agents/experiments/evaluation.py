@@ -50,7 +50,6 @@ from ..llm.base import LLM
 from ..llm.budget import BudgetedLLM
 from ..llm.cache import CachedLLM as CachedLLMType
 from ..llm.info import info_of, preflight_of
-from ..search.telemetry import listening
 from .results_file import ResultsFile
 from .runs import (
     ResumeState,
@@ -65,7 +64,7 @@ from .runs import (
 
 
 from .episode import _jsonable, episode_seed, run_episode
-from .progress import _search_postfix, progress_bar
+from .progress import progress_bar, search_figures_on
 from treegym.envs import env_class
 from ..llm_specs import make_llm
 from ..registry import agent_spec, check_agent, make_agent
@@ -326,7 +325,7 @@ def evaluate(
         bar = progress_bar(len(todo), f"{config.env_id} {config.agent}", progress)
         try:
             # live search figures in the bar (searches in this process: sequential and thread backends)
-            with listening(_search_postfix(bar)):
+            with search_figures_on(bar):
                 if config.workers <= 1 and not config.max_in_flight and config.backend != "ray":
                     for task_id, seed in todo:
                         keep(one(task_id, seed))

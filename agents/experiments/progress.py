@@ -1,12 +1,12 @@
 """The progress bar of a run (tqdm when installed, else nothing) and its live search postfix."""
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
-from typing import Any, Callable
+from typing import Any, Callable, ContextManager
 
-
-from ..search.telemetry import progress_line
+from ..search.telemetry import listening, progress_line
 
 
 
@@ -33,6 +33,14 @@ def _search_postfix(bar: Any, every_s: float = 0.5) -> Callable[[dict], None]:
             bar.set_postfix_str(progress_line(figures))
 
     return show
+
+
+def search_figures_on(bar: Any) -> ContextManager[Any]:
+    """Show every search's live figures on ``bar`` while inside the block; nothing at all (no telemetry
+    listener, so searches compute no per-expansion figures) when the bar is silent."""
+    if isinstance(bar, _NoBar):
+        return contextlib.nullcontext()
+    return listening(_search_postfix(bar))
 
 
 def progress_bar(total: int, desc: str, enabled: bool, initial: int = 0) -> Any:

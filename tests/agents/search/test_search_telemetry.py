@@ -93,3 +93,28 @@ def test_best_value_scan_is_the_highest_search_value(algorithm):
         best = telemetry._best(nodes)
         assert best == (max(judged) if judged else None)
         assert best is None or type(best) is float
+
+
+def test_a_silent_run_listens_to_no_search_and_records_the_same(tmp_path):
+    """``--no-progress`` registers no telemetry listener (searches then compute no per-expansion figures);
+    the run records' search figures are the same as with the bar."""
+    from treegym.agents.experiments.progress import _NoBar, search_figures_on
+    from treegym.agents.search import telemetry
+
+    class Bar:
+        def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
+            pass
+
+    with search_figures_on(_NoBar()):
+        assert telemetry._LISTENERS == []
+    with search_figures_on(Bar()):
+        assert len(telemetry._LISTENERS) == 1
+    assert telemetry._LISTENERS == []
+    records = []
+    for flag in (["--no-progress"], []):
+        out = tmp_path / f"r{len(records)}.jsonl"
+        assert main(["run", GAME24, "--agent", "mcts", "--llm", "synthetic:p_correct=0.3,seed=2", "--tasks", "905",
+                     "--budget", "20", "--agent-opt", "patience=3", "--out", str(out), *flag]) == 0
+        stats = json.loads(out.read_text().splitlines()[0])["agent_stats"]
+        records.append({k: v for k, v in stats.items() if k.startswith("search_") and "second" not in k})
+    assert records[0] == records[1] and "search_best_at_expansion" in records[0]
