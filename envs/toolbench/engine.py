@@ -29,10 +29,11 @@ evaluation is in ``info["evaluation"]`` at the end in both modes, and
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
+from treegym.envs.core.records import replaced
 from treegym.envs.tools_common.calls import ParsedCall, parse_action
 from treegym.envs.core.state_json import StateReader
 from treegym.envs.tools_common.checks import PlanError, resolve
@@ -184,7 +185,7 @@ class ToolBenchEngine:
         if isinstance(parsed, str):
             obs = json.dumps({"error": f"Invalid action: {parsed}", "response": ""})
             rec = CallRecord("", json.dumps(str(action)[:200]), 2, False)
-            return StepResult(replace(state, calls=state.calls + (rec,), observation=obs, status_code=2))
+            return StepResult(replaced(state, calls=state.calls + (rec,), observation=obs, status_code=2))
         if parsed.name == "Finish":
             return self._finish(state, view, parsed)
         return StepResult(self._call(state, view, parsed))
@@ -205,8 +206,7 @@ class ToolBenchEngine:
         if len(obs) > self.max_observation_length:
             obs = obs[: self.max_observation_length] + "..."
         rec = CallRecord(name or call.name, args_text, code, ok, reply["response"], reply["error"])
-        # built directly: replace()'s walk over the fields cost a tenth of a step
-        return ToolState(state.task_id, world, state.calls + (rec,), obs, code, state.finish, state.done, state.evaluation)
+        return replaced(state, world=world, calls=state.calls + (rec,), observation=obs, status_code=code)
 
     def _finish(self, state: ToolState, view: TaskView, call: ParsedCall) -> StepResult[ToolState]:
         data = call.arguments
@@ -226,12 +226,12 @@ class ToolBenchEngine:
         else:
             obs, code = '{error:""return_type" is not a valid choice"}', 2
         rec = CallRecord("Finish", rec_args, code, code in (3, 4))
-        new = replace(state, calls=state.calls + (rec,), observation=obs, status_code=code)
+        new = replaced(state, calls=state.calls + (rec,), observation=obs, status_code=code)
         if code not in (3, 4):
             return StepResult(new)
         finish = {"return_type": rtype, "final_answer": str(data.get("final_answer") or "")}
         ev = self.evaluate(new, finish)
-        new = replace(new, finish=tuple(sorted(finish.items())), done=True, evaluation=json.dumps(ev, sort_keys=True))
+        new = replaced(new, finish=tuple(sorted(finish.items())), done=True, evaluation=json.dumps(ev, sort_keys=True))
         reward = 1.0 if (self.reward_mode == "terminal" and ev.get("pass")) else 0.0
         return StepResult(new, reward, True)
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import ast
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from treegym.envs.core.contract import ExpertAdvice, StepResult
+from treegym.envs.core.records import replaced
 from treegym.envs.tools_common.calls import parse_action as parse_json_or_react
 from treegym.envs.core.state_json import StateReader
 from treegym.envs.tools_common.state_fields import read_evaluation, read_world
@@ -133,15 +134,15 @@ class ToolTasksEngine:
         task = self.tasks[state.task_id]
         parsed = parse_call(action, self.functions(state.task_id))
         if isinstance(parsed, str):
-            return StepResult(replace(state, observation=f"Error: {parsed}"))
+            return StepResult(replaced(state, observation=f"Error: {parsed}"))
         name, args = parsed
         world, msg = apply(task["domain"], state.world, name, args)
         ok = not msg.startswith("Error")
-        new = TaskState(state.task_id, world, state.calls + ((name, json.dumps(args, sort_keys=True), ok),), msg,
-                        state.done, state.evaluation)  # replace()'s field walk cost a tenth of a step
+        new = replaced(state, world=world, observation=msg,
+                       calls=state.calls + ((name, json.dumps(args, sort_keys=True), ok),))
         if name == TERMINAL[task["domain"]]:
             ev = self.evaluate(new)
-            new = replace(new, done=True, evaluation=json.dumps(ev, sort_keys=True),
+            new = replaced(new, done=True, evaluation=json.dumps(ev, sort_keys=True),
                           observation=f"{msg}. Task finished.")
             return StepResult(new, 1.0 if self.reward_mode == "terminal" and ev["pass"] else 0.0, True)
         return StepResult(new)

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from treegym.envs.core.records import replaced
+
 from treegym.envs.core.contract import ExpertAdvice, StepResult
 from treegym.envs.core.value_table import ValueTable
 
@@ -197,13 +199,13 @@ class WebShopEngine:
         return StepResult(new, reward, new.done)
 
     def _apply(self, session: Session, action: Any) -> tuple[Session, float]:
-        s = session.replaced(notice="") if session.notice else session
+        s = replaced(session, notice="") if session.notice else session
         if s.done:
-            return s.replaced(notice="The episode is over: you already bought a product. Reset to shop again."), 0.0
+            return replaced(s, notice="The episode is over: you already bought a product. Reset to shop again."), 0.0
         text = bounded_action(action)
         parsed = parse_action(text)
         if parsed is None:
-            return s.replaced(notice=f"Invalid action {_short(text)!r}: write search[keywords] or "
+            return replaced(s, notice=f"Invalid action {_short(text)!r}: write search[keywords] or "
                               f"click[a button, product or option on this page]."), 0.0
         verb, arg = parsed
         if verb == "search":
@@ -212,15 +214,15 @@ class WebShopEngine:
 
     def _search(self, s: Session, query: str) -> Session:
         if s.page != PAGE_SEARCH:
-            return s.replaced(notice="There is no search bar on this page; click[Back to Search] first.")
+            return replaced(s, notice="There is no search bar on this page; click[Back to Search] first.")
         query = query.lower()[:MAX_QUERY_CHARS]
         if not query.strip():
-            return s.replaced(notice="Empty search: put keywords inside the brackets, as in search[red running shoes].")
+            return replaced(s, notice="Empty search: put keywords inside the brackets, as in search[red running shoes].")
         # The index is built from this catalog's products (its stamp is checked on open), so every hit
         # is a product: no per-hit existence check.
         shared = self._searches
         asins = shared.one(tuple(self.catalog.search(query, SEARCH_RETURN_N))[:SEARCH_RETURN_N])
-        return s.replaced(page=PAGE_RESULTS, query=shared.one(query), results=asins, page_num=1,
+        return replaced(s, page=PAGE_RESULTS, query=shared.one(query), results=asins, page_num=1,
                           asin="", options=(), sub_page="")
 
     def _click(self, s: Session, label: str) -> tuple[Session, float]:
@@ -233,9 +235,9 @@ class WebShopEngine:
                 why = "To search, write search[your keywords]."
             else:
                 why = f"Clickable here: {_short(clickables, 400)}."
-            return s.replaced(notice=f"There is nothing called {_short(label)!r} to click on this page. {why}"), 0.0
+            return replaced(s, notice=f"There is nothing called {_short(label)!r} to click on this page. {why}"), 0.0
         if hit.role == "product":
-            return s.replaced(page=PAGE_ITEM, asin=hit.text, options=(), sub_page="",
+            return replaced(s, page=PAGE_ITEM, asin=hit.text, options=(), sub_page="",
                               visited=s.visited if hit.text in s.visited else s.visited + (hit.text,)), 0.0
         if hit.role == "option":
             return self._select_option(s, hit.text), 0.0
@@ -243,15 +245,15 @@ class WebShopEngine:
         if name == BACK_TO_SEARCH:  # a fresh start, as upstream's (it forgets the visited products too)
             return self.reset_session(s), 0.0
         if name == NEXT_PAGE:
-            return s.replaced(page_num=s.page_num + 1), 0.0
+            return replaced(s, page_num=s.page_num + 1), 0.0
         if name == PREV_PAGE:
             if s.page == PAGE_SUB:
-                return s.replaced(page=PAGE_ITEM, sub_page=""), 0.0
+                return replaced(s, page=PAGE_ITEM, sub_page=""), 0.0
             if s.page == PAGE_ITEM:
-                return s.replaced(page=PAGE_RESULTS, asin="", options=(), sub_page=""), 0.0
-            return s.replaced(page_num=s.page_num - 1), 0.0
+                return replaced(s, page=PAGE_RESULTS, asin="", options=(), sub_page=""), 0.0
+            return replaced(s, page_num=s.page_num - 1), 0.0
         if name in SUB_PAGES:
-            return s.replaced(page=PAGE_SUB, sub_page=name), 0.0
+            return replaced(s, page=PAGE_SUB, sub_page=name), 0.0
         if name == BUY_NOW:
             return self._buy(s)
         raise AssertionError(f"unhandled button {name!r}")  # a page lists a button step() does not know
@@ -264,12 +266,12 @@ class WebShopEngine:
                 chosen[name] = value
                 break
         ordered = tuple((n, chosen[n]) for n, _ in p.options if n in chosen)
-        return s.replaced(options=ordered)
+        return replaced(s, options=ordered)
 
     def _buy(self, s: Session) -> tuple[Session, float]:
         product = self.catalog.product(s.asin)
         reward, parts = get_reward(product, self.goal(s), product.price, dict(s.options))
-        return s.replaced(page=PAGE_DONE, sub_page="", done=True, reward=reward,
+        return replaced(s, page=PAGE_DONE, sub_page="", done=True, reward=reward,
                           reward_parts=tuple(parts.items())), reward
 
     # ------------------------------------------------------------------ metrics and expert

@@ -110,18 +110,6 @@ class Session:
     # costs less than a step).
     _derived: Any = field(default=None, init=False, compare=False, hash=False, repr=False)
 
-    def replaced(self, **changes: Any) -> "Session":
-        """``dataclasses.replace(self, **changes)`` (the memo slot starts empty), at half its cost: a step
-        makes one or two, and ``replace`` walks the dataclass's fields on every call."""
-        if not changes.keys() <= _FIELD_NAMES:
-            raise TypeError(f"Session has no field {sorted(changes.keys() - _FIELD_NAMES)[0]!r}")
-        g = changes.get
-        return Session(g("goal_index", self.goal_index), g("page", self.page), g("query", self.query),
-                       g("results", self.results), g("page_num", self.page_num), g("asin", self.asin),
-                       g("options", self.options), g("sub_page", self.sub_page), g("visited", self.visited),
-                       g("done", self.done), g("reward", self.reward), g("reward_parts", self.reward_parts),
-                       g("notice", self.notice))
-
     def __getstate__(self) -> dict[str, Any]:
         state = {f.name: getattr(self, f.name) for f in fields(self)}
         d = state.pop(_DERIVED)
@@ -141,7 +129,6 @@ class Session:
 
 
 _DERIVED = "_derived"  # the attribute holding a session's memoised _Derived
-_FIELD_NAMES = frozenset(f.name for f in fields(Session) if f.init)  # what Session.replaced may change
 
 
 class _Derived(NamedTuple):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from treegym.envs.core.records import replaced
+
 from .engine import WebShopEngine
 from .session import (BUY_NOW, PAGE_DONE, PAGE_ITEM, PAGE_RESULTS, PAGE_SEARCH, PAGE_SUB, PRODUCTS_PER_PAGE,
                       Session)
@@ -32,21 +34,21 @@ def session_at(engine: WebShopEngine, current: Session, address: PageAddress) ->
     visited = () if current.done else current.visited
     query = address.query.lower()
     if address.kind == PAGE_DONE:
-        base = current.replaced(done=False, reward=0.0, reward_parts=(), notice="", visited=visited)
+        base = replaced(current, done=False, reward=0.0, reward_parts=(), notice="", visited=visited)
     else:
         if current.query == query and current.query:
-            base = current.replaced(done=False, reward=0.0, reward_parts=(), visited=visited)
+            base = replaced(current, done=False, reward=0.0, reward_parts=(), visited=visited)
         elif not query and address.kind in (PAGE_ITEM, PAGE_SUB):  # a product page reached without a search
-            base = start.replaced(visited=visited)
+            base = replaced(start, visited=visited)
         else:
-            base = engine.step(start.replaced(visited=visited), f"search[{query}]").state
+            base = engine.step(replaced(start, visited=visited), f"search[{query}]").state
             if base.page != PAGE_RESULTS:
                 raise AddressError(f"cannot search for {address.query[:60]!r}: {base.notice}")
         n_pages = max(1, -(-len(base.results) // PRODUCTS_PER_PAGE))
         if not 1 <= address.page_num <= n_pages:
             raise AddressError(f"page {address.page_num} does not exist: the search for {query[:60]!r} "
                                f"has {n_pages} result page(s)")
-        base = base.replaced(page=PAGE_RESULTS, page_num=address.page_num, asin="", options=(), sub_page="", notice="")
+        base = replaced(base, page=PAGE_RESULTS, page_num=address.page_num, asin="", options=(), sub_page="", notice="")
         if address.kind == PAGE_RESULTS:
             return base
     asin = address.asin if address.asin in engine.catalog.products else address.asin.upper()
@@ -54,10 +56,10 @@ def session_at(engine: WebShopEngine, current: Session, address: PageAddress) ->
         raise AddressError(f"no product {address.asin[:20]!r} in this shop")
     product = engine.catalog.product(asin)
     options = _product_options(product, address.options)
-    s = base.replaced(page=PAGE_ITEM, asin=asin, options=options, sub_page="", notice="",
+    s = replaced(base, page=PAGE_ITEM, asin=asin, options=options, sub_page="", notice="",
                       visited=base.visited if asin in base.visited else base.visited + (asin,))
     if address.kind == PAGE_SUB:
-        return s.replaced(page=PAGE_SUB, sub_page=address.sub_page)
+        return replaced(s, page=PAGE_SUB, sub_page=address.sub_page)
     if address.kind == PAGE_DONE:
         return engine.step(s, f"click[{BUY_NOW}]").state
     return s

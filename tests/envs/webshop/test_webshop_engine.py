@@ -7,6 +7,7 @@ import pickle
 import numpy as np
 import pytest
 
+from treegym.envs.core.records import replaced
 from treegym.envs.webshop import get_reward
 from treegym.envs.webshop.engine import (BUY_NOW, NEXT_PAGE, PREV_PAGE, WebShopEngine,
                                          valid_actions_from_nodes)
@@ -320,8 +321,8 @@ def test_session_replaced_is_dataclasses_replace_for_every_field(engine):
                   "reward": 0.5, "reward_parts": (("r_att", 1.0),), "notice": "n"}
     assert set(new_values) == {f.name for f in dataclasses.fields(Session) if f.init}  # a new field joins here
     for name, value in new_values.items():
-        got, want = s.replaced(**{name: value}), dataclasses.replace(s, **{name: value})
+        got, want = replaced(s, **{name: value}), dataclasses.replace(s, **{name: value})
         assert got == want and dataclasses.astuple(got) == dataclasses.astuple(want) and got._derived is None
-    assert s.replaced() == s
+    assert replaced(s) == s
     with pytest.raises(TypeError, match="no field 'colour'"):
-        s.replaced(colour="red")
+        replaced(s, colour="red")
