@@ -178,9 +178,6 @@ class SearchConfig:
             last = last[:300] + " … " + last[-(LLM_EXCERPT_CHARS - 300):]
         node.llm_calls.append({"kind": kind, "prompt": last, "answers": [str(a)[:LLM_EXCERPT_CHARS] for a in answers]})
 
-    def _refs(self, *states: Any) -> tuple[StateRef, ...]:
-        return tuple(self._ref(x) for x in states)
-
     def _grammar(self) -> bool:
         """``info_of(self.llm).grammar``, looked up again only when ``self.llm`` is another object."""
         llm, grammar = self._grammar_of
@@ -229,7 +226,7 @@ class SearchConfig:
             if not choices:
                 return []
         texts = self.llm.complete(ReactRequest.prepared(
-            messages, self.env, self._states(node), avoid=avoid, n=k if type(k) is int and k > 0 else max(1, int(k)),
+            messages, self.env, self._states(node), avoid=avoid, n=max(1, int(k)),
             temperature=self.temperature, choices=choices))
         self._note(node, "react", messages, texts)
         parse = self.prompts.parse_action

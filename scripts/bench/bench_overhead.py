@@ -142,7 +142,7 @@ def check_search_start(env: gym.Env, state: StartState, root: Any) -> None:
             raise RollbackRefused(f"{where}: its first child ({child.action!r}) differs from reset + replay: {d}")
 
 
-def _baseline_arm(env: gym.Env, state: StartState, samples: Samples) -> Callable[[], None]:
+def baseline_arm(env: gym.Env, state: StartState, samples: Samples) -> Callable[[], None]:
     """``BASELINE_CYCLES`` x (restore ``state``, step valid action i, snapshot), timed as one block (as a
     search is) and recorded per cycle under ``"env"``; the env is first moved off ``state`` (the first
     restore comes from another state), and every restore is then checked to have returned its observation."""
@@ -273,7 +273,7 @@ def measure_overhead(make_env: Callable[[], gym.Env], env_id: str, *, agents: Se
 
         arms: list[Callable[[int], None]] = []
         for seed in seeds:
-            baseline = guarded(_baseline_arm(env, states[seed], base[seed]), None)
+            baseline = guarded(baseline_arm(env, states[seed], base[seed]), None)
             for agent in agents:
                 arms += [baseline, guarded(_search_arm(env, env_id, states[seed], agent, llm_spec, budget, rows), agent)]
         for warm_up in arms[1:2 * len(agents):2]:  # every agent once (imports, first-call caches), not counted

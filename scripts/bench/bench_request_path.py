@@ -29,7 +29,7 @@ from treegym.agents.llm_specs import make_llm
 from treegym.agents.prompts import get_prompts
 from treegym.agents.search.config import SearchConfig
 from treegym.agents.search.tree import SearchTree
-from treegym.scripts.bench.bench_overhead import LLM_SPEC, _baseline_arm, start_states
+from treegym.scripts.bench.bench_overhead import LLM_SPEC, baseline_arm, start_states
 from treegym.scripts.bench.bench_support import Samples, TimedLLM, interleave, load_text, spread
 
 HOOKS = ("value", "react", "propose", "compare", "imagine")
@@ -60,7 +60,7 @@ def measure(env_id: str, *, calls: int = 2000, repeats: int = 7, llm_spec: str =
     env = gym.make(env_id)
     try:
         samples = Samples()
-        baseline = _baseline_arm(env, start_states(env, (0,), 0)[0], samples)
+        baseline = baseline_arm(env, start_states(env, (0,), 0)[0], samples)
         hooks, timed = _hooks(env, env_id, llm_spec)
         per_call: dict[str, list[float]] = {h: [] for h in hooks}
 
