@@ -22,7 +22,8 @@ are registered without a TimeLimit and a restored branch is never cut early.
   first restore (:mod:`.snapshot_check`) and refused with one ``SnapshotError`` naming the field.
 * **Settings travel**: the constructor parameters a class lists in ``restore_settings`` (Game of
   24's ``protocol``, a reward mode) are recorded in every snapshot, and a restore into an env built
-  with other values is refused in one line naming the setting (:mod:`.snapshot_check`).
+  with other values is refused in one line naming the setting (:mod:`.snapshot_check`); a data setting
+  (``data_settings``: a catalog, a transport) is recorded as an identity of the data the env loaded.
 * **Reset options**: ``reset(options=...)`` takes the keys the class lists in
   ``reset_options`` (``task_id`` and ``split`` by default); any other key is refused
   with a ``ValueError`` naming it (:meth:`ForkableEnv.reset_option_values`).
@@ -43,7 +44,7 @@ import numpy as np
 from . import api
 from .contract import ExpertAdvice
 from .snapshot import Snapshot, SnapshotError, settings_key
-from .snapshot_check import CHECKED, check_fields, check_payload, check_settings, setting_defaults, settings_of
+from .snapshot_check import CHECKED, check_fields, check_payload, check_settings, key_with, setting_defaults, settings_of
 from .task_pool import TaskPool
 
 
@@ -77,6 +78,11 @@ class ForkableEnv(gym.Env):
     #: them). A snapshot records those not at their default and restores only into an env built with the
     #: same values (``snapshot_check.check_settings``).
     restore_settings: ClassVar[tuple[str, ...]] = ()
+    #: The settings of ``restore_settings`` that name data the env loads (a catalog, a transport and its data),
+    #: each with what a refused user should do. The env records an identity of the loaded data (a content
+    #: digest, a server URL; None for the shipped data, the default) with :meth:`record_data_setting` in its
+    #: ``__init__``, instead of the constructor's argument; a subclass fixing the argument still records it.
+    data_settings: ClassVar[dict[str, str]] = {}
     #: The settings and their defaults (read from the constructor when the class is defined,
     #: ``snapshot_check.setting_defaults``).
     restore_setting_defaults: ClassVar[dict[str, Any]] = {}
@@ -99,7 +105,9 @@ class ForkableEnv(gym.Env):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.snapshot_class_key = f"{cls.__module__}:{cls.__qualname__}"
-        cls.restore_setting_defaults = setting_defaults(cls, cls.restore_settings)
+        defaults = setting_defaults(cls, cls.restore_settings)
+        # a data setting's default is the shipped data (None), also in a subclass that fixes the argument
+        cls.restore_setting_defaults = {**defaults, **{name: None for name in cls.data_settings}}
 
     def __init__(self, max_steps: int | None = None, render_mode: str | None = None):
         self.max_steps = max_steps
@@ -109,6 +117,14 @@ class ForkableEnv(gym.Env):
         self._last_text = ""
         # an RNG state restored and not yet applied (see np_random); set to None when applied
         self._pending_rng: Any = None
+
+    def record_data_setting(self, name: str, identity: str | None) -> None:
+        """Record ``identity`` (of the data the env loaded for data setting ``name``; None: the shipped data)
+        in every snapshot this env takes, so a restore into an env whose data differ is refused. Called once,
+        in ``__init__``: the key is compared, never recomputed, on restore."""
+        if name not in type(self).data_settings:
+            raise TypeError(f"{type(self).__qualname__}.data_settings does not list {name!r}")
+        self.__dict__["snapshot_class_key"] = key_with(self.snapshot_class_key, type(self), name, identity)
 
     # ----------------------------------------------------------- RNG (restored lazily)
     @property

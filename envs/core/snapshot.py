@@ -37,7 +37,7 @@ SnapshotKind = Literal["native", "replay", "external"]
 
 #: The snapshot format: a pickled snapshot and a ``snapshot_bytes`` record carry it, and another one is refused.
 #: Bump it when a snapshot's fields or the record's layout change.
-FORMAT_VERSION = 2  # 2: env_class carries the env's settings, and pickles their values
+FORMAT_VERSION = 3  # 2: env_class carries the env's settings, and pickles their values; 3: and its data settings
 
 SNAPSHOT_KINDS: tuple[str, ...] = ("native", "replay", "external")
 

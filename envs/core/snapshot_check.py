@@ -14,15 +14,21 @@ those of its own construction not at their default (:func:`settings_of`, once, w
 its ``snapshot_class_key``, which every snapshot carries as ``env_class`` (``snapshot.settings_key``):
 the restore's one comparison of keys covers them, and a restore into an env whose settings differ
 is refused with one line naming the setting, both values and what to build instead (:func:`check_settings`).
+
+Data settings (``ForkableEnv.data_settings``: WebShop's ``catalog``, ToolBench's ``transport``) name data
+the env loads rather than a mode: the value recorded is an identity of the loaded data (a content digest,
+a server URL; None for the shipped data), which the env records itself once it has loaded them
+(``ForkableEnv.record_data_setting``, :func:`key_with`), not the constructor argument: one catalog named
+by two paths is one value, and the same path over other files is another.
 """
 from __future__ import annotations
 
 import inspect
 from typing import Any, Callable
 
-from .snapshot import CHECKED, Snapshot, SnapshotError, key_settings
+from .snapshot import CHECKED, Snapshot, SnapshotError, key_settings, settings_key
 
-__all__ = ["CHECKED", "check_fields", "check_payload", "check_settings", "setting_defaults", "settings_of"]
+__all__ = ["CHECKED", "check_fields", "check_payload", "check_settings", "key_with", "setting_defaults", "settings_of"]
 
 
 def _is_int(value: Any) -> bool:
@@ -108,10 +114,12 @@ def setting_defaults(cls: type, names: tuple[str, ...]) -> dict[str, Any]:
 def settings_of(cls: type, args: tuple, kwargs: dict) -> tuple[tuple[str, Any], ...]:
     """The ``(name, value)`` pairs of ``cls``'s settings (``restore_setting_defaults``) that the constructor call
     ``cls(*args, **kwargs)`` sets to other than their default; () for a class without settings or a call its
-    constructor will refuse anyway."""
+    constructor will refuse anyway. Data settings (``data_settings``) are left out: the env records their
+    identity itself (:func:`key_with`)."""
     defaults = cls.restore_setting_defaults  # type: ignore[attr-defined]
     if not defaults:
         return ()
+    data = cls.data_settings  # type: ignore[attr-defined]
     given = kwargs
     if args:
         signature = inspect.signature(cls.__init__)
@@ -122,8 +130,22 @@ def settings_of(cls: type, args: tuple, kwargs: dict) -> tuple[tuple[str, Any], 
         for name, param in signature.parameters.items():
             if param.kind is inspect.Parameter.VAR_KEYWORD:
                 given.update(given.pop(name, {}))
-    return tuple((name, given[name]) for name in defaults if name in given and not _same(given[name], defaults[name]))
+    return tuple((name, given[name]) for name in defaults
+                 if name in given and name not in data and not _same(given[name], defaults[name]))
 
+
+def key_with(key: str, cls: type, name: str, value: Any) -> str:
+    """``key`` (the ``snapshot_class_key`` of an env of class ``cls``) with setting ``name`` set to ``value``
+    (dropped at its default), the settings in ``cls``'s order: the one key an env built alike has."""
+    defaults = cls.restore_setting_defaults  # type: ignore[attr-defined]
+    if name not in defaults:
+        raise TypeError(f"{cls.__qualname__} has no setting {name!r} (its restore_settings: {', '.join(defaults)})")
+    class_key, settings = key_settings(key) or (key, ())
+    values = dict(settings)
+    values.pop(name, None)
+    if not _same(value, defaults[name]):
+        values[name] = value
+    return settings_key(class_key, tuple((n, values[n]) for n in defaults if n in values))
 
 def _same(a: Any, b: Any) -> bool:
     try:
@@ -151,6 +173,10 @@ def check_settings(theirs: str, mine: str, cls: type) -> None:
                             "have; restore it on an env of the treegym that took it")
     for name, default in defaults.items():
         then, now = recorded_values.get(name, default), own_values.get(name, default)
+        if not _same(then, now) and name in cls.data_settings:  # type: ignore[attr-defined]
+            raise SnapshotError(f"snapshot was taken on a {cls.__qualname__} with {name}={then!r}; this env has "
+                                f"{name}={now!r}, whose data would answer the state's next steps differently: "
+                                f"{cls.data_settings[name]}")  # type: ignore[attr-defined]
         if not _same(then, now):
             raise SnapshotError(f"snapshot was taken on a {cls.__qualname__} with {name}={then!r}; this env has "
                                 f"{name}={now!r}, under which the state would play by other rules: build the env "

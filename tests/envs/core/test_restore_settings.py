@@ -154,6 +154,41 @@ def test_a_subclass_inherits_settings_it_passes_on_and_drops_those_it_fixes():
     assert PassesOn(target=3).restore(three.snapshot())[0] == three.restore(three.snapshot())[0]
 
 
+def test_a_data_setting_records_the_identity_the_env_gives_it():
+    from treegym.envs.examples.number_walk import NumberWalkEnv
+
+    class TableWalk(NumberWalkEnv):  # a walk whose moves come from a table it loads, known by a digest
+        data_settings = {"table": "build the env on the snapshot's table"}
+
+        def __init__(self, table: str | None = None, **kwargs):
+            super().__init__(**kwargs)
+            self.record_data_setting("table", None if table in (None, "shipped") else f"digest of {table}")
+
+    class FixedTable(TableWalk):  # fixes the argument: its envs still record the table
+        def __init__(self):
+            super().__init__(table="mine")
+
+    assert TableWalk.restore_setting_defaults == {"target": 7, "table": None}
+    assert FixedTable.restore_setting_defaults == {"table": None}
+    mine, theirs, shipped = TableWalk(table="mine", target=3), TableWalk(table="theirs", target=3), TableWalk()
+    for env in (mine, theirs, shipped):
+        env.reset(seed=0)
+    snap = mine.snapshot()
+    assert snap.settings == (("target", 3), ("table", "digest of mine"))  # in the class's order
+    assert TableWalk(table="shipped").snapshot_class_key is shipped.snapshot_class_key  # None: nothing recorded
+    assert TableWalk(table="mine", target=3).snapshot_class_key is snap.env_class
+    with pytest.raises(SnapshotError, match="table='digest of mine'; this env has table='digest of theirs', whose "
+                                            "data .* build the env on the snapshot's table$"):
+        theirs.restore(snap)
+    with pytest.raises(SnapshotError, match="table=None"):
+        mine.restore(TableWalk(target=3).snapshot())
+    fixed = FixedTable()
+    fixed.reset(seed=0)
+    assert fixed.snapshot().settings == (("table", "digest of mine"),)
+    with pytest.raises(TypeError, match="does not list 'colour'"):
+        mine.record_data_setting("colour", "red")
+
+
 def test_a_replay_snapshot_is_replayed_only_under_its_settings():
     from treegym.envs import ReplayForkable
     from treegym.envs.examples.number_walk import NumberWalkEnv
