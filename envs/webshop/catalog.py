@@ -35,9 +35,11 @@ import operator
 import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from .catalog_identity import catalog_identity
 from .model import (DEFAULT_CATALOG_DIR, FORMAT_VERSION, GOALS_JSONL, GOALS_SQLITE, META_FILE, PRODUCTS_JSONL,
                     PRODUCTS_SQLITE, CatalogError, Goal, Product, upstream_splits)
 from .stores import MemoryProductStore, SqliteGoalSequence, SqliteProductStore, read_jsonl_gz
@@ -145,6 +147,12 @@ class Catalog:
     def search(self, query: str, k: int = 50) -> list[str]:
         """ASINs of the top ``k`` products for free text ``query`` (BM25; never raises on user text)."""
         return self.index.search(query, k)
+
+    @cached_property
+    def identity(self) -> str | None:
+        """What a snapshot records of this catalog (None: the shipped one; else its name and content digest),
+        computed once (:mod:`.catalog_identity`)."""
+        return catalog_identity(self)
 
     def fingerprint(self) -> str:
         """A short id of this catalog's content (name, version, counts, source hash)."""

@@ -20,7 +20,9 @@
   Without a task id, ``reset(seed=s)`` plays the pool's goal ``s % len(pool)`` and
   ``reset()`` the goal after the current one, so seeds ``0..n-1`` walk the pool.
 * **Catalog**: ``catalog=`` a catalog directory (``treegym webshop build``) or None
-  for the shipped default; loaded once per process and shared.
+  for the shipped default; loaded once per process and shared. Snapshots record its identity
+  (``catalog_identity.py``: a content digest, none for the shipped one) and restore only into an env
+  over the same catalog.
 * **Two modes, same observations**: an :class:`~treegym.envs.core.engine_env.EngineEnv`
   over :class:`WebShopEngine`. In-process (default) runs the engine directly; with
   ``server_url=`` the env owns a session on a running site (``treegym serve
@@ -68,9 +70,12 @@ class WebShopEnv(EngineEnv):
 
     server_hint = "start the WebShop site with `treegym serve webshop --port PORT`"
     session_variants = ("observation_mode", OBSERVATION_MODES)  # a served env picks its observation mode
-    # The observation mode decides what a restored state shows. split/task_ids pick the next reset's goal
-    # (the snapshot carries its own); catalog= is not recorded: restore into an env of the same catalog.
+    # The observation mode decides what a restored state shows and the catalog what it steps against (recorded
+    # as the catalog's identity: catalog_identity.py). split/task_ids pick the next reset's goal (the snapshot
+    # carries its own).
     restore_settings = ("observation_mode",)
+    data_settings = {"catalog": "build the env on the catalog the snapshot was taken on (catalog= that catalog's "
+                                "directory, or None for the shipped one)"}
 
     def __init__(
         self,
@@ -85,6 +90,7 @@ class WebShopEnv(EngineEnv):
         if observation_mode not in OBSERVATION_MODES:
             raise ValueError(f"observation_mode must be one of {', '.join(OBSERVATION_MODES)}, got {observation_mode!r}")
         self.catalog = _catalog(catalog)
+        self.record_data_setting("catalog", self.catalog.identity)
         super().__init__(WebShopEngine(self.catalog, observation_mode), split=split, task_ids=task_ids,
                          max_steps=max_steps, render_mode=render_mode, server_url=server_url,
                          variant=observation_mode)
