@@ -31,7 +31,8 @@
   when they know every API), ``"schema"`` (deterministic simulated answers
   from ``template_response``), ``"stabletoolbench"`` (``cache_dir=``) or
   ``"http"`` (``service_url=``, ``toolbench_key=``; ``exact_restore`` is then
-  False). Queries without gold are evaluated for Finish, hallucinated and
+  False); snapshots record the transport and its data's identity (``transports.py``) and
+  restore only into an env answering from the same. Queries without gold are evaluated for Finish, hallucinated and
   invalid calls only (``evaluation["pass"]`` is None); ``test_ids=`` a
   ``test_query_ids`` file makes a ``test`` split.
 * **HTTP mode**: ``server_url="http://127.0.0.1:PORT"`` plays the same tasks on
@@ -67,9 +68,12 @@ class ToolBenchEnv(EngineEnv):
     """ToolBench-style tool use on offline stateful mock APIs (see the module docstring)."""
 
     # The reward mode decides rewards and the observation length cut what a restored state shows; split,
-    # task_ids, group and queries pick the next reset's task (a snapshot carries its own). transport= and
-    # its data are not recorded: restore into an env answering from the same transport.
+    # task_ids, group and queries pick the next reset's task (a snapshot carries its own). The transport
+    # answers the state's next calls: recorded as its identity (transports.py; None for the shipped mock).
     restore_settings = ("reward_mode", "max_observation_length")
+    data_settings = {"transport": "build the env with the transport and data the snapshot was taken with "
+                                  "(transport=, queries=, tools_dir=, cache_dir= or service_url=; none for the "
+                                  "shipped mock services)"}
 
     session_variants = ("reward_mode", ("terminal", "hidden"))  # a served env picks its reward mode
 
@@ -100,6 +104,7 @@ class ToolBenchEnv(EngineEnv):
             task_ids = [t for t in pool if engine.group_of(engine.task(t)) == group]
         elif task_ids is not None:
             task_ids = [engine.task(t) for t in task_ids]
+        self.record_data_setting("transport", None if self.transport == "mock" else engine.service.identity)
         super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode,
                          server_url=server_url, variant=reward_mode if server_url is not None else None)
 

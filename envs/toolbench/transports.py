@@ -23,14 +23,22 @@ transport            what answers                                          offli
 
 Argument checking (missing / unexpected / wrongly typed) is the mock
 service's, so every transport answers bad input the same way.
+
+Every transport has an ``identity`` (computed once, when the env is built), which the env's snapshots
+record (``ToolBenchEnv.data_settings``) so a state is never restored into an env that answers its calls
+from other data: the transport's name and a SHA-256 of the API table it was built from (the queries' APIs
+and the tool files' parameters and templates), with, for ``stabletoolbench``, the bytes of the cache
+files of those APIs (a missing one counts as missing), and, for ``http``, the service URL (never the key).
 """
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import json
 import urllib.error
 import urllib.request
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -88,6 +96,24 @@ class UpstreamCatalog:
     def find(self, category: str, tool: str, api: str) -> ApiSpec | None:
         return self.apis.get(api_key(category, tool, api))
 
+    #: the transport's name in ``identity`` (``make_transport``'s)
+    transport_name = "upstream"
+
+    @cached_property
+    def identity(self) -> str:
+        """What a snapshot records of this transport (see the module docstring); computed once."""
+        h = hashlib.sha256()
+        for key in sorted(self.apis):
+            h.update(json.dumps([key, dataclasses.asdict(self.apis[key]), self.templates.get(key)],
+                                sort_keys=True, default=str).encode())
+            h.update(b"\n")
+        h.update(json.dumps(self.tool_descriptions, sort_keys=True).encode())
+        self._digest_own_data(h)
+        return f"{self.transport_name} sha256:{h.hexdigest()[:16]}"
+
+    def _digest_own_data(self, h: Any) -> None:
+        """Add the data this transport answers from, beyond the API table, to ``h`` (a hashlib object)."""
+
     def all_apis(self) -> Iterable[ApiSpec]:
         return self.apis.values()
 
@@ -131,6 +157,11 @@ class SchemaResponder(UpstreamCatalog):
         super().__init__(queries, tools_dir)
         self.seed = seed
 
+    transport_name = "schema"
+
+    def _digest_own_data(self, h: Any) -> None:
+        h.update(f"seed={self.seed}".encode())
+
     def call_spec(self, world: WorldState, spec: ApiSpec, tool_input: Any) -> tuple[WorldState, dict[str, str]]:
         args, err = self._checked(spec, tool_input)
         if err is not None:
@@ -156,9 +187,20 @@ class StableToolBenchCache(UpstreamCatalog):
                                     "(it holds {Category}/{tool}_for_{Category}/{api}.json files)")
         self._files: dict[Path, dict] = {}
 
-    def _cache(self, spec: ApiSpec) -> dict:
+    transport_name = "stabletoolbench"
+
+    def _digest_own_data(self, h: Any) -> None:
+        for key in sorted(self.apis):
+            path = self._path(self.apis[key])
+            h.update(f"{key}\0".encode())
+            h.update(hashlib.sha256(path.read_bytes()).digest() if path.is_file() else b"missing")
+
+    def _path(self, spec: ApiSpec) -> Path:
         cat = standard_category(spec.category)
-        path = self.cache_dir / cat / f"{spec.standard_tool}_for_{cat}" / f"{spec.pure_name}.json"
+        return self.cache_dir / cat / f"{spec.standard_tool}_for_{cat}" / f"{spec.pure_name}.json"
+
+    def _cache(self, spec: ApiSpec) -> dict:
+        path = self._path(spec)
         if path not in self._files:
             try:
                 data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
@@ -204,6 +246,10 @@ class HttpTransport(UpstreamCatalog):
         if not str(service_url).startswith(("http://", "https://")):
             raise ValueError(f"service_url must be an http(s) URL, got {service_url!r}")
         self.service_url, self.key, self.timeout = service_url, toolbench_key, timeout
+
+    @property
+    def transport_name(self) -> str:  # type: ignore[override]
+        return f"http {self.service_url}"
 
     def call_spec(self, world: WorldState, spec: ApiSpec, tool_input: Any) -> tuple[WorldState, dict[str, str]]:
         text = tool_input if isinstance(tool_input, str) else json.dumps(tool_input)

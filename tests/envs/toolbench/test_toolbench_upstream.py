@@ -128,3 +128,111 @@ def test_broken_query_files_and_bad_transport_settings_fail_clearly(tmp_path):
         gym.make("treegym/ToolBench-v0", transport="schema")
     with pytest.raises(FileNotFoundError):
         gym.make("treegym/ToolBench-v0", queries=str(tmp_path / "missing.json"))
+
+
+# ------------------------------------------------------------- snapshots record the transport and its data
+def _cache_dir(root, fact: str):
+    """A StableToolBench cache folder under ``root`` whose one cached answer is ``fact``."""
+    cache = root / "Animals" / "cat_facts_for_Animals"
+    cache.mkdir(parents=True)
+    (cache / "get_fact.json").write_text(json.dumps({str({"is_id": 7, "lang": "en"}): {"error": "", "response": fact}}))
+    return root
+
+
+def _transport_env(q, tools_dir, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the http transport's warning about restores
+        env = gym.make("treegym/ToolBench-v0", queries=str(q), tools_dir=str(tools_dir), **kwargs)
+    env.reset(options={"task_id": 88001})
+    return env
+
+
+def _identity(env):
+    return dict(te.snapshot(env).settings).get("transport")
+
+
+def test_the_transport_identity_names_the_transport_and_its_data(upstream):
+    root, q, tools_dir, _ = upstream
+    cats = _cache_dir(root / "cache_a", "Cats have five toes.")
+    schema = _identity(_transport_env(q, tools_dir))
+    assert schema.startswith("schema sha256:") and _identity(_transport_env(q, tools_dir)) == schema
+    cached = _identity(_transport_env(q, tools_dir, transport="stabletoolbench", cache_dir=str(cats)))
+    assert cached.startswith("stabletoolbench sha256:")
+    copy = _cache_dir(root / "copy" / "cache_a", "Cats have five toes.")  # the same files elsewhere
+    assert _identity(_transport_env(q, tools_dir, transport="stabletoolbench", cache_dir=str(copy))) == cached
+    other = _cache_dir(root / "cache_b", "Cats have six toes.")
+    assert _identity(_transport_env(q, tools_dir, transport="stabletoolbench", cache_dir=str(other))) != cached
+    http = _identity(_transport_env(q, tools_dir, transport="http", service_url="http://127.0.0.1:9/virtual"))
+    assert http.startswith("http http://127.0.0.1:9/virtual sha256:")
+    assert _identity(_transport_env(q, tools_dir, transport="http", service_url="http://127.0.0.1:10/virtual")) != http
+    changed = json.loads(json.dumps(TOOL))
+    changed["api_list"][0]["template_response"] = {"fact": "str"}
+    other_tools = root / "other_tools" / "Animals"
+    other_tools.mkdir(parents=True)
+    (other_tools / "cat_facts.json").write_text(json.dumps(changed))
+    assert _identity(_transport_env(q, other_tools.parent)) not in (schema, None)
+    assert _identity(gym.make("treegym/ToolBench-v0")) is None  # the shipped mock: nothing recorded
+
+
+def test_a_snapshot_restores_only_into_an_env_answering_from_its_data(upstream):
+    root, q, tools_dir, _ = upstream
+    cats = _cache_dir(root / "cache_a", "Cats have five toes.")
+    env = _transport_env(q, tools_dir, transport="stabletoolbench", cache_dir=str(cats))
+    snap = te.snapshot(env)
+    others = (_transport_env(q, tools_dir),
+              _transport_env(q, tools_dir, transport="stabletoolbench",
+                             cache_dir=str(_cache_dir(root / "cache_b", "Cats have six toes."))))
+    for other in others:
+        before = te.snapshot(other)
+        for travelled in (snap, te.snapshot_from_bytes(te.snapshot_to_bytes(snap))):
+            with pytest.raises(te.SnapshotError) as caught:
+                te.restore(other, travelled)
+            message = str(caught.value)
+            assert f"transport={_identity(env)!r}" in message and f"transport={_identity(other)!r}" in message
+            assert "build the env with the transport and data the snapshot was taken with" in message
+            assert te.snapshot(other).payload == before.payload
+    twin = _transport_env(q, tools_dir, transport="stabletoolbench",
+                          cache_dir=str(_cache_dir(root / "copy" / "cache_a", "Cats have five toes.")))
+    for travelled in (snap, te.snapshot_from_bytes(te.snapshot_to_bytes(snap))):
+        assert te.restore(twin, travelled) == te.restore(env, snap)
+        step = _step(twin, "get_fact_for_cat_facts", {"is_id": 7, "lang": "en"})
+        assert step[:4] == _step(env, "get_fact_for_cat_facts", {"is_id": 7, "lang": "en"})[:4]
+        assert "five toes" in step[0]["text"]
+
+
+CHILD = """
+import json
+import sys
+import gymnasium as gym
+import treegym.envs as te
+queries, tools_dir, *caches = sys.argv[1:]
+data = sys.stdin.buffer.read()
+for cache in caches:
+    env = gym.make("treegym/ToolBench-v0", queries=queries, tools_dir=tools_dir, transport="stabletoolbench",
+                   cache_dir=cache)
+    env.reset(options={"task_id": 88002})
+    try:
+        te.restore(env, te.snapshot_from_bytes(data))
+        print("restored:", env.step(json.dumps({"name": "get_fact_for_cat_facts",
+                                                "arguments": {"is_id": 7, "lang": "en"}}))[0]["text"])
+    except te.SnapshotError as exc:
+        print("refused:", exc)
+"""
+
+
+@pytest.mark.slow
+def test_a_snapshot_moved_to_another_process_is_refused_there_over_other_data(upstream):
+    import subprocess
+    import sys
+
+    root, q, tools_dir, _ = upstream
+    env = _transport_env(q, tools_dir, transport="stabletoolbench",
+                         cache_dir=str(_cache_dir(root / "cache_a", "Cats have five toes.")))
+    data = te.snapshot_to_bytes(te.snapshot(env))
+    same = _cache_dir(root / "copy" / "cache_a", "Cats have five toes.")
+    other = _cache_dir(root / "cache_b", "Cats have six toes.")
+    out = subprocess.run([sys.executable, "-c", CHILD, str(q), str(tools_dir), str(same), str(other)], input=data,
+                         capture_output=True, check=True).stdout.decode().splitlines()
+    expected = _step(env, "get_fact_for_cat_facts", {"is_id": 7, "lang": "en"})[0]["text"]
+    assert out[0] == f"restored: {expected}" and "five toes" in expected
+    assert out[1].startswith("refused: ") and "transport='stabletoolbench sha256:" in out[1]
