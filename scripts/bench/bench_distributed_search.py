@@ -8,7 +8,11 @@ the same state always gets the same answer and every run grows the same tree. Th
 per state) through the real ``openai`` client, at a fixed ``--budget`` that does not bind. ``--agent mcts``
 (or ``lats``): ``--n-iters`` simulations, ``--n-propose`` children per expansion, ``--max-depth`` levels,
 run on the workers with virtual loss; ``--agent elo``: ``--n-iters`` explorations, each new sequence
-judged against ``--comparisons`` earlier ones at once (``agents/search/distributed_sims.py``).
+judged against ``--comparisons`` earlier ones at once (``agents/search/distributed_sims.py``); ``--agent
+astar`` (ToolChain*): ``--n-iters`` expansions of ``--n-propose`` ReAct samples each, the best open nodes
+one per worker at once. For A* the endpoint answers the i-th of a request's ``--n-propose`` samples with
+the i-th of the state's steps from a hash of the prompt (the same samples on every run), and an
+imagination prompt with 0-3 of the state's steps (``impossible`` for 0), also by a hash.
 
 Per repetition the modes run interleaved: in-process (``search_workers=0``), then each worker count
 (``search_workers=N``; the workers are started once per mode, before the timed runs). Printed: the
@@ -17,9 +21,12 @@ tree's size and calls (equal to the in-process search's, else the row says so), 
 
     python -m treegym.scripts.bench.bench_distributed_search --workers 1,4,16,32 --repeat 3
     python -m treegym.scripts.bench.bench_distributed_search --agent mcts --workers 1,4,16,32 --repeat 3
+    python -m treegym.scripts.bench.bench_distributed_search --agent astar --workers 1,4,16,32 --repeat 3
 
 With more than one worker an MCTS tree is not the in-process one (a round's leaves are selected without
-each other's results): its rows say ``differs (virtual loss)``, and its size and calls are printed.
+each other's results): its rows say ``differs (virtual loss)``, and its size and calls are printed. An
+A* tree with more than one worker is not either (a batch of best open nodes is chosen before any of
+them is expanded): ``differs (batched best-first)``.
 """
 from __future__ import annotations
 
@@ -30,6 +37,7 @@ import os
 import re
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -39,6 +47,10 @@ from .bench_throughput import start_endpoint
 REPO = Path(__file__).resolve().parents[2]
 ENV_ID = "treegym/Game24-v0"
 VALUES = ("sure", "likely", "impossible")
+#: how many ReAct samples an A* request asks for (``--n-propose``), passed to the endpoint process
+SAMPLES_VARIABLE = "TREEGYM_BENCH_REACT_SAMPLES"
+_asked: dict[str, int] = {}  # ReAct prompt -> samples answered so far (the endpoint's threads share it)
+_asked_lock = threading.Lock()
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -50,8 +62,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--n-propose", type=int, default=8)
     p.add_argument("--breadth", type=int, default=5)
     p.add_argument("--max-depth", type=int, default=3)
-    p.add_argument("--agent", default="bfs", choices=("bfs", "mcts", "lats", "elo"), help="the search algorithm")
-    p.add_argument("--n-iters", type=int, default=32, help="mcts/lats simulations, elo explorations")
+    p.add_argument("--agent", default="bfs", choices=("bfs", "mcts", "lats", "elo", "astar"),
+                   help="the search algorithm")
+    p.add_argument("--n-iters", type=int, default=32, help="mcts/lats simulations, elo explorations, astar expansions")
     p.add_argument("--comparisons", type=int, default=4, help="elo: earlier sequences judged per new one")
     p.add_argument("--ray-address", default=None, help="a running Ray cluster (default: a local Ray)")
     p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)  # internal: run the endpoint
@@ -73,16 +86,35 @@ def _steps(numbers: list[int]) -> list[str]:
     return out
 
 
+def _hash(text: str) -> int:
+    return int(hashlib.sha256(text.encode()).hexdigest(), 16)
+
+
 def reply(messages: list[dict]) -> str:
-    """The endpoint's answer: proposals for a propose prompt, a value word (hash of the prompt) otherwise."""
+    """The endpoint's answer: proposals for a propose prompt, a step for each of an A* ReAct request's samples,
+    0-3 steps for an A* imagination prompt, a value word (hash of the prompt) otherwise."""
     text = str(messages[-1].get("content", ""))
-    found = re.findall(r"Input: ([-\d ]+)", text)
+    found = re.findall(r"Input: ([-\d ]+)", text) or re.findall(r"Numbers left: ([-\d ]+)", text)
     numbers = [int(x) for x in found[-1].split()] if found else []
+    steps = _steps(numbers) or ["impossible"]
+    start = _hash(text) % len(steps)
     if "Possible next steps" in text:
-        steps = _steps(numbers)
-        start = int(hashlib.sha256(text.encode()).hexdigest(), 16) % max(1, len(steps))
         return "\n".join((steps[start:] + steps[:start])[:8])
-    return VALUES[int(hashlib.sha256(text.encode()).hexdigest(), 16) % 3]
+    if text.endswith("Reply with Thought: ... and Action: ..."):
+        # the server asks once per sample: the i-th sample of a request is the i-th step after the hash's
+        with _asked_lock:
+            i = _asked.get(text, 0)
+            _asked[text] = i + 1
+        return f"Thought: combine two numbers.\nAction: {steps[(start + i % react_samples()) % len(steps)]}"
+    if text.endswith("Remaining actions:"):
+        n = _hash(text + "#") % 4
+        return "\n".join((steps[start:] + steps[:start])[:n]) if n else "impossible"
+    return VALUES[_hash(text) % 3]
+
+
+def react_samples() -> int:
+    """The ReAct samples per A* request (``--n-propose``, from the bench process; default 8)."""
+    return int(os.environ.get(SAMPLES_VARIABLE, "8"))
 
 
 def serve(latency: float) -> None:
@@ -101,6 +133,8 @@ def agent_options(args: argparse.Namespace) -> dict[str, Any]:
         return dict(n_propose=args.n_propose, breadth=args.breadth, max_depth=args.max_depth)
     if args.agent == "elo":
         return dict(explorations=args.n_iters, comparisons=args.comparisons)
+    if args.agent == "astar":
+        return dict(iterations=args.n_iters, k=args.n_propose)
     return dict(n_iters=args.n_iters, n_actions=args.n_propose, depth_limit=args.max_depth)
 
 
@@ -122,6 +156,12 @@ def one_search(policy: Any) -> tuple[float, list, int]:
         env.close()
 
 
+def _expected_difference(agent: str) -> str:
+    """What a tree grown by several workers says where it is not the in-process one."""
+    return {"mcts": "differs (virtual loss)", "lats": "differs (virtual loss)",
+            "astar": "differs (batched best-first)"}.get(agent, "DIFFERS")
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if args.serve:
@@ -133,6 +173,7 @@ def main(argv: list[str] | None = None) -> None:
     from treegym.agents.registry import make_agent  # lazy: as above
 
     counts = [int(x) for x in args.workers.split(",")]
+    os.environ[SAMPLES_VARIABLE] = str(args.n_propose)  # the endpoint process inherits it
     proc, url = start_endpoint(args.latency, "treegym.scripts.bench.bench_distributed_search")
     try:
         llm = OpenAICompatibleLLM("bench", base_url=url, api_key="EMPTY", timeout=30.0)
@@ -162,7 +203,7 @@ def main(argv: list[str] | None = None) -> None:
         for n in policies:
             rows, calls = shapes[n]
             same = "in-process" if n == 0 else ("same as in-process" if shapes[n] == shapes[0] else
-                                                ("differs (virtual loss)" if args.agent in ("mcts", "lats") and n > 1 else "DIFFERS"))
+                                                (_expected_difference(args.agent) if n > 1 else "DIFFERS"))
             label = "in-proc" if n == 0 else str(n)
             median = statistics.median(times[n])
             print(f"{label:>8} {median:9.2f} {base / median:8.1f}x {len(rows):6d} {calls:6d}  {same}")
