@@ -78,7 +78,7 @@ class ForkableEnv(gym.Env):
     #: them). A snapshot records those not at their default and restores only into an env built with the
     #: same values (``snapshot_check.check_settings``).
     restore_settings: ClassVar[tuple[str, ...]] = ()
-    #: The settings of ``restore_settings`` that name data the env loads (a catalog, a transport and its data),
+    #: Settings beside ``restore_settings`` that name data the env loads (a catalog, a transport and its data),
     #: each with what a refused user should do. The env records an identity of the loaded data (a content
     #: digest, a server URL; None for the shipped data, the default) with :meth:`record_data_setting` in its
     #: ``__init__``, instead of the constructor's argument; a subclass fixing the argument still records it.

@@ -147,6 +147,7 @@ def key_with(key: str, cls: type, name: str, value: Any) -> str:
         values[name] = value
     return settings_key(class_key, tuple((n, values[n]) for n in defaults if n in values))
 
+
 def _same(a: Any, b: Any) -> bool:
     try:
         return bool(a == b)
@@ -173,11 +174,12 @@ def check_settings(theirs: str, mine: str, cls: type) -> None:
                             "have; restore it on an env of the treegym that took it")
     for name, default in defaults.items():
         then, now = recorded_values.get(name, default), own_values.get(name, default)
-        if not _same(then, now) and name in cls.data_settings:  # type: ignore[attr-defined]
+        if _same(then, now):
+            continue
+        if name in cls.data_settings:  # type: ignore[attr-defined]
             raise SnapshotError(f"snapshot was taken on a {cls.__qualname__} with {name}={then!r}; this env has "
                                 f"{name}={now!r}, whose data would answer the state's next steps differently: "
                                 f"{cls.data_settings[name]}")  # type: ignore[attr-defined]
-        if not _same(then, now):
-            raise SnapshotError(f"snapshot was taken on a {cls.__qualname__} with {name}={then!r}; this env has "
-                                f"{name}={now!r}, under which the state would play by other rules: build the env "
-                                f"with {name}={then!r} to restore it")
+        raise SnapshotError(f"snapshot was taken on a {cls.__qualname__} with {name}={then!r}; this env has "
+                            f"{name}={now!r}, under which the state would play by other rules: build the env "
+                            f"with {name}={then!r} to restore it")
