@@ -55,8 +55,8 @@ from typing import Any
 import gymnasium as gym
 
 import treegym.envs as te
-from treegym.scripts.bench.bench_overhead import (AGENTS, DEPTH_TARGET, LLM_SPEC, TARGET_RATIO, format_overhead,
-                                                  make_with_room, measure_overhead, target_of)
+from treegym.scripts.bench.bench_overhead import AGENTS, LLM_SPEC, make_with_room, measure_overhead
+from treegym.scripts.bench.overhead_table import DEPTH_TARGET, TARGET_RATIO, format_overhead, target_of
 from treegym.scripts.bench.bench_rollback import LAZY_NOTE, NoOpenStates, RollbackRefused, measure_rollback
 from treegym.scripts.bench.bench_support import load_average, load_text, provenance
 

@@ -71,6 +71,7 @@ import treegym.envs as te
 from treegym.scripts.bench.bench_rollback import RollbackRefused
 from treegym.scripts.bench.bench_support import Samples, TimedLLM, interleave, load_text, spread
 from treegym.scripts.bench.expansion_replay import ExpansionReplay, expansions_of
+from treegym.scripts.bench.overhead_table import format_overhead
 from treegym.scripts.bench.search_starts import StartState, check_search_start, go_to, make_with_room, start_states
 from treegym.agents.llm_specs import make_llm
 from treegym.agents.policy import AgentGaveUp
@@ -78,8 +79,6 @@ from treegym.agents.registry import make_agent
 
 AGENTS = ("bfs", "dfs", "dfsdt", "mcts", "lats", "elo", "astar")  # ToT BFS/DFS, DFSDT, MCTS, LATS, Elo, A*
 LLM_SPEC = "synthetic:p_correct=0.5,judge_acc=0.8,value_noise=0.3,seed=0"
-TARGET_RATIO = 2.5  # against the start state of the episode (issue 37)
-DEPTH_TARGET = 2.0  # against a depth-8 start state (issue 37)
 BASELINE_CYCLES = 20  # restore + step + snapshot cycles per baseline arm
 
 
@@ -181,10 +180,11 @@ def _search_arm(env: gym.Env, env_id: str, state: StartState, agent: str, llm_sp
 
 
 def _replay_arm(env: gym.Env, state: StartState, agent: str, searched: dict[str, tuple[Any, int]],
-                samples: Samples) -> Callable[[], None]:
+                samples: Samples, follow_ons: list[float]) -> Callable[[], None]:
     """The env's cost of the expansions of ``agent``'s search that ran just before (``searched[agent]``,
     taken): parents built untimed, the replay timed (``expansion_replay.ExpansionReplay``), recorded in
-    ``samples`` under ``"expansions"``, the parents' snapshots released after."""
+    ``samples`` under ``"expansions"`` and the share of its follow-on expansions in ``follow_ons``, the
+    parents' snapshots released after."""
     def arm() -> None:
         root, expansions = searched.pop(agent, (None, 0))
         if not expansions:
@@ -193,6 +193,7 @@ def _replay_arm(env: gym.Env, state: StartState, agent: str, searched: dict[str,
         replayed = ExpansionReplay(env, state, expansions_of(root, expansions, where), where)
         try:
             replayed.run(samples, "expansions")
+            follow_ons.append(replayed.follow_ons / len(replayed))
         finally:
             replayed.close()
 
@@ -230,6 +231,8 @@ def measure_overhead(make_env: Callable[[], gym.Env], env_id: str, *, agents: Se
     expansion), ``ratio_at_expansions`` (spreads of each search's framework cost / the median replay of
     the searches of its agent and seed) with its medians ``ratio_at_expansions_cpu`` and
     ``ratio_at_expansions_wall``, ``replays_checked`` (replay blocks whose every step matched the tree),
+    ``follow_on_share`` (median share of expansions whose parent the previous expansion made: the module
+    docstring's restore the search skips),
     ``timer_cpu_per_expansion`` (:func:`timer_cost`, part of ``framework``) and ``starts_checked``
     (searches checked to have started at their state); or ``error`` when the agent failed on this env.
     Raises :class:`RollbackRefused` when a baseline restore returns another observation, a search did not
@@ -239,6 +242,7 @@ def measure_overhead(make_env: Callable[[], gym.Env], env_id: str, *, agents: Se
         states = start_states(env, seeds, depth)
         base = {seed: Samples() for seed in seeds}
         replays = {(agent, seed): Samples() for agent in agents for seed in seeds}
+        follow_ons: dict[str, list[float]] = {agent: [] for agent in agents}
         keys = ("seed", "cpu", "wall", "llm_cpu", "expansions", "llm_calls")
         rows: dict[str, dict[str, list]] = {a: {k: [] for k in keys} for a in agents}
         searched: dict[str, tuple[Any, int]] = {}
@@ -266,7 +270,8 @@ def measure_overhead(make_env: Callable[[], gym.Env], env_id: str, *, agents: Se
             for agent in agents:
                 search = guarded(_search_arm(env, env_id, states[seed], agent, llm_spec, budget, rows, searched), agent)
                 arms += [baseline, search,
-                         guarded(_replay_arm(env, states[seed], agent, searched, replays[agent, seed]), agent)]
+                         guarded(_replay_arm(env, states[seed], agent, searched, replays[agent, seed],
+                                             follow_ons[agent]), agent)]
                 if seed == seeds[0]:
                     warm_ups.append(search)
         for warm_up in warm_ups:  # every agent once (imports, first-call caches), not counted
@@ -308,6 +313,7 @@ def measure_overhead(make_env: Callable[[], gym.Env], env_id: str, *, agents: Se
                 "ratio_at_expansions": at_expansions, "ratio_at_expansions_cpu": at_expansions["cpu"]["median"],
                 "ratio_at_expansions_wall": at_expansions["wall"]["median"],
                 "replays_checked": replayed["cpu"]["n"],
+                "follow_on_share": spread(follow_ons[agent])["median"],
                 "timer_cpu_per_expansion": timers[agent], "starts_checked": len(r["expansions"]),
             }
         return out
@@ -352,46 +358,6 @@ def parse_search_args(argv: list[str] | None, description: str) -> argparse.Name
 
 def main(argv: list[str] | None = None) -> int:
     return run_on_one_env(argv, __doc__.split("\n\n")[0], measure_overhead, format_overhead)
-
-
-def target_of(depth: int) -> tuple[str, float]:
-    """Which ratio issue 37's target judges for searches from ``depth`` and its bound: from the start state
-    (depth 0) ``ratio_cpu`` (against the start state) <= 2.5x; from a deeper state ``ratio_at_expansions_cpu``
-    (against the search's own expansions: "at the expanded node") <= 2x."""
-    return ("ratio_cpu", TARGET_RATIO) if depth == 0 else ("ratio_at_expansions_cpu", DEPTH_TARGET)
-
-
-def format_overhead(env_id: str, r: dict[str, Any]) -> str:
-    """One env's agents as table lines (microseconds per expansion, CPU medians, quartiles): both ratios,
-    each naming its baseline, and the target verdict on the ratio it applies to (:func:`target_of`)."""
-    b = r["baseline"]["cpu"]
-    judged, target = target_of(r["depth"])
-    depths = ", ".join(f"seed {s}: {d}" for s, d in r["depths"].items())
-    lines = [f"{env_id}: searches from depth {r['depth']} ({depths}); env restore+step+snapshot at the start state "
-             f"{b['median'] * 1e6:.1f} us [{b['p25'] * 1e6:.1f}-{b['p75'] * 1e6:.1f}] per cycle",
-             f"  {'agent':<7} {'expansions':>10} {'framework us':>13} {'p25-p75':>17} {'timer us':>8} "
-             f"{'env@exp us':>10} {'/start':>7} {'p25-p75':>11} {'/exp':>6} {'p25-p75':>11} {'wall /start /exp':>16}"]
-    for agent, a in r["agents"].items():
-        if "error" in a:
-            lines.append(f"  {agent:<7} not measured: {a['error']}")
-            continue
-        f, e = a["framework"]["cpu"], a["expansion_env"]["cpu"]
-        timer = a["timer_cpu_per_expansion"]
-        start, exp = a["ratio"]["cpu"], a["ratio_at_expansions"]["cpu"]
-        verdict = "ok" if a[judged] <= target else "OVER"
-        lines.append(f"  {agent:<7} {a['expansions']['median']:>10.0f} {f['median'] * 1e6:>13.1f} "
-                     f"{f['p25'] * 1e6:>8.1f}-{f['p75'] * 1e6:<8.1f} "
-                     f"{'n/a' if timer is None else format(timer * 1e6, '.1f'):>8} {e['median'] * 1e6:>10.1f} "
-                     f"{a['ratio_cpu']:>6.1f}x {start['p25']:>5.1f}-{start['p75']:<5.1f} "
-                     f"{a['ratio_at_expansions_cpu']:>5.1f}x {exp['p25']:>5.1f}-{exp['p75']:<5.1f} "
-                     f"{a['ratio_wall']:>9.1f}x {a['ratio_at_expansions_wall']:>4.1f}x"
-                     f"  {verdict} ({'/start' if judged == 'ratio_cpu' else '/exp'}: target <= {target:g}x)")
-    lines.append("  framework = (search CPU - LLM CPU) per expansion; timer = the LLM wrapper's own share of it; "
-                 "env@exp = the env's restore+step+snapshot replaying the agent's searches' own expansions")
-    lines.append("  /start = framework / the env's restore+step+snapshot at the start state (target <= "
-                 f"{TARGET_RATIO:g}x from depth 0); /exp = framework / env@exp, at the expanded nodes (target <= "
-                 f"{DEPTH_TARGET:g}x from depth > 0)")
-    return "\n".join(lines)
 
 
 if __name__ == "__main__":

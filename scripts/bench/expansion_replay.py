@@ -84,6 +84,8 @@ class ExpansionReplay:
             raise
         self.items: tuple[Expansion, ...] = tuple(items)
         self.parent_of: tuple[int, ...] = tuple(position.get(id(n.parent), -1) for n in nodes)
+        #: expansions whose parent is the child the previous expansion made (the search skips their restore)
+        self.follow_ons = sum(1 for i, p in enumerate(self.parent_of) if i and p == i - 1)
 
     def __len__(self) -> int:
         return len(self.items)

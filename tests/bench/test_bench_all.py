@@ -82,6 +82,7 @@ def test_a_quick_run_writes_checked_figures_for_each_env(tmp_path, capsys):
                 assert a["ratio_at_expansions_cpu"] == pytest.approx(
                     a["framework"]["cpu"]["median"] / a["expansion_env"]["cpu"]["median"])
                 assert a["ratio_at_expansions"]["wall"]["median"] == a["ratio_at_expansions_wall"] > 0
+                assert 0 <= a["follow_on_share"] <= 1
         # room below the depth states: the env's step limit grew by the depth asked for
         if search["start"]["max_steps"] is not None:
             assert search["depth"]["max_steps"] == search["start"]["max_steps"] + settings["depth"]

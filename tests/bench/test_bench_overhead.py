@@ -89,6 +89,7 @@ def test_measure_overhead_from_depth_8_reports_the_depth_and_checks_every_search
     assert a["replays_checked"] == 4 and a["expansion_env"]["cpu"]["n"] == 4
     assert a["expansion_env"]["cpu"]["median"] > 0 and a["ratio_at_expansions"]["cpu"]["n"] == 4
     assert a["ratio_at_expansions_cpu"] > 0 and a["ratio_at_expansions_wall"] > 0
+    assert 0 <= a["follow_on_share"] < 0.5  # mcts expands from the root down: it rarely expands a child just made
     text = bo.format_overhead(TOOLTASKS, r)
     assert "searches from depth 8 (seed 0: 8, seed 1: 8)" in text and "(/exp: target <= 2x)" in text
     assert "env@exp" in text and "/start = framework / the env's restore+step+snapshot at the start state" in text
@@ -112,6 +113,7 @@ def test_the_expansion_replay_replays_each_expansion_of_the_search_from_its_pare
         assert len(replayed.parents) == len({id(n.parent) for n in nodes})
         for i, n in enumerate(nodes):
             assert replayed.parent_of[i] == (-1 if n.parent is root else nodes.index(n.parent))
+        assert replayed.follow_ons == sum(1 for a, b in zip(nodes, nodes[1:]) if b.parent is a)
         samples = Samples()
         seen = []
         replayed.run(samples, "expansions", lambda i, item, result: seen.append((i, item.action, result[0])))
