@@ -30,7 +30,9 @@ baseline, search, replay, ...), each the env's own restore + step + snapshot:
   that ran just before (``expansion_replay.py``: every non-root node of its tree, their count checked
   against its ``search_expansions``; each parent built untimed by reset + replay and checked against the
   tree; then, timed as one block, restore the parent, step the node's action, snapshot + release, each
-  step's observation checked against the tree's child). The search just run is replayed rather than one
+  step's observation checked against the tree's child), three blocks per search, so that one block hit by a
+  garbage collection or a cache eviction (14x the others, seen on B-MoCA) does not decide the median of
+  two repetitions. The search just run is replayed rather than one
   recorded search so that every replayed workload is exactly the tree it is set against, whatever the
   search did; the searches of one agent from one seed repeat the same seeded search, so each is set
   against the median replay of its agent and seed (``ratio_at_expansions_cpu``).
@@ -80,6 +82,7 @@ from treegym.agents.registry import make_agent
 AGENTS = ("bfs", "dfs", "dfsdt", "mcts", "lats", "elo", "astar")  # ToT BFS/DFS, DFSDT, MCTS, LATS, Elo, A*
 LLM_SPEC = "synthetic:p_correct=0.5,judge_acc=0.8,value_noise=0.3,seed=0"
 BASELINE_CYCLES = 20  # restore + step + snapshot cycles per baseline arm
+REPLAY_BLOCKS = 3  # timed replays of each search's expansions (one block hit by a collection does not decide)
 
 
 def timed_llm(llm_spec: str, env_id: str) -> TimedLLM:
@@ -182,8 +185,8 @@ def _search_arm(env: gym.Env, env_id: str, state: StartState, agent: str, llm_sp
 def _replay_arm(env: gym.Env, state: StartState, agent: str, searched: dict[str, tuple[Any, int]],
                 samples: Samples, follow_ons: list[float]) -> Callable[[], None]:
     """The env's cost of the expansions of ``agent``'s search that ran just before (``searched[agent]``,
-    taken): parents built untimed, the replay timed (``expansion_replay.ExpansionReplay``), recorded in
-    ``samples`` under ``"expansions"`` and the share of its follow-on expansions in ``follow_ons``, the
+    taken): parents built untimed, the replay timed ``REPLAY_BLOCKS`` times (``expansion_replay.ExpansionReplay``),
+    recorded in ``samples`` under ``"expansions"`` and the share of its follow-on expansions in ``follow_ons``, the
     parents' snapshots released after."""
     def arm() -> None:
         root, expansions = searched.pop(agent, (None, 0))
@@ -192,7 +195,8 @@ def _replay_arm(env: gym.Env, state: StartState, agent: str, searched: dict[str,
         where = f"{agent}'s search from reset(seed={state.seed}) + {len(state.actions)} actions"
         replayed = ExpansionReplay(env, state, expansions_of(root, expansions, where), where)
         try:
-            replayed.run(samples, "expansions")
+            for _ in range(REPLAY_BLOCKS):
+                replayed.run(samples, "expansions")
             follow_ons.append(replayed.follow_ons / len(replayed))
         finally:
             replayed.close()
@@ -230,7 +234,8 @@ def measure_overhead(make_env: Callable[[], gym.Env], env_id: str, *, agents: Se
     and ``ratio_wall``, ``expansion_env`` (spreads of the replays of its searches' expansions, per
     expansion), ``ratio_at_expansions`` (spreads of each search's framework cost / the median replay of
     the searches of its agent and seed) with its medians ``ratio_at_expansions_cpu`` and
-    ``ratio_at_expansions_wall``, ``replays_checked`` (replay blocks whose every step matched the tree),
+    ``ratio_at_expansions_wall``, ``replays_checked`` (replay blocks whose every step matched the tree:
+    ``REPLAY_BLOCKS`` per counted search),
     ``follow_on_share`` (median share of expansions whose parent the previous expansion made: the module
     docstring's restore the search skips),
     ``timer_cpu_per_expansion`` (:func:`timer_cost`, part of ``framework``) and ``starts_checked``
