@@ -30,12 +30,12 @@ baseline, search, replay, ...), each the env's own restore + step + snapshot:
   that ran just before (``expansion_replay.py``: every non-root node of its tree, their count checked
   against its ``search_expansions``; each parent built untimed by reset + replay and checked against the
   tree; then, timed as one block, restore the parent, step the node's action, snapshot + release, each
-  step's observation checked against the tree's child), three blocks per search, so that one block hit by a
-  garbage collection or a cache eviction (14x the others, seen on B-MoCA) does not decide the median of
-  two repetitions. The search just run is replayed rather than one
-  recorded search so that every replayed workload is exactly the tree it is set against, whatever the
-  search did; the searches of one agent from one seed repeat the same seeded search, so each is set
-  against the median replay of its agent and seed (``ratio_at_expansions_cpu``).
+  step's observation checked against the tree's child). Three blocks per search, so that one block hit
+  by a garbage collection or a cache eviction (14x the others, seen on B-MoCA) does not decide a median
+  of two repetitions. The search just run is replayed rather than one recorded search so that every
+  replayed workload is exactly the tree it is set against, whatever the search did; the searches of one
+  agent from one seed repeat the same seeded search, so each is set against the median replay of its
+  agent and seed (``ratio_at_expansions_cpu``).
 
 The ratio of each search is taken against its own baseline; the median over searches is reported, with
 quartiles. Issue 37's targets apply to one ratio each: from the start state (``--depth 0``) ``/start``
