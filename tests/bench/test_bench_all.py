@@ -6,7 +6,7 @@ import json
 import gymnasium as gym
 import pytest
 
-from treegym.scripts.bench import bench_all
+from treegym.scripts.bench import bench_all, bench_overhead
 from treegym.scripts.bench.bench_rollback import RollbackRefused, measure_rollback
 from treegym.agents.llm.request import Request
 
@@ -77,6 +77,12 @@ def test_a_quick_run_writes_checked_figures_for_each_env(tmp_path, capsys):
                 assert 0 < a["timer_cpu_per_expansion"] < a["framework"]["cpu"]["median"]
                 # one search, one seed: the ratio is its framework cost over its start state's baseline
                 assert a["ratio_cpu"] == pytest.approx(a["framework"]["cpu"]["median"] / s["baseline"]["cpu"]["median"])
+                # schema 3: and over the replay of its own expansions, checked against its tree
+                assert a["replays_checked"] == settings["search_repeats"] * bench_overhead.REPLAY_BLOCKS
+                assert a["ratio_at_expansions_cpu"] == pytest.approx(
+                    a["framework"]["cpu"]["median"] / a["expansion_env"]["cpu"]["median"])
+                assert a["ratio_at_expansions"]["wall"]["median"] == a["ratio_at_expansions_wall"] > 0
+                assert 0 <= a["follow_on_share"] <= 1
         # room below the depth states: the env's step limit grew by the depth asked for
         if search["start"]["max_steps"] is not None:
             assert search["depth"]["max_steps"] == search["start"]["max_steps"] + settings["depth"]
@@ -85,6 +91,25 @@ def test_a_quick_run_writes_checked_figures_for_each_env(tmp_path, capsys):
     assert "Game24-v0" in out and "ToolTasks-v0" in out and "load average" in out
     assert "searches from depth 8 (seed 0: 8)" in out and "searches from depth 2 (seed 0: 2)" in out
     assert "searches from depth 0 (seed 0: 0)" in out and "env@d" in out and "timer" in out
+    # the summary's depth cells are the ratios against the expansions' cost, the start cells against the start state
+    row = next(line for line in out.splitlines() if line.startswith("ToolTasks-v0 "))
+    tooltasks = next(e for e in results["envs"] if e["env_id"] == "treegym/ToolTasks-v0")["search"]
+    for agent in ("bfs", "mcts"):
+        cell = (f"{tooltasks['depth']['agents'][agent]['ratio_at_expansions_cpu']:.1f}/"
+                f"{tooltasks['start']['agents'][agent]['ratio_cpu']:.1f}x")
+        assert cell in row
+    assert "env@exp" in out and "(/exp: target <= 2x)" in out and "(/start: target <= 2.5x)" in out
+
+
+def test_a_schema_2_results_file_is_refused_too(tmp_path, capsys):
+    # schema 2 files have no ratios against the expansions' cost: not silently replaced by schema 3 ones
+    out = tmp_path / "results.json"
+    args = _quick(tmp_path, "--envs", "game24", "--no-search")
+    settings = bench_all.settings_of(bench_all.parse_args(args))
+    out.write_text(json.dumps({"schema": "treegym.bench_all/2", "settings": settings, "envs": []}))
+    assert bench_all.SCHEMA == "treegym.bench_all/3"
+    assert bench_all.main(args) == 2
+    assert "another bench_all version (treegym.bench_all/2" in capsys.readouterr().err
 
 
 def test_an_old_results_file_is_refused_naming_its_version(tmp_path, capsys):
@@ -161,5 +186,5 @@ def test_the_summary_shows_a_column_that_could_not_be_measured_as_such():
              "search": {"start": start, "depth": {"error": "no valid_actions to step"}}}
     table = bench_all.summary_table([entry], ["mcts"])
     row = next(line for line in table.splitlines() if line.startswith("Game24-v0"))
-    assert "n/a/3.0x" in row and " 20.0 " in row
+    assert "n/a/3.0x" in row and " 20.0 " in row and " n/a " in row  # env@exp: no depth column figure
     assert "search not measured from depth: no valid_actions to step" in row
