@@ -310,8 +310,14 @@ class EloSearch(SearchAlgorithm[EloConfig]):
         step keeps its children's Elo and its match count, so re-aggregating the whole tree would
         give it the value it already has."""
         for node in sorted(touched, key=lambda n: n.id, reverse=True):  # children are created after their parents
-            if node.children:
-                node.value = aggregate_elo([c.value for c in node.children], self.tau(node))
+            children = node.children
+            if len(children) == 1:
+                # Eq. 7 over one child is its Elo: the softmax weight is exp(0) / 1 = 1.0 exactly, and
+                # aggregate_elo's sum adds it to 0.0 (hence 0.0 +: the same float, -0.0 included). Most
+                # steps of a new sequence have one child; their tau is not needed.
+                node.value = 0.0 + children[0].value
+            elif children:
+                node.value = aggregate_elo([c.value for c in children], self.tau(node))
 
     # ------------------------------------------------------------ answer (Eq. 9)
     def choose(self, tree: SearchTree) -> SearchNode | None:
