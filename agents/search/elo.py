@@ -252,13 +252,13 @@ class EloSearch(SearchAlgorithm[EloConfig]):
         while True:
             node.visits += 1
             children = self._open_children(node)
-            can_reject = self._can_reject(node)
-            if not children and not can_reject:
+            values = [c.value for c in children]
+            if self._can_reject(node):
+                values.append(self.config.rejection_elo)  # the last option: explore a new decision from here
+            elif not children:
                 node.stats["closed"] = True
                 return None
-            probs = selection_probabilities([c.value for c in children], self.tau(node),
-                                            self.config.rejection_elo if can_reject else None)
-            pick = choice_index(self.rng, probs)
+            pick = choice_index(self.rng, softmax(values, self.tau(node)))  # = selection_probabilities
             if pick == len(children):
                 return node
             node = children[pick]
