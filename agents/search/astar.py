@@ -46,8 +46,8 @@ Defaults: ``alpha = beta = 0.5`` (the geometric mean; the paper's main text
 gives no values), ``k = 5`` samples at temperature 0.7, ``iterations = 30``,
 ``max_steps = 12``, budget 100 LLM calls, 5 demonstrations (all ours: the
 paper is silent on them for our envs). ``rapidfuzz`` (the ``webshop`` extra)
-speeds up h1's character LCS when installed; without it a pure-Python LCS
-gives the same number.
+speeds up g1's plan LCS and h1's character LCS when installed; without it a
+pure-Python LCS gives the same number.
 """
 from __future__ import annotations
 
@@ -116,6 +116,10 @@ class LongTermMemory:
         self.plans: list[tuple[str, ...]] = []
         # g1 / h1 answers by (argument, number of plans): plans are only ever appended
         self._scores: dict[tuple[str, Any, int], float] = {}
+        # each action key of the plans as a small int, and the plans so coded (same order as ``plans``): g1's
+        # LCS compares ints, which rapidfuzz matches exactly (a small int hashes to itself)
+        self._ids: dict[str, int] = {}
+        self._coded: list[tuple[int, ...]] = []
         for p in plans:
             self.add(p)
 
@@ -126,6 +130,8 @@ class LongTermMemory:
         plan = tuple(plan)
         with self._lock:
             if plan and plan not in self.plans:
+                ids = self._ids
+                self._coded.append(tuple([ids.setdefault(key, len(ids)) for key in plan]))
                 self.plans.append(plan)
 
     def __len__(self) -> int:
@@ -138,8 +144,19 @@ class LongTermMemory:
         key = ("g1", tuple(plan), known)
         found = self._scores.get(key)
         if found is None:
-            found = self._remember(key, max((lcs_score(plan, m) for m in self.plans[:known]), default=0.0))
+            found = self._remember(key, self._best_lcs_score(plan, known))
         return found
+
+    def _best_lcs_score(self, plan: Sequence[str], known: int) -> float:
+        """``max(lcs_score(plan, m) for m in self.plans[:known])`` (0 for none), on the coded plans: a key no
+        plan holds is coded -1, which matches nothing (rapidfuzz when installed, else :func:`lcs_length`)."""
+        if not plan:
+            return 0.0
+        ids = self._ids
+        coded = tuple([ids.get(key, -1) for key in plan])
+        length = _lcs_similarity() or lcs_length
+        n = len(coded)
+        return max((length(coded, m) / min(n, len(m)) for m in self._coded[:known]), default=0.0)
 
     def _remember(self, key: tuple[str, Any, int], value: float) -> float:
         if len(self._scores) > 50_000:

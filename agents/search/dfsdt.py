@@ -171,8 +171,10 @@ class DFSDT(SearchAlgorithm[DFSDTConfig]):
             return self._sequence_done(node) or 1
         for i in range(self.config.width):
             avoid = [c.action for c in node.children if c.action]
-            make = functools.partial(_new_child, avoid, i)
-            action = make(node, hooks) if hooks.parallel is None else hooks.parallel.run([node], [make], hooks)[0]
+            if hooks.parallel is None:
+                action = _new_child(avoid, i, node, hooks)
+            else:
+                action = hooks.parallel.run([node], [functools.partial(_new_child, avoid, i)], hooks)[0]
             if action is None:
                 node.stats["empty_proposals"] = node.stats.get("empty_proposals", 0) + 1
                 continue

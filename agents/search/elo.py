@@ -252,13 +252,13 @@ class EloSearch(SearchAlgorithm[EloConfig]):
         while True:
             node.visits += 1
             children = self._open_children(node)
-            can_reject = self._can_reject(node)
-            if not children and not can_reject:
+            values = [c.value for c in children]
+            if self._can_reject(node):
+                values.append(self.config.rejection_elo)  # the last option: explore a new decision from here
+            elif not children:
                 node.stats["closed"] = True
                 return None
-            probs = selection_probabilities([c.value for c in children], self.tau(node),
-                                            self.config.rejection_elo if can_reject else None)
-            pick = choice_index(self.rng, probs)
+            pick = choice_index(self.rng, softmax(values, self.tau(node)))  # = selection_probabilities
             if pick == len(children):
                 return node
             node = children[pick]
@@ -310,8 +310,14 @@ class EloSearch(SearchAlgorithm[EloConfig]):
         step keeps its children's Elo and its match count, so re-aggregating the whole tree would
         give it the value it already has."""
         for node in sorted(touched, key=lambda n: n.id, reverse=True):  # children are created after their parents
-            if node.children:
-                node.value = aggregate_elo([c.value for c in node.children], self.tau(node))
+            children = node.children
+            if len(children) == 1:
+                # Eq. 7 over one child is its Elo: the softmax weight is exp(0) / 1 = 1.0 exactly, and
+                # aggregate_elo's sum adds it to 0.0 (hence 0.0 +: the same float, -0.0 included). Most
+                # steps of a new sequence have one child; their tau is not needed.
+                node.value = 0.0 + children[0].value
+            elif children:
+                node.value = aggregate_elo([c.value for c in children], self.tau(node))
 
     # ------------------------------------------------------------ answer (Eq. 9)
     def choose(self, tree: SearchTree) -> SearchNode | None:

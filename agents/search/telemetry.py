@@ -121,16 +121,22 @@ class SearchTelemetry:
         """Update after one expansion of ``hooks`` (a SearchConfig); tell listeners; apply patience."""
         tree = hooks.tree
         self.expansions = expansions = hooks.expansions
-        self.nodes = len(tree.nodes) if tree is not None else self.nodes + 1
-        if self.best_value is not None:  # patience counts only once there is a value to improve on
+        best = self.best_value
+        if best is not None:  # patience counts only once there is a value to improve on
             self.since_improvement += 1
-        # Reading every node's value costs O(nodes): do it every nodes/SCAN_SHARE expansions (so the
-        # cost per expansion stays bounded as the tree grows), and always before patience may stop.
-        due = self.patience and self.since_improvement >= self.patience
-        if tree is not None and (due or expansions % max(1, self.nodes // SCAN_SHARE) == 0):
-            best = self._best(tree.nodes)
-            if best is not None and (self.best_value is None or best > self.best_value + 1e-12):
-                self.best_value, self.best_at_expansion, self.since_improvement = best, expansions, 0
+        if tree is None:
+            self.nodes += 1
+        else:
+            nodes = tree.nodes
+            self.nodes = count = len(nodes)
+            # Reading every node's value costs O(nodes): do it every nodes/SCAN_SHARE expansions (so the
+            # cost per expansion stays bounded as the tree grows), and always before patience may stop.
+            if expansions % (count // SCAN_SHARE or 1) == 0 or (self.patience and self.since_improvement >= self.patience):
+                values = self._judged(nodes)  # _best, inlined: this runs after every expansion of small trees
+                if values:
+                    seen = float(max(values))
+                    if best is None or seen > best + 1e-12:
+                        self.best_value, self.best_at_expansion, self.since_improvement = seen, expansions, 0
         if _LISTENERS:  # figures are built only for someone listening
             self._read_usage(hooks)
             _notify(self.as_dict())

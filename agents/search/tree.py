@@ -28,6 +28,12 @@ def _step(node: "SearchNode") -> Step:
 def _extend(node: "SearchNode", key: str, item: Any, skip_root: bool = False) -> tuple:
     """``node``'s per-path tuple kept under ``key`` (its parent's plus ``item(node)``), building and keeping
     the missing ones of its ancestors on the way (a loop, not recursion: trees may be deep)."""
+    parent = node.parent
+    if parent is not None:  # the usual case: the parent's tuple is kept (a new node's parent was read first)
+        above = parent.__dict__.get(key)
+        if above is not None:
+            out = node.__dict__[key] = above + (item(node),)
+            return out
     missing: list[SearchNode] = []
     up: SearchNode | None = node
     while up is not None and key not in up.__dict__:

@@ -314,6 +314,31 @@ def test_the_character_score_is_the_same_with_and_without_rapidfuzz(rapidfuzz, m
     assert astar._RAPIDFUZZ == [None] if rapidfuzz == "missing" else astar._RAPIDFUZZ[0] is not None
 
 
+@pytest.mark.parametrize("rapidfuzz", ["installed", "missing"])
+def test_g1_is_the_best_lcs_score_against_the_plans_with_and_without_rapidfuzz(rapidfuzz, monkeypatch):
+    """g1 compares plans coded as ints (a key no memory plan holds matches nothing): the same number as
+    lcs_score over the plans as written, with rapidfuzz and with the pure-Python LCS, as plans are added."""
+    import random
+
+    from treegym.agents.search import astar
+
+    monkeypatch.setattr(astar, "_RAPIDFUZZ", [])
+    if rapidfuzz == "missing":
+        monkeypatch.setitem(sys.modules, "rapidfuzz.distance", None)
+    else:
+        pytest.importorskip("rapidfuzz")
+    rng = random.Random(rapidfuzz)
+    words = ["go to desk 1", "open drawer 2", "12 * 2", "4 + 8", "take pen", "x", "y"]
+    memory = LongTermMemory()
+    for _ in range(6):
+        memory.add([rng.choice(words[:5]) for _ in range(rng.randint(1, 6))])
+        for _ in range(40):
+            plan = [rng.choice(words) for _ in range(rng.randint(0, 7))]
+            want = max((lcs_score(plan, m) for m in memory.plans), default=0.0)
+            assert memory.g1(plan) == want, (plan, memory.plans)
+    assert astar._RAPIDFUZZ == [None] if rapidfuzz == "missing" else astar._RAPIDFUZZ[0] is not None
+
+
 _DEMOS = {0: ["a", "a2", "z"], 1: ["b", "b1"], 2: ["c", "x", "a1"]}
 
 

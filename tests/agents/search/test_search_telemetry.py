@@ -118,3 +118,42 @@ def test_a_silent_run_listens_to_no_search_and_records_the_same(tmp_path):
         stats = json.loads(out.read_text().splitlines()[0])["agent_stats"]
         records.append({k: v for k, v in stats.items() if k.startswith("search_") and "second" not in k})
     assert records[0] == records[1] and "search_best_at_expansion" in records[0]
+
+
+@pytest.mark.parametrize("algorithm", ["elo", "astar", "mcts", "dfsdt", "bfs"])
+def test_expansions_see_the_best_value_on_the_documented_schedule(algorithm):
+    """After each ``SearchConfig.expand``, the telemetry re-reads the tree every ``nodes // SCAN_SHARE``
+    expansions (every one while the tree has fewer than 2 * SCAN_SHARE nodes): its best value and the
+    expansion it was first seen at are those of that schedule over every node's ``search_value``, whatever
+    the algorithm changed in between (values may fall as well as rise)."""
+    import random
+
+    from treegym.agents.prompts import get_prompts
+    from treegym.agents.search.config import SearchConfig
+    from treegym.agents.search.telemetry import SCAN_SHARE, SearchTelemetry
+    from treegym.agents.search.tree import SearchTree
+
+    env = gym.make(GAME24)
+    obs, info = env.reset(seed=0, options={"task_id": 905})
+    hooks = SearchConfig(env, get_prompts(GAME24), make_llm("synthetic:seed=0", env_id=GAME24))
+    root = hooks.make_root(obs, info)
+    hooks.tree = SearchTree(root, algorithm=algorithm)
+    hooks.telemetry = telemetry = SearchTelemetry(algorithm)
+    rng = random.Random(algorithm)
+    best, seen_at, rises = None, 0, 0
+    frontier = [root]
+    while hooks.expansions < 3 * SCAN_SHARE and frontier:
+        node = frontier.pop(0)
+        for action in list(node.observation.get("valid_actions") or ())[:4]:
+            frontier.append(hooks.expand(node, action))
+            nodes = hooks.tree.nodes
+            if hooks.expansions % max(1, len(nodes) // SCAN_SHARE) == 0:
+                judged = [v for n in nodes if (v := search_value(algorithm, n.value, n.visits, n.stats)) is not None]
+                if judged and (best is None or max(judged) > best + 1e-12):
+                    best, seen_at, rises = max(judged), hooks.expansions, rises + 1
+            assert (telemetry.best_value, telemetry.best_at_expansion) == (best, seen_at)
+            for changed in rng.sample(nodes, min(3, len(nodes))):  # the algorithm judges some nodes again
+                changed.value, changed.visits = rng.uniform(-1.0, 1.0), rng.choice([0, 1, 2])
+                changed.stats.update(rng.choice([{}, {"elo_updates": 1}, {"g": 0.5}, {"prior": rng.random()},
+                                                 {"judged": rng.random()}]))
+    assert hooks.expansions >= 2 * SCAN_SHARE and rises >= 2
