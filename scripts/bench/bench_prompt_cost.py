@@ -14,7 +14,7 @@ cache effects included. A search that does not make the recorded calls again (it
 CPU per expansion (``time.process_time`` around the search, the simulated LLM's own time subtracted as in
 ``bench_overhead``), medians of repetitions interleaved real, stubbed, real, ...; machine load printed.
 
-    python -m treegym.scripts.bench.bench_prompt_cost --env treegym/ALFWorld-v0 [--agents mcts,astar] [--repeats 3]
+    python -m treegym.scripts.bench.bench_prompt_cost --env treegym/ALFWorld-v0 [--depth 8] [--agents mcts,astar] [--repeats 3]
 """
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ from typing import Any, Callable, Sequence
 import gymnasium as gym
 
 from treegym.agents.search import config as search_config
-from treegym.scripts.bench.bench_overhead import AGENTS, LLM_SPEC, build_agent, run_on_one_env
+from treegym.scripts.bench.bench_overhead import (AGENTS, LLM_SPEC, StartState, first_act, run_on_one_env,
+                                                  searching_agent, start_states, timed_llm)
 from treegym.scripts.bench.bench_support import interleave, spread
 
 MODES = ("real", "stubbed")
@@ -84,29 +85,29 @@ class _Calls:
         return call
 
 
-def _search(env: gym.Env, env_id: str, seed: int, agent: str, llm_spec: str, budget: int, calls: _Calls
+def _search(env: gym.Env, env_id: str, state: StartState, agent: str, llm_spec: str, budget: int, calls: _Calls
             ) -> tuple[float, int]:
-    """One search from ``reset(seed)`` with the prompt calls going through ``calls``: (CPU seconds without
-    the LLM's, expansions)."""
-    obs, info = env.reset(seed=seed)
-    policy, llm = build_agent(agent, env_id, llm_spec, seed=0, budget=budget)
+    """One search from ``state`` (reached by reset + replay, untimed) with the prompt calls going through
+    ``calls``: (CPU seconds without the LLM's, expansions)."""
+    llm = timed_llm(llm_spec, env_id)
+    policy, obs, info = searching_agent(env, env_id, state, agent, llm, budget)
     for name in _timed_names(policy.prompts):
         setattr(policy.prompts, name, calls.wrap(getattr(policy.prompts, name)))
     calls.pos = 0
-    policy.reset()
-    policy.bind(env)
     c0 = time.process_time()
-    policy.act(obs, info)
+    first_act(policy, obs, info)
     seconds = time.process_time() - c0 - llm.cpu_seconds
     return seconds, int(policy.stats().get("search_expansions", 0))
 
 
 def measure_prompt_cost(make_env: Callable[[], gym.Env], env_id: str, *, agents: Sequence[str] = AGENTS,
                         seeds: Sequence[int] = (0, 1), budget: int = 40, repeats: int = 3,
-                        llm_spec: str = LLM_SPEC) -> dict[str, dict[str, Any]]:
+                        llm_spec: str = LLM_SPEC, depth: int = 0) -> dict[str, dict[str, Any]]:
     """Per agent: ``real`` and ``stubbed`` (CPU seconds per expansion, spreads over searches), ``cost``
-    (their medians' difference) and ``calls`` (prompt calls per expansion), or ``error``."""
+    (their medians' difference) and ``calls`` (prompt calls per expansion), or ``error``; each search starts
+    ``depth`` actions into its episode (``bench_overhead.start_states``)."""
     env = make_env()
+    states = start_states(env, seeds, depth)
     calls = _Calls()
     clean = search_config.SearchConfig.__dict__["_clean"]
     search_config.SearchConfig._clean = calls.wrap(clean)
@@ -121,7 +122,7 @@ def measure_prompt_cost(make_env: Callable[[], gym.Env], env_id: str, *, agents:
             log, expansions = recorded[(agent, seed)]
             calls.mode, calls.log = mode, (fresh(log) if mode == "stubbed" else log)
             try:
-                seconds, n = _search(env, env_id, seed, agent, llm_spec, budget, calls)
+                seconds, n = _search(env, env_id, states[seed], agent, llm_spec, budget, calls)
                 if calls.pos != len(log) or n != expansions:
                     raise SearchMismatch(f"the {mode} search made {calls.pos} prompt calls and {n} expansions, "
                                          f"the recorded one {len(log)} and {expansions}")
@@ -136,9 +137,9 @@ def measure_prompt_cost(make_env: Callable[[], gym.Env], env_id: str, *, agents:
             for seed in seeds:
                 try:
                     calls.mode, calls.log = "real", []
-                    _search(env, env_id, seed, agent, llm_spec, budget, calls)  # first-search caches, not counted
+                    _search(env, env_id, states[seed], agent, llm_spec, budget, calls)  # first-search caches, not counted
                     calls.mode, calls.log = "record", []
-                    _, n = _search(env, env_id, seed, agent, llm_spec, budget, calls)
+                    _, n = _search(env, env_id, states[seed], agent, llm_spec, budget, calls)
                     recorded[(agent, seed)] = (calls.log, n)
                     rows[agent]["calls"].append(len(calls.log) / max(1, n))
                 except Exception as exc:  # noqa: BLE001 - as above

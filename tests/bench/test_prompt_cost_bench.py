@@ -45,3 +45,13 @@ def test_a_search_that_makes_other_calls_than_recorded_is_refused():
     result = pc.measure_prompt_cost(lambda: gym.make(GAME24), GAME24, agents=["nosuchagent"], seeds=[0],
                                     budget=8, repeats=1)
     assert "nosuchagent" in result["nosuchagent"]["error"]
+
+
+def test_the_command_line_measures_from_a_state_depth_actions_in(capsys):
+    assert pc.main(["--env", GAME24, "--agents", "bfs", "--seeds", "1", "--budget", "8", "--repeats", "1",
+                    "--depth", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "not measured" not in out and "bfs" in out
+    result = pc.measure_prompt_cost(lambda: gym.make(GAME24), GAME24, agents=["bfs"], seeds=[0], budget=8,
+                                    repeats=1, depth=1)
+    assert "error" not in result["bfs"], result
