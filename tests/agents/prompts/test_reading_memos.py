@@ -93,3 +93,37 @@ def test_is_templated_answers_per_list_as_matching_every_listed_action_does() ->
     assert spec.is_listed_or_templated(valid[0], short) is (valid[0] in short["valid_actions"]
                                                             or spec.is_templated(valid[0], short))
     env.close()
+
+
+def test_value_and_comparison_verdicts_are_remembered_per_text_bounded_as_read_afresh() -> None:
+    from treegym.agents.prompts import answers
+
+    spec = get_prompts("treegym/Game24-v0")
+    texts = ["sure", "Likely", "x\nimpossible", "", "  ", "Answer: A", "answer: b", "B", "**A**", "tie",
+             "The better trajectory is B.", "I think\nsure\n", "a" * (answers.MAX_READ_CHARS + 1)]
+    for _ in range(2):  # the second round is answered from memory
+        assert [spec.parse_value(t) for t in texts] == [answers._read_value(t) for t in texts]
+        assert [spec.parse_comparison(t) for t in texts] == [answers._read_comparison(t) for t in texts]
+    assert [spec.parse_value(t) for t in texts[:3]] == [1.0, 0.5, 0.0]
+    assert "a" * (answers.MAX_READ_CHARS + 1) not in answers._VALUES  # a long answer is read, not kept
+    assert spec.parse_value(None) == 0.25 and spec.parse_comparison(None) == 0.5  # not text: read as before
+    for i in range(answers.MAX_READ + 5):
+        spec.parse_value(f"likely {i}")
+    assert 0 < len(answers._VALUES) <= answers.MAX_READ and spec.parse_value("likely 3") == 0.5
+
+
+def test_parse_action_reads_a_spec_s_own_extract_and_the_table_once_otherwise() -> None:
+    env, obs, spec = _bound("treegym/ALFWorld-v0")
+    valid = list(obs["valid_actions"])
+    answers = _answers(valid) + [f"Action: {valid[1]}  ", "go nowhere\n* " + valid[2]]
+    index = spec.action_index(obs)
+    assert [spec._parse_action(a, obs, index) for a in answers] == [spec._parse_action(a, obs) for a in answers]
+
+    class Shouting(type(spec)):
+        def extract(self, line: str, obs: dict) -> str | None:
+            return line.upper()
+
+    own = Shouting().bind(env)
+    assert not own._plain_reading() and spec._plain_reading()
+    assert own.parse_action(f"Thought: go.\nAction: {valid[0]}", obs) == valid[0].upper()
+    env.close()
