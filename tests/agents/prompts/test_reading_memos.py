@@ -127,3 +127,44 @@ def test_parse_action_reads_a_spec_s_own_extract_and_the_table_once_otherwise() 
     assert not own._plain_reading() and spec._plain_reading()
     assert own.parse_action(f"Thought: go.\nAction: {valid[0]}", obs) == valid[0].upper()
     env.close()
+
+
+def test_the_template_an_action_fills_is_remembered_per_set_of_templates_as_matching_afresh() -> None:
+    from treegym.agents.prompts.spec import template_regex
+
+    env, obs, spec = _bound("treegym/WebShop-v0")  # templates depend on the page: a search bar or not
+
+    def afresh(action: str) -> str | None:
+        return next((t for t in spec.templates() if template_regex(t).match(action.strip())), None)
+
+    actions = ["search[red shoes]", " search[x] ", "click[Buy Now]", "search[]", "SEARCH[a b]", "buy"]
+    on_search_page = [spec.fits_template(a) for a in actions]
+    assert on_search_page == [afresh(a) for a in actions] and on_search_page[0] == "search[<query>]"
+    assert [spec.fits_template(a) for a in actions] == on_search_page  # from memory, the same
+    obs, *_ = env.step(obs["valid_actions"][0])  # a results page: no search bar, the templates known stay
+    assert [spec.fits_template(a) for a in actions] == on_search_page
+    assert spec.is_listed_or_templated("search[red shoes]", obs) is spec.is_templated("search[red shoes]", obs)
+    env.close()
+
+
+def test_is_listed_or_templated_calls_a_spec_s_own_is_templated() -> None:
+    env, obs, spec = _bound("treegym/ALFWorld-v0")
+
+    class Strict(type(spec)):
+        def is_templated(self, action: str, obs: dict) -> bool:
+            return False
+
+    strict = Strict().bind(env)
+    assert spec.is_listed_or_templated("go to desk 99", obs) and not strict.is_listed_or_templated("go to desk 99", obs)
+    assert strict.is_listed_or_templated(obs["valid_actions"][0], obs)
+    env.close()
+
+
+def test_the_task_memo_starts_over_when_the_env_plays_another_task() -> None:
+    env, obs, spec = _bound("treegym/ToolTasks-v0")
+    first = spec._memo()
+    spec.canonical(obs["valid_actions"][0])
+    assert first.canonical and spec._memo() is first  # the same task: as it is
+    env.reset(seed=1)
+    assert spec._memo() is first and not first.canonical  # another task: emptied
+    env.close()
