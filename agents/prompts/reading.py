@@ -24,6 +24,31 @@ def _answer_text(line: str) -> str:
     return line
 
 
+def _listed_as_written(line: str, index: ActionIndex, valid: Sequence[Any]) -> str | None:
+    """The listed action ``line`` states when it is one as written (case aside), else None: what
+    ``_read(_answer_text(line))`` answers for such a line, without the readings that cannot change it. A line
+    qualifies when nothing would be cut from it: it starts with a letter (not ``action``) or with a number
+    that no ``.`` or ``)`` follows (no bullet, no label), ends with neither whitespace nor a backtick, and
+    holds no bracket (a bracketed line is read for its verb first)."""
+    found = index.lower.get(line.lower())
+    if found is None or "[" in line or line[-1].isspace() or line[-1] == "`":
+        return None
+    first = line[0]
+    if first.isalpha():
+        if first in "aA" and line.lower().startswith("action"):
+            return None
+    elif first in _ASCII_DIGITS:
+        after = line.lstrip(_ASCII_DIGITS)[:1]
+        if not after or after in ".)" or after.isdigit():
+            return None
+    else:
+        return None
+    return found if found in valid else None
+
+
+_ASCII_DIGITS = "0123456789"
+
+
 def _clean_line(line: str) -> str:
     """An answer line without its bullet, surrounding whitespace and backticks."""
     return _BULLET.sub("", line).strip().strip("`").strip()
@@ -108,10 +133,14 @@ class ActionReading:
                 if hit[0] is self._templates:
                     out.append(hit[1])
                     continue
-            text = _answer_text(line)
-            bracket = "[" in text
-            found = self._read(text, obs, index, valid, bracket and asked)
-            asked = asked or bracket
+            found = _listed_as_written(line, index, valid) if line else None
+            if found is not None:  # the common answer line: a listed action as written
+                bracket = False
+            else:
+                text = _answer_text(line)
+                bracket = "[" in text
+                found = self._read(text, obs, index, valid, bracket and asked)
+                asked = asked or bracket
             if len(memo) < MAX_EXTRACTED:
                 memo[line] = (self._templates, found, bracket)  # the templates as they are after reading
             out.append(found)

@@ -168,3 +168,37 @@ def test_the_task_memo_starts_over_when_the_env_plays_another_task() -> None:
     env.reset(seed=1)
     assert spec._memo() is first and not first.canonical  # another task: emptied
     env.close()
+
+
+class _Shown:
+    """A listed action that is not text (a user's env may list objects: they are read by their ``str``)."""
+
+    def __str__(self) -> str:
+        return "look around"
+
+
+def test_a_line_read_as_written_states_what_reading_it_in_full_does() -> None:
+    from treegym.agents.prompts.reading import _answer_text
+
+    for env_id in ("treegym/Game24-v0", "treegym/ALFWorld-v0", "treegym/WebShop-v0", "treegym/ToolTasks-v0",
+                   "treegym/ToolBench-v0"):
+        env, obs, _spec = _bound(env_id)
+        valid = list(obs["valid_actions"])
+        lines = ["", " ", "answer: 1 + 2 = 3", "Action item", "actionable", "12) go", "3.5 + 2", "4 . x", "7",
+                 "4\u0663. x", "7\u00b2 x", "go to nowhere 3", "look", "Look", "inventory "]
+        for v in valid[:6]:
+            lines += [v, v.upper(), v.lower(), v + " ", " " + v, f"- {v}", f"1. {v}", f"Action: {v}", f"`{v}`",
+                      f"{v}`", f"* {v}", f"# {v}", f"{v}\t", v.replace(" ", "  ")]
+        # listed actions that reading in full would cut: a label, bullets, numbers, backticks, padding
+        odd = ["Action: look", "action figure", "1) go", "12. go", "4 + 8 = 12", "7", "4\u0663. x", "look`", "`look",
+               "look ", "- look", "* look", "# look", "\u2022 look", "a look", "A"]
+        for shown in (obs, dict(obs, valid_actions=tuple(odd)), dict(obs, valid_actions=list(odd) + valid[:2]),
+                      dict(obs, valid_actions=(7, _Shown(), "look"))):  # not text: their strings are not listed
+            listed = list(shown["valid_actions"])
+            fresh = get_prompts(env_id).bind(env)  # every line read afresh, each one alone
+            read = lines + [str(v) for v in listed]
+            got = [fresh.extract(line, shown) for line in read]
+            index = fresh.action_index(shown)
+            full = [fresh._read(_answer_text(line), shown, index, tuple(listed)) for line in read]
+            assert got == full, env_id
+        env.close()
