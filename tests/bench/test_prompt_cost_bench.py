@@ -20,6 +20,7 @@ def test_real_and_stubbed_searches_are_measured_and_nothing_stays_patched():
         assert "error" not in a, a
         assert a["real"]["n"] == a["stubbed"]["n"] == 2 and a["real"]["median"] > 0 < a["stubbed"]["median"]
         assert a["calls"] > 0 and a["cost"] == a["real"]["median"] - a["stubbed"]["median"]
+        assert a["py_calls"] > a["calls"]  # each prompt call runs the prompt layer's own functions
     assert SearchConfig.__dict__["_clean"] is before
     assert "Game24-v0" in pc.format_prompt_cost(GAME24, result)
 
