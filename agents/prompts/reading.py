@@ -24,26 +24,20 @@ def _answer_text(line: str) -> str:
     return line
 
 
-def _listed_as_written(line: str, index: ActionIndex, valid: Sequence[Any]) -> str | None:
-    """The listed action ``line`` states when it is one as written (case aside), else None: what
-    ``_read(_answer_text(line))`` answers for such a line, without the readings that cannot change it. A line
-    qualifies when nothing would be cut from it: it starts with a letter (not ``action``) or with a number
-    that no ``.`` or ``)`` follows (no bullet, no label), ends with neither whitespace nor a backtick, and
-    holds no bracket (a bracketed line is read for its verb first)."""
-    found = index.lower.get(line.lower())
-    if found is None or "[" in line or line[-1].isspace() or line[-1] == "`":
-        return None
+def _as_written(line: str) -> bool:
+    """Whether reading ``line`` in full would cut nothing from it: it starts with a letter (not ``action``:
+    no label) or with a number that no ``.`` or ``)`` follows (no bullet), ends with neither whitespace nor a
+    backtick, and holds no bracket (a bracketed line is read for its verb first). Such a line is read against
+    the action table as it is (``_answer_text`` and ``_clean_line`` would return it unchanged)."""
+    if not line or "[" in line or line[-1].isspace() or line[-1] == "`":
+        return False
     first = line[0]
     if first.isalpha():
-        if first in "aA" and line.lower().startswith("action"):
-            return None
-    elif first in _ASCII_DIGITS:
+        return not (first in "aA" and line.lower().startswith("action"))
+    if first in _ASCII_DIGITS:
         after = line.lstrip(_ASCII_DIGITS)[:1]
-        if not after or after in ".)" or after.isdigit():
-            return None
-    else:
-        return None
-    return found if found in valid else None
+        return bool(after) and after not in ".)" and not after.isdigit()
+    return False
 
 
 _ASCII_DIGITS = "0123456789"
@@ -133,9 +127,9 @@ class ActionReading:
                 if hit[0] is self._templates:
                     out.append(hit[1])
                     continue
-            found = _listed_as_written(line, index, valid) if line else None
-            if found is not None:  # the common answer line: a listed action as written
+            if _as_written(line):  # the common answer line: nothing to cut, no verb to read
                 bracket = False
+                found = self._checked(self._normalised(line, index), valid)
             else:
                 text = _answer_text(line)
                 bracket = "[" in text
@@ -158,7 +152,10 @@ class ActionReading:
             found = [m for m in _BRACKET.finditer(line) if m.group(1).lower() in verbs]
             if found:
                 return f"{found[-1].group(1).lower()}[{found[-1].group(2).strip()}]"
-        action = self._normalised(_clean_line(line), index)
+        return self._checked(self._normalised(_clean_line(line), index), valid)
+
+    def _checked(self, action: str, valid: Sequence[Any]) -> str | None:
+        """``action`` when the env would judge it, else None."""
         # a listed action is one the env judges; anything else must have a canonical form
         return action if action and (action in valid or self.canonical(action) is not None) else None
 
