@@ -9,7 +9,44 @@ methods). Env prompt specs override any of them through ``PromptSpec``.
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
+
+
+MAX_READ = 1024  # answer texts remembered per form (a search reads the same few verdicts thousands of times)
+MAX_READ_CHARS = 512  # longer answers (a real model's reasoning) are read afresh: they seldom recur
+_COMPARISONS: dict[str, float] = {}
+_VALUES: dict[str, float] = {}
+
+
+def _remembered(memo: dict[str, float], text: Any, read: Callable[[Any], float]) -> float:
+    """``read(text)``, remembered in ``memo`` for text (a pure function of it): at most ``MAX_READ`` texts of at
+    most ``MAX_READ_CHARS`` characters, then the memo starts over."""
+    if type(text) is not str or len(text) > MAX_READ_CHARS:
+        return read(text)
+    got = memo.get(text)
+    if got is None:
+        if len(memo) >= MAX_READ:
+            memo.clear()
+        got = memo[text] = read(text)
+    return got
+
+
+def _read_comparison(text: Any) -> float:
+    verdicts = re.findall(r"(?:answer|preference|choice|better|winner|trajectory)\W{0,3}\s*(?:is\s+)?\W?([AB])\b",
+                          str(text or ""), flags=re.IGNORECASE)
+    if not verdicts:
+        verdicts = re.findall(r"(?<![A-Za-z])([AB])(?![A-Za-z])", str(text or "").strip()[:3], flags=re.IGNORECASE)
+    if not verdicts:
+        return 0.5
+    return 1.0 if verdicts[-1].upper() == "A" else 0.0
+
+
+def _read_value(text: Any) -> float:
+    t = text.strip().lower().splitlines()[-1] if str(text or "").strip() else ""
+    for word, v in (("sure", 1.0), ("likely", 0.5), ("impossible", 0.0)):
+        if word in t:
+            return v
+    return 0.25
 
 
 class AnswerForms:
@@ -20,21 +57,14 @@ class AnswerForms:
 
         Reads the last ``A``/``B`` verdict: ``Answer: B``, ``preference: A``,
         ``**B**`` or a bare letter, so a reasoning preamble does not count as a vote.
+        A text read before is answered from memory (:func:`_remembered`).
         """
-        verdicts = re.findall(r"(?:answer|preference|choice|better|winner|trajectory)\W{0,3}\s*(?:is\s+)?\W?([AB])\b",
-                              str(text or ""), flags=re.IGNORECASE)
-        if not verdicts:
-            verdicts = re.findall(r"(?<![A-Za-z])([AB])(?![A-Za-z])", str(text or "").strip()[:3], flags=re.IGNORECASE)
-        if not verdicts:
-            return 0.5
-        return 1.0 if verdicts[-1].upper() == "A" else 0.0
+        return _remembered(_COMPARISONS, text, _read_comparison)
 
     def parse_value(self, text: str) -> float:
-        t = text.strip().lower().splitlines()[-1] if str(text or "").strip() else ""
-        for word, v in (("sure", 1.0), ("likely", 0.5), ("impossible", 0.0)):
-            if word in t:
-                return v
-        return 0.25
+        """The ToT value word on the answer's last line: sure 1.0, likely 0.5, impossible 0.0, else 0.25
+        (remembered per text as :meth:`parse_comparison` is)."""
+        return _remembered(_VALUES, text, _read_value)
 
     # renderings of oracle answers
     def render_react(self, action: str, thought: str = "") -> str:

@@ -28,8 +28,8 @@ stripped text), ``labels`` (the
                  "_fills")
 
     def __init__(self, valid: Sequence[str]):
-        self.valid = tuple(valid)
-        self.lower = {v.lower(): v for v in self.valid}
+        self.valid = valid = tuple(valid)
+        self.lower = dict(zip(map(str.lower, valid), valid))  # the last one listed wins, as in a comprehension
         self._stripped: dict[str, str] | None = None
         self._labels: dict[str, str] | None = None
         self._verbs: frozenset[str] | None = None
@@ -122,7 +122,8 @@ class TaskMemo:
 
     def check(self, env: Any) -> "TaskMemo":
         """This memo, emptied first when ``env`` (as bound: it is unwrapped here, once per env) holds another
-        task than when it was filled."""
+        task than when it was filled. ``PromptSpec._memo`` makes this method's first test (the same env, the
+        same task object) itself before calling it: keep the two alike."""
         if env is not self._outer or env is None:
             self._outer, self.base = env, getattr(env, "unwrapped", env)
         env = self.base
@@ -160,7 +161,7 @@ class TaskMemo:
             last = self._last
             if last is not None and last[0] is valid_actions and valid_actions is not None and last[1] == valid_actions:
                 return last[2]
-        valid = tuple(str(v) for v in valid_actions or ())
+        valid = tuple(map(str, valid_actions or ()))
         found = self.indexes.get(valid)
         if found is None:
             if len(self.indexes) >= MAX_INDEXES:

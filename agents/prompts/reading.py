@@ -24,6 +24,30 @@ def _answer_text(line: str) -> str:
     return line
 
 
+def _as_written(line: str) -> bool:
+    """Whether reading ``line`` in full would cut nothing from it: it starts with a letter (not ``action``:
+    no label) or with a number that no ``.`` or ``)`` follows (no bullet), ends with neither whitespace nor a
+    backtick, and holds no bracket (a bracketed line is read for its verb first). Such a line is read against
+    the action table as it is (``_answer_text`` and ``_clean_line`` would return it unchanged)."""
+    if not line or "[" in line or line[-1].isspace() or line[-1] == "`":
+        return False
+    first = line[0]
+    if first.isalpha():
+        return not (first in "aA" and line.lower().startswith("action"))
+    if first in _ASCII_DIGITS:
+        after = line.lstrip(_ASCII_DIGITS)[:1]
+        return bool(after) and after not in ".)" and not after.isdigit()
+    return False
+
+
+_ASCII_DIGITS = "0123456789"
+
+
+def _clean_line(line: str) -> str:
+    """An answer line without its bullet, surrounding whitespace and backticks."""
+    return _BULLET.sub("", line).strip().strip("`").strip()
+
+
 class ActionReading:
     """Answer parsers of :class:`~.spec.PromptSpec` (module docstring); a base of it, reading its ``env``,
     ``per_task``, ``canonical``, ``templates`` and per-task memo."""
@@ -37,7 +61,7 @@ class ActionReading:
     def normalise(self, line: str, obs: dict) -> str:
         """``line`` as the env's listed action when it means one (exactly, by a bracketed
         label, or by the env's canonical form), else as written (the env judges it)."""
-        return self._normalised(_BULLET.sub("", str(line)).strip().strip("`").strip(), self.action_index(obs))
+        return self._normalised(_clean_line(str(line)), self.action_index(obs))
 
     def _normalised(self, line: str, index: ActionIndex) -> str:
         """:meth:`normalise` of a line already cleaned, against ``index`` (the observation's table)."""
@@ -84,7 +108,11 @@ class ActionReading:
         The env's page does not change while one answer is read, so it is asked at most once per call."""
         if self.env is None or "canonical_action" not in self.per_task:
             return [self._extract(line, obs) for line in lines]
-        index = self.action_index(obs)
+        return self._extract_at(lines, obs, self.action_index(obs))
+
+    def _extract_at(self, lines: Sequence[str], obs: dict, index: ActionIndex) -> list[str | None]:
+        """:meth:`extract_lines` with canonical forms per task, against ``index`` (``obs``'s table, looked up
+        by the caller)."""
         valid = obs.get("valid_actions") or () if isinstance(obs, dict) else ()
         ask_templates = "action_templates" not in self.per_task
         asked = False
@@ -99,10 +127,14 @@ class ActionReading:
                 if hit[0] is self._templates:
                     out.append(hit[1])
                     continue
-            text = _answer_text(line)
-            bracket = "[" in text
-            found = self._read(text, obs, index, valid, bracket and asked)
-            asked = asked or bracket
+            if _as_written(line):  # the common answer line: nothing to cut, no verb to read
+                bracket = False
+                found = self._checked(self._normalised(line, index), valid)
+            else:
+                text = _answer_text(line)
+                bracket = "[" in text
+                found = self._read(text, obs, index, valid, bracket and asked)
+                asked = asked or bracket
             if len(memo) < MAX_EXTRACTED:
                 memo[line] = (self._templates, found, bracket)  # the templates as they are after reading
             out.append(found)
@@ -120,7 +152,10 @@ class ActionReading:
             found = [m for m in _BRACKET.finditer(line) if m.group(1).lower() in verbs]
             if found:
                 return f"{found[-1].group(1).lower()}[{found[-1].group(2).strip()}]"
-        action = self._normalised(_BULLET.sub("", line).strip().strip("`").strip(), index)
+        return self._checked(self._normalised(_clean_line(line), index), valid)
+
+    def _checked(self, action: str, valid: Sequence[Any]) -> str | None:
+        """``action`` when the env would judge it, else None."""
         # a listed action is one the env judges; anything else must have a canonical form
         return action if action and (action in valid or self.canonical(action) is not None) else None
 
@@ -133,7 +168,8 @@ class ActionReading:
         again (they may depend on the page) and counts only while the templates are the same."""
         if self.env is None or "canonical_action" not in self.per_task or not isinstance(text, str):
             return self._parse_action(text, obs)
-        answers = self.action_index(obs).answers
+        index = self.action_index(obs)
+        answers = index.answers
         hit = answers.get(text)
         if hit is not None:
             if hit[2] and "action_templates" not in self.per_task:
@@ -141,21 +177,39 @@ class ActionReading:
             if hit[0] is self._templates:
                 return hit[1]
         asks = self._template_asks
-        found = self._parse_action(text, obs)
+        found = self._parse_action(text, obs, index)
         if len(answers) < MAX_EXTRACTED:
             answers[text] = (self._templates, found, self._template_asks != asks)
         return found
 
-    def _parse_action(self, text: str, obs: dict) -> str:
+    def _parse_action(self, text: str, obs: dict, index: ActionIndex | None = None) -> str:
+        """:meth:`parse_action` read afresh. ``index``: ``obs``'s table, looked up by the caller (canonical forms
+        per task), which the spec's own ``extract`` and ``normalise`` then read without looking it up again."""
         lines = [ln.strip() for ln in str(text or "").strip().splitlines() if ln.strip()]
         if not lines:
             return ""
+        if index is not None and not self._plain_reading():
+            index = None  # a spec's own extract or normalise: called as they are
+        if index is None:
+            extract, normalise = self.extract, self.normalise
+        else:
+            def extract(line: str, obs: dict) -> str | None:
+                return self._extract_at((line,), obs, index)[0]
+
+            def normalise(line: str, obs: dict) -> str:
+                return self._normalised(_clean_line(line), index)
         for ln in reversed(lines):
             if ln.lower().lstrip("*# ").startswith("action"):
                 chosen = ln.split(":", 1)[1].strip() if ":" in ln else ln
-                return self.extract(chosen, obs) or self.normalise(chosen, obs)
-        return next((a for a in map(lambda ln: self.extract(ln, obs), reversed(lines)) if a), None) \
-            or self.normalise(lines[-1], obs)
+                return extract(chosen, obs) or normalise(chosen, obs)
+        return next((a for a in map(lambda ln: extract(ln, obs), reversed(lines)) if a), None) \
+            or normalise(lines[-1], obs)
+
+    def _plain_reading(self) -> bool:
+        """Whether the spec reads answer lines with these ``extract``, ``extract_lines`` and ``normalise``."""
+        own = type(self)
+        return (own.extract is ActionReading.extract and own.extract_lines is ActionReading.extract_lines
+                and own.normalise is ActionReading.normalise)
 
     def parse_proposals(self, text: str, obs: dict) -> list[str]:
         """Distinct actions, one per line that states one, in order."""

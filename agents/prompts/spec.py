@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 from ..llm.base import Message
 from .answers import AnswerForms
-from .memo import TaskMemo
+from .memo import ActionIndex, TaskMemo
 from .reading import _BULLET, ActionReading  # noqa: F401 - _BULLET stays importable from here
 from .rendering import MAX_REMEMBERED_LINES, ContextRendering  # noqa: F401 - importable from here too
 
@@ -62,6 +62,7 @@ def one_line(text: Any, n: int) -> str:
     return t if len(t) <= n else t[: n - 3] + "..."
 
 
+MAX_FITS = 4096  # action texts whose template is remembered per set of templates known
 _REACT_HEAD = "Each turn, reply with two lines:\nThought: <brief reasoning>\nAction: <exactly one action>"
 _PROPOSE_HEAD = "Propose promising next actions, one per line, nothing else."
 
@@ -103,7 +104,10 @@ class PromptSpec(ActionReading, ContextRendering, AnswerForms):
         self.env: Any = None
         self._templates: tuple[str, ...] = ()  # every template the env declared so far
         self._template_asks = 0  # times the env was asked for its templates (a reading tells whether it asked)
-        self._template_patterns: tuple[tuple[str, ...], tuple[tuple[str, re.Pattern], ...]] = ((), ())
+        # the templates known, their regexes, and which template each action text fills (remembered per set)
+        self._template_patterns: tuple[tuple[str, ...], tuple[tuple[str, re.Pattern], ...], dict[str, str | None]] = \
+            ((), (), {})
+        self._declared: Any = None  # the env's last answer to action_templates(), all of it in _templates
         self._template_verbs: tuple[tuple[str, ...], frozenset[str]] = ((), frozenset())
         self._memo_store = TaskMemo()
 
@@ -120,8 +124,14 @@ class PromptSpec(ActionReading, ContextRendering, AnswerForms):
         return self._memo_store.check(self.env).base
 
     def _memo(self) -> TaskMemo:
-        """The per-task memo of the bound env, emptied when its task changed (``memo.base`` is the env unwrapped)."""
-        return self._memo_store.check(self.env)
+        """The per-task memo of the bound env, emptied when its task changed (``memo.base`` is the env unwrapped).
+        The same env as bound at the last check, still on the same task object: the memo as it is (``check``'s
+        own first test, without calling it)."""
+        store = self._memo_store
+        task = store._task
+        if self.env is store._outer and task is not None and getattr(store.base, "task", None) is task:
+            return store
+        return store.check(self.env)
 
     def task_fields(self) -> dict:
         if self.env is None:
@@ -165,15 +175,17 @@ class PromptSpec(ActionReading, ContextRendering, AnswerForms):
                     now = values["action_templates"] = tuple(memo.base.action_templates())
             else:
                 now = tuple(memo.base.action_templates())
-            if any(t not in self._templates for t in now):
-                self._templates += tuple(t for t in now if t not in self._templates)
+            if now is not self._declared:  # the same tuple as last time: every template of it is known
+                self._declared = now
+                if any(t not in self._templates for t in now):
+                    self._templates += tuple(t for t in now if t not in self._templates)
         return self._templates
 
     def canonical(self, action: str) -> str | None:
         """The env's canonical form of ``action`` (None: malformed); unbound: the stripped text."""
         if self.env is None:
             return action.strip() or None
-        memo = self._memo_store.check(self.env)
+        memo = self._memo()
         if "canonical_action" not in self.per_task:
             return memo.base.canonical_action(action)
         known = memo.canonical
@@ -191,21 +203,33 @@ class PromptSpec(ActionReading, ContextRendering, AnswerForms):
         return self._memo().canonical
 
     def fits_template(self, action: str) -> str | None:
-        """The action template ``action`` fills, or None."""
+        """The action template ``action`` fills, or None (remembered per action text and set of templates known)."""
         templates = self.templates()
         patterns = self._template_patterns
         if patterns[0] is not templates:  # compiled once per set of templates known
-            patterns = self._template_patterns = (templates, tuple((t, template_regex(t)) for t in templates))
-        action = action.strip()
-        return next((t for t, rx in patterns[1] if rx.match(action)), None)
+            patterns = self._template_patterns = (templates, tuple((t, template_regex(t)) for t in templates), {})
+        fits = patterns[2]
+        try:
+            return fits[action]
+        except (KeyError, TypeError):  # TypeError: an unhashable action, read as before
+            stripped = action.strip()
+            found = next((t for t, rx in patterns[1] if rx.match(stripped)), None)
+            if type(action) is str:
+                if len(fits) >= MAX_FITS:
+                    fits.clear()
+                fits[action] = found
+            return found
 
     def is_templated(self, action: str, obs: dict) -> bool:
         """A free-text action the page offers: it fills one of the env's action templates, and a
         listed action fills the same template (or the env lists nothing): remembered per list and template."""
+        return self._templated_at(action, self.action_index(obs))
+
+    def _templated_at(self, action: str, index: ActionIndex) -> bool:
+        """:meth:`is_templated` against ``index`` (the observation's table, looked up by the caller)."""
         t = self.fits_template(action)
         if t is None:
             return False
-        index = self.action_index(obs)
         return not index.valid or index.fills(t, template_regex(t))
 
     def is_listed_or_templated(self, action: str, obs: dict) -> bool:
@@ -217,7 +241,9 @@ class PromptSpec(ActionReading, ContextRendering, AnswerForms):
                 return True
         elif action in index.valid:
             return True
-        return self.is_templated(action, obs)
+        if type(self).is_templated is not PromptSpec.is_templated:  # a spec's own: called as it is
+            return self.is_templated(action, obs)
+        return self._templated_at(action, index)
 
     # ------------------------------------------------------------ prompt pieces (override per env)
     def action_help(self) -> str:

@@ -31,6 +31,7 @@ from .engine import ToolTasksEngine, parse_call
 
 DATA_DIR = Path(__file__).with_name("data")
 DOMAINS = ("home_search", "trip_booking", "sheets", "virtual_home")
+CANONICAL_MAX = 4096  # canonical forms an env remembers (``ToolTasksEnv.canonical_action``)
 
 
 @lru_cache(maxsize=1)
@@ -43,6 +44,12 @@ def shipped_tasks() -> tuple[dict, ...]:
 
 def _splits() -> dict[str, tuple]:
     return splits_of_records(shipped_tasks(), "task_id", order=("test", "dev", "all"))
+
+
+def _canonical_call(action: Any, functions: Any) -> str | None:
+    """``action`` as one call of ``functions`` in sorted JSON, or None when it is not one."""
+    parsed = parse_call(action, functions)
+    return None if isinstance(parsed, str) else json.dumps({"name": parsed[0], "arguments": parsed[1]}, sort_keys=True)
 
 
 @lru_cache(maxsize=2)
@@ -69,6 +76,7 @@ class ToolTasksEnv(EngineEnv):
             task_ids = [t for t in pool if engine.tasks[engine.task(t)]["domain"] == domain]
         super().__init__(engine, split=split, task_ids=task_ids, max_steps=max_steps, render_mode=render_mode,
                          server_url=server_url, variant=reward_mode if server_url is not None else None)
+        self._canonical_memo: dict[tuple[str, str], str | None] = {}  # (domain, action) -> canonical form
 
     @classmethod
     def default_task_pool(cls) -> TaskPool:
@@ -88,8 +96,21 @@ class ToolTasksEnv(EngineEnv):
                      for k, v in self.engine.functions(self.task.task_id).items())
 
     def canonical_action(self, action: str) -> str | None:
+        """The call as sorted JSON, or None when it is not a call of the task's domain. Remembered per domain and
+        text (a search and the tasks after it meet the same calls again): at most ``CANONICAL_MAX`` texts per env,
+        then the memo starts over."""
         if self.task is None:
             return None
-        parsed = parse_call(action, self.engine.functions(self.task.task_id))
-        return None if isinstance(parsed, str) else json.dumps({"name": parsed[0], "arguments": parsed[1]}, sort_keys=True)
+        task_id = self.task.task_id
+        if type(action) is not str:
+            return _canonical_call(action, self.engine.functions(task_id))
+        key = (self.engine.tasks[task_id]["domain"], action)
+        memo = self._canonical_memo
+        try:
+            return memo[key]
+        except KeyError:
+            if len(memo) >= CANONICAL_MAX:
+                memo.clear()
+            found = memo[key] = _canonical_call(action, self.engine.functions(task_id))
+            return found
 

@@ -13,21 +13,42 @@ cache effects included. A search that does not make the recorded calls again (it
 
 CPU per expansion (``time.process_time`` around the search, the simulated LLM's own time subtracted as in
 ``bench_overhead``), medians of repetitions interleaved real, stubbed, real, ...; machine load printed.
+Beside it, a figure the machine's load cannot move: the function calls the prompt layer makes per expansion
+(``py calls/exp``: calls into ``treegym.agents.prompts`` from outside it plus every call its own code makes,
+builtins included, not what the env's contract methods it calls do inside), counted by ``cProfile`` in the
+recorded search.
 
-    python -m treegym.scripts.bench.bench_prompt_cost --env treegym/ALFWorld-v0 [--agents mcts,astar] [--repeats 3]
+    python -m treegym.scripts.bench.bench_prompt_cost --env treegym/ALFWorld-v0 [--depth 8] [--agents mcts,astar] [--repeats 3]
 """
 from __future__ import annotations
 
+import cProfile
+import os
+import pstats
 import time
 from typing import Any, Callable, Sequence
 
 import gymnasium as gym
 
+from treegym.agents import prompts as prompts_package
 from treegym.agents.search import config as search_config
-from treegym.scripts.bench.bench_overhead import AGENTS, LLM_SPEC, build_agent, run_on_one_env
+from treegym.scripts.bench.bench_overhead import (AGENTS, LLM_SPEC, StartState, first_act, run_on_one_env,
+                                                  searching_agent, start_states, timed_llm)
 from treegym.scripts.bench.bench_support import interleave, spread
 
 MODES = ("real", "stubbed")
+PROMPTS_DIR = os.path.dirname(os.path.abspath(prompts_package.__file__)) + os.sep
+
+
+def prompt_layer_calls(profile: cProfile.Profile) -> int:
+    """Function calls in ``profile`` made by the prompt layer's code, or into it from outside."""
+    total = 0
+    for (filename, _line, _name), (_cc, _nc, _tt, _ct, callers) in pstats.Stats(profile).stats.items():
+        inside = filename.startswith(PROMPTS_DIR)
+        for (caller, _cline, _cname), counts in callers.items():
+            if inside or caller.startswith(PROMPTS_DIR):
+                total += counts[0]
+    return total
 
 
 class SearchMismatch(RuntimeError):
@@ -84,33 +105,37 @@ class _Calls:
         return call
 
 
-def _search(env: gym.Env, env_id: str, seed: int, agent: str, llm_spec: str, budget: int, calls: _Calls
-            ) -> tuple[float, int]:
-    """One search from ``reset(seed)`` with the prompt calls going through ``calls``: (CPU seconds without
-    the LLM's, expansions)."""
-    obs, info = env.reset(seed=seed)
-    policy, llm = build_agent(agent, env_id, llm_spec, seed=0, budget=budget)
+def _search(env: gym.Env, env_id: str, state: StartState, agent: str, llm_spec: str, budget: int, calls: _Calls,
+            profile: cProfile.Profile | None = None) -> tuple[float, int]:
+    """One search from ``state`` (reached by reset + replay, untimed) with the prompt calls going through
+    ``calls``: (CPU seconds without the LLM's, expansions); ``profile`` (if any) profiles the search."""
+    llm = timed_llm(llm_spec, env_id)
+    policy, obs, info = searching_agent(env, env_id, state, agent, llm, budget)
     for name in _timed_names(policy.prompts):
         setattr(policy.prompts, name, calls.wrap(getattr(policy.prompts, name)))
     calls.pos = 0
-    policy.reset()
-    policy.bind(env)
     c0 = time.process_time()
-    policy.act(obs, info)
+    if profile is not None:
+        profile.runcall(first_act, policy, obs, info)
+    else:
+        first_act(policy, obs, info)
     seconds = time.process_time() - c0 - llm.cpu_seconds
     return seconds, int(policy.stats().get("search_expansions", 0))
 
 
 def measure_prompt_cost(make_env: Callable[[], gym.Env], env_id: str, *, agents: Sequence[str] = AGENTS,
                         seeds: Sequence[int] = (0, 1), budget: int = 40, repeats: int = 3,
-                        llm_spec: str = LLM_SPEC) -> dict[str, dict[str, Any]]:
+                        llm_spec: str = LLM_SPEC, depth: int = 0) -> dict[str, dict[str, Any]]:
     """Per agent: ``real`` and ``stubbed`` (CPU seconds per expansion, spreads over searches), ``cost``
-    (their medians' difference) and ``calls`` (prompt calls per expansion), or ``error``."""
+    (their medians' difference), ``calls`` (prompt calls per expansion) and ``py_calls`` (the prompt layer's
+    function calls per expansion, :func:`prompt_layer_calls`), or ``error``; each search starts
+    ``depth`` actions into its episode (``bench_overhead.start_states``)."""
     env = make_env()
+    states = start_states(env, seeds, depth)
     calls = _Calls()
     clean = search_config.SearchConfig.__dict__["_clean"]
     search_config.SearchConfig._clean = calls.wrap(clean)
-    rows = {a: {"real": [], "stubbed": [], "calls": []} for a in agents}
+    rows = {a: {"real": [], "stubbed": [], "calls": [], "py_calls": []} for a in agents}
     errors: dict[str, str] = {}
     recorded: dict[tuple[str, int], tuple[list[Any], int]] = {}
 
@@ -121,7 +146,7 @@ def measure_prompt_cost(make_env: Callable[[], gym.Env], env_id: str, *, agents:
             log, expansions = recorded[(agent, seed)]
             calls.mode, calls.log = mode, (fresh(log) if mode == "stubbed" else log)
             try:
-                seconds, n = _search(env, env_id, seed, agent, llm_spec, budget, calls)
+                seconds, n = _search(env, env_id, states[seed], agent, llm_spec, budget, calls)
                 if calls.pos != len(log) or n != expansions:
                     raise SearchMismatch(f"the {mode} search made {calls.pos} prompt calls and {n} expansions, "
                                          f"the recorded one {len(log)} and {expansions}")
@@ -136,11 +161,13 @@ def measure_prompt_cost(make_env: Callable[[], gym.Env], env_id: str, *, agents:
             for seed in seeds:
                 try:
                     calls.mode, calls.log = "real", []
-                    _search(env, env_id, seed, agent, llm_spec, budget, calls)  # first-search caches, not counted
+                    _search(env, env_id, states[seed], agent, llm_spec, budget, calls)  # first-search caches, not counted
                     calls.mode, calls.log = "record", []
-                    _, n = _search(env, env_id, seed, agent, llm_spec, budget, calls)
+                    profile = cProfile.Profile()
+                    _, n = _search(env, env_id, states[seed], agent, llm_spec, budget, calls, profile)
                     recorded[(agent, seed)] = (calls.log, n)
                     rows[agent]["calls"].append(len(calls.log) / max(1, n))
+                    rows[agent]["py_calls"].append(prompt_layer_calls(profile) / max(1, n))
                 except Exception as exc:  # noqa: BLE001 - as above
                     errors[agent] = f"{type(exc).__name__}: {exc}"
         interleave([arm(a, s, m) for a in agents for s in seeds for m in MODES if (a, s) in recorded], repeats)
@@ -154,20 +181,20 @@ def measure_prompt_cost(make_env: Callable[[], gym.Env], env_id: str, *, agents:
             continue
         real, stubbed = spread(r["real"]), spread(r["stubbed"])
         out[agent] = {"real": real, "stubbed": stubbed, "cost": real["median"] - stubbed["median"],
-                      "calls": spread(r["calls"])["median"]}
+                      "calls": spread(r["calls"])["median"], "py_calls": spread(r["py_calls"])["median"]}
     return out
 
 
 def format_prompt_cost(env_id: str, result: dict[str, dict[str, Any]]) -> str:
     lines = [f"{env_id}: framework CPU per expansion in us (LLM time left out), medians; real - stubbed = prompt "
              "building and answer parsing",
-             f"  {'agent':<7} {'real':>8} {'stubbed':>8} {'prompts':>8} {'calls/exp':>10}"]
+             f"  {'agent':<7} {'real':>8} {'stubbed':>8} {'prompts':>8} {'calls/exp':>10} {'py calls/exp':>13}"]
     for agent, a in result.items():
         if "error" in a:
             lines.append(f"  {agent:<7} not measured: {a['error']}")
             continue
         lines.append(f"  {agent:<7} {a['real']['median'] * 1e6:>8.1f} {a['stubbed']['median'] * 1e6:>8.1f} "
-                     f"{a['cost'] * 1e6:>8.1f} {a['calls']:>10.2f}")
+                     f"{a['cost'] * 1e6:>8.1f} {a['calls']:>10.2f} {a['py_calls']:>13.1f}")
     return "\n".join(lines)
 
 

@@ -20,6 +20,7 @@ def test_real_and_stubbed_searches_are_measured_and_nothing_stays_patched():
         assert "error" not in a, a
         assert a["real"]["n"] == a["stubbed"]["n"] == 2 and a["real"]["median"] > 0 < a["stubbed"]["median"]
         assert a["calls"] > 0 and a["cost"] == a["real"]["median"] - a["stubbed"]["median"]
+        assert a["py_calls"] > a["calls"]  # each prompt call runs the prompt layer's own functions
     assert SearchConfig.__dict__["_clean"] is before
     assert "Game24-v0" in pc.format_prompt_cost(GAME24, result)
 
@@ -45,3 +46,13 @@ def test_a_search_that_makes_other_calls_than_recorded_is_refused():
     result = pc.measure_prompt_cost(lambda: gym.make(GAME24), GAME24, agents=["nosuchagent"], seeds=[0],
                                     budget=8, repeats=1)
     assert "nosuchagent" in result["nosuchagent"]["error"]
+
+
+def test_the_command_line_measures_from_a_state_depth_actions_in(capsys):
+    assert pc.main(["--env", GAME24, "--agents", "bfs", "--seeds", "1", "--budget", "8", "--repeats", "1",
+                    "--depth", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "not measured" not in out and "bfs" in out
+    result = pc.measure_prompt_cost(lambda: gym.make(GAME24), GAME24, agents=["bfs"], seeds=[0], budget=8,
+                                    repeats=1, depth=1)
+    assert "error" not in result["bfs"], result

@@ -93,3 +93,112 @@ def test_is_templated_answers_per_list_as_matching_every_listed_action_does() ->
     assert spec.is_listed_or_templated(valid[0], short) is (valid[0] in short["valid_actions"]
                                                             or spec.is_templated(valid[0], short))
     env.close()
+
+
+def test_value_and_comparison_verdicts_are_remembered_per_text_bounded_as_read_afresh() -> None:
+    from treegym.agents.prompts import answers
+
+    spec = get_prompts("treegym/Game24-v0")
+    texts = ["sure", "Likely", "x\nimpossible", "", "  ", "Answer: A", "answer: b", "B", "**A**", "tie",
+             "The better trajectory is B.", "I think\nsure\n", "a" * (answers.MAX_READ_CHARS + 1)]
+    for _ in range(2):  # the second round is answered from memory
+        assert [spec.parse_value(t) for t in texts] == [answers._read_value(t) for t in texts]
+        assert [spec.parse_comparison(t) for t in texts] == [answers._read_comparison(t) for t in texts]
+    assert [spec.parse_value(t) for t in texts[:3]] == [1.0, 0.5, 0.0]
+    assert "a" * (answers.MAX_READ_CHARS + 1) not in answers._VALUES  # a long answer is read, not kept
+    assert spec.parse_value(None) == 0.25 and spec.parse_comparison(None) == 0.5  # not text: read as before
+    for i in range(answers.MAX_READ + 5):
+        spec.parse_value(f"likely {i}")
+    assert 0 < len(answers._VALUES) <= answers.MAX_READ and spec.parse_value("likely 3") == 0.5
+
+
+def test_parse_action_reads_a_spec_s_own_extract_and_the_table_once_otherwise() -> None:
+    env, obs, spec = _bound("treegym/ALFWorld-v0")
+    valid = list(obs["valid_actions"])
+    answers = _answers(valid) + [f"Action: {valid[1]}  ", "go nowhere\n* " + valid[2]]
+    index = spec.action_index(obs)
+    assert [spec._parse_action(a, obs, index) for a in answers] == [spec._parse_action(a, obs) for a in answers]
+
+    class Shouting(type(spec)):
+        def extract(self, line: str, obs: dict) -> str | None:
+            return line.upper()
+
+    own = Shouting().bind(env)
+    assert not own._plain_reading() and spec._plain_reading()
+    assert own.parse_action(f"Thought: go.\nAction: {valid[0]}", obs) == valid[0].upper()
+    env.close()
+
+
+def test_the_template_an_action_fills_is_remembered_per_set_of_templates_as_matching_afresh() -> None:
+    from treegym.agents.prompts.spec import template_regex
+
+    env, obs, spec = _bound("treegym/WebShop-v0")  # templates depend on the page: a search bar or not
+
+    def afresh(action: str) -> str | None:
+        return next((t for t in spec.templates() if template_regex(t).match(action.strip())), None)
+
+    actions = ["search[red shoes]", " search[x] ", "click[Buy Now]", "search[]", "SEARCH[a b]", "buy"]
+    on_search_page = [spec.fits_template(a) for a in actions]
+    assert on_search_page == [afresh(a) for a in actions] and on_search_page[0] == "search[<query>]"
+    assert [spec.fits_template(a) for a in actions] == on_search_page  # from memory, the same
+    obs, *_ = env.step(obs["valid_actions"][0])  # a results page: no search bar, the templates known stay
+    assert [spec.fits_template(a) for a in actions] == on_search_page
+    assert spec.is_listed_or_templated("search[red shoes]", obs) is spec.is_templated("search[red shoes]", obs)
+    env.close()
+
+
+def test_is_listed_or_templated_calls_a_spec_s_own_is_templated() -> None:
+    env, obs, spec = _bound("treegym/ALFWorld-v0")
+
+    class Strict(type(spec)):
+        def is_templated(self, action: str, obs: dict) -> bool:
+            return False
+
+    strict = Strict().bind(env)
+    assert spec.is_listed_or_templated("go to desk 99", obs) and not strict.is_listed_or_templated("go to desk 99", obs)
+    assert strict.is_listed_or_templated(obs["valid_actions"][0], obs)
+    env.close()
+
+
+def test_the_task_memo_starts_over_when_the_env_plays_another_task() -> None:
+    env, obs, spec = _bound("treegym/ToolTasks-v0")
+    first = spec._memo()
+    spec.canonical(obs["valid_actions"][0])
+    assert first.canonical and spec._memo() is first  # the same task: as it is
+    env.reset(seed=1)
+    assert spec._memo() is first and not first.canonical  # another task: emptied
+    env.close()
+
+
+class _Shown:
+    """A listed action that is not text (a user's env may list objects: they are read by their ``str``)."""
+
+    def __str__(self) -> str:
+        return "look around"
+
+
+def test_a_line_read_as_written_states_what_reading_it_in_full_does() -> None:
+    from treegym.agents.prompts.reading import _answer_text
+
+    for env_id in ("treegym/Game24-v0", "treegym/ALFWorld-v0", "treegym/WebShop-v0", "treegym/ToolTasks-v0",
+                   "treegym/ToolBench-v0"):
+        env, obs, _spec = _bound(env_id)
+        valid = list(obs["valid_actions"])
+        lines = ["", " ", "answer: 1 + 2 = 3", "Action item", "actionable", "12) go", "3.5 + 2", "4 . x", "7",
+                 "4\u0663. x", "7\u00b2 x", "go to nowhere 3", "look", "Look", "inventory "]
+        for v in valid[:6]:
+            lines += [v, v.upper(), v.lower(), v + " ", " " + v, f"- {v}", f"1. {v}", f"Action: {v}", f"`{v}`",
+                      f"{v}`", f"* {v}", f"# {v}", f"{v}\t", v.replace(" ", "  ")]
+        # listed actions that reading in full would cut: a label, bullets, numbers, backticks, padding
+        odd = ["Action: look", "action figure", "1) go", "12. go", "4 + 8 = 12", "7", "4\u0663. x", "look`", "`look",
+               "look ", "- look", "* look", "# look", "\u2022 look", "a look", "A"]
+        for shown in (obs, dict(obs, valid_actions=tuple(odd)), dict(obs, valid_actions=list(odd) + valid[:2]),
+                      dict(obs, valid_actions=(7, _Shown(), "look"))):  # not text: their strings are not listed
+            listed = list(shown["valid_actions"])
+            fresh = get_prompts(env_id).bind(env)  # every line read afresh, each one alone
+            read = lines + [str(v) for v in listed]
+            got = [fresh.extract(line, shown) for line in read]
+            index = fresh.action_index(shown)
+            full = [fresh._read(_answer_text(line), shown, index, tuple(listed)) for line in read]
+            assert got == full, env_id
+        env.close()

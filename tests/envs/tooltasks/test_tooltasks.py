@@ -119,3 +119,29 @@ def test_a_call_sent_again_parses_the_same_and_never_shares_a_mutable_argument()
     assert parse_call(texts[0], fns) == ("set_location", {"value": "Boston"})
     lists = [parse_call(texts[5], fns)[1]["value"] for _ in range(2)]
     assert lists == [[1, 2], [1, 2]] and lists[0] is not lists[1]
+
+
+def test_canonical_forms_are_remembered_per_domain_as_parsing_them_afresh(monkeypatch):
+    from treegym.envs.tooltasks import env as tooltasks_env
+    from treegym.envs.tooltasks.engine import parse_call
+
+    env = gym.make("treegym/ToolTasks-v0", split="all")
+    u = env.unwrapped
+    texts = ['search()', 'done()', 'set_location("Boston")', 'update_cell("B2", 3)', 'open("fridge")', 'nonsense',
+             '{"name": "set_num_beds", "arguments": {"num_beds": 2}}', 'set_num_beds(2, 3)']
+
+    def afresh(text):
+        parsed = parse_call(text, u.engine.functions(u.task.task_id))
+        return None if isinstance(parsed, str) else json.dumps({"name": parsed[0], "arguments": parsed[1]}, sort_keys=True)
+
+    seen = {}
+    for task in shipped_tasks():  # every domain, each text twice (the second from memory)
+        env.reset(options={"task_id": task["task_id"]})
+        for text in texts + texts:
+            assert u.canonical_action(text) == afresh(text), (task["domain"], text)
+        seen[task["domain"]] = u.canonical_action("search()")
+    assert seen["home_search"] is not None and seen["sheets"] is None  # the same text, per domain
+    monkeypatch.setattr(tooltasks_env, "CANONICAL_MAX", 5)
+    for i in range(12):
+        assert u.canonical_action(f'set_num_beds({i})') == afresh(f'set_num_beds({i})')
+    assert len(u._canonical_memo) <= 5
