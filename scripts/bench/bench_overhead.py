@@ -46,11 +46,10 @@ CPU time (``time.process_time``), wall time beside them.
 
 What could tilt ``/exp``: the replay runs right after its search and on the same env, so the env's memo
 tables (WebShop's rendered pages and search results) are as warm as the search left them; that makes the
-replay cheaper and the ratio higher (it can only penalise the framework). The replay restores before
-every expansion, while a search skips the restore when the env already holds the parent (it expanded the
-child it had just made), and snapshots every child where a search's store may keep fewer: those make the
-replay dearer and the ratio lower than the search's own env work would (they could flatter; the first
-is a restore per such expansion).
+replay cheaper and the ratio higher (it can only penalise the framework). The replay restores where the
+search did: not before a follow-on expansion (the search expanded the child it had just made, so the env
+already holds the parent). It snapshots every child where a search's store may keep fewer (costly snapshot
+kinds only): that makes the replay dearer and the ratio lower there.
 
 What the figure does not show: a search started at depth ``d`` has no steps above its root, so its
 prompts carry the history below the root only (a node ``d`` steps deep in a search from the start

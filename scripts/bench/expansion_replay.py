@@ -11,15 +11,14 @@ queries), so the baseline "at the expanded node" (issue 37) replays the search's
   actions and the parent's path (untimed; the replayed observation must equal the tree's parent
   observation, else :class:`RollbackRefused`), snapshots it, and then :meth:`ExpansionReplay.run` times,
   as one block (as a search is timed), for each expansion in the search's order: restore the parent's
-  snapshot, step the node's action, snapshot the child and release it. Each step's observation must equal
+  snapshot (unless the env holds it: below), step the node's action, snapshot the child and release it. Each step's observation must equal
   the tree's child observation (checked after the clock stops; :class:`RollbackRefused` otherwise).
   :meth:`ExpansionReplay.close` releases the parents' snapshots.
 
-What can tilt the figure: the env holds the previous expansion's child when a restore starts, which is
-another state than the parent's except where the search expanded the child it had just made (then the
-env holds that very state, reached by a step); the search skips that restore (its snapshot store knows
-where the env is) while the replay always restores, so the replay can cost more than the search's own
-env work and the ratio framework / replay be lower than the truth. The search's snapshot store may also
+What the replay mirrors: where the search expanded the child it had just made, its snapshot store knows
+the env already holds that state and skips the restore; the replay skips it there too (the env holds the
+same state, reached by the same step), so a replay restores exactly where the search did and neither
+side pays a restore the other does not. What can still tilt the figure: the search's snapshot store may
 keep fewer snapshots than one per node (costly snapshot kinds); the replay takes one per expansion.
 """
 from __future__ import annotations
@@ -84,8 +83,10 @@ class ExpansionReplay:
             raise
         self.items: tuple[Expansion, ...] = tuple(items)
         self.parent_of: tuple[int, ...] = tuple(position.get(id(n.parent), -1) for n in nodes)
-        #: expansions whose parent is the child the previous expansion made (the search skips their restore)
-        self.follow_ons = sum(1 for i, p in enumerate(self.parent_of) if i and p == i - 1)
+        #: per expansion, whether its parent is the child the previous expansion made: the env holds it
+        #: then, and the search (and the replay) skip its restore
+        self.follow_on: tuple[bool, ...] = tuple(bool(i) and p == i - 1 for i, p in enumerate(self.parent_of))
+        self.follow_ons = sum(self.follow_on)
 
     def __len__(self) -> int:
         return len(self.items)
@@ -94,7 +95,8 @@ class ExpansionReplay:
         """Replay every expansion once, timed as one block and recorded per expansion under ``name``;
         ``each(i, expansion, step_result)``, when given, runs inside the clock after expansion i's step
         (``bench_overhead_floor``'s per-expansion work). The env is first moved off the first parent's
-        state. Raises :class:`RollbackRefused` when a step's observation differs from the tree's child."""
+        state; a follow-on expansion (:attr:`follow_on`) steps from the state the previous one left, as
+        the search did. Raises :class:`RollbackRefused` when a step's observation differs from the tree's child."""
         env, parents, items = self.env, self.parents, self.items
         if not items:
             return
@@ -104,13 +106,15 @@ class ExpansionReplay:
         seen = []
         c0, w0 = samples.clock()
         if each is None:
-            for item in items:
-                restore(env, parents[item.parent])
+            for item, held in zip(items, self.follow_on):
+                if not held:
+                    restore(env, parents[item.parent])
                 seen.append(step(item.action)[0])
                 release(env, snapshot(env))
         else:
-            for i, item in enumerate(items):
-                restore(env, parents[item.parent])
+            for i, (item, held) in enumerate(zip(items, self.follow_on)):
+                if not held:
+                    restore(env, parents[item.parent])
                 result = step(item.action)
                 seen.append(result[0])
                 release(env, snapshot(env))

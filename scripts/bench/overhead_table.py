@@ -48,6 +48,6 @@ def format_overhead(env_id: str, r: dict[str, Any]) -> str:
     skipped = [f"{agent} {a['follow_on_share']:.0%}" for agent, a in r["agents"].items()
                if a.get("follow_on_share", 0) >= 0.25]
     if skipped:
-        lines.append(f"  follow-on expansions ({', '.join(skipped)}): the search expanded the child it had just made, "
-                     "so it skipped the restore the replay does; /exp is low by up to one restore per such expansion")
+        lines.append(f"  follow-on expansions ({', '.join(skipped)}): the search expanded the child it had just made "
+                     "and skipped its restore; the replay skips it too")
     return "\n".join(lines)

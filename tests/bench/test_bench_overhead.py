@@ -127,6 +127,24 @@ def test_the_expansion_replay_replays_each_expansion_of_the_search_from_its_pare
         env.close()
 
 
+def test_the_replay_restores_where_the_search_did(monkeypatch):
+    """A follow-on expansion (the child the previous expansion made) steps from the state the env holds, as
+    the search's store does; every other expansion restores its parent (plus one restore moving the env off)."""
+    env = bo.make_with_room(TOOLTASKS, 8)
+    try:
+        state, root, expansions = _search_tree(env, agent="dfsdt")
+        replayed = ExpansionReplay(env, state, expansions_of(root, expansions, "the search"), "the search")
+        assert replayed.follow_ons > 0  # dfsdt goes down the child it just made
+        restores = []
+        real = te.restore
+        monkeypatch.setattr(te, "restore", lambda e, snap, **kw: restores.append(snap) or real(e, snap, **kw))
+        replayed.run(Samples(), "expansions")
+        assert len(restores) == 1 + len(replayed) - replayed.follow_ons
+        replayed.close()
+    finally:
+        env.close()
+
+
 def test_a_tree_the_replay_does_not_reproduce_is_refused():
     env = bo.make_with_room(TOOLTASKS, 8)
     try:
