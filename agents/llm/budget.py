@@ -95,20 +95,21 @@ class BudgetedLLM(WrapperAccounting):
             hooks = self._hooks_of_llm()
         llm, hook, last_cost = hooks
         need = 1 if hook is None else max(1, int(hook(request.n)))
-        with self._lock:
+        lock, max_calls, max_tokens = self._lock, self.max_calls, self.max_tokens
+        with lock:
             cost = self._cost
             usage = cost.usage
-            if self.max_calls is not None and usage.calls + self._reserved + need > self.max_calls:
-                self._refuse(usage, need)
-            if self.max_tokens is not None and usage.prompt_tokens + usage.completion_tokens >= self.max_tokens:
+            if (max_calls is not None and usage.calls + self._reserved + need > max_calls
+                    or max_tokens is not None and usage.prompt_tokens + usage.completion_tokens >= max_tokens):
                 self._refuse(usage, need)
             self._reserved += need
-        before = usage_snapshot(llm) if last_cost is None else None
+        if last_cost is None:
+            before = usage_snapshot(llm)
         try:
             return llm.complete(request)
         finally:
             spent = last_cost() if last_cost is not None else usage_since(llm, before)
-            with self._lock:  # every writer of this budget's usage holds this lock: no second one needed
+            with lock:  # every writer of this budget's usage holds this lock: no second one needed
                 self._reserved -= need
                 cost.record(spent.calls, spent.prompt_tokens, spent.completion_tokens, locked=True)
 
