@@ -247,7 +247,8 @@ class SearchConfig:
     def react(self, node: SearchNode, temperature: float = 0.0, reflections: Sequence[str] = ()) -> str:
         """One ReAct action from ``node`` (greedy by default)."""
         obs = node.observation
-        messages = self.prompts.react_messages(obs, node.trajectory(), list(reflections) or self.reflections)
+        messages = self.prompts.react_messages(obs, node.trajectory(),
+                                               list(reflections) if reflections else self.reflections)
         text = self.llm.complete(ReactRequest.prepared(messages, self.env, self._states(node),
                                                        temperature=temperature, choices=self._held_to(obs)))[0]
         self._note(node, "react", messages, [text])
