@@ -66,7 +66,8 @@ class CostTracker:
 
     def last(self) -> Usage:
         """What this thread's most recent request spent (zero before any), as a new ``Usage``."""
-        return Usage(*self._current())
+        cost = getattr(self._local, "cost", None)
+        return Usage() if cost is None else Usage(cost[0], cost[1], cost[2])
 
     def _current(self) -> list[int]:
         cost = getattr(self._local, "cost", None)

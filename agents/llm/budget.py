@@ -95,22 +95,31 @@ class BudgetedLLM(WrapperAccounting):
             hooks = self._hooks_of_llm()
         llm, hook, last_cost = hooks
         need = 1 if hook is None else max(1, int(hook(request.n)))
-        with self._lock:
+        lock, max_calls, max_tokens = self._lock, self.max_calls, self.max_tokens
+        # acquire/release in try/finally rather than `with lock`: the same guarantee, without the
+        # context manager's two method calls (a fifth of this method's own cost per request)
+        lock.acquire()
+        try:
             cost = self._cost
             usage = cost.usage
-            if self.max_calls is not None and usage.calls + self._reserved + need > self.max_calls:
-                self._refuse(usage, need)
-            if self.max_tokens is not None and usage.prompt_tokens + usage.completion_tokens >= self.max_tokens:
+            if (max_calls is not None and usage.calls + self._reserved + need > max_calls
+                    or max_tokens is not None and usage.prompt_tokens + usage.completion_tokens >= max_tokens):
                 self._refuse(usage, need)
             self._reserved += need
-        before = usage_snapshot(llm) if last_cost is None else None
+        finally:
+            lock.release()
+        if last_cost is None:
+            before = usage_snapshot(llm)
         try:
             return llm.complete(request)
         finally:
             spent = last_cost() if last_cost is not None else usage_since(llm, before)
-            with self._lock:  # every writer of this budget's usage holds this lock: no second one needed
+            lock.acquire()
+            try:  # every writer of this budget's usage holds this lock: no second one needed
                 self._reserved -= need
                 cost.record(spent.calls, spent.prompt_tokens, spent.completion_tokens, locked=True)
+            finally:
+                lock.release()
 
     def _refuse(self, usage: Usage, need: int) -> None:
         """Raise ``BudgetExceeded`` naming what is spent (the token budget first; called under the lock)."""

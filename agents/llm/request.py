@@ -27,7 +27,9 @@ Message = dict[str, str]
 
 def chat_messages(messages: Any) -> tuple[Message, ...]:
     """``messages`` as a tuple of chat message dicts; TypeError naming the expected form otherwise."""
-    if type(messages) is not tuple:
+    if type(messages) is list:  # what prompt specs build
+        messages = tuple(messages)
+    elif type(messages) is not tuple:
         messages = (messages,) if isinstance(messages, (str, bytes)) else tuple(messages)
     for m in messages:
         if type(m) is not dict and not isinstance(m, dict):

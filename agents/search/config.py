@@ -186,6 +186,14 @@ class SearchConfig:
             self._grammar_of = (llm, grammar := info_of(llm).grammar)
         return grammar
 
+    def _held_to(self, obs: Any) -> tuple[str, ...] | None:
+        """The valid actions an answer is held to (an LLM with grammar support and an observation listing
+        them), else None: the model answers freely."""
+        llm, grammar = self._grammar_of
+        if llm is not self.llm:
+            grammar = self._grammar()
+        return (self._valid(obs) or None) if grammar else None
+
     # ------------------------------------------------------------ LLM hooks
     def propose(self, node: SearchNode, k: int, avoid: Sequence[str] = (), attempt: int = 0) -> list[str]:
         """Up to ``k`` distinct candidate actions from ``node`` (``avoid`` is shown to the model and filtered).
@@ -194,7 +202,7 @@ class SearchConfig:
         seed ``attempt``), e.g. after an answer with nothing usable in it.
         """
         obs = node.observation
-        if self._constrained(obs):
+        if self._held_to(obs) is not None:
             # A model held to a grammar (the embedded one) cannot write a free list:
             # sample k single actions, each constrained to the env's valid actions.
             raw = self.sample_actions(node, k, avoid=avoid)
@@ -217,12 +225,12 @@ class SearchConfig:
         LLM the answers are held to the valid actions not in ``avoid`` ([] when none is left)."""
         obs, avoid = node.observation, tuple(avoid)
         messages = self.prompts.react_messages(obs, node.trajectory(), self.reflections, avoid)
-        choices = None
-        if self._constrained(obs):
+        choices = self._held_to(obs)
+        if choices is not None:
             # held to the valid actions not tried yet: a small model asked for "a different one"
             # would otherwise pick the avoided favourite again, and the proposal would be wasted
             avoided = set(avoid)
-            choices = tuple(v for v in self._valid(obs) if v not in avoided)
+            choices = tuple(v for v in choices if v not in avoided)
             if not choices:
                 return []
         texts = self.llm.complete(ReactRequest.prepared(
@@ -236,17 +244,13 @@ class SearchConfig:
     def _valid(self, obs: Any) -> tuple[str, ...]:
         return tuple(str(v) for v in (obs.get("valid_actions") or ())) if isinstance(obs, dict) else ()
 
-    def _constrained(self, obs: Any) -> bool:
-        """Whether answers are held to the env's valid actions (an LLM with grammar support)."""
-        return self._grammar() and bool(self._valid(obs))
-
     def react(self, node: SearchNode, temperature: float = 0.0, reflections: Sequence[str] = ()) -> str:
         """One ReAct action from ``node`` (greedy by default)."""
         obs = node.observation
-        choices = self._valid(obs) if self._constrained(obs) else None
-        messages = self.prompts.react_messages(obs, node.trajectory(), list(reflections) or self.reflections)
+        messages = self.prompts.react_messages(obs, node.trajectory(),
+                                               list(reflections) if reflections else self.reflections)
         text = self.llm.complete(ReactRequest.prepared(messages, self.env, self._states(node),
-                                                       temperature=temperature, choices=choices))[0]
+                                                       temperature=temperature, choices=self._held_to(obs)))[0]
         self._note(node, "react", messages, [text])
         return self.prompts.parse_action(text, obs)
 
@@ -295,20 +299,20 @@ class SearchConfig:
         obs, history = node.observation, node.trajectory()
         if not self.peek_success:
             obs, history = self.prompts.without_verdict(obs, history)
-        messages = self.prompts.value_messages(obs, history)
-        choices = _as_tuple(self.prompts.value_choices)
-        states, samples = self._states(node), self.value_samples
+        prompts = self.prompts
+        messages = prompts.value_messages(obs, history)
+        choices = _as_tuple(prompts.value_choices)
+        states, samples, parse = self._states(node), self.value_samples, prompts.parse_value
+        if samples == 1:  # one greedy call
+            texts = self.llm.complete(ValueRequest.prepared(messages, self.env, states, choices=choices))
+            self._note(node, "value", messages, texts)
+            return parse(texts[0]) / 1  # a float, as the mean of several samples is
         texts = list(self.llm.complete(ValueRequest.prepared(
-            messages, self.env, states, choices=choices, temperature=self.temperature if samples > 1 else 0.0)))
-        more = self.answers([ValueRequest.prepared(messages, self.env, states, temperature=self.temperature, seed=i,
-                                                   choices=choices) for i in range(1, samples)]) if samples > 1 else []
-        parse = self.prompts.parse_value
-        score = parse(texts[0])
-        for text in more:
-            score += parse(text)
-        texts += more
+            messages, self.env, states, choices=choices, temperature=self.temperature)))
+        texts += self.answers([ValueRequest.prepared(messages, self.env, states, temperature=self.temperature,
+                                                     seed=i, choices=choices) for i in range(1, samples)])
         self._note(node, "value", messages, texts)
-        return score / (1 + len(more))
+        return sum(parse(text) for text in texts) / samples
 
     def answers(self, requests: Sequence[Any]) -> list[str]:
         """The first answer to each of ``requests``, in order; sent one after another (a Ray worker's config

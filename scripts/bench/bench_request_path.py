@@ -7,7 +7,10 @@ LLM (``synthetic:...``, as ``bench_overhead``), wrapped in a
 ``--calls`` times on the grandchild in a row (its saved-tree excerpts are full by then, as on any node
 past its first eight exchanges), CPU time per call minus the LLM's: the request path (typed request,
 budget, state references, trajectory, the hook's own work) with the prompt building and answer parsing
-the hook does. ``compare`` is two LLM calls.
+the hook does. ``compare`` is two LLM calls. ``path`` is the request path alone, one LLM call without a
+hook around it: an imagine request on the grandchild (its messages built once, beforehand) made with
+``ImagineRequest.prepared`` and sent through the budget and the timed LLM (the wrapper's work outside
+its clock readings is the framework's, as in every row).
 
 The baseline, interleaved with the hooks (baseline, hooks, baseline, hooks, ...), is
 ``bench_overhead``'s: restore the start state (the env holding another), step, snapshot, every restore
@@ -27,16 +30,18 @@ import gymnasium as gym
 from treegym.agents.llm.budget import BudgetedLLM
 from treegym.agents.llm_specs import make_llm
 from treegym.agents.prompts import get_prompts
+from treegym.agents.requests import ImagineRequest
 from treegym.agents.search.config import SearchConfig
 from treegym.agents.search.tree import SearchTree
 from treegym.scripts.bench.bench_overhead import LLM_SPEC, baseline_arm, start_states
 from treegym.scripts.bench.bench_support import Samples, TimedLLM, interleave, load_text, spread
 
-HOOKS = ("value", "react", "propose", "compare", "imagine")
+HOOKS = ("value", "react", "propose", "compare", "imagine", "path")
 
 
 def _hooks(env: gym.Env, env_id: str, llm_spec: str) -> tuple[dict[str, Callable[[], Any]], TimedLLM]:
-    """The hook calls to time, on a grandchild of the ``reset(seed=0)`` state, and the timed LLM."""
+    """The hook calls to time (and the bare request path), on a grandchild of the ``reset(seed=0)`` state,
+    and the timed LLM."""
     obs, info = env.reset(seed=0)
     timed = TimedLLM(make_llm(llm_spec, env_id=env_id))
     cfg = SearchConfig(env, get_prompts(env_id), BudgetedLLM(timed))
@@ -49,9 +54,11 @@ def _hooks(env: gym.Env, env_id: str, llm_spec: str) -> tuple[dict[str, Callable
     other = cfg.expand(root, valid[1]) if len(valid) > 1 else child
     below = list(child.observation.get("valid_actions") or ())
     node = cfg.expand(child, below[0]) if below and not child.terminal else child
+    messages = cfg.prompts.imagine_messages(node.observation, node.trajectory())
     return {"value": lambda: cfg.value(node), "react": lambda: cfg.react(node),
             "propose": lambda: cfg.propose(node, 3), "compare": lambda: cfg.compare(node, other),
-            "imagine": lambda: cfg.imagine(node)}, timed
+            "imagine": lambda: cfg.imagine(node),
+            "path": lambda: cfg.llm.complete(ImagineRequest.prepared(messages, env, cfg._states(node)))}, timed
 
 
 def measure(env_id: str, *, calls: int = 2000, repeats: int = 7, llm_spec: str = LLM_SPEC) -> dict[str, Any]:

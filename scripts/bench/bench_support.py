@@ -115,17 +115,28 @@ class TimedLLM:
     counter reads per call) stay on the framework's side of the figure, which can only make the
     framework look dearer, never cheaper.
 
-    The wrapper's own cost per call is one Python call, a re-entry count per thread and two reads of
-    each clock, the clocks read right around the wrapped call; the wrapped LLM's bound methods are
-    looked up once and kept."""
+    The wrapper's own cost per call is one Python call, a read of this thread's tally (a ``complete`` that
+    calls ``complete`` again through us is counted once) and two reads of each clock, the CPU clock's
+    read right around the wrapped call. Each thread adds its spans to its own tally, so no lock is
+    taken per call; ``cpu_seconds`` and ``wall_seconds`` add up the tallies. The wrapped LLM's bound
+    methods are looked up once and kept."""
 
     def __init__(self, llm: Any):
         self._llm = llm
-        self.cpu_seconds = 0.0
-        self.wall_seconds = 0.0
-        self._lock = threading.Lock()
-        self._depth = threading.local()
+        self._tallies: list[list[Any]] = []  # per thread that called complete: [inside?, cpu, wall]
+        self._lock = threading.Lock()  # taken once per thread, to add its tally
+        self._local = threading.local()
         self.complete = self._timed(llm.complete)
+
+    @property
+    def cpu_seconds(self) -> float:
+        """CPU seconds spent inside ``complete``, over every thread."""
+        return sum(tally[1] for tally in self._tallies)
+
+    @property
+    def wall_seconds(self) -> float:
+        """Wall seconds spent inside ``complete``, over every thread."""
+        return sum(tally[2] for tally in self._tallies)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):  # our own state, not set yet (copy, pickle): never the wrapped LLM's
@@ -135,24 +146,31 @@ class TimedLLM:
             self.__dict__[name] = attr  # a bound method of the wrapped LLM: the same for every call
         return attr
 
-    def _timed(self, complete: Callable[..., Any]) -> Callable[..., Any]:
-        depth, lock, cpu, wall = self._depth, self._lock, time.process_time, time.perf_counter
+    def _tally(self) -> list[Any]:
+        """This thread's tally, made on its first call."""
+        tally = self._local.tally = [False, 0.0, 0.0]
+        with self._lock:
+            self._tallies.append(tally)
+        return tally
 
-        def timed(request: Any, *args: Any, **kwargs: Any) -> Any:
-            n = getattr(depth, "n", 0)
-            depth.n = n + 1
+    def _timed(self, complete: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        local, cpu, wall = self._local, time.process_time, time.perf_counter
+
+        def timed(request: Any) -> Any:
+            tally = getattr(local, "tally", None) or self._tally()
+            if tally[0]:  # called from inside our own complete on this thread: the outer call counts it
+                return complete(request)
+            tally[0] = True
             w0 = wall()
             c0 = cpu()  # the CPU clock read last on the way in and first on the way out: its own
             try:        # system call falls half inside, half outside the counted span, as it must
-                return complete(request, *args, **kwargs)
+                return complete(request)
             finally:
                 c1 = cpu()
                 w1 = wall()
-                depth.n = n
-                if n == 0:  # a complete calling complete again through us counts once
-                    with lock:
-                        self.cpu_seconds += c1 - c0
-                        self.wall_seconds += w1 - w0
+                tally[0] = False
+                tally[1] += c1 - c0
+                tally[2] += w1 - w0
 
         return timed
 

@@ -15,7 +15,7 @@ def test_each_hook_sends_its_calls_to_the_timed_llm():
     env = gym.make(GAME24)
     hooks, timed = brp._hooks(env, GAME24, LLM_SPEC)
     assert set(hooks) == set(brp.HOOKS)
-    for name, calls in {"value": 1, "react": 1, "propose": 1, "compare": 2, "imagine": 1}.items():
+    for name, calls in {"value": 1, "react": 1, "propose": 1, "compare": 2, "imagine": 1, "path": 1}.items():
         before, cpu = timed.usage.calls, timed.cpu_seconds
         hooks[name]()
         assert timed.usage.calls - before == calls, name
