@@ -147,9 +147,11 @@ class WorldState:
 EMPTY_WORLD = WorldState({})
 
 # Instance-dict marks (not fields): an initial world from task data, the one a committed world derives from, and
-# a cached digest. The registry: every static world of this process, and those indexed by digest so far.
+# a cached digest. The registry: every static world of this process, and those indexed by digest so far. It is
+# keyed by identity, not a WeakSet: a set keeps only one of several equal worlds (WorldState compares by content),
+# and once that one is collected the live equal ones could no longer be found.
 _STATIC, _ROOT, _DIGEST = "_static", "_root", "_digest_memo"
-_STATIC_WORLDS: "weakref.WeakSet[WorldState]" = weakref.WeakSet()
+_STATIC_WORLDS: "weakref.WeakValueDictionary[int, WorldState]" = weakref.WeakValueDictionary()
 _BY_DIGEST: "weakref.WeakValueDictionary[str, WorldState]" = weakref.WeakValueDictionary()
 
 
@@ -158,7 +160,7 @@ def static_world(data: Any) -> WorldState:
     found again among this process's static worlds on unpickling (see the module docstring)."""
     world = WorldState.from_json(data)
     world.__dict__[_STATIC] = True
-    _STATIC_WORLDS.add(world)
+    _STATIC_WORLDS[id(world)] = world
     return world
 
 
@@ -172,7 +174,7 @@ def _digest_of(world: WorldState) -> str:
 def _static_by_digest(digest: str) -> WorldState:
     world = _BY_DIGEST.get(digest)
     if world is None:
-        for w in list(_STATIC_WORLDS):
+        for w in list(_STATIC_WORLDS.values()):
             _BY_DIGEST[_digest_of(w)] = w
         world = _BY_DIGEST.get(digest)
     if world is None:

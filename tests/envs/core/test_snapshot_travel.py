@@ -196,6 +196,23 @@ def test_a_tool_world_pickles_as_its_changes_from_the_initial_world_it_came_from
     assert "is not loaded in this process: make an env of the same family on the same task data" in out
 
 
+def test_a_tool_world_travels_after_an_equal_initial_world_it_did_not_come_from_is_gone():
+    # Engines built again on the same task data (RestBench's per-setting engines, an lru_cache of 4) hold equal
+    # initial worlds; the registry must find the live one after the first one built is collected.
+    from treegym.envs.tools_common.world import Tx, static_world
+
+    data = {"cart": {"a": 1}, "catalog": {"equal-initial-worlds": {"price": 1}}}
+    first = static_world(data)
+    second = static_world(data)
+    tx = Tx(second)
+    tx.put("cart", "b", 2)
+    world = tx.commit()
+    del first, tx
+    assert pickle.loads(pickle.dumps(second)) is second
+    back = pickle.loads(pickle.dumps(world))
+    assert back == world and back.collections["catalog"] is second.collections["catalog"]
+
+
 @pytest.mark.slow
 def test_the_cold_restore_bench_checks_every_restore_in_a_fresh_worker():
     from treegym.scripts.bench.bench_cold_restore import measure_cold_restore
