@@ -112,9 +112,12 @@ class PromptSpec(ActionReading, ContextRendering, AnswerForms):
         self._memo_store = TaskMemo()
 
     def bind(self, env: Any) -> "PromptSpec":
-        """Use ``env``'s contract methods (task fields, templates, canonical actions) from now on."""
+        """Use ``env``'s contract methods (task fields, templates, canonical actions) from now on. The
+        same env bound again keeps its per-task memo (a search binds once per search): the memo empties
+        itself when the env's task changes (``TaskMemo.check``); another env starts a fresh memo."""
+        if env is not self.env:
+            self._memo_store = TaskMemo()
         self.env = env
-        self._memo_store = TaskMemo()
         self.templates()  # remember the templates the env declares in its current state
         return self
 

@@ -170,6 +170,23 @@ def test_the_task_memo_starts_over_when_the_env_plays_another_task() -> None:
     env.close()
 
 
+def test_binding_the_same_env_again_keeps_the_task_memo_and_another_task_still_empties_it() -> None:
+    env, obs, spec = _bound("treegym/ToolTasks-v0")
+    spec.canonical(obs["valid_actions"][0])
+    fields = spec.task_fields()
+    kept = spec._memo()
+    assert spec.bind(env)._memo() is kept and kept.canonical  # a search binds again: the memo is kept
+    assert spec.task_fields() == fields
+    env.reset(seed=1)
+    spec.bind(env)
+    assert not kept.canonical and spec.task_fields() == get_prompts("treegym/ToolTasks-v0").bind(env).task_fields()
+    other = gym.make("treegym/ToolTasks-v0")
+    other.reset(seed=1)
+    assert spec.bind(other)._memo() is not kept  # another env: a fresh memo
+    env.close()
+    other.close()
+
+
 class _Shown:
     """A listed action that is not text (a user's env may list objects: they are read by their ``str``)."""
 
