@@ -36,7 +36,6 @@ from ..policy import AgentGaveUp, BasePolicy
 from ..registry import register_agent
 from .algorithm import SearchAlgorithm, SeededRng
 from .telemetry import PatienceExhausted, SearchTelemetry
-
 from .tree import SearchNode, SearchTree
 from .config import SearchConfig
 from .options import build_config, fields_of, option, split_options, typed_value
@@ -145,6 +144,7 @@ class SearchPolicy(BasePolicy):
         self._root_obs: dict = {}
         self._stats: dict[str, Any] = {}
         self._llm_view: Any = None
+        self._greedy: SearchConfig | None = None  # the search config of the greedy steps (see _greedy_step)
         self._pool: Any = None  # the Ray workers of search_workers (distributed.RayExpansion), once started
 
     @property
@@ -297,7 +297,10 @@ class SearchPolicy(BasePolicy):
 
     def _greedy_step(self, observation: dict, info: dict) -> str:
         """After the chosen trajectory: one greedy proposal from the live state."""
-        hooks = self._hooks(self._llm_view or self._budgeted())
+        llm, hooks = self._llm_view or self._budgeted(), self._greedy
+        if hooks is None or hooks.llm is not llm or hooks.env is not self.env:
+            hooks = self._greedy = self._hooks(llm)  # one per env and LLM: the greedy steps share it
+        hooks.prompts.bind(self.env)  # the templates the live state declares (building it bound it too)
         # A prompt-only chain of the steps played so far, ending at the live state (no snapshots:
         # nothing restores these nodes; the typed request reads it as the live state).
         node = SearchNode(snapshot=None, observation=self._root_obs, info={})

@@ -164,6 +164,18 @@ def test_agent_plays_the_chosen_path_then_continues_greedily(tmp_path):
     assert (tmp_path / "tree-903.json").exists()
 
 
+def test_the_greedy_steps_of_an_episode_share_one_search_config_and_the_next_episode_builds_its_own():
+    env = gym.make(ENV)
+    agent = SearchPolicy(_PartialSearch, ENV, make_llm("scripted", env_id=ENV))
+    built: list[SearchConfig] = []
+    hooks_of = agent._hooks
+    agent._hooks = lambda llm: built.append(hooks_of(llm)) or built[-1]  # records each config built
+    first = run_episode(env, agent, task_id=903, seed=0)
+    assert agent.stats()["greedy_steps"] == 2 and len(built) == 2  # the search's, then one for both greedy steps
+    second = run_episode(env, agent, task_id=903, seed=0)
+    assert len(built) == 4 and built[3] is not built[1] and second["actions"] == first["actions"]
+
+
 def test_budget_stops_the_search_cleanly_and_restores_the_root(tmp_path):
     env = gym.make(ENV)
     obs, info = env.reset(options={"task_id": 904})
