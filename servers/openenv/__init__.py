@@ -48,7 +48,8 @@ HTTP routes are stateless; the WebSocket is its session API).
 
 Errors: HTTP 400/403/404/413/422/503 with ``{"detail": "..."}``; over WebSocket an
 ``error`` message with ``message`` and OpenEnv's ``code`` (``VALIDATION_ERROR``,
-``CAPACITY_REACHED``, ...). A malformed *action string* is not an error: the
+``CAPACITY_REACHED``, ...; a WebSocket's place is claimed before its handshake is answered, so a client
+whose connect() returned holds one). A malformed *action string* is not an error: the
 env answers it, as every treegym env does. Bind 127.0.0.1 (the default of
 ``servers/run.py``): the API has no authentication, and requests carrying a
 non-loopback ``Origin`` (a web page) or ``Host`` (DNS rebinding) are refused, as are

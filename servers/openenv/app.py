@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Mapping
 
-from flask import Flask, jsonify, request
+from flask import Flask, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from treegym.envs.core import jsonsafe
@@ -55,6 +55,22 @@ def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None,
         why = request_refusal(request.headers, allowed)
         return (jsonify(detail=why), 403) if why is not None else None
 
+    @app.before_request
+    def _claim_a_websocket_place():
+        # Claimed before the handshake is answered: a client whose connect() returned holds a place (or is
+        # told CAPACITY_REACHED at its first message), so places go in the order the connects completed.
+        if request.url_rule is not None and request.url_rule.rule == "/ws":
+            try:
+                g.openenv_session = service.acquire(counted=True)
+            except OpenEnvError as exc:
+                g.openenv_refusal = exc
+
+    @app.teardown_request
+    def _free_an_unused_place(_exc: BaseException | None):
+        session = g.pop("openenv_session", None)  # still here only when the handshake failed
+        if session is not None:
+            service.release(session, counted=True)
+
     def _refused(exc: OpenEnvError | HTTPException):
         if isinstance(exc, OpenEnvError):
             return jsonify(detail=exc.message), exc.status
@@ -104,11 +120,12 @@ def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None,
     def ws_session(ws):
         if getattr(ws, "sock", None) is not None:
             ws.sock.settimeout(None)  # the HTTP read timeout is for requests; idleness is timed below
-        try:
-            session = service.acquire(counted=True)
-        except OpenEnvError as exc:
-            ws.send(_ws_error(exc))
+        refusal = g.pop("openenv_refusal", None)
+        if refusal is not None:
+            ws.send(_ws_error(refusal))
+            ws.receive(timeout=ws_idle_timeout)  # closing at once would fail the client's first send, hiding why
             return
+        session = g.pop("openenv_session")
         try:
             while True:
                 raw = ws.receive(timeout=ws_idle_timeout)
