@@ -15,6 +15,8 @@ from .session import DEFAULT_MAX_FORKS, DEFAULT_MAX_SESSIONS, OpenEnvError, Open
 DEFAULT_MAX_CONTENT_LENGTH = 1024 * 1024
 WS_IDLE_TIMEOUT = 3600.0  # seconds a WebSocket session may go without a message (the HTTP sessions' ttl)
 
+REFUSAL_GRACE_SECONDS = 5.0  # how long a refused WebSocket waits for its client's first message
+
 
 def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None, *,
                        max_sessions: int = DEFAULT_MAX_SESSIONS, max_forks: int = DEFAULT_MAX_FORKS,
@@ -123,7 +125,9 @@ def create_openenv_app(env_id: str, env_kwargs: Mapping[str, Any] | None = None,
         refusal = g.pop("openenv_refusal", None)
         if refusal is not None:
             ws.send(_ws_error(refusal))
-            ws.receive(timeout=ws_idle_timeout)  # closing at once would fail the client's first send, hiding why
+            # closing at once would fail the client's first send, hiding why; a client that sends nothing holds the
+            # thread for a few seconds at most, not for the idle timeout (refused clients are not counted)
+            ws.receive(timeout=min(ws_idle_timeout, REFUSAL_GRACE_SECONDS))
             return
         session = g.pop("openenv_session")
         try:
