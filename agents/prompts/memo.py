@@ -122,8 +122,7 @@ class TaskMemo:
 
     def check(self, env: Any) -> "TaskMemo":
         """This memo, emptied first when ``env`` (as bound: it is unwrapped here, once per env) holds another
-        task than when it was filled. ``PromptSpec._memo`` makes this method's first test (the same env, the
-        same task object) itself before calling it: keep the two alike."""
+        task than when it was filled."""
         if env is not self._outer or env is None:
             self._outer, self.base = env, getattr(env, "unwrapped", env)
         env = self.base

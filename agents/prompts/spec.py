@@ -127,14 +127,8 @@ class PromptSpec(ActionReading, ContextRendering, AnswerForms):
         return self._memo_store.check(self.env).base
 
     def _memo(self) -> TaskMemo:
-        """The per-task memo of the bound env, emptied when its task changed (``memo.base`` is the env unwrapped).
-        The same env as bound at the last check, still on the same task object: the memo as it is (``check``'s
-        own first test, without calling it)."""
-        store = self._memo_store
-        task = store._task
-        if self.env is store._outer and task is not None and getattr(store.base, "task", None) is task:
-            return store
-        return store.check(self.env)
+        """The per-task memo of the bound env, emptied when its task changed (``memo.base`` is the env unwrapped)."""
+        return self._memo_store.check(self.env)
 
     def task_fields(self) -> dict:
         if self.env is None:

@@ -76,11 +76,12 @@ def lcs_length(a: Sequence[Any], b: Sequence[Any]) -> int:
     return prev[-1]
 
 
-def lcs_score(a: Sequence[Any], b: Sequence[Any]) -> float:
-    """``LCS(a, b) / min(len(a), len(b))`` (0 for an empty sequence)."""
+def lcs_score(a: Sequence[Any], b: Sequence[Any], length: Callable[[Any, Any], int] = lcs_length) -> float:
+    """``LCS(a, b) / min(len(a), len(b))`` (0 for an empty sequence); ``length`` computes the LCS length
+    (:func:`lcs_length`, or rapidfuzz's where its matching is exact)."""
     if not a or not b:
         return 0.0
-    return lcs_length(a, b) / min(len(a), len(b))
+    return length(a, b) / min(len(a), len(b))
 
 
 def combine(x: float | None, y: float | None, weight: float) -> float:
@@ -155,8 +156,7 @@ class LongTermMemory:
         ids = self._ids
         coded = tuple([ids.get(key, -1) for key in plan])
         length = _lcs_similarity() or lcs_length
-        n = len(coded)
-        return max((length(coded, m) / min(n, len(m)) for m in self._coded[:known]), default=0.0)
+        return max((lcs_score(coded, m, length) for m in self._coded[:known]), default=0.0)
 
     def _remember(self, key: tuple[str, Any, int], value: float) -> float:
         if len(self._scores) > 50_000:
@@ -185,12 +185,7 @@ class LongTermMemory:
 def _char_lcs_score(a: str, b: str) -> float:
     """``LCS(a, b) / min(len)`` over characters: rapidfuzz when installed (the ``webshop`` extra), else
     the pure-Python :func:`lcs_length` (same number, slower)."""
-    if not a or not b:
-        return 0.0
-    similarity = _lcs_similarity()
-    if similarity is None:
-        return lcs_length(a, b) / min(len(a), len(b))
-    return similarity(a, b) / min(len(a), len(b))
+    return lcs_score(a, b, _lcs_similarity() or lcs_length)
 
 
 _RAPIDFUZZ: list[Any] = []  # [rapidfuzz's LCSseq.similarity or None] once looked up

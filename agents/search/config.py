@@ -189,10 +189,7 @@ class SearchConfig:
     def _held_to(self, obs: Any) -> tuple[str, ...] | None:
         """The valid actions an answer is held to (an LLM with grammar support and an observation listing
         them), else None: the model answers freely."""
-        llm, grammar = self._grammar_of
-        if llm is not self.llm:
-            grammar = self._grammar()
-        return (self._valid(obs) or None) if grammar else None
+        return (self._valid(obs) or None) if self._grammar() else None
 
     # ------------------------------------------------------------ LLM hooks
     def propose(self, node: SearchNode, k: int, avoid: Sequence[str] = (), attempt: int = 0) -> list[str]:
@@ -306,7 +303,7 @@ class SearchConfig:
         if samples == 1:  # one greedy call
             texts = self.llm.complete(ValueRequest.prepared(messages, self.env, states, choices=choices))
             self._note(node, "value", messages, texts)
-            return parse(texts[0]) / 1  # a float, as the mean of several samples is
+            return float(parse(texts[0]))  # a float, as the mean of several samples is
         texts = list(self.llm.complete(ValueRequest.prepared(
             messages, self.env, states, choices=choices, temperature=self.temperature)))
         texts += self.answers([ValueRequest.prepared(messages, self.env, states, temperature=self.temperature,

@@ -38,10 +38,11 @@ import hashlib
 import json
 import urllib.error
 import urllib.request
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from treegym.envs.core.file_digest import file_digest
 from treegym.envs.tools_common.world import EMPTY_WORLD, WorldState
 
 from .schema import api_function_name, change_name, standardize
@@ -193,7 +194,7 @@ class StableToolBenchCache(UpstreamCatalog):
         for key in sorted(self.apis):
             path = self._path(self.apis[key])
             h.update(f"{key}\0".encode())
-            h.update(_file_digest(path))
+            h.update(file_digest(path) or b"missing")
 
     def _path(self, spec: ApiSpec) -> Path:
         cat = standard_category(spec.category)
@@ -225,24 +226,6 @@ class StableToolBenchCache(UpstreamCatalog):
             return world, {"error": str(hit.get("error", "")),
                            "response": resp if isinstance(resp, str) else json.dumps(resp, ensure_ascii=False)}
         return world, {"error": "", "response": hit if isinstance(hit, str) else json.dumps(hit, ensure_ascii=False)}
-
-
-def _file_digest(path: Path) -> bytes:
-    """SHA-256 of the file at ``path`` (b"missing" when there is none), read once per process per file version:
-    clones and twins of an env are built over the same cache folder."""
-    try:
-        st = path.stat()
-    except OSError:
-        return b"missing"
-    return _digest_of(str(path), st.st_size, st.st_mtime_ns)
-
-
-@lru_cache(maxsize=65536)
-def _digest_of(path: str, size: int, mtime_ns: int) -> bytes:  # size and mtime: a changed file is read again
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).digest()
-    except OSError:
-        return b"missing"
 
 
 def _canonical_key(key: str) -> str | None:

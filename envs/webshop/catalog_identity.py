@@ -23,10 +23,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from treegym.envs.core.file_digest import file_digest
+
 from .model import DEFAULT_CATALOG_DIR, GOALS_JSONL, GOALS_SQLITE, META_FILE, PRODUCTS_JSONL, PRODUCTS_SQLITE
 
 _FILES = (META_FILE, PRODUCTS_JSONL, PRODUCTS_SQLITE, GOALS_JSONL, GOALS_SQLITE)
-_CHUNK = 1 << 20
 
 
 def catalog_identity(catalog: Any) -> str | None:
@@ -48,13 +49,9 @@ def _shipped_digest() -> str:
 def _files_digest(root: Path) -> str:
     h = hashlib.sha256()
     for name in _FILES:
-        path = root / name
-        if not path.is_file():
-            continue
-        h.update(f"{name}\0{path.stat().st_size}\0".encode())
-        with open(path, "rb") as fh:
-            while chunk := fh.read(_CHUNK):
-                h.update(chunk)
+        digest = file_digest(root / name)
+        if digest is not None:
+            h.update(f"{name}\0".encode() + digest)
     return h.hexdigest()
 
 

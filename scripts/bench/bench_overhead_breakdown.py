@@ -43,8 +43,8 @@ import gymnasium as gym
 
 from treegym.agents.search import config as search_config, snapshot_store
 from treegym.agents.search.telemetry import SearchTelemetry
-from treegym.scripts.bench.bench_overhead import (AGENTS, LLM_SPEC, StartState, check_search_start, first_act,
-                                                  run_on_one_env, searching_agent, start_states, timed_llm)
+from treegym.scripts.bench.bench_overhead import AGENTS, LLM_SPEC, first_act, run_on_one_env, searching_agent, timed_llm
+from treegym.scripts.bench.search_starts import StartState, check_search_start, start_states
 from treegym.scripts.bench.bench_rollback import RollbackRefused
 from treegym.scripts.bench.bench_support import interleave, spread
 

@@ -42,7 +42,8 @@ import gymnasium as gym
 
 from treegym.agents.prompts import Step, get_prompts
 from treegym.scripts.bench.bench_all import FAMILIES, family_env_id
-from treegym.scripts.bench.bench_overhead import AGENTS, LLM_SPEC, checked_search, make_with_room, start_states, timed_llm
+from treegym.scripts.bench.bench_overhead import AGENTS, LLM_SPEC, checked_search, timed_llm
+from treegym.scripts.bench.search_starts import make_with_room, start_states
 from treegym.scripts.bench.overhead_table import DEPTH_TARGET
 from treegym.scripts.bench.bench_rollback import NoOpenStates, RollbackRefused
 from treegym.scripts.bench.bench_support import Samples, interleave, load_text, provenance, spread

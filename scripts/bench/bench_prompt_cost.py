@@ -32,8 +32,8 @@ import gymnasium as gym
 
 from treegym.agents import prompts as prompts_package
 from treegym.agents.search import config as search_config
-from treegym.scripts.bench.bench_overhead import (AGENTS, LLM_SPEC, StartState, first_act, run_on_one_env,
-                                                  searching_agent, start_states, timed_llm)
+from treegym.scripts.bench.bench_overhead import AGENTS, LLM_SPEC, first_act, run_on_one_env, searching_agent, timed_llm
+from treegym.scripts.bench.search_starts import StartState, start_states
 from treegym.scripts.bench.bench_support import interleave, spread
 
 MODES = ("real", "stubbed")

@@ -33,7 +33,8 @@ from treegym.agents.prompts import get_prompts
 from treegym.agents.requests import ImagineRequest
 from treegym.agents.search.config import SearchConfig
 from treegym.agents.search.tree import SearchTree
-from treegym.scripts.bench.bench_overhead import LLM_SPEC, baseline_arm, start_states
+from treegym.scripts.bench.bench_overhead import LLM_SPEC, baseline_arm
+from treegym.scripts.bench.search_starts import start_states
 from treegym.scripts.bench.bench_support import Samples, TimedLLM, interleave, load_text, spread
 
 HOOKS = ("value", "react", "propose", "compare", "imagine", "path")
